@@ -1,0 +1,187 @@
+"""Melds and canastas: what a meld is, whether it is legal, what it scores."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from canasta.cards import (
+    CARD_RANK,
+    CARD_VALUE,
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    JOKER_RANK,
+    RANK_PLURALS,
+    THREE,
+    TWO,
+    Card,
+    Rank,
+    cards_str,
+)
+from canasta.errors import IllegalMoveError
+from canasta.rules import RuleSet
+
+CANASTA_SIZE = 7
+
+
+class Meld:
+    """One meld of a side: a rank, its cards, and how it was laid.
+
+    ``naturals``/``deuces``/``jokers`` are counts kept in step with ``cards``.
+    ``concealed`` is fixed when the meld is laid (A.6.7).
+    """
+
+    __slots__ = ("rank", "cards", "naturals", "deuces", "jokers", "points", "concealed", "owner", "turn")
+
+    def __init__(self, rank: Rank, owner: int = -1, turn: int = -1, concealed: bool = False) -> None:
+        self.rank = rank
+        self.cards: list[Card] = []
+        self.naturals = 0
+        self.deuces = 0
+        self.jokers = 0
+        self.points = 0
+        self.concealed = concealed
+        self.owner = owner  # seat that started it
+        self.turn = turn  # turn number in which it was started
+
+    def add(self, card: Card) -> None:
+        self.cards.append(card)
+        r = CARD_RANK[card]
+        if r == TWO:
+            self.deuces += 1
+        elif r == JOKER_RANK:
+            self.jokers += 1
+        else:
+            self.naturals += 1
+        self.points += CARD_VALUE[card]
+
+    @property
+    def wilds(self) -> int:
+        return self.deuces + self.jokers
+
+    @property
+    def size(self) -> int:
+        return self.naturals + self.deuces + self.jokers
+
+    @property
+    def is_canasta(self) -> bool:
+        return self.naturals + self.deuces + self.jokers >= CANASTA_SIZE
+
+    @property
+    def is_natural(self) -> bool:
+        return self.deuces + self.jokers == 0
+
+    @property
+    def is_black_threes(self) -> bool:
+        return self.rank == THREE
+
+    def copy(self) -> Meld:
+        m = Meld.__new__(Meld)
+        m.rank = self.rank
+        m.cards = self.cards[:]
+        m.naturals = self.naturals
+        m.deuces = self.deuces
+        m.jokers = self.jokers
+        m.points = self.points
+        m.concealed = self.concealed
+        m.owner = self.owner
+        m.turn = self.turn
+        return m
+
+    def __repr__(self) -> str:
+        flag = " concealed" if self.concealed else ""
+        return f"<Meld {cards_str(self.cards)}{flag}>"
+
+
+def wild_limit(rules: RuleSet, naturals: int) -> int:
+    """Most wild cards a meld with this many natural cards may hold (A.5.3, A.5.4)."""
+    if rules.wild_ratio == "max3_only":
+        return 3
+    return 3 if naturals >= 3 else naturals
+
+
+def check_meld_shape(rules: RuleSet, naturals: int, wilds: int) -> tuple[str, str, str] | None:
+    """``None`` if a (new or grown) meld of this composition is legal, else
+    ``(code, rule, message)``."""
+    if naturals < 2:
+        return ("NEEDS_TWO_NATURALS", "A.5.2", "a meld needs at least two natural cards")
+    if naturals + wilds < 3:
+        return ("MELD_TOO_SMALL", "A.5.1", "a meld needs at least three cards")
+    if wilds > 3:
+        return ("TOO_MANY_WILDS", "A.5.3", "a meld may hold at most three wild cards")
+    if rules.wild_ratio != "max3_only" and wilds > naturals:
+        return ("WILDS_EXCEED_NATURALS", "A.5.4",
+                "wild cards may not outnumber the natural cards in a meld")
+    return None
+
+
+def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
+    """Bonus of a canasta (A.6.2, A.6.7); 0 for a meld that is not one."""
+    if meld.rank == THREE or not meld.is_canasta:
+        return 0
+    bonus = 500 if meld.is_natural else 300
+    if meld.concealed and rules.concealed_canasta_bonus:
+        bonus += 100
+    return bonus
+
+
+def classify(rules: RuleSet, cards: Sequence[Card], concealed: bool = False) -> dict[str, object]:
+    """Describe a finished meld: canasta or not, natural or mixed, its points."""
+    m = meld_from_cards(cards, concealed)
+    bonus = canasta_bonus(rules, m)
+    kind = None
+    if m.is_canasta and m.rank != THREE:
+        kind = "natural" if m.is_natural else "mixed"
+    return {
+        "is_canasta": kind is not None,
+        "canasta_type": kind,
+        "concealed": bool(concealed and kind is not None),
+        "bonus": bonus,
+        "card_points": m.points,
+        "total": bonus + m.points,
+    }
+
+
+def meld_from_cards(cards: Iterable[Card], concealed: bool = False) -> Meld:
+    cards = list(cards)
+    ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
+    rank = ranks.pop() if len(ranks) == 1 else -1
+    m = Meld(rank, concealed=concealed)
+    for c in cards:
+        m.add(c)
+    return m
+
+
+def validate_new_meld(rules: RuleSet, cards: Sequence[Card], going_out: bool = False) -> None:
+    """Raise :class:`IllegalMoveError` unless ``cards`` may be laid as a new meld
+    on their own (no side melds considered)."""
+    if not cards:
+        raise IllegalMoveError("a meld needs cards", "EMPTY_MELD", "A.5.1")
+    if any(IS_RED_THREE[c] for c in cards):
+        raise IllegalMoveError("red threes are never melded; they are laid out as bonus cards",
+                               "RED_THREE_MELD", "A.10.1")
+    threes = [c for c in cards if IS_BLACK_THREE[c]]
+    if threes:
+        if len(threes) != len(cards):
+            raise IllegalMoveError("black threes can only be melded on their own, with no wild "
+                                   "cards and no other rank", "BLACK_THREE_MIXED", "A.11.2")
+        if not going_out:
+            raise IllegalMoveError("black threes may be melded only in the turn you go out",
+                                   "BLACK_THREES_NOT_GOING_OUT", "A.11.2")
+        if not 3 <= len(threes) <= 4:
+            raise IllegalMoveError("a black-three meld has three or four black threes",
+                                   "BLACK_THREE_COUNT", "A.11.2")
+        return
+    naturals = [c for c in cards if IS_NATURAL[c]]
+    ranks = {CARD_RANK[c] for c in naturals}
+    if len(ranks) > 1:
+        names = " and ".join(sorted(RANK_PLURALS[r] for r in ranks))
+        raise IllegalMoveError(f"a meld is made of one rank; these are {names} "
+                               "(sequences and mixed ranks are not melds)", "MIXED_RANKS", "A.5.1")
+    bad = check_meld_shape(rules, len(naturals), len(cards) - len(naturals))
+    if bad is not None:
+        code, rule, msg = bad
+        if not naturals:
+            msg = "a meld made only of wild cards is not allowed in Classic Canasta"
+            code, rule = "ALL_WILD_MELD", "A.5.5"
+        raise IllegalMoveError(msg, code, rule)

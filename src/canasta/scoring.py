@@ -1,0 +1,95 @@
+"""Scoring a hand (A.14) and deciding a match (A.15)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from canasta.cards import CARD_VALUE
+from canasta.melds import Meld, canasta_bonus
+from canasta.rules import RuleSet
+
+
+@dataclass(frozen=True)
+class SideScore:
+    """One side's hand score with its breakdown; ``total`` is their sum."""
+
+    meld_points: int = 0
+    canasta_bonuses: int = 0
+    red_threes: int = 0
+    going_out: int = 0
+    hand_penalty: int = 0  # negative or zero
+    canastas: tuple[str, ...] = field(default=())  # e.g. ("natural", "mixed concealed")
+
+    @property
+    def total(self) -> int:
+        return self.meld_points + self.canasta_bonuses + self.red_threes + self.going_out + self.hand_penalty
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "meld_points": self.meld_points,
+            "canasta_bonuses": self.canasta_bonuses,
+            "red_threes": self.red_threes,
+            "going_out": self.going_out,
+            "cards_in_hand": self.hand_penalty,
+            "canastas": list(self.canastas),
+            "total": self.total,
+        }
+
+
+def red_three_score(rules: RuleSet, count: int, has_melded: bool, has_canasta: bool) -> int:
+    """Points for a side's red threes (A.10.2, A.10.3, C-O7, A.18.3)."""
+    if count == 0:
+        return 0
+    value = rules.red_three_points(count)
+    positive = has_canasta if rules.negative_red_threes == "no_canasta" else has_melded
+    return value if positive else -value
+
+
+def hand_penalty(cards_or_counts: Sequence[int], counts: bool = False) -> int:
+    """Minus the value of cards left in a hand (A.14 item 5)."""
+    if counts:
+        return -sum(CARD_VALUE[c] * n for c, n in enumerate(cards_or_counts) if n)
+    return -sum(CARD_VALUE[c] for c in cards_or_counts)
+
+
+def score_side(
+    rules: RuleSet,
+    melds: Sequence[Meld],
+    red_threes: int,
+    has_melded: bool,
+    hand_cards: Sequence[int],
+    went_out: bool,
+    concealed: bool,
+) -> SideScore:
+    """Score one side; ``hand_cards`` are all cards left in its players' hands."""
+    meld_points = sum(m.points for m in melds)
+    bonuses = 0
+    kinds = []
+    for m in melds:
+        b = canasta_bonus(rules, m)
+        if b:
+            bonuses += b
+            kind = "natural" if m.is_natural else "mixed"
+            kinds.append(kind + (" concealed" if m.concealed and rules.concealed_canasta_bonus else ""))
+    has_canasta = bool(kinds)
+    return SideScore(
+        meld_points=meld_points,
+        canasta_bonuses=bonuses,
+        red_threes=red_three_score(rules, red_threes, has_melded, has_canasta),
+        going_out=(200 if concealed else 100) if went_out else 0,
+        hand_penalty=hand_penalty(hand_cards),
+        canastas=tuple(kinds),
+    )
+
+
+def match_winner(rules: RuleSet, totals: Sequence[int]) -> int | None:
+    """Index of the winning side once a hand has ended, ``None`` to play on,
+    ``-1`` for a drawn match (A.15, C-O9)."""
+    best = max(totals)
+    if best < rules.target:
+        return None
+    leaders = [i for i, t in enumerate(totals) if t == best]
+    if len(leaders) == 1:
+        return leaders[0]
+    return -1 if rules.tie_at_target == "draw" else None
