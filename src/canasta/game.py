@@ -381,6 +381,15 @@ class Game:
         for simulations.  Use :meth:`push` for anything that came from outside."""
         self._execute(move, self._plan(move))
 
+    def random_move(self, rng: random.Random) -> Move:
+        """A legal move chosen uniformly from the generating set."""
+        moves = list(self.generate())
+        return moves[rng.randrange(len(moves))]
+
+    def play_unchecked(self, move: Move) -> None:
+        """Apply a move that came from :meth:`generate` or :meth:`random_move`."""
+        self._execute(move, self._plan(move))
+
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""
         g = Game.__new__(Game)

@@ -1,0 +1,154 @@
+"""The ``canasta`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+
+from canasta.bench import random_hand, run_bench
+from canasta.cards import cards_str
+from canasta.errors import CanastaError, RulesError
+from canasta.rules import PRESETS, RuleSet, resolve_rules, save_rules
+
+
+def _rules_arg(text: str) -> RuleSet:
+    try:
+        return resolve_rules(text)
+    except RulesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="canasta", description="Canasta: rules engine, simulations and tools.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    rules_help = f"a preset ({', '.join(sorted(PRESETS))}) or a .toml/.json rules file"
+
+    b = sub.add_parser("bench", help="random players play whole hands; prints hands/s and decisions/s")
+    b.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    b.add_argument("--hands", type=_positive, default=2000)
+    b.add_argument("--seed", type=_int, default=1)
+    b.add_argument("--runs", type=_positive, default=1, help="repeat and report the median run")
+    b.add_argument("--json", action="store_true", help="print one JSON line")
+
+    d = sub.add_parser("demo", help="deal one hand, play it with random players and show it")
+    d.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    d.add_argument("--seed", type=_int, default=1)
+
+    r = sub.add_parser("rules", help="show a rule set with every option; save it as a rules file")
+    r.add_argument("rules", nargs="?", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                   help="change an option, e.g. --set C-O1=max3_only --set target=3000")
+    r.add_argument("--save", metavar="FILE", help="write the rules to FILE (.toml or .json)")
+    return p
+
+
+def _parse_value(text: str) -> object:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    try:
+        return int(text)
+    except ValueError:
+        return text.strip()
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    res = run_bench(args.rules, args.hands, args.seed, args.runs)
+    if args.json:
+        print(json.dumps(res.as_dict()))
+    else:
+        print(f"rules {res.rules}: {res.hands} hands in {res.seconds:.2f} s on one core")
+        print(f"  hands/s            {res.hands_per_s:10.1f}")
+        print(f"  decisions/s        {res.decisions_per_s:10.1f}")
+        print(f"  decisions per hand {res.decisions_per_hand:10.1f}")
+        if len(res.runs) > 1:
+            print("  runs (hands/s)     " + ", ".join(f"{x:.1f}" for x in res.runs))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    rules: RuleSet = args.rules
+    rng = random.Random(args.seed)
+    game, decisions = random_hand(rules, args.seed, 0, rng)
+    replay = type(game)(rules, args.seed, dealer=0)
+    print(f"{rules.name}, seed {args.seed}: dealer seat 0; {decisions} decisions")
+    for s in range(rules.players):
+        print(f"  seat {s} dealt: {cards_str(sorted(replay.hand(s)))}")
+    print(f"  upcard pile: {cards_str(replay.pile)}")
+    print(f"hand ended: {game.end_reason}" + (f" (seat {game.went_out})" if game.went_out >= 0 else ""))
+    result = game.result or []
+    for i, sc in enumerate(result):
+        print(f"  side {i}: " + ", ".join(f"{k} {v}" for k, v in sc.as_dict().items()))
+    return 0
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    rules: RuleSet = args.rules
+    changes = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise RulesError(f"--set needs OPTION=VALUE, e.g. C-O1=max3_only, not {item!r}")
+        changes[key.strip()] = _parse_value(value)
+    if changes:
+        rules = rules.with_options(changes)
+    print(f"rules {rules.name}: {rules.players} players, {rules.packs} packs, {rules.hand_size} cards each, "
+          f"draw {rules.draw_count}, {rules.canastas_to_go_out} canasta(s) to go out, target {rules.target}")
+    for oid, topic, value in rules.describe():
+        print(f"  {oid:6} {topic}: {value}")
+    if args.save:
+        save_rules(rules, args.save)
+        print(f"saved to {args.save}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules}[args.command]
+        return handler(args)
+    except CanastaError as exc:
+        print(f"canasta: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except OSError as exc:
+        print(f"canasta: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # never a traceback at the command line
+        if os.environ.get("CANASTA_DEBUG"):
+            raise
+        print(f"canasta: internal error: {type(exc).__name__}: {exc} "
+              "(set CANASTA_DEBUG=1 for details and please report it)", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    sys.exit(main())

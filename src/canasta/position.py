@@ -1,0 +1,293 @@
+"""Positions: a whole table as JSON, written and read back exactly.
+
+A position holds everything the engine needs: the rules, every hand, the
+melds, red threes, the pile (bottom to top), the stock (top first), scores,
+the dealer, whose turn and in which phase, and the per-turn flags.  It lets
+any rule situation be set up directly in a test or a bug report::
+
+    game = game_from_position({"rules": "classic-4p", "turn": 1, "phase": "meld",
+                               "hands": [[], ["8H", "8S", "9C"], [], []],
+                               "melds": [[], [{"cards": ["8D", "8C", "2C"]}]]})
+
+When ``stock`` is left out, the cards not placed elsewhere form it, shuffled by
+``stock_seed``; ``stock_top`` puts chosen cards on top of it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from canasta.cards import (
+    CARD_RANK,
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER,
+    NUM_CARDS,
+    Card,
+    card_str,
+    make_deck,
+    parse_card,
+)
+from canasta.errors import CanastaError, NotationError, PositionError
+from canasta.game import ASK_NAMES, PHASE_NAMES, Game
+from canasta.melds import Meld
+from canasta.rules import RuleSet
+
+FORMAT: Final = "canasta-position/1"
+
+
+def _cards(value: Any, what: str) -> list[Card]:
+    if not isinstance(value, list):
+        raise PositionError(f"{what} must be a list of cards such as [\"AS\", \"10H\"]")
+    out = []
+    for v in value:
+        if not isinstance(v, str):
+            raise PositionError(f"{what}: {v!r} is not a card string")
+        try:
+            out.append(parse_card(v))
+        except NotationError as exc:
+            raise PositionError(f"{what}: {exc}") from None
+    return out
+
+
+def _strs(cards: Sequence[Card]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+def position_of(game: Game) -> dict[str, Any]:
+    """The whole table as a JSON-ready mapping."""
+    g = game
+    return {
+        "format": FORMAT,
+        "rules": g.rules.to_dict(),
+        "seed": g.seed,
+        "hand_number": g.hand_number,
+        "dealer": g.dealer,
+        "scores": list(g.start_scores),
+        "turn": g.turn,
+        "phase": PHASE_NAMES[g.phase],
+        "turn_number": g.turn_no,
+        "hands": [_strs(g.hand(s)) for s in range(g.n)],
+        "known": [_strs([c for c in range(NUM_CARDS) for _ in range(g.known[s][c])]) for s in range(g.n)],
+        "red_threes": [_strs(x) for x in g.red3],
+        "melds": [
+            [
+                {"cards": _strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
+                for m in side.values()
+            ]
+            for side in g.melds
+        ],
+        "pile": _strs(g.pile),
+        "pile_frozen": g.pile_frozen,
+        "stock": _strs(g.stock[::-1]),
+        "took_pile": g.took_pile,
+        "melded_this_turn": g.melded_now,
+        "touched_old_melds": g.touched_old,
+        "ask": ASK_NAMES[g.ask],
+        "has_melded": list(g.has_melded),
+        "added_to_partner": list(g.added_to_partner),
+        "red_threes_pending": list(g.red3_pending),
+        "side_of": list(g.side_of),
+        "lone": g.lone,
+        "went_out": g.went_out,
+        "concealed_out": g.out_concealed,
+        "end_reason": g.end_reason,
+    }
+
+
+def position_json(game: Game) -> str:
+    return json.dumps(position_of(game), indent=1)
+
+
+def _get(data: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
+    value = data.get(key, default)
+    if kind is int and (type(value) is not int):
+        raise PositionError(f"{key} must be a whole number, not {value!r}")
+    if kind is bool and type(value) is not bool:
+        raise PositionError(f"{key} must be true or false, not {value!r}")
+    if kind is str and not isinstance(value, str):
+        raise PositionError(f"{key} must be text, not {value!r}")
+    return value
+
+
+def _bools(data: Mapping[str, Any], key: str, n: int) -> list[bool]:
+    value = data.get(key, [False] * n)
+    if not isinstance(value, list) or len(value) != n or not all(type(v) is bool for v in value):
+        raise PositionError(f"{key} must be a list of {n} true/false values")
+    return list(value)
+
+
+def game_from_position(data: Mapping[str, Any] | str) -> Game:
+    """Read a position (mapping or JSON text); raises :class:`PositionError`
+    with what is wrong."""
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise PositionError(f"position is not valid JSON: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise PositionError("a position must be a JSON object")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise PositionError(f"unknown position format {fmt!r}; expected {FORMAT!r}")
+    rules_data = data.get("rules", "classic-4p")
+    try:
+        rules = RuleSet.preset(rules_data) if isinstance(rules_data, str) else RuleSet.from_dict(rules_data)
+    except CanastaError as exc:
+        raise PositionError(f"rules: {exc}") from None
+    n = rules.players
+    dealer = _get(data, "dealer", int, 0)
+    if not 0 <= dealer < n:
+        raise PositionError(f"dealer must be a seat from 0 to {n - 1}")
+    scores = data.get("scores")
+    g = Game(rules, _get(data, "seed", int, 0), dealer=dealer, deal=False,
+             hand_number=_get(data, "hand_number", int, 1))
+    if scores is not None:
+        if (not isinstance(scores, list) or len(scores) != g.score_slots
+                or not all(type(x) is int for x in scores)):
+            raise PositionError(f"scores must be a list of {g.score_slots} whole numbers")
+        g.start_scores = list(scores)
+    side_of = data.get("side_of")
+    if side_of is not None:
+        if not isinstance(side_of, list) or len(side_of) != n or not all(
+            type(x) is int and 0 <= x < len(rules.teams) for x in side_of
+        ):
+            raise PositionError(f"side_of must list a side number for each of the {n} seats")
+        g.side_of = list(side_of)
+    g.lone = _get(data, "lone", int, -1)
+    turn = _get(data, "turn", int, (dealer + 1) % n)
+    if not 0 <= turn < n:
+        raise PositionError(f"turn must be a seat from 0 to {n - 1}")
+    g.turn = turn
+    phase = _get(data, "phase", str, "draw")
+    if phase not in PHASE_NAMES:
+        raise PositionError(f"phase must be one of {', '.join(PHASE_NAMES)}, not {phase!r}")
+    g.phase = PHASE_NAMES.index(phase)
+    g.turn_no = _get(data, "turn_number", int, 1)
+    used = [0] * NUM_CARDS
+
+    def take(cards: list[Card]) -> list[Card]:
+        for c in cards:
+            used[c] += 1
+        return cards
+
+    hands = data.get("hands", [[] for _ in range(n)])
+    if not isinstance(hands, list) or len(hands) != n:
+        raise PositionError(f"hands must list the cards of each of the {n} seats")
+    for s, h in enumerate(hands):
+        for c in take(_cards(h, f"hands[{s}]")):
+            if IS_RED_THREE[c]:
+                raise PositionError(f"hands[{s}] holds a red three; red threes are laid out, never held")
+            g.hands[s][c] += 1
+            g.rc[s][CARD_RANK[c]] += 1
+            g.hsize[s] += 1
+    known = data.get("known", [[] for _ in range(n)])
+    if not isinstance(known, list) or len(known) != n:
+        raise PositionError(f"known must list cards for each of the {n} seats")
+    for s, k in enumerate(known):
+        for c in _cards(k, f"known[{s}]"):
+            g.known[s][c] += 1
+            if g.known[s][c] > g.hands[s][c]:
+                raise PositionError(f"known[{s}] lists {card_str(c)}, which is not in that hand")
+    red = data.get("red_threes", [[] for _ in range(n)])
+    if not isinstance(red, list) or len(red) != n:
+        raise PositionError(f"red_threes must list the red threes of each of the {n} seats")
+    for s, rs in enumerate(red):
+        cards = take(_cards(rs, f"red_threes[{s}]"))
+        if not all(IS_RED_THREE[c] for c in cards):
+            raise PositionError(f"red_threes[{s}] may hold only 3H and 3D")
+        g.red3[s] = cards
+    melds = data.get("melds", [[] for _ in g.melds])
+    if not isinstance(melds, list) or len(melds) != len(g.melds):
+        raise PositionError(f"melds must list the melds of each of the {len(g.melds)} sides")
+    for side, side_melds in enumerate(melds):
+        if not isinstance(side_melds, list):
+            raise PositionError(f"melds[{side}] must be a list of melds")
+        for i, md in enumerate(side_melds):
+            if isinstance(md, list):
+                md = {"cards": md}
+            if not isinstance(md, Mapping):
+                raise PositionError(f"melds[{side}][{i}] must be a list of cards or an object with 'cards'")
+            cards = take(_cards(md.get("cards"), f"melds[{side}][{i}]"))
+            m = _meld(rules, cards, f"melds[{side}][{i}]")
+            m.concealed = bool(md.get("concealed", False))
+            m.owner = _get(md, "owner", int, -1)
+            m.turn = _get(md, "turn", int, 0)
+            if m.rank in g.melds[side]:
+                raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
+            g.melds[side][m.rank] = m
+        g.opened[side] = bool(g.melds[side])
+    pile = take(_cards(data.get("pile", []), "pile"))
+    g.pile = pile
+    g.pile_frozen = _get(data, "pile_frozen", bool, any(IS_WILD[c] for c in pile))
+    deck = make_deck(rules.packs)
+    avail = [0] * NUM_CARDS
+    for c in deck:
+        avail[c] += 1
+    if "stock" in data:
+        stock_top_first = take(_cards(data["stock"], "stock"))
+    else:
+        top = _cards(data.get("stock_top", []), "stock_top")
+        take(top)
+        rest = []
+        left = avail[:]
+        for c in range(NUM_CARDS):
+            left[c] -= used[c]
+            if left[c] > 0:
+                rest.extend([c] * left[c])
+        random.Random(_get(data, "stock_seed", int, 0)).shuffle(rest)
+        for c in rest:
+            used[c] += 1
+        stock_top_first = top + rest
+    for c in range(NUM_CARDS):
+        if used[c] > avail[c]:
+            raise PositionError(
+                f"{card_str(c)} appears {used[c]} times, but a {rules.deck_size}-card pack has {avail[c]}"
+            )
+    if sum(used) != len(deck):
+        raise PositionError(
+            f"the position holds {sum(used)} cards; the pack has {len(deck)} (leave out 'stock' to fill it)"
+        )
+    g.stock = stock_top_first[::-1]
+    g.took_pile = _get(data, "took_pile", bool, False)
+    g.melded_now = _get(data, "melded_this_turn", bool, False)
+    g.touched_old = _get(data, "touched_old_melds", bool, False)
+    ask = _get(data, "ask", str, "none")
+    if ask not in ASK_NAMES:
+        raise PositionError(f"ask must be one of {', '.join(ASK_NAMES)}")
+    g.ask = ASK_NAMES.index(ask)
+    g.has_melded = _bools(data, "has_melded", n)
+    g.added_to_partner = _bools(data, "added_to_partner", n)
+    g.red3_pending = _bools(data, "red_threes_pending", n)
+    g.went_out = _get(data, "went_out", int, -1)
+    g.out_concealed = _get(data, "concealed_out", bool, False)
+    g.end_reason = _get(data, "end_reason", str, "")
+    return g
+
+
+def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
+    from canasta.melds import check_meld_shape
+
+    if not cards:
+        raise PositionError(f"{what} is empty")
+    ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
+    if len(ranks) != 1 or any(IS_RED_THREE[c] for c in cards):
+        raise PositionError(f"{what} is not a meld of one rank")
+    m = Meld(ranks.pop())
+    for c in cards:
+        m.add(c)
+    if m.rank != 1:
+        bad = check_meld_shape(rules, m.naturals, m.wilds)
+        if bad is not None:
+            raise PositionError(f"{what}: {bad[2]} (rule {bad[1]})")
+    elif m.wilds:
+        raise PositionError(f"{what}: black threes are melded without wild cards")
+    return m
+
+
+__all__ = ["FORMAT", "JOKER", "game_from_position", "position_json", "position_of"]

@@ -1,0 +1,254 @@
+"""Seat views: exactly what one seat may know, and worlds sampled from it.
+
+A :class:`SeatView` is built from a game *by copying out* the public parts and
+the seat's own hand; it holds no reference to the game, so a bot or client that
+receives one cannot reach hidden cards.  What a seat may know:
+
+* its own hand;
+* everything public: melds, red threes, the discard pile (every card in it was
+  seen face up), the stock size, hand sizes, scores, whose turn, the flags;
+* the cards known to be in other hands because they were picked up with the pile
+  (and not played since).
+
+:func:`sample_world` deals the unseen cards at random, consistently with a
+view, into a full :class:`~canasta.game.Game` (what search bots need).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from canasta.cards import NUM_CARDS, Card, card_str, make_deck
+from canasta.errors import PositionError
+from canasta.game import ASK_NAMES, PHASE_NAMES, Game
+from canasta.position import _cards, game_from_position
+from canasta.rules import RuleSet
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What ``seat`` may know.  Card lists are card codes."""
+
+    rules: RuleSet
+    seat: int
+    hand_number: int
+    dealer: int
+    scores: tuple[int, ...]
+    turn: int
+    to_move: int
+    phase: str
+    turn_number: int
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, ...]
+    known: tuple[tuple[Card, ...], ...]  # per seat: cards known to be in that hand
+    red_threes: tuple[tuple[Card, ...], ...]  # per seat
+    melds: tuple[tuple[tuple[tuple[Card, ...], bool, int, int], ...], ...]  # per side: (cards, concealed, owner, turn)
+    pile: tuple[Card, ...]
+    pile_frozen: bool
+    stock_size: int
+    side_of: tuple[int, ...]
+    lone: int
+    took_pile: bool
+    melded_this_turn: bool
+    touched_old_melds: bool
+    ask: str
+    has_melded: tuple[bool, ...]
+    added_to_partner: tuple[bool, ...]
+    red_threes_pending: tuple[bool, ...]
+    went_out: int
+    concealed_out: bool
+    end_reason: str
+
+    @property
+    def side(self) -> int:
+        return self.side_of[self.seat]
+
+    def unseen_cards(self) -> list[Card]:
+        """Cards this seat cannot place: in other hands (beyond what is known) or in the stock."""
+        counts = [0] * NUM_CARDS
+        for c in make_deck(self.rules.packs):
+            counts[c] += 1
+        seen: list[Card] = list(self.hand) + list(self.pile)
+        for s, cards in enumerate(self.known):
+            if s != self.seat:
+                seen.extend(cards)
+        for reds in self.red_threes:
+            seen.extend(reds)
+        for side in self.melds:
+            for cards, _, _, _ in side:
+                seen.extend(cards)
+        for c in seen:
+            counts[c] -= 1
+        if any(k < 0 for k in counts):
+            raise PositionError("the view holds more copies of a card than the pack has")
+        return [c for c in range(NUM_CARDS) for _ in range(counts[c])]
+
+    def to_dict(self) -> dict[str, Any]:
+        def strs(cards: tuple[Card, ...]) -> list[str]:
+            return [card_str(c) for c in cards]
+
+        return {
+            "format": "canasta-view/1",
+            "rules": self.rules.to_dict(),
+            "seat": self.seat,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "scores": list(self.scores),
+            "turn": self.turn,
+            "to_move": self.to_move,
+            "phase": self.phase,
+            "turn_number": self.turn_number,
+            "hand": strs(self.hand),
+            "hand_sizes": list(self.hand_sizes),
+            "known": [strs(k) for k in self.known],
+            "red_threes": [strs(r) for r in self.red_threes],
+            "melds": [
+                [{"cards": strs(c), "concealed": conc, "owner": o, "turn": t} for c, conc, o, t in side]
+                for side in self.melds
+            ],
+            "pile": strs(self.pile),
+            "pile_frozen": self.pile_frozen,
+            "stock_size": self.stock_size,
+            "side_of": list(self.side_of),
+            "lone": self.lone,
+            "took_pile": self.took_pile,
+            "melded_this_turn": self.melded_this_turn,
+            "touched_old_melds": self.touched_old_melds,
+            "ask": self.ask,
+            "has_melded": list(self.has_melded),
+            "added_to_partner": list(self.added_to_partner),
+            "red_threes_pending": list(self.red_threes_pending),
+            "went_out": self.went_out,
+            "concealed_out": self.concealed_out,
+            "end_reason": self.end_reason,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @staticmethod
+    def from_dict(data: Mapping[str, Any] | str) -> SeatView:
+        """Read a view written by :meth:`to_dict`; raises :class:`PositionError`."""
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as exc:
+                raise PositionError(f"view is not valid JSON: {exc}") from None
+        if not isinstance(data, Mapping) or data.get("format") != "canasta-view/1":
+            raise PositionError("not a seat view (expected an object with format 'canasta-view/1')")
+        try:
+            rules = RuleSet.from_dict(data["rules"])
+
+            def tup(key: str) -> tuple[Card, ...]:
+                return tuple(_cards(data[key], key))
+
+            def per(key: str) -> tuple[tuple[Card, ...], ...]:
+                return tuple(tuple(_cards(x, key)) for x in data[key])
+
+            melds = tuple(
+                tuple((tuple(_cards(m["cards"], "melds")), bool(m["concealed"]), int(m["owner"]),
+                       int(m["turn"])) for m in side)
+                for side in data["melds"]
+            )
+            return SeatView(
+                rules=rules, seat=int(data["seat"]), hand_number=int(data["hand_number"]),
+                dealer=int(data["dealer"]), scores=tuple(int(x) for x in data["scores"]),
+                turn=int(data["turn"]), to_move=int(data["to_move"]), phase=str(data["phase"]),
+                turn_number=int(data["turn_number"]), hand=tup("hand"),
+                hand_sizes=tuple(int(x) for x in data["hand_sizes"]), known=per("known"),
+                red_threes=per("red_threes"), melds=melds, pile=tup("pile"),
+                pile_frozen=bool(data["pile_frozen"]), stock_size=int(data["stock_size"]),
+                side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
+                took_pile=bool(data["took_pile"]), melded_this_turn=bool(data["melded_this_turn"]),
+                touched_old_melds=bool(data["touched_old_melds"]), ask=str(data["ask"]),
+                has_melded=tuple(bool(x) for x in data["has_melded"]),
+                added_to_partner=tuple(bool(x) for x in data["added_to_partner"]),
+                red_threes_pending=tuple(bool(x) for x in data["red_threes_pending"]),
+                went_out=int(data["went_out"]), concealed_out=bool(data["concealed_out"]),
+                end_reason=str(data["end_reason"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, PositionError):
+                raise
+            raise PositionError(f"malformed seat view: {exc!r}") from None
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    """What ``seat`` may know of ``game`` (copied out; no reference to the game)."""
+    g = game
+    if not 0 <= seat < g.n:
+        raise ValueError(f"seat must be from 0 to {g.n - 1}")
+    return SeatView(
+        rules=g.rules,
+        seat=seat,
+        hand_number=g.hand_number,
+        dealer=g.dealer,
+        scores=tuple(g.start_scores),
+        turn=g.turn,
+        to_move=g.to_move,
+        phase=PHASE_NAMES[g.phase],
+        turn_number=g.turn_no,
+        hand=tuple(g.hand(seat)),
+        hand_sizes=tuple(g.hsize),
+        known=tuple(
+            tuple(c for c in range(NUM_CARDS) for _ in range(g.known[s][c])) for s in range(g.n)
+        ),
+        red_threes=tuple(tuple(x) for x in g.red3),
+        melds=tuple(
+            tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
+            for side in g.melds
+        ),
+        pile=tuple(g.pile),
+        pile_frozen=g.pile_frozen,
+        stock_size=len(g.stock),
+        side_of=tuple(g.side_of),
+        lone=g.lone,
+        took_pile=g.took_pile,
+        melded_this_turn=g.melded_now,
+        touched_old_melds=g.touched_old,
+        ask=ASK_NAMES[g.ask],
+        has_melded=tuple(g.has_melded),
+        added_to_partner=tuple(g.added_to_partner),
+        red_threes_pending=tuple(g.red3_pending),
+        went_out=g.went_out,
+        concealed_out=g.out_concealed,
+        end_reason=g.end_reason,
+    )
+
+
+def sample_world(view: SeatView, rng: random.Random) -> Game:
+    """A full game consistent with ``view``: the unseen cards dealt at random
+    to the other hands (around their known cards) and to the stock."""
+    unseen = view.unseen_cards()
+    rng.shuffle(unseen)
+    hands: list[list[str]] = []
+    pos = 0
+    for s in range(len(view.hand_sizes)):
+        if s == view.seat:
+            cards = list(view.hand)
+        else:
+            cards = list(view.known[s])
+            need = view.hand_sizes[s] - len(cards)
+            if need < 0 or pos + need > len(unseen):
+                raise PositionError("the view's hand sizes do not fit the unseen cards")
+            cards += unseen[pos:pos + need]
+            pos += need
+        hands.append([card_str(c) for c in cards])
+    stock = unseen[pos:]
+    if len(stock) != view.stock_size:
+        raise PositionError(
+            f"the view leaves {len(stock)} unseen cards for a stock of {view.stock_size}"
+        )
+    data = view.to_dict()
+    data["format"] = "canasta-position/1"
+    data["hands"] = hands
+    data["stock"] = [card_str(c) for c in stock]
+    data["known"] = [[card_str(c) for c in view.known[s]] for s in range(len(view.hand_sizes))]
+    for key in ("seat", "to_move", "hand", "hand_sizes", "stock_size"):
+        data.pop(key)
+    data["seed"] = 0
+    return game_from_position(data)
