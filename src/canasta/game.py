@@ -86,7 +86,7 @@ _STATE_FIELDS: Final = (
     "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
     "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
     "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-    "end_reason", "side_of", "lone",
+    "end_reason", "side_of", "lone", "ncan",
 )
 
 
@@ -98,7 +98,7 @@ class Game:
         "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
         "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
         "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-        "end_reason", "side_of", "lone", "move_stack", "_snapshots", "_result",
+        "end_reason", "side_of", "lone", "ncan", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -138,6 +138,7 @@ class Game:
         self.melds: list[dict[int, Meld]] = [{} for _ in range(nsides)]
         self.red3: list[list[Card]] = [[] for _ in range(self.n)]
         self.opened = [False] * nsides
+        self.ncan = [0] * nsides  # canastas per side, kept up to date
         self.turn = (dealer + 1) % self.n
         self.phase = DRAW_PHASE
         self.turn_no = 0
@@ -205,7 +206,10 @@ class Game:
         return [c for s in range(self.n) if self.side_of[s] == side for c in self.red3[s]]
 
     def side_canastas(self, side: int) -> int:
-        return sum(1 for m in self.melds[side].values() if m.rank != THREE and m.naturals + m.deuces + m.jokers >= CANASTA_SIZE)
+        return self.ncan[side]
+
+    def _recount_canastas(self) -> None:
+        self.ncan = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) for d in self.melds]
 
     def minimum(self, seat: int) -> int:
         """The initial-meld minimum that applies to this seat's side now (A.7.1)."""
@@ -351,7 +355,7 @@ class Game:
             self.opened[:], self.turn, self.phase, self.turn_no, self.took_pile, self.melded_now,
             self.touched_old, self.ask, self.has_melded[:], self.added_to_partner[:],
             self.red3_pending[:], self.went_out, self.out_concealed, self.end_reason,
-            self.side_of[:], self.lone,
+            self.side_of[:], self.lone, self.ncan[:],
         )
 
     def _restore(self, snap: tuple[object, ...]) -> None:
@@ -381,14 +385,20 @@ class Game:
         for simulations.  Use :meth:`push` for anything that came from outside."""
         self._execute(move, self._plan(move))
 
-    def random_move(self, rng: random.Random) -> Move:
-        """A legal move chosen uniformly from the generating set."""
-        moves = list(self.generate())
-        return moves[rng.randrange(len(moves))]
-
     def play_unchecked(self, move: Move) -> None:
-        """Apply a move that came from :meth:`generate` or :meth:`random_move`."""
-        self._execute(move, self._plan(move))
+        """Apply a move that came from :meth:`generate` or :meth:`random_move`
+        in this very position, skipping the checks."""
+        kind = move.kind
+        plan: object = None
+        if kind == MELD:
+            plan = [(_group_rank(g), list(group_cards(g))) for g in move.groups]
+        elif kind == DISCARD:
+            plan = move.groups[0][0]
+        elif kind == TAKE:
+            top = self.pile[-1]
+            plan = (CARD_RANK[top], move.groups[0],
+                    [(_group_rank(g), list(group_cards(g))) for g in move.groups[1:]])
+        self._execute(move, plan)
 
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""
@@ -836,12 +846,15 @@ class Game:
                 melds[r] = m
             elif m.turn != turn_no or m.owner != seat:
                 self.touched_old = True
+            before = m.naturals + m.deuces + m.jokers
             if extra >= 0:
                 m.add(extra)
                 extra = -1
             for c in cards:
                 self._remove(seat, c)
                 m.add(c)
+            if before < CANASTA_SIZE <= m.naturals + m.deuces + m.jokers and r != THREE:
+                self.ncan[side] += 1
         self.opened[side] = True
         self.melded_now = True
 
@@ -887,6 +900,7 @@ class Game:
         self.melds[drop] = {}
         self.opened[keep] = self.opened[keep] or self.opened[drop]
         self.opened[drop] = False
+        self._recount_canastas()
         for s in others:
             self.side_of[s] = keep
 
@@ -951,7 +965,52 @@ class Game:
             exempt = self.rules.concealed_out_exempt_from_minimum and self._qualifies_concealed(s)
         else:
             exempt = True
-        for discard in [-1] + [r for r in range(NUM_RANKS) if rc[r]]:
+        # quick necessary conditions: at most one card can be left over to
+        # discard, and enough canastas must be within reach of the wild cards
+        b = rc[THREE]
+        if b == 2:
+            return None
+        loose = [THREE] if b == 1 else []
+        reach = self.ncan[side]
+        short: list[int] = []
+        for r in NATURAL_RANKS:
+            k = rc[r]
+            m = melds.get(r)
+            if m is None:
+                if k == 0:
+                    continue
+                if k == 1:
+                    loose.append(r)
+                    continue
+                size = k
+            else:
+                size = m.naturals + m.deuces + m.jokers
+                if size >= CANASTA_SIZE:
+                    continue
+                size += k
+            if size >= CANASTA_SIZE:
+                reach += 1
+            else:
+                short.append(CANASTA_SIZE - size)
+        if len(loose) > 1:
+            return None
+        need_can = self.rules.canastas_to_go_out
+        if reach < need_can:
+            pool = rc[TWO] + rc[JOKER_RANK]
+            for deficit in sorted(short):
+                if deficit > 3 or deficit > pool:
+                    break
+                pool -= deficit
+                reach += 1
+            if reach < need_can:
+                return None
+        if loose:
+            candidates = loose
+        else:
+            # discarding a natural card never helps: only a wild card (too many
+            # for the melds) or a fifth black three can be worth keeping back
+            candidates = [-1] + [r for r in (TWO, JOKER_RANK) if rc[r]] + ([THREE] if b > 4 else [])
+        for discard in candidates:
             counts = rc[:]
             if discard >= 0:
                 counts[discard] -= 1
@@ -1052,8 +1111,16 @@ class Game:
         k = rc[rt]
         frozen = self.pile_frozen_for(side)
         existing = self.melds[side].get(rt)
+        if k < 2 and (frozen or (existing is None and (k == 0 or not (rc[TWO] or rc[JOKER_RANK])))):
+            return
         options: list[tuple[int, int, int]] = []  # naturals, deuces, jokers shown with the top
-        if frozen:
+        opened = self.opened[side]
+        if not opened:
+            # an initial meld: any number of the top card's rank, with wild cards
+            for n0 in range(2, k + 1):
+                for d, j in self._wild_splits(n0 + 1, 0, rc[TWO], rc[JOKER_RANK]):
+                    options.append((n0, d, j))
+        elif frozen:
             if k >= 2:
                 options.append((2, 0, 0))
         else:
@@ -1066,7 +1133,7 @@ class Game:
                     options.append((1, 1, 0))
                 if k >= 1 and rc[JOKER_RANK]:
                     options.append((1, 0, 1))
-        if existing is None and k + 1 >= CANASTA_SIZE and (not frozen or k >= 2):
+        if opened and existing is None and k + 1 >= CANASTA_SIZE and (not frozen or k >= 2):
             # a canasta laid complete from the hand with the top card (A.6.7)
             for d, j in self._wild_splits(k + 1, 0, rc[TWO], rc[JOKER_RANK]):
                 if (k, d, j) not in options:
@@ -1077,10 +1144,15 @@ class Game:
             if check_meld_shape(self.rules, nat, wil) is not None:
                 continue
             g0 = _pick(hand, rt, n0) + [TWO * 4 + s for s in _suits(hand, TWO, d0)] + [JOKER] * j0
-            if self.opened[side]:
-                move = Move(TAKE, (tuple(g0),))
-                if self._take_ok(move):
-                    yield move
+            if opened:
+                left = self.hsize[seat] - len(g0) + len(self.pile) - 1
+                if left < 2:
+                    left -= sum(1 for c in self.pile[:-1] if IS_RED_THREE[c])
+                    size = nat + wil
+                    grows = 1 if (size - len(g0) - 1 < CANASTA_SIZE <= size) else 0
+                    if left < 2 and self.ncan[side] + grows < self.rules.canastas_to_go_out:
+                        continue
+                yield Move(TAKE, (tuple(g0),))
             else:
                 base = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in g0)
                 counts = rc[:]
@@ -1114,6 +1186,9 @@ class Game:
         ranks = [r for r in NATURAL_RANKS if counts[r] >= 2 and r != exclude]
         rules = self.rules
         chosen: list[tuple[int, int, int, int]] = []
+        tail = [0] * (len(ranks) + 1)  # value of all naturals from rank i on
+        for i in range(len(ranks) - 1, -1, -1):
+            tail[i] = tail[i + 1] + counts[ranks[i]] * RANK_VALUE[ranks[i]]
 
         def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
             if i == len(ranks):
@@ -1121,8 +1196,7 @@ class Game:
                     yield list(chosen)
                 return
             # upper bound: everything left melded
-            bound = value + deuces * 20 + jokers * 50 + sum(counts[r] * RANK_VALUE[r] for r in ranks[i:])
-            if bound < need:
+            if value + deuces * 20 + jokers * 50 + tail[i] < need:
                 return
             yield from rec(i + 1, value, deuces, jokers)
             r = ranks[i]
@@ -1153,27 +1227,202 @@ class Game:
             out.append(tuple(cards))
         return out
 
-    def _gen_melds(self) -> Iterator[Move]:
+    def _gen_openings(self, final: bool) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
+        """Initial melds of a side that has not melded: whole sets of melds that
+        reach the minimum (or go out concealed, C-O5)."""
+        seat = self.turn
+        hand = self.hands[seat]
+        rc = self.rc[seat]
+        hsize = self.hsize[seat]
+        rules = self.rules
+        exempt = rules.concealed_out_exempt_from_minimum and not final and self._qualifies_concealed(seat)
+        need = self.minimum(seat)
+        may_finish = self.ask != ASK_NO
+        for spec in self._combos(rc, self.side_of[seat], 0, 0 if exempt else need):
+            if not spec:
+                continue
+            ncards = 0
+            canastas = 0
+            value = 0
+            for r, k, d, j in spec:
+                size = k + d + j
+                ncards += size
+                value += k * RANK_VALUE[r] + d * 20 + j * 50
+                if size >= CANASTA_SIZE:
+                    canastas += 1
+            left = hsize - ncards
+            if final:
+                if left == 0:
+                    continue
+            elif left <= 1 and (canastas < rules.canastas_to_go_out or not may_finish):
+                continue
+            if value < need and (final or left > 1 or not canastas):
+                continue
+            yield tuple(spec)
+        b = rc[THREE]
+        if b >= 3 and hsize - b <= 1:
+            yield from self._if_ok(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+
+    def _fast_meld_options(self, out: list[Option]) -> bool:
+        """The common meld moves of a side that has melded, as option codes.
+        Returns False when going out is certainly impossible (the same quick
+        test as :meth:`_going_out_plan`, done in the same pass)."""
         seat = self.turn
         side = self.side_of[seat]
         hand = self.hands[seat]
         rc = self.rc[seat]
-        final = self.phase == FINAL_PHASE
-        if not self.opened[side]:
-            exempt = (self.rules.concealed_out_exempt_from_minimum and not final
-                      and self._qualifies_concealed(seat))
-            need = 0 if exempt else self.minimum(seat)
-            for spec in self._combos(rc, side, 0, need):
-                if spec:
-                    move = Move(MELD, tuple(self._groups_from(hand, spec)))
-                    if self._meld_ok(move):
-                        yield move
-            # black threes, only when going out
-            if rc[THREE] >= 3 and self.hsize[seat] - rc[THREE] <= 1:
-                move = Move(MELD, (tuple(_pick(hand, THREE, rc[THREE])),))
-                if self._meld_ok(move):
-                    yield move
-            return
+        melds = self.melds[side]
+        rules = self.rules
+        hsize = self.hsize[seat]
+        # may the hand shrink to 0 or 1 card (going out) with this many canastas?
+        can_now = self.ncan[side]
+        need = rules.canastas_to_go_out if self.ask != ASK_NO else 1 << 30
+        deuces = rc[TWO]
+        jokers = rc[JOKER_RANK]
+        max3 = rules.wild_ratio == "max3_only"
+        append = out.append
+        loose = 1 if rc[THREE] == 1 else (2 if rc[THREE] == 2 else 0)
+        reach = can_now
+        short: list[int] = []
+        for r in NATURAL_RANKS:
+            k = rc[r]
+            m = melds.get(r)
+            if m is not None:
+                size = m.naturals + m.deuces + m.jokers
+                if hsize >= 3 or can_now + (size == CANASTA_SIZE - 1) >= need:
+                    if k:
+                        append(16 + r)
+                    if deuces or jokers:
+                        nat = m.naturals
+                        if m.deuces + m.jokers < (3 if (max3 or nat >= 3) else nat):
+                            if deuces:
+                                append(32 + r)
+                            if jokers:
+                                append(48 + r)
+                if size < CANASTA_SIZE:
+                    if size + k >= CANASTA_SIZE:
+                        reach += 1
+                    else:
+                        short.append(CANASTA_SIZE - size - k)
+            elif k >= 2:
+                if k >= CANASTA_SIZE:
+                    reach += 1
+                else:
+                    short.append(CANASTA_SIZE - k)
+                if hsize < 5 and can_now < need:
+                    continue
+                if k >= 3:
+                    append(64 + r)
+                if deuces:
+                    append(80 + r)
+                if jokers:
+                    append(96 + r)
+                if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
+                    nat_cards = _pick(hand, r, k)
+                    for d, j in self._wild_splits(k, 0, deuces, jokers):
+                        if k + d + j >= CANASTA_SIZE:
+                            move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
+                                                     + [JOKER] * j),))
+                            if self._meld_ok(move):
+                                append(move)
+            elif k == 1:
+                loose += 1
+        b = rc[THREE]
+        if b >= 3 and hsize - b <= 1:
+            move = Move(MELD, (tuple(_pick(hand, THREE, b)),))
+            if self._meld_ok(move):
+                append(move)
+        if loose > 1:
+            return False
+        if reach < rules.canastas_to_go_out:
+            pool = deuces + jokers
+            for deficit in sorted(short):
+                if deficit > 3 or deficit > pool:
+                    break
+                pool -= deficit
+                reach += 1
+            return reach >= rules.canastas_to_go_out
+        return True
+
+    def _materialize(self, opt: Option) -> Move:
+        """The move behind an option (see :meth:`_options`)."""
+        if isinstance(opt, Move):
+            return opt
+        if isinstance(opt, tuple):
+            return Move(MELD, tuple(self._groups_from(self.hands[self.turn], list(opt))))
+        code = opt >> 4
+        r = opt & 15
+        hand = self.hands[self.turn]
+        if code <= 1:
+            for c in RANK_CARDS[r]:
+                if hand[c]:
+                    return Move(DISCARD, ((c,),)) if code == 0 else Move(MELD, ((c,),))
+        if code == 2 or code == 5:
+            deuce = next(c for c in (0, 1, 2, 3) if hand[c])
+            if code == 2:
+                return Move(MELD, ((-(r + 1), deuce),))
+            nat = _pick(hand, r, 2)
+            return Move(MELD, ((nat[0], nat[1], deuce),))
+        if code == 3:
+            return Move(MELD, ((-(r + 1), JOKER),))
+        if code == 4:
+            return Move(MELD, (tuple(_pick(hand, r, 3)),))
+        nat = _pick(hand, r, 2)
+        return Move(MELD, ((nat[0], nat[1], JOKER),))
+
+    def _options(self) -> list[Option]:
+        """The generating set: option codes (``code * 16 + rank``) for the common
+        moves, Move objects for the rest."""
+        phase = self.phase
+        if phase == OVER:
+            return []
+        if phase == ANSWER_PHASE:
+            return [_YES_MOVE, _NO_MOVE]
+        out: list[Option] = []
+        if phase == DRAW_PHASE:
+            forced = self._forced_take()
+            if self.stock and not forced:
+                out.append(_DRAW_MOVE)
+            out.extend(self._gen_takes())
+            if not self.stock and not forced:
+                out.append(_END_MOVE)
+            return out
+        seat = self.turn
+        opened = self.opened[self.side_of[seat]]
+        if phase == FINAL_PHASE:
+            out.extend(self._gen_melds_checked() if opened else self._gen_openings(True))
+            out.append(_END_MOVE)
+            return out
+        maybe_out = True
+        if not opened:
+            out.extend(self._gen_openings(False))
+        elif self.ask == ASK_YES:
+            out.extend(self._gen_melds_checked())
+        else:
+            maybe_out = self._fast_meld_options(out)
+        hsize = self.hsize[seat]
+        plan = self._going_out_plan() if maybe_out else None
+        if plan is not None and plan[1]:
+            out.extend(self._gen_going_out(plan))
+        # discards
+        if hsize == 1:
+            if self._can_finish(seat, self.ncan[self.side_of[seat]]) is None:
+                out.append(CARD_RANK[self.hand(seat)[0]])
+        elif self.ask != ASK_YES:
+            rc = self.rc[seat]
+            for r in range(NUM_RANKS):
+                if rc[r]:
+                    out.append(r)
+        if plan is not None and self.ask == ASK_NONE and hsize >= 2 and self.has_partner(seat):
+            out.append(_ASK_MOVE)
+        return out
+
+    def _gen_melds_checked(self) -> Iterator[Move]:
+        """The single-group meld moves, each checked in full (rare states)."""
+        seat = self.turn
+        side = self.side_of[seat]
+        hand = self.hands[seat]
+        rc = self.rc[seat]
         melds = self.melds[side]
         deuce = TWO * 4 + _suits(hand, TWO, 1)[0] if rc[TWO] else -1
         for r in NATURAL_RANKS:
@@ -1182,6 +1431,8 @@ class Game:
             if m is not None:
                 if k:
                     yield from self._if_ok(Move(MELD, ((_pick(hand, r, 1)[0],),)))
+                    if k > 1:
+                        yield from self._if_ok(Move(MELD, (tuple(_pick(hand, r, k)),)))
                 if deuce >= 0:
                     yield from self._if_ok(Move(MELD, ((-(r + 1), deuce),)))
                 if rc[JOKER_RANK]:
@@ -1196,18 +1447,15 @@ class Game:
                     yield from self._if_ok(Move(MELD, ((nat[0], nat[1], JOKER),)))
                 if k + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
                     for d, j in self._wild_splits(k, 0, rc[TWO], rc[JOKER_RANK]):
-                        if k + d + j >= CANASTA_SIZE and (d + j > 0 or k > 3):
+                        if k + d + j >= CANASTA_SIZE:
                             cards = nat + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
                             yield from self._if_ok(Move(MELD, (tuple(cards),)))
         b = rc[THREE]
         if b >= 3 and self.hsize[seat] - b <= 1:
             yield from self._if_ok(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
 
-    def _gen_going_out(self) -> Iterator[Move]:
+    def _gen_going_out(self, plan: tuple[int, list[tuple[int, int, int, int]]]) -> Iterator[Move]:
         """One canonical move that melds everything needed to go out."""
-        plan = self._going_out_plan()
-        if plan is None or not plan[1]:
-            return
         avail = self.hands[self.turn][:]
         groups: list[Group] = []
         for r, k, d, j in plan[1]:
@@ -1232,57 +1480,42 @@ class Game:
             return False
         return True
 
-    def _gen_discards(self) -> Iterator[Move]:
-        seat = self.turn
-        hand = self.hands[seat]
-        rc = self.rc[seat]
-        left = self.hsize[seat] - 1
-        if left == 0:
-            if self._can_finish(seat, self.side_canastas(self.side_of[seat])) is not None:
-                return
-        elif self.ask == ASK_YES:
-            return
-        for r in range(NUM_RANKS):
-            if rc[r]:
-                cards = RANK_CARDS[r]
-                for c in cards:
-                    if hand[c]:
-                        yield Move(DISCARD, ((c,),))
-                        break
-
     def generate(self) -> Iterator[Move]:
-        """Every move of the generating set, lazily (see the module docstring)."""
-        phase = self.phase
-        if phase == OVER:
-            return
-        if phase == ANSWER_PHASE:
-            yield Move.answer(True)
-            yield Move.answer(False)
-            return
-        if phase == DRAW_PHASE:
-            forced = self._forced_take()
-            if self.stock and not forced:
-                yield Move.draw()
-            yield from self._gen_takes()
-            if not self.stock and not forced:
-                yield Move.end()
-            return
-        yield from self._gen_melds()
-        if phase == MELD_PHASE and (self.ask == ASK_YES or self.hsize[self.turn] <= 3):
-            yield from self._gen_going_out()
-        if phase == FINAL_PHASE:
-            yield Move.end()
-            return
-        yield from self._gen_discards()
-        if (self.ask == ASK_NONE and self.hsize[self.turn] >= 2 and self.has_partner(self.turn)
-                and self.can_go_out()):
-            yield Move.ask()
+        """Every move of the generating set (see the module docstring)."""
+        for o in self._options():
+            yield self._materialize(o)
+
+    def random_move(self, rng: random.Random) -> Move:
+        """A move chosen uniformly from the generating set; only the chosen one is built."""
+        opts = self._options()
+        return self._materialize(opts[int(rng.random() * len(opts))])
 
     # ------------------------------------------------------------------ text
 
     def __repr__(self) -> str:
         return (f"<Game {self.rules.name} seed={self.seed} hand={self.hand_number} "
                 f"turn={self.turn} phase={PHASE_NAMES[self.phase]}>")
+
+
+Option = int | Move | tuple[tuple[int, int, int, int], ...]
+"""An entry of the generating set before it is built: ``code * 16 + rank`` for
+a common move, a tuple of (rank, naturals, deuces, jokers) for an initial meld,
+or the Move itself."""
+
+_DRAW_MOVE: Final = Move(DRAW)
+_END_MOVE: Final = Move(END)
+_ASK_MOVE: Final = Move(ASK)
+_YES_MOVE: Final = Move(YES)
+_NO_MOVE: Final = Move(NO)
+
+
+def _group_rank(g: Group) -> int:
+    if g[0] < 0:
+        return -g[0] - 1
+    for c in g:
+        if not IS_WILD[c]:
+            return CARD_RANK[c]
+    raise IllegalMoveError("a meld made only of wild cards is not allowed", "ALL_WILD_MELD", "A.5.5")
 
 
 def _suits(hand: list[int], rank: int, k: int) -> list[int]:

@@ -222,6 +222,7 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
                 raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
             g.melds[side][m.rank] = m
         g.opened[side] = bool(g.melds[side])
+    g._recount_canastas()
     pile = take(_cards(data.get("pile", []), "pile"))
     g.pile = pile
     g.pile_frozen = _get(data, "pile_frozen", bool, any(IS_WILD[c] for c in pile))
