@@ -1284,49 +1284,55 @@ class Game:
         loose = 1 if rc[THREE] == 1 else (2 if rc[THREE] == 2 else 0)
         reach = can_now
         short: list[int] = []
-        for r in NATURAL_RANKS:
+        small_ok = hsize >= 3 or can_now >= need
+        for r, m in melds.items():
+            if r == THREE:
+                continue
             k = rc[r]
-            m = melds.get(r)
-            if m is not None:
-                size = m.naturals + m.deuces + m.jokers
-                if hsize >= 3 or can_now + (size == CANASTA_SIZE - 1) >= need:
-                    if k:
-                        append(16 + r)
-                    if deuces or jokers:
-                        nat = m.naturals
-                        if m.deuces + m.jokers < (3 if (max3 or nat >= 3) else nat):
-                            if deuces:
-                                append(32 + r)
-                            if jokers:
-                                append(48 + r)
-                if size < CANASTA_SIZE:
-                    if size + k >= CANASTA_SIZE:
-                        reach += 1
-                    else:
-                        short.append(CANASTA_SIZE - size - k)
-            elif k >= 2:
-                if k >= CANASTA_SIZE:
+            size = m.naturals + m.deuces + m.jokers
+            if small_ok or (size == CANASTA_SIZE - 1 and can_now + 1 >= need):
+                if k:
+                    append(16 + r)
+                if deuces or jokers:
+                    nat = m.naturals
+                    if m.deuces + m.jokers < (3 if (max3 or nat >= 3) else nat):
+                        if deuces:
+                            append(32 + r)
+                        if jokers:
+                            append(48 + r)
+            if size < CANASTA_SIZE:
+                if size + k >= CANASTA_SIZE:
                     reach += 1
                 else:
-                    short.append(CANASTA_SIZE - k)
-                if hsize < 5 and can_now < need:
-                    continue
-                if k >= 3:
-                    append(64 + r)
-                if deuces:
-                    append(80 + r)
-                if jokers:
-                    append(96 + r)
-                if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
-                    nat_cards = _pick(hand, r, k)
-                    for d, j in self._wild_splits(k, 0, deuces, jokers):
-                        if k + d + j >= CANASTA_SIZE:
-                            move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
-                                                     + [JOKER] * j),))
-                            if self._meld_ok(move):
-                                append(move)
-            elif k == 1:
+                    short.append(CANASTA_SIZE - size - k)
+        new_ok = hsize >= 5 or can_now >= need
+        for r in NATURAL_RANKS:
+            k = rc[r]
+            if not k or r in melds:
+                continue
+            if k == 1:
                 loose += 1
+                continue
+            if k >= CANASTA_SIZE:
+                reach += 1
+            else:
+                short.append(CANASTA_SIZE - k)
+            if not new_ok:
+                continue
+            if k >= 3:
+                append(64 + r)
+            if deuces:
+                append(80 + r)
+            if jokers:
+                append(96 + r)
+            if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
+                nat_cards = _pick(hand, r, k)
+                for d, j in self._wild_splits(k, 0, deuces, jokers):
+                    if k + d + j >= CANASTA_SIZE:
+                        move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
+                                                 + [JOKER] * j),))
+                        if self._meld_ok(move):
+                            append(move)
         b = rc[THREE]
         if b >= 3 and hsize - b <= 1:
             move = Move(MELD, (tuple(_pick(hand, THREE, b)),))
@@ -1380,6 +1386,16 @@ class Game:
             return [_YES_MOVE, _NO_MOVE]
         out: list[Option] = []
         if phase == DRAW_PHASE:
+            if self.stock:
+                # the common case, decided cheaply: nothing matches the top card
+                pile = self.pile
+                if not pile:
+                    return [_DRAW_MOVE]
+                top = pile[-1]
+                rt = CARD_RANK[top]
+                if (not IS_NATURAL[top] or not self.rc[self.turn][rt]) and (
+                        rt not in self.melds[self.side_of[self.turn]]):
+                    return [_DRAW_MOVE]
             forced = self._forced_take()
             if self.stock and not forced:
                 out.append(_DRAW_MOVE)
@@ -1410,9 +1426,7 @@ class Game:
                 out.append(CARD_RANK[self.hand(seat)[0]])
         elif self.ask != ASK_YES:
             rc = self.rc[seat]
-            for r in range(NUM_RANKS):
-                if rc[r]:
-                    out.append(r)
+            out.extend([r for r in _ALL_RANKS if rc[r]])
         if plan is not None and self.ask == ASK_NONE and hsize >= 2 and self.has_partner(seat):
             out.append(_ASK_MOVE)
         return out
@@ -1463,9 +1477,7 @@ class Game:
             for c in cards:
                 avail[c] -= 1
             groups.append(tuple(cards) if k else (-(r + 1),) + tuple(cards))
-        move = Move(MELD, tuple(groups))
-        if self._meld_ok(move):
-            yield move
+        yield Move(MELD, tuple(groups))  # legal by construction (tests check it)
 
     def _if_ok(self, move: Move) -> Iterator[Move]:
         if self._meld_ok(move):
@@ -1488,6 +1500,8 @@ class Game:
     def random_move(self, rng: random.Random) -> Move:
         """A move chosen uniformly from the generating set; only the chosen one is built."""
         opts = self._options()
+        if len(opts) == 1:
+            return self._materialize(opts[0])
         return self._materialize(opts[int(rng.random() * len(opts))])
 
     # ------------------------------------------------------------------ text
@@ -1502,6 +1516,7 @@ Option = int | Move | tuple[tuple[int, int, int, int], ...]
 a common move, a tuple of (rank, naturals, deuces, jokers) for an initial meld,
 or the Move itself."""
 
+_ALL_RANKS: Final = tuple(range(NUM_RANKS))
 _DRAW_MOVE: Final = Move(DRAW)
 _END_MOVE: Final = Move(END)
 _ASK_MOVE: Final = Move(ASK)
