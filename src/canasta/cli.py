@@ -8,6 +8,7 @@ import os
 import random
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from canasta.bench import random_hand, run_bench
 from canasta.cards import cards_str
@@ -39,9 +40,16 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments get one line that says what is wrong and where help is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="canasta", description="Canasta: rules engine, simulations and tools.")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    p = _Parser(prog="canasta", description="Canasta: rules engine, simulations and tools.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     rules_help = f"a preset ({', '.join(sorted(PRESETS))}) or a .toml/.json rules file"
 
     b = sub.add_parser("bench", help="random players play whole hands; prints hands/s and decisions/s")

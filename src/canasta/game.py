@@ -110,6 +110,7 @@ class Game:
         scores: Sequence[int] | None = None,
         hand_number: int = 1,
         deal: bool = True,
+        deck: Sequence[Card] | None = None,
     ) -> None:
         self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
         r = self.rules
@@ -156,7 +157,7 @@ class Game:
         self._snapshots: list[tuple[object, ...]] = []
         self._result: list[SideScore] | None = None
         if deal:
-            self._deal()
+            self._deal(deck)
 
     # ------------------------------------------------------------------ basics
 
@@ -245,10 +246,15 @@ class Game:
 
     # ------------------------------------------------------------------ deal
 
-    def _deal(self) -> None:
+    def _deal(self, order: Sequence[Card] | None = None) -> None:
         r = self.rules
         deck = make_deck(r.packs)
-        random.Random(self.seed).shuffle(deck)
+        if order is None:
+            random.Random(self.seed).shuffle(deck)
+        else:
+            if sorted(order) != sorted(deck):
+                raise ValueError(f"deck must be the {len(deck)} cards of {r.packs} packs in some order")
+            deck = list(order)[::-1]  # given top first; the stock's top is its end
         self.stock = deck
         n = self.n
         hands = self.hands
@@ -539,8 +545,11 @@ class Game:
 
     # -- take
 
-    def _forced_take(self) -> bool:
+    def must_take_pile(self) -> bool:
         """A.13.2: with no stock, a discard that fits a meld must be taken."""
+        return self.phase == DRAW_PHASE and self._forced_take()
+
+    def _forced_take(self) -> bool:
         if self.stock or not self.pile or self.pile_block_reason() is not None:
             return False
         side = self.side_of[self.turn]
@@ -603,7 +612,7 @@ class Game:
                 f"or a meld of {RANK_PLURALS[rt]} to add the top card to", "NO_MATCH_FOR_TOP", "A.9.3")
         nat = 1 + n0 + (existing.naturals if existing else 0)
         wil = w0 + (existing.deuces + existing.jokers if existing else 0)
-        bad = check_meld_shape(self.rules, nat, wil)
+        bad = None if (existing is not None and w0 == 0) else check_meld_shape(self.rules, nat, wil)
         if bad is not None:
             raise IllegalMoveError(bad[2], bad[0], bad[1])
         remaining = self.hands[seat][:]
@@ -694,9 +703,7 @@ class Game:
                                            "BLACK_THREE_COUNT", "A.11.2")
                 out.append((r, cards))
                 continue
-            if r < TWO + 2 and r != THREE:  # pragma: no cover - wild ranks filtered above
-                raise IllegalMoveError("wild cards are not a rank to meld", "ALL_WILD_MELD", "A.5.5")
-            if r == JOKER_RANK or r == TWO:
+            if r in (JOKER_RANK, TWO):
                 raise IllegalMoveError("a meld made only of wild cards is not allowed in Classic Canasta",
                                        "ALL_WILD_MELD", "A.5.5")
             m = melds.get(r)
@@ -708,7 +715,8 @@ class Game:
                     "NEEDS_TWO_NATURALS", "A.5.2")
             tn = nat + (m.naturals if m else 0)
             tw = wil + (m.deuces + m.jokers if m else 0)
-            bad = check_meld_shape(self.rules, tn, tw)
+            # natural cards never make a meld worse (a cut-throat merged meld may be over the limits)
+            bad = None if (m is not None and wil == 0) else check_meld_shape(self.rules, tn, tw)
             if bad is not None:
                 raise IllegalMoveError(bad[2], bad[0], bad[1])
             for c in cards:
@@ -816,7 +824,7 @@ class Game:
         elif kind == ASK:
             self.ask = ASK_PENDING
             self.phase = ANSWER_PHASE
-        elif kind == YES or kind == NO:
+        elif kind in (YES, NO):
             self.ask = ASK_YES if kind == YES else ASK_NO
             self.phase = MELD_PHASE
         elif kind == END:
@@ -831,8 +839,8 @@ class Game:
         self.rc[seat][CARD_RANK[c]] -= 1
         self.hsize[seat] -= 1
         known = self.known[seat]
-        if known[c] > hand[c]:
-            known[c] = hand[c]
+        if known[c]:  # the table cannot tell which copy was played
+            known[c] -= 1
 
     def _lay_groups(self, seat: int, groups: list[tuple[int, list[Card]]], extra: Card = -1) -> None:
         side = self.side_of[seat]
@@ -1141,13 +1149,13 @@ class Game:
         for n0, d0, j0 in options:
             nat = 1 + n0 + (existing.naturals if existing else 0)
             wil = d0 + j0 + (existing.deuces + existing.jokers if existing else 0)
-            if check_meld_shape(self.rules, nat, wil) is not None:
+            if (existing is None or d0 + j0) and check_meld_shape(self.rules, nat, wil) is not None:
                 continue
             g0 = _pick(hand, rt, n0) + [TWO * 4 + s for s in _suits(hand, TWO, d0)] + [JOKER] * j0
             if opened:
-                left = self.hsize[seat] - len(g0) + len(self.pile) - 1
+                # red threes in the pile are laid out, not taken into the hand
+                left = self.hsize[seat] - len(g0) + sum(1 for c in self.pile[:-1] if not IS_RED_THREE[c])
                 if left < 2:
-                    left -= sum(1 for c in self.pile[:-1] if IS_RED_THREE[c])
                     size = nat + wil
                     grows = 1 if (size - len(g0) - 1 < CANASTA_SIZE <= size) else 0
                     if left < 2 and self.ncan[side] + grows < self.rules.canastas_to_go_out:

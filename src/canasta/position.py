@@ -160,6 +160,8 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
             raise PositionError(f"side_of must list a side number for each of the {n} seats")
         g.side_of = list(side_of)
     g.lone = _get(data, "lone", int, -1)
+    if not -1 <= g.lone < n:
+        raise PositionError(f"lone must be -1 or a seat from 0 to {n - 1}")
     turn = _get(data, "turn", int, (dealer + 1) % n)
     if not 0 <= turn < n:
         raise PositionError(f"turn must be a seat from 0 to {n - 1}")
@@ -176,12 +178,13 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
             used[c] += 1
         return cards
 
+    pending = _bools(data, "red_threes_pending", n)
     hands = data.get("hands", [[] for _ in range(n)])
     if not isinstance(hands, list) or len(hands) != n:
         raise PositionError(f"hands must list the cards of each of the {n} seats")
     for s, h in enumerate(hands):
         for c in take(_cards(h, f"hands[{s}]")):
-            if IS_RED_THREE[c]:
+            if IS_RED_THREE[c] and not pending[s]:
                 raise PositionError(f"hands[{s}] holds a red three; red threes are laid out, never held")
             g.hands[s][c] += 1
             g.rc[s][CARD_RANK[c]] += 1
@@ -264,8 +267,10 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     g.ask = ASK_NAMES.index(ask)
     g.has_melded = _bools(data, "has_melded", n)
     g.added_to_partner = _bools(data, "added_to_partner", n)
-    g.red3_pending = _bools(data, "red_threes_pending", n)
+    g.red3_pending = pending
     g.went_out = _get(data, "went_out", int, -1)
+    if not -1 <= g.went_out < n:
+        raise PositionError(f"went_out must be -1 or a seat from 0 to {n - 1}")
     g.out_concealed = _get(data, "concealed_out", bool, False)
     g.end_reason = _get(data, "end_reason", str, "")
     return g

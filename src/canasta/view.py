@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from canasta.cards import NUM_CARDS, Card, card_str, make_deck
+from canasta.cards import IS_RED_THREE, NUM_CARDS, Card, card_str, make_deck
 from canasta.errors import PositionError
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
 from canasta.position import _cards, game_from_position
@@ -225,19 +225,32 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     to the other hands (around their known cards) and to the stock."""
     unseen = view.unseen_cards()
     rng.shuffle(unseen)
+    # red threes are laid out at once, so unseen ones are in the stock, except in
+    # the hand of a player who has not yet laid out dealt ones (C-O8)
+    reds = [c for c in unseen if IS_RED_THREE[c]]
+    others = [c for c in unseen if not IS_RED_THREE[c]]
     hands: list[list[str]] = []
-    pos = 0
     for s in range(len(view.hand_sizes)):
         if s == view.seat:
             cards = list(view.hand)
         else:
             cards = list(view.known[s])
             need = view.hand_sizes[s] - len(cards)
-            if need < 0 or pos + need > len(unseen):
+            pool = others
+            if view.red_threes_pending[s] and reds:
+                pool = others + reds
+                rng.shuffle(pool)
+            if need < 0 or need > len(pool):
                 raise PositionError("the view's hand sizes do not fit the unseen cards")
-            cards += unseen[pos:pos + need]
-            pos += need
+            cards += pool[:need]
+            taken = pool[:need]
+            for c in taken:
+                (reds if IS_RED_THREE[c] else others).remove(c)
         hands.append([card_str(c) for c in cards])
+    rest = others + reds
+    rng.shuffle(rest)
+    unseen = rest
+    pos = 0
     stock = unseen[pos:]
     if len(stock) != view.stock_size:
         raise PositionError(
