@@ -49,7 +49,8 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import IllegalMoveError
-from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape, wild_limit
+from canasta import italian
+from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, check_meld_shape, wild_limit
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -86,7 +87,7 @@ _STATE_FIELDS: Final = (
     "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
     "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
     "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-    "end_reason", "side_of", "lone", "ncan",
+    "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards",
 )
 
 
@@ -98,7 +99,8 @@ class Game:
         "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
         "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
         "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-        "end_reason", "side_of", "lone", "ncan", "move_stack", "_snapshots", "_result",
+        "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards",
+        "val", "step", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -111,11 +113,14 @@ class Game:
         hand_number: int = 1,
         deal: bool = True,
         deck: Sequence[Card] | None = None,
+        cut: int | None = None,
     ) -> None:
         self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
         r = self.rules
         self.seed = seed
         self.n = r.players
+        self.val = italian.card_values(r) if r.italian else CARD_VALUE
+        self.step = -1 if r.direction == "counter_clockwise" else 1
         if not 0 <= dealer < self.n:
             raise ValueError(f"dealer must be a seat from 0 to {self.n - 1}")
         self.dealer = dealer
@@ -140,7 +145,11 @@ class Game:
         self.red3: list[list[Card]] = [[] for _ in range(self.n)]
         self.opened = [False] * nsides
         self.ncan = [0] * nsides  # canastas per side, kept up to date
-        self.turn = (dealer + 1) % self.n
+        self.closed: list[list[Meld]] = [[] for _ in range(nsides)]  # Italian: canastas set aside
+        self.hidden = [0, 0]  # Italian: pile[lo:hi] are the pozzo's face-down cards
+        self.clean_turn = False  # Italian: a clean opening was made this turn (B.9.2)
+        self.cut_cards: list[Card] = []  # Italian: wild cards the cutter took (B.3.2)
+        self.turn = (dealer + self.step) % self.n
         self.phase = DRAW_PHASE
         self.turn_no = 0
         self.took_pile = False
@@ -157,7 +166,10 @@ class Game:
         self._snapshots: list[tuple[object, ...]] = []
         self._result: list[SideScore] | None = None
         if deal:
-            self._deal(deck)
+            if r.italian:
+                italian.deal(self, deck, cut)
+            else:
+                self._deal(deck)
 
     # ------------------------------------------------------------------ basics
 
@@ -181,7 +193,7 @@ class Game:
         """The partner asked "may I go out?": the next teammate clockwise."""
         side = self.side_of[seat]
         for k in range(1, self.n):
-            s = (seat + k) % self.n
+            s = (seat + k * self.step) % self.n
             if self.side_of[s] == side:
                 return s
         return seat
@@ -293,6 +305,16 @@ class Game:
                 self.red3_pending[s] = True
         self._begin_turn((self.dealer + 1) % n, first=True)
 
+    def _add_to_hand(self, seat: int, c: Card, known: bool = False) -> None:
+        self.hands[seat][c] += 1
+        self.rc[seat][CARD_RANK[c]] += 1
+        self.hsize[seat] += 1
+        if known:
+            self.known[seat][c] += 1
+
+    def _take_from_hand(self, seat: int, c: Card) -> None:
+        self._remove(seat, c)
+
     def _lay_out_red_threes(self, seat: int) -> None:
         hand = self.hands[seat]
         for c in (5, 6):  # 3H, 3D
@@ -332,10 +354,13 @@ class Game:
         self.melded_now = False
         self.touched_old = False
         self.ask = ASK_NONE
+        self.clean_turn = False
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
             self._lay_out_red_threes(seat)
-        if not self.stock and not self._any_take():
+        if not self.stock and self.rules.italian and self.rules.empty_stock == "hand_ends":
+            self._end_hand("the stock ran out")
+        elif not self.stock and not self._any_take():
             self._end_hand("the stock ran out and the pile could not be taken")
 
     def _end_turn(self) -> None:
@@ -344,7 +369,7 @@ class Game:
             self.has_melded[s] = True
         if self.touched_old:
             self.added_to_partner[s] = True
-        self._begin_turn((s + 1) % self.n)
+        self._begin_turn((s + self.step) % self.n)
 
     def _end_hand(self, reason: str) -> None:
         self.phase = OVER
@@ -362,6 +387,7 @@ class Game:
             self.touched_old, self.ask, self.has_melded[:], self.added_to_partner[:],
             self.red3_pending[:], self.went_out, self.out_concealed, self.end_reason,
             self.side_of[:], self.lone, self.ncan[:],
+            [[m.copy() for m in x] for x in self.closed], self.hidden[:], self.clean_turn, self.cut_cards[:],
         )
 
     def _restore(self, snap: tuple[object, ...]) -> None:
@@ -396,7 +422,9 @@ class Game:
         in this very position, skipping the checks."""
         kind = move.kind
         plan: object = None
-        if kind == MELD:
+        if self.rules.italian:
+            plan = self._plan(move)
+        elif kind == MELD:
             plan = [(_group_rank(g), list(group_cards(g))) for g in move.groups]
         elif kind == DISCARD:
             plan = move.groups[0][0]
@@ -415,6 +443,8 @@ class Game:
         g.start_scores = self.start_scores[:]
         g.hand_number = self.hand_number
         g.n = self.n
+        g.val = self.val
+        g.step = self.step
         g._restore(self._snapshot())
         g.move_stack = self.move_stack[:] if stack else []
         g._snapshots = list(self._snapshots) if stack else []
@@ -465,7 +495,7 @@ class Game:
                         "MUST_TAKE", "A.13.2")
                 return None
             if kind == TAKE:
-                return self._plan_take(move)
+                return italian.plan_take(self, move) if self.rules.italian else self._plan_take(move)
             if kind == END:
                 if self.stock:
                     raise IllegalMoveError("you can end the hand only when the stock is empty",
@@ -487,7 +517,7 @@ class Game:
                 "FINAL_MELD_ONLY", "A.13.1")
         # MELD phase
         if kind == MELD:
-            plan = self._plan_meld(move)
+            plan = italian.plan_meld(self, move) if self.rules.italian else self._plan_meld(move)
             if self.ask == ASK_YES:
                 self._check_still_going_out(move, plan)
             return plan
@@ -561,7 +591,7 @@ class Game:
         return CARD_RANK[top] in self.melds[side] and self._any_take()
 
     def _any_take(self) -> bool:
-        for _ in self._gen_takes():
+        for _ in (italian.gen_takes(self) if self.rules.italian else self._gen_takes()):
             return True
         return False
 
@@ -771,7 +801,11 @@ class Game:
         self._holds(seat, [c])
         left = self.hsize[seat] - 1
         if left == 0:
-            err = self._can_finish(seat, self.side_canastas(self.side_of[seat]))
+            if self.rules.italian:
+                err = (italian.finish_error(self, seat, (), WILD_MELD in self.melds[self.side_of[seat]])
+                       or italian.final_discard_error(self.rules, c))
+            else:
+                err = self._can_finish(seat, self.side_canastas(self.side_of[seat]))
             if err is not None:
                 raise err
         elif self.ask == ASK_YES:
@@ -795,7 +829,9 @@ class Game:
         if kind == DRAW:
             self.took_pile = False
             if not self._draw_cards(seat, self.rules.draw_count):
-                if self.rules.red_three_last_card_may_meld:
+                if self.rules.italian:
+                    self._end_hand("the stock ran out")
+                elif self.rules.red_three_last_card_may_meld:
                     self.phase = FINAL_PHASE
                 else:
                     self._end_hand("a red three was drawn as the last card of the stock")
@@ -803,7 +839,14 @@ class Game:
             self.phase = MELD_PHASE
         elif kind == MELD:
             assert isinstance(plan, list)
-            self._lay_groups(seat, plan)
+            if self.rules.italian:
+                side = self.side_of[seat]
+                opening = not self.opened[side]
+                italian.lay_groups(self, seat, plan)
+                if opening and self.rules.opening_must_be_clean(self.minimum(seat)):
+                    self.clean_turn = True
+            else:
+                self._lay_groups(seat, plan)
             if self.hsize[seat] == 0:
                 self._go_out(seat)
         elif kind == DISCARD:
@@ -820,7 +863,13 @@ class Game:
         elif kind == TAKE:
             assert isinstance(plan, tuple)
             rt, g0, groups = plan
-            self._take(seat, rt, list(g0), groups)
+            if self.rules.italian:
+                if italian.take(self, seat, rt, g0, groups):
+                    self.phase = MELD_PHASE
+                else:
+                    self._end_hand("the stock ran out")
+            else:
+                self._take(seat, rt, list(g0), groups)
         elif kind == ASK:
             self.ask = ASK_PENDING
             self.phase = ANSWER_PHASE
@@ -915,7 +964,7 @@ class Game:
     def _go_out(self, seat: int) -> None:
         self.went_out = seat
         side = self.side_of[seat]
-        self.out_concealed = self._qualifies_concealed(seat) and any(
+        self.out_concealed = not self.rules.italian and self._qualifies_concealed(seat) and any(
             m.owner == seat and m.turn == self.turn_no and m.is_canasta and m.rank != THREE
             for m in self.melds[side].values()
         )
@@ -928,6 +977,8 @@ class Game:
     def _score(self) -> list[SideScore]:
         """Per side (per player in cut-throat)."""
         r = self.rules
+        if r.italian:
+            return italian.score(self)
         sides = range(self.num_sides)
         side_scores = []
         for side in sides:
@@ -956,6 +1007,8 @@ class Game:
     def can_go_out(self, seat: int | None = None) -> bool:
         """Whether the player to move could go out in this turn from here
         (melding all cards, or all but one and discarding it)."""
+        if self.rules.italian:
+            return self.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(self)
         return self._going_out_plan(seat) is not None
 
     def _going_out_plan(self, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:
@@ -1390,6 +1443,8 @@ class Game:
         phase = self.phase
         if phase == OVER:
             return []
+        if self.rules.italian and phase != ANSWER_PHASE:
+            return self._options_italian()
         if phase == ANSWER_PHASE:
             return [_YES_MOVE, _NO_MOVE]
         out: list[Option] = []
@@ -1493,12 +1548,43 @@ class Game:
 
     def _meld_ok(self, move: Move) -> bool:
         try:
-            plan = self._plan_meld(move, final=self.phase == FINAL_PHASE)
+            if self.rules.italian:
+                plan: object = italian.plan_meld(self, move)
+            else:
+                plan = self._plan_meld(move, final=self.phase == FINAL_PHASE)
             if self.ask == ASK_YES:
                 self._check_still_going_out(move, plan)
         except IllegalMoveError:
             return False
         return True
+
+    def _options_italian(self) -> list[Option]:
+        out: list[Option] = []
+        seat = self.turn
+        if self.phase == DRAW_PHASE:
+            forced = self._forced_take()
+            if self.stock and not forced:
+                out.append(_DRAW_MOVE)
+            out.extend(italian.gen_takes(self))
+            if not self.stock and not forced:
+                out.append(_END_MOVE)
+            return out
+        melds = list(italian.gen_melds(self))
+        if self.ask == ASK_YES:
+            melds = [m for m in melds if self._meld_ok(m)]
+        out.extend(melds)
+        rc = self.rc[seat]
+        hand = self.hands[seat]
+        for r in _ALL_RANKS:
+            if rc[r]:
+                c = next(x for x in RANK_CARDS[r] if hand[x])
+                move = Move(DISCARD, ((c,),))
+                if self.is_legal(move):
+                    out.append(move)
+        if (self.ask == ASK_NONE and self.hsize[seat] >= 2 and self.has_partner(seat)
+                and italian.can_go_out(self)):
+            out.append(_ASK_MOVE)
+        return out
 
     def generate(self) -> Iterator[Move]:
         """Every move of the generating set (see the module docstring)."""

@@ -185,3 +185,94 @@ def validate_new_meld(rules: RuleSet, cards: Sequence[Card], going_out: bool = F
             msg = "a meld made only of wild cards is not allowed in Classic Canasta"
             code, rule = "ALL_WILD_MELD", "A.5.5"
         raise IllegalMoveError(msg, code, rule)
+
+
+# --------------------------------------------------------------------------- Italian (Part B)
+
+#: the key of a side's open wild-card meld (deuces and jokers only, B.8)
+WILD_MELD = 14
+
+
+def it_wild_count(rules: RuleSet, deuces: int, jokers: int) -> int:
+    """Wild cards as the limits count them (I-O2: a joker may count as two)."""
+    return deuces + (2 * jokers if rules.joker_counts_double else jokers)
+
+
+def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
+    """B.6.2 / I-O1 for a meld with this many natural and (counted) wild cards."""
+    if naturals < 2:
+        return "a meld needs at least two natural cards"
+    mode = rules.it_wild_limit
+    if mode == "max3":
+        if wilds > 3:
+            return "a meld may hold at most three wild cards"
+    elif mode == "fewer_than_naturals":
+        if wilds >= naturals:
+            return "a meld must hold fewer wild cards than natural cards"
+    elif wilds > (1 if naturals == 2 else 2):
+        if naturals == 2:
+            return "with only two natural cards a meld may hold one wild card"
+        return "a meld may hold at most two wild cards"
+    return None
+
+
+def wild_meld_kind(rules: RuleSet, deuces: int, jokers: int) -> str | None:
+    """How a meld of wild cards only reads (B.8.0): ``'deuce'`` (deuces natural,
+    jokers wild), ``'joker'`` (jokers natural, deuces wild), or None if neither."""
+    as_deuces = it_limit_error(rules, deuces, jokers * (2 if rules.joker_counts_double else 1)) is None
+    as_jokers = it_limit_error(rules, jokers, deuces) is None
+    if as_deuces and (deuces >= jokers or not as_jokers):
+        return "deuce"
+    if as_jokers:
+        return "joker"
+    return None
+
+
+def it_group_error(rules: RuleSet, naturals: int, deuces: int, jokers: int, wild_meld: bool) -> tuple[str, str, str] | None:
+    """A whole Italian meld after a move: ``(code, rule, message)`` or None."""
+    size = naturals + deuces + jokers
+    if size > CANASTA_SIZE:
+        return ("MELD_OVER_SEVEN", "B.6.3", "a meld holds at most seven cards: it closes as a canasta at seven")
+    if size < 3:
+        return ("MELD_TOO_SMALL", "B.6.1", "a meld needs at least three cards")
+    if wild_meld:
+        if wild_meld_kind(rules, deuces, jokers) is None:
+            return ("BAD_WILD_MELD", "B.8.0",
+                    "a meld of wild cards must read as deuces with at most the allowed jokers, or as "
+                    "jokers with at most the allowed deuces (e.g. 2C 2D 2H, or JK JK 2C)")
+        return None
+    msg = it_limit_error(rules, naturals, it_wild_count(rules, deuces, jokers))
+    if msg is not None:
+        return ("NEEDS_TWO_NATURALS" if naturals < 2 else "TOO_MANY_WILDS", "B.6.2", msg)
+    return None
+
+
+def wild_meld_is_clean(deuces: int, jokers: int) -> bool:
+    """B.8.7: a deuce meld without jokers, or a joker meld with at most one deuce."""
+    return jokers == 0 or (jokers >= 2 and deuces <= 1)
+
+
+def it_canasta(rules: RuleSet, meld: Meld) -> tuple[str, str | None, int]:
+    """A closed Italian canasta: (kind, counts as 'clean'/'dirty'/None, bonus).
+    Kinds: clean, dirty, clean_aces, dirty_aces, pinellata, dirty_deuces,
+    toro_seduto, dirty_jokers (B.7, B.8)."""
+    from canasta.cards import ACE
+
+    d, j = meld.deuces, meld.jokers
+    if meld.rank == WILD_MELD:
+        if j == 0:
+            kind, clean, bonus = "pinellata", "clean", 3000
+        elif wild_meld_kind(rules, d, j) == "deuce":
+            kind, clean, bonus = "dirty_deuces", "dirty", 2000
+        elif d <= 1:
+            kind, clean, bonus = "toro_seduto", "clean", 5000
+        else:
+            kind, clean, bonus = "dirty_jokers", "dirty", rules.dirty_jokers_bonus
+        return kind, (clean if rules.wild_canastas_count else None), bonus
+    pure = d + j == 0
+    if meld.rank == ACE:
+        ace = 1000 if pure else 500
+        if rules.aces_bonus == "additive":
+            ace += 500 if pure else 300
+        return ("clean_aces" if pure else "dirty_aces"), ("clean" if pure else "dirty"), ace
+    return ("clean", "clean", 500) if pure else ("dirty", "dirty", 300)

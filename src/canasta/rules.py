@@ -70,14 +70,97 @@ CLASSIC_OPTIONS: Final[tuple[OptionInfo, ...]] = (
                "SEED-001, SEED-004"),
 )
 
-OPTIONS_BY_ID: Final = {o.id: o for o in CLASSIC_OPTIONS}
-OPTIONS_BY_FIELD: Final = {o.field: o for o in CLASSIC_OPTIONS}
+ITALIAN_OPTIONS: Final[tuple[OptionInfo, ...]] = (
+    OptionInfo("I-O1", "it_wild_limit", "Wild cards in a meld",
+               ("italian_1_or_2", "max3", "fewer_than_naturals"), "B.6.2", "SEED-000, RDG, GDT"),
+    OptionInfo("I-O2", "joker_counts_double", "A joker counts as two wild cards", (False, True), "B.6.2",
+               "ITW-P for true"),
+    OptionInfo("I-O3", "new_meld_after_close", "A new meld of a rank once its canasta is closed",
+               ("new_meld_after_close_one_open_per_rank", "never"), "B.6.4", "inferred"),
+    OptionInfo("I-O4", "pozzo_special_card", "A non-natural card turned when forming the pozzo",
+               ("stay_in_pozzo", "bottom_and_turn_next", "reshuffle_into_stock"), "B.4.2", "SEED-000"),
+    OptionInfo("I-O5", "negative_score_minimum", "Opening minimum for a negative score", (50, 15), "B.9.1",
+               "none; 15 per RGIT"),
+    OptionInfo("I-O6", "opening_table", "Opening threshold table", ("project", "hoyle_italian"), "B.9.1",
+               "SEED-000"),
+    OptionInfo("I-O7", "clean_opening", "Clean opening required", ("only_at_50", "always"), "B.9.2",
+               "SEED-000"),
+    OptionInfo("I-O8", "pozzo_take", "Ways to take the pozzo", ("natural_pair_only", "classic"), "B.10.3",
+               "SEED-000, SEED-002"),
+    OptionInfo("I-O9", "frozen_pozzo_naturals", "Natural cards needed to take a frozen pozzo", (3, 2),
+               "B.10.4", "SEED-000, CO, TRE-V"),
+    OptionInfo("I-O10", "dealt_red_three_replacement", "Dealt red threes are replaced from",
+               ("bottom_of_stock", "top_of_stock"), "B.3.4", "SEED-000, RDG, MON"),
+    OptionInfo("I-O11", "red_three_in_pozzo", "A red three found in the pozzo",
+               ("no_replacement", "replaced"), "B.4.4", "by analogy with A.9.6"),
+    OptionInfo("I-O12", "wild_canastas_count", "Wild-card canastas count as clean/dirty canastas",
+               (True, False), "B.8.4", "SEED-000"),
+    OptionInfo("I-O13", "aces_bonus", "The aces bonus replaces 500/300", ("replace", "additive"), "B.7.3",
+               "SEED-000, SEED-002"),
+    OptionInfo("I-O14", "open_deuce_meld", "While a deuce meld is open",
+               ("no_dirty_canasta_while_deuce_meld_open", "rgit", "off"), "B.8.5", "SEED-000"),
+    OptionInfo("I-O15", "special_card_values_count", "Card values of wild-card canastas also count",
+               (True, False), "B.8.6", "SEED-000"),
+    OptionInfo("I-O16", "black_three_value", "Card value of a black three", (5, 0), "B.2", "SEED-002 via A.2"),
+    OptionInfo("I-O17", "black_three_melds", "Black-three melds",
+               ("never", "going_out_3_to_6", "going_out_3_to_4"), "B.6.6", "SEED-000"),
+    OptionInfo("I-O18", "red_three_table", "Red-three values", ("project", "hoyle_italian"), "B.11.2",
+               "SEED-000"),
+    OptionInfo("I-O19", "direction", "Direction of play", ("clockwise", "counter_clockwise"), "B.1.4",
+               "SEED-000, SEED-002, MON"),
+    OptionInfo("I-O20", "six_player_teams", "Six players", ("2x3", "3x2"), "B.1.1", "CO"),
+    OptionInfo("I-O21", "five_players", "Five players", ("solo", "unsupported"), "B.1.1", "SEED-002"),
+    OptionInfo("I-O22", "going_out_requirement", "Canastas needed to go out",
+               ("clean_and_dirty", "two_incl_one_clean", "two_any"), "B.13.1", "SEED-000, SAP"),
+    OptionInfo("I-O23", "final_discard", "The going-out discard",
+               ("discard_not_wild_or_black3", "discard_required", "discard_optional"), "B.13.2", "SEED-000"),
+    OptionInfo("I-O24", "concealed_out_bonus", "Bonus for going out concealed", ("none",),
+               "B.13.6", "no source gives one"),
+    OptionInfo("I-O25", "empty_stock", "When the stock runs out", ("hand_ends", "classic_continue"), "B.14",
+               "SEED-000, GDT"),
+    OptionInfo("I-O26", "five_canasta_bonus", "Five-canasta bonus", ("project", "hoyle", "any_vs_all_clean"),
+               "B.15", "SEED-002"),
+    OptionInfo("I-O27", "ten_canasta_bonus", "Ten canastas of any kind: +2000", ("off", "on"), "B.15",
+               "RGIT, HSW for on"),
+    OptionInfo("I-O28", "target", "Target score", (15000, 12000), "B.16", "SEED-000, TRE-E, MON"),
+    OptionInfo("I-O29", "cut_wilds", "Deuces and jokers exposed by the cut",
+               ("cutter_keeps", "counts_toward_15", "off"), "B.3.2", "SEED-000"),
+    OptionInfo("I-O30", "pozzo_cards", "Cards under the pozzo's upcard", ("face_down", "face_up"), "B.4.3",
+               "SEED-000, SEED-002"),
+    OptionInfo("I-O31", "opening_draws_one", "A player who opens draws only one card", (False, True),
+               "B.5.1", "SEED-002, SEED-000"),
+    OptionInfo("I-O32", "pozzo_taking", "Taking the pozzo", ("whole_pozzo", "top_card_only"), "B.5.2",
+               "SEED-000, SEED-002"),
+    OptionInfo("I-O33", "dirty_jokers_bonus", "Dirty joker canasta (5 jokers + 2 deuces)", (3000, 2000),
+               "B.8.2", "SEED-000 scoring list"),
+    OptionInfo("I-O34", "top_opening_bracket", "Opening minimum at 12000 or more", (180, 200), "B.9.1",
+               "SEED-000 table"),
+    OptionInfo("I-O35", "dirty_opening_blocks_pozzo", "A dirty opening forbids taking the pozzo that turn",
+               (True, False), "B.9.3", "SEED-000"),
+    OptionInfo("I-O36", "asking_partner", "Asking the partner before going out",
+               ("customary_optional", "required"), "B.13.4", "SEED-000"),
+    OptionInfo("I-O37", "unopened_pays_double", "A team that has not opened pays double when the other goes out",
+               (True, False), "B.15", "SEED-000"),
+    OptionInfo("I-O38", "wild_meld_obligation_all", "The open-wild-meld obligation covers every wild meld and going out",
+               (True, False), "B.8.5", "SEED-000"),
+    OptionInfo("I-O39", "pozzo_closed_rank_block", "A rank closed as canasta blocks the pozzo",
+               ("opponents_closed", "own_closed", "off"), "B.10.6", "SEED-000"),
+)
+
+ALL_OPTIONS: Final = CLASSIC_OPTIONS + ITALIAN_OPTIONS
+OPTIONS_BY_ID: Final = {o.id: o for o in ALL_OPTIONS}
+OPTIONS_BY_FIELD: Final = {o.field: o for o in ALL_OPTIONS if o.field != "target"}
+FAMILY_OPTIONS: Final = {"classic": CLASSIC_OPTIONS, "italian": ITALIAN_OPTIONS}
 
 CLASSIC_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120))
 SIX_PLAYER_MINIMUMS: Final = CLASSIC_MINIMUMS + ((7500, 150),)
 #: total red-three points by the number a side holds (A.10.2 / A.18.3)
 CLASSIC_RED_THREES: Final = (0, 100, 200, 300, 800)
 SIX_PLAYER_RED_THREES: Final = (0, 100, 200, 300, 400, 1000, 1200)
+HOYLE_ITALIAN_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120), (5000, 160),
+                                 (7500, 180), (10000, 200))
+ITALIAN_RED_THREES: Final = (0, 100, 200, 300, 800, 1200, 1800)
+HOYLE_ITALIAN_RED_THREES: Final = (0, 100, 200, 300, 800, 1000, 1200)
 
 
 @dataclass(frozen=True)
@@ -109,6 +192,45 @@ class RuleSet:
     concealed_out_may_add_to_partner: bool = False
     red_three_upcard_freezes: bool = False
     concealed_canasta_bonus: bool = True
+    # the options I-O1 ... I-O39 (Italian Canasta; I-O28 is ``target``)
+    it_wild_limit: str = "italian_1_or_2"
+    joker_counts_double: bool = False
+    new_meld_after_close: str = "new_meld_after_close_one_open_per_rank"
+    pozzo_special_card: str = "stay_in_pozzo"
+    negative_score_minimum: int = 50
+    opening_table: str = "project"
+    clean_opening: str = "only_at_50"
+    pozzo_take: str = "natural_pair_only"
+    frozen_pozzo_naturals: int = 3
+    dealt_red_three_replacement: str = "bottom_of_stock"
+    red_three_in_pozzo: str = "no_replacement"
+    wild_canastas_count: bool = True
+    aces_bonus: str = "replace"
+    open_deuce_meld: str = "no_dirty_canasta_while_deuce_meld_open"
+    special_card_values_count: bool = True
+    black_three_value: int = 5
+    black_three_melds: str = "never"
+    red_three_table: str = "project"
+    direction: str = "clockwise"
+    six_player_teams: str = "2x3"
+    five_players: str = "solo"
+    going_out_requirement: str = "clean_and_dirty"
+    final_discard: str = "discard_not_wild_or_black3"
+    concealed_out_bonus: str = "none"
+    empty_stock: str = "hand_ends"
+    five_canasta_bonus: str = "project"
+    ten_canasta_bonus: str = "off"
+    cut_wilds: str = "cutter_keeps"
+    pozzo_cards: str = "face_down"
+    opening_draws_one: bool = False
+    pozzo_taking: str = "whole_pozzo"
+    dirty_jokers_bonus: int = 3000
+    top_opening_bracket: int = 180
+    dirty_opening_blocks_pozzo: bool = True
+    asking_partner: str = "customary_optional"
+    unopened_pays_double: bool = True
+    wild_meld_obligation_all: bool = True
+    pozzo_closed_rank_block: str = "opponents_closed"
     # derived, not part of the rules file
     teams: tuple[tuple[int, ...], ...] = field(default=(), compare=False)
 
@@ -160,22 +282,47 @@ class RuleSet:
         return len(self.teams)
 
     @property
+    def italian(self) -> bool:
+        return self.family == "italian"
+
+    @property
+    def options(self) -> tuple[OptionInfo, ...]:
+        """The named options of this rule set's family."""
+        return FAMILY_OPTIONS[self.family]
+
+    def opening_must_be_clean(self, minimum: int) -> bool:
+        """Italian: must an opening at this minimum be clean (B.9.2, I-O7)?"""
+        return self.italian and (self.clean_opening == "always" or minimum <= 50)
+
+    @property
     def deck_size(self) -> int:
         return self.packs * 54
 
     def option_values(self) -> dict[str, Any]:
         """``{'C-O1': ..., ...}`` for the options of this family."""
-        return {o.id: getattr(self, o.field) for o in CLASSIC_OPTIONS}
+        return {o.id: getattr(self, o.field) for o in self.options}
 
     def non_default_options(self) -> dict[str, Any]:
         return {
             o.id: getattr(self, o.field)
-            for o in CLASSIC_OPTIONS
+            for o in self.options
             if getattr(self, o.field) != o.choices[0]
         }
 
     def minimum_for(self, score: int) -> int:
-        """Initial-meld minimum for a side with this cumulative score (A.7.1)."""
+        """Initial-meld (opening) minimum for a side with this cumulative score
+        (A.7.1; B.9.1 with I-O5, I-O6 and I-O34)."""
+        if self.italian and self.minimum_table == CLASSIC_MINIMUMS:
+            if self.opening_table == "hoyle_italian":
+                table: tuple[tuple[int, int], ...] = HOYLE_ITALIAN_MINIMUMS
+            else:
+                table = ((-10**9, self.negative_score_minimum), (0, 50), (3000, 90), (6000, 120),
+                         (9000, 160), (12000, self.top_opening_bracket))
+            m = table[0][1]
+            for low, value in table:
+                if score >= low:
+                    m = value
+            return m
         m = self.minimum_table[0][1]
         for low, value in self.minimum_table:
             if score >= low:
@@ -183,8 +330,10 @@ class RuleSet:
         return m
 
     def red_three_points(self, count: int) -> int:
-        """Face value of ``count`` red threes held by one side (A.10.2 / A.18.3)."""
+        """Face value of ``count`` red threes held by one side (A.10.2, A.18.3, B.11.2)."""
         table = self.red_three_values
+        if self.italian and table == CLASSIC_RED_THREES:
+            table = HOYLE_ITALIAN_RED_THREES if self.red_three_table == "hoyle_italian" else ITALIAN_RED_THREES
         if count < len(table):
             return table[count]
         return table[-1] + (count - len(table) + 1) * 100
@@ -239,7 +388,7 @@ class RuleSet:
     def describe(self) -> list[tuple[str, str, str]]:
         """(option id, topic, value and whether it is the sourced default), for rule screens."""
         rows = []
-        for o in CLASSIC_OPTIONS:
+        for o in self.options:
             v = getattr(self, o.field)
             mark = "default" if v == o.choices[0] else f"house rule (default {o.choices[0]!r})"
             rows.append((o.id, o.topic, f"{v!r} [{mark}; {o.rule}; {o.sources}]"))
@@ -312,9 +461,19 @@ def _coerce(fname: str, value: Any) -> Any:
 
 
 def _validate(r: RuleSet) -> None:
-    if r.family != "classic":
-        raise RulesError(f"unknown rules family {r.family!r}; this version knows 'classic'")
-    if r.players not in (2, 3, 4, 6):
+    if r.family not in FAMILY_OPTIONS:
+        raise RulesError(f"unknown rules family {r.family!r}; choose 'classic' or 'italian'")
+    other = ITALIAN_OPTIONS if r.family == "classic" else CLASSIC_OPTIONS
+    for o in other:
+        if o.field != "target" and getattr(r, o.field) != o.choices[0]:
+            raise RulesError(f"option {o.id} ({o.field}) belongs to the other family; "
+                             f"these are {r.family} rules")
+    if r.italian:
+        if not 2 <= r.players <= 6:
+            raise RulesError(f"Italian Canasta is for 2 to 6 players, not {r.players}")
+        if r.players == 5 and r.five_players == "unsupported":
+            raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
+    elif r.players not in (2, 3, 4, 6):
         raise RulesError(f"Classic Canasta is for 2, 3, 4 or 6 players, not {r.players}")
     if r.packs not in (2, 3):
         raise RulesError(f"packs must be 2 or 3, not {r.packs}")
@@ -322,6 +481,8 @@ def _validate(r: RuleSet) -> None:
         raise RulesError("the cut-throat option (C-O10) needs exactly 3 players")
     if r.six_as_three_pairs and r.players != 6:
         raise RulesError("three partnerships of two (C-O11) needs exactly 6 players")
+    if r.six_player_teams != "2x3" and r.players != 6:
+        raise RulesError("I-O20 (six-player teams) applies only to 6 players")
     if r.draw_count not in (1, 2):
         raise RulesError(f"draw_count must be 1 or 2, not {r.draw_count}")
     if not 1 <= r.hand_size <= 20:
@@ -348,7 +509,7 @@ def _teams_for(r: RuleSet) -> tuple[tuple[int, ...], ...]:
     if n == 4:
         return ((0, 2), (1, 3))
     if n == 6:
-        if r.six_as_three_pairs:
+        if r.six_as_three_pairs or r.six_player_teams == "3x2":
             return ((0, 3), (1, 4), (2, 5))
         return ((0, 2, 4), (1, 3, 5))
     return tuple((s,) for s in range(n))
@@ -368,6 +529,11 @@ PRESETS: Final[dict[str, RuleSet]] = {
                           minimum_table=SIX_PLAYER_MINIMUMS,
                           red_three_values=SIX_PLAYER_RED_THREES),
 }
+for _n in (2, 3, 4, 5, 6):
+    PRESETS[f"italian-{_n}p"] = _preset(name=f"italian-{_n}p", family="italian", players=_n, packs=3,
+                                        hand_size=15, draw_count=2, target=15000)
+PRESETS["italian-6p-3x2"] = _preset(name="italian-6p-3x2", family="italian", players=6, packs=3,
+                                    hand_size=15, draw_count=2, target=15000, six_player_teams="3x2")
 PRESETS["classic-3p-cutthroat"] = dataclasses.replace(
     PRESETS["classic-3p"].with_options({"C-O10": True}), name="classic-3p-cutthroat", teams=()
 )

@@ -20,10 +20,12 @@ class SideScore:
     going_out: int = 0
     hand_penalty: int = 0  # negative or zero
     canastas: tuple[str, ...] = field(default=())  # e.g. ("natural", "mixed concealed")
+    five_canasta_bonus: int = 0  # Italian (B.15 item 4)
 
     @property
     def total(self) -> int:
-        return self.meld_points + self.canasta_bonuses + self.red_threes + self.going_out + self.hand_penalty
+        return (self.meld_points + self.canasta_bonuses + self.red_threes + self.going_out
+                + self.hand_penalty + self.five_canasta_bonus)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -31,6 +33,7 @@ class SideScore:
             "canasta_bonuses": self.canasta_bonuses,
             "red_threes": self.red_threes,
             "going_out": self.going_out,
+            "five_canasta_bonus": self.five_canasta_bonus,
             "cards_in_hand": self.hand_penalty,
             "canastas": list(self.canastas),
             "total": self.total,

@@ -1,0 +1,858 @@
+"""Italian Canasta (SPEC Part B): the rules that differ from Classic.
+
+The same :class:`~canasta.game.Game` plays both families; for Italian rule sets
+it calls the functions here for the deal (cut, pozzo), taking the pozzo, melds
+that close at seven, wild-card melds and special canastas, the opening, going
+out and scoring.  Nothing here keeps state of its own.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from canasta.cards import (
+    CARD_RANK,
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER,
+    JOKER_RANK,
+    NATURAL_RANKS,
+    NUM_CARDS,
+    RANK_CARDS,
+    RANK_PLURALS,
+    THREE,
+    TWO,
+    Card,
+    make_deck,
+)
+from canasta.errors import IllegalMoveError
+from canasta.melds import (
+    CANASTA_SIZE,
+    WILD_MELD,
+    Meld,
+    it_canasta,
+    it_group_error,
+    wild_meld_is_clean,
+    wild_meld_kind,
+)
+from canasta.moves import MELD, TAKE, Group, Move, group_cards, group_target
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+
+GroupPlan = tuple[int, list[Card]]  # (meld key, cards from the hand)
+
+
+def card_values(rules: RuleSet) -> tuple[int, ...]:
+    from canasta.cards import CARD_VALUE
+
+    vals = list(CARD_VALUE)
+    for c in (4, 7):  # 3S, 3C
+        vals[c] = rules.black_three_value
+    return tuple(vals)
+
+
+def pozzo_count(card: Card) -> int:
+    """Cards put under a turned natural card (B.4.1): pip value, J 11, Q 12, K 13, A 14."""
+    return CARD_RANK[card] + 2
+
+
+# ---------------------------------------------------------------------------- the deal
+
+
+def deal(g: Game, order: Sequence[Card] | None, cut: int | None) -> None:
+    """Shuffle, cut (B.3.2), deal 15 each (B.3.3), replace dealt red threes
+    (B.3.4), form the pozzo (B.4)."""
+    r = g.rules
+    n = g.n
+    rng = random.Random(g.seed)
+    deck = make_deck(r.packs)
+    if order is None:
+        rng.shuffle(deck)
+        top_first = deck[::-1]
+    else:
+        if sorted(order) != sorted(deck):
+            raise ValueError(f"deck must be the {len(deck)} cards of {r.packs} packs in some order")
+        top_first = list(order)
+    lift = cut if cut is not None else rng.randrange(30, len(top_first) - 30)
+    if not 1 <= lift < len(top_first):
+        raise ValueError("cut must lift between 1 and all but one of the cards")
+    lifted, rest = top_first[:lift], top_first[lift:]
+    cutter = (g.dealer - g.step) % n  # the player on the dealer's right
+    taken: list[Card] = []
+    if r.cut_wilds != "off":
+        while lifted and IS_WILD[lifted[-1]]:
+            taken.append(lifted.pop())
+    g.stock = (rest + lifted)[::-1]  # the lifted packet goes under; the stock's top is its end
+    for c in taken:
+        g._add_to_hand(cutter, c, known=True)
+    g.cut_cards = taken
+    quota = [r.hand_size] * n
+    if r.cut_wilds == "counts_toward_15":
+        quota[cutter] = max(0, r.hand_size - len(taken))
+    stock = g.stock
+    for i in range(r.hand_size):
+        for k in range(1, n + 1):
+            s = (g.dealer + k * g.step) % n
+            if i < quota[s]:
+                g._add_to_hand(s, stock.pop())
+    for k in range(1, n + 1):
+        s = (g.dealer + k * g.step) % n
+        lay_out_dealt_red_threes(g, s)
+    form_pozzo(g, rng)
+    g._begin_turn((g.dealer + g.step) % n, first=True)
+
+
+def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
+    """B.3.4: set aside red threes, replace them from the bottom (I-O10)."""
+    hand = g.hands[seat]
+    bottom = g.rules.dealt_red_three_replacement == "bottom_of_stock"
+    for c in (5, 6):
+        while hand[c]:
+            g._take_from_hand(seat, c)
+            g.red3[seat].append(c)
+            while g.stock:
+                new = g.stock.pop(0) if bottom else g.stock.pop()
+                if IS_RED_THREE[new]:
+                    g.red3[seat].append(new)
+                    continue
+                g._add_to_hand(seat, new)
+                break
+
+
+def form_pozzo(g: Game, rng: random.Random) -> None:
+    """B.4: turn cards until a natural one; put as many cards as its value under it."""
+    r = g.rules
+    stock = g.stock
+    specials: list[Card] = []
+    frozen = False
+    guard = len(stock)
+    top = -1
+    while stock and guard >= 0:
+        guard -= 1
+        c = stock.pop()
+        if IS_NATURAL[c]:
+            top = c
+            break
+        if r.pozzo_special_card == "stay_in_pozzo":
+            specials.append(c)
+            if IS_WILD[c]:
+                frozen = True
+        elif r.pozzo_special_card == "bottom_and_turn_next":
+            stock.insert(0, c)
+        else:
+            stock.insert(rng.randrange(len(stock) + 1), c)
+    if top < 0:  # pragma: no cover - a 162-card pack always has natural cards left
+        g.pile = specials
+        return
+    under = [stock.pop() for _ in range(min(pozzo_count(top), len(stock)))]
+    g.pile = specials + under + [top]
+    g.pile_frozen = frozen
+    if r.pozzo_cards == "face_down" and under:
+        g.hidden = [len(specials), len(specials) + len(under)]
+    else:
+        g.hidden = [0, 0]
+
+
+# ---------------------------------------------------------------------------- melds
+
+
+def closed_counts(g: Game, side: int, extra: Sequence[Meld] = ()) -> tuple[int, int, int]:
+    """(clean, dirty, natural-rank) canastas a side has closed, plus ``extra``."""
+    clean = dirty = natural = 0
+    for m in list(g.closed[side]) + list(extra):
+        _, counts, _ = it_canasta(g.rules, m)
+        if m.rank != WILD_MELD:
+            natural += 1
+        if counts == "clean":
+            clean += 1
+        elif counts == "dirty":
+            dirty += 1
+    return clean, dirty, natural
+
+
+def requirement_met(rules: RuleSet, clean: int, dirty: int, natural: int) -> bool:
+    """B.13.1 with I-O22."""
+    mode = rules.going_out_requirement
+    if mode == "two_incl_one_clean":
+        return clean + dirty >= 2 and clean >= 1
+    if mode == "two_any":
+        return natural >= 2
+    return clean >= 1 and dirty >= 1
+
+
+def _is_deuce_meld(rules: RuleSet, m: Meld) -> bool:
+    return wild_meld_kind(rules, m.deuces, m.jokers) == "deuce"
+
+
+def plan_groups(
+    g: Game, seat: int, groups: Sequence[Group], skip_key: int = -1, going_out: bool = False,
+) -> tuple[list[GroupPlan], list[Meld], bool]:
+    """Check meld groups for an Italian side.  Returns the plans, the melds that
+    close (as they will be), and whether an open wild meld remains afterwards."""
+    r = g.rules
+    side = g.side_of[seat]
+    melds = g.melds[side]
+    seen: set[int] = set()
+    plans: list[GroupPlan] = []
+    closing: list[Meld] = []
+    wild_after = WILD_MELD in melds
+    deuce_meld_after = wild_after and _is_deuce_meld(r, melds[WILD_MELD])
+    adds_deuces_to_naturals = False
+    for grp in groups:
+        cards = list(group_cards(grp))
+        target = group_target(grp)
+        if not cards:
+            raise IllegalMoveError("a meld group needs cards", "EMPTY_MELD", "B.6.1")
+        if any(IS_RED_THREE[c] for c in cards):
+            raise IllegalMoveError("red threes are never melded", "RED_THREE_MELD", "B.6.6")
+        ranks = {CARD_RANK[c] for c in cards if not IS_WILD[c]}
+        if len(ranks) > 1:
+            names = " and ".join(RANK_PLURALS[x] for x in sorted(ranks))
+            raise IllegalMoveError(f"a meld is made of one rank; this group mixes {names}", "MIXED_RANKS", "B.6.1")
+        if ranks:
+            key = ranks.pop()
+            if target is not None and target != key:
+                raise IllegalMoveError(f"these cards are {RANK_PLURALS[key]}, not {RANK_PLURALS[target]}",
+                                       "WRONG_TARGET", "B.6.4")
+        elif target is None or target in (TWO, JOKER_RANK):
+            key = WILD_MELD
+        else:
+            key = target
+        if key in seen or key == skip_key:
+            what = "wild cards" if key == WILD_MELD else f"the {RANK_PLURALS[key]}"
+            raise IllegalMoveError(f"put all {what} in one group: a team has one open meld of each rank",
+                                   "ONE_MELD_PER_RANK", "B.6.4")
+        seen.add(key)
+        if key == THREE:
+            mode = r.black_three_melds
+            if mode == "never":
+                raise IllegalMoveError("threes are never melded in Italian Canasta", "THREES_NEVER_MELDED",
+                                       "B.6.6")
+            if any(IS_WILD[c] for c in cards):
+                raise IllegalMoveError("black threes are melded without wild cards", "BLACK_THREE_MIXED", "B.6.6")
+            if not going_out:
+                raise IllegalMoveError("black threes may be melded only in the turn you go out",
+                                       "BLACK_THREES_NOT_GOING_OUT", "B.6.6")
+            top = 6 if mode == "going_out_3_to_6" else 4
+            if not 3 <= len(cards) <= top:
+                raise IllegalMoveError(f"a black-three meld has 3 to {top} cards", "BLACK_THREE_COUNT", "B.6.6")
+            plans.append((key, cards))
+            continue
+        m = melds.get(key)
+        if key != WILD_MELD and m is None and target is not None:
+            raise IllegalMoveError(f"your team has no open meld of {RANK_PLURALS[key]} to add to",
+                                   "NO_SUCH_MELD", "B.6.4")
+        if key != WILD_MELD and m is None and r.new_meld_after_close == "never" and any(
+            x.rank == key for x in g.closed[side]
+        ):
+            raise IllegalMoveError(f"your team has closed its {RANK_PLURALS[key]}; no new meld of that rank",
+                                   "RANK_CLOSED", "B.6.4")
+        nat = sum(1 for c in cards if not IS_WILD[c])
+        d = sum(1 for c in cards if CARD_RANK[c] == TWO)
+        j = len(cards) - nat - d
+        tn = nat + (m.naturals if m else 0)
+        td = d + (m.deuces if m else 0)
+        tj = j + (m.jokers if m else 0)
+        bad = it_group_error(r, tn, td, tj, key == WILD_MELD)
+        if bad is not None:
+            raise IllegalMoveError(bad[2], bad[0], bad[1])
+        if key != WILD_MELD and d:
+            adds_deuces_to_naturals = True
+        if tn + td + tj == CANASTA_SIZE:
+            after = Meld(key)
+            for c in (m.cards if m else []) + cards:
+                after.add(c)
+            closing.append(after)
+            if key == WILD_MELD:
+                wild_after = deuce_meld_after = False
+        elif key == WILD_MELD:
+            wild_after = True
+            tmp = Meld(key)
+            tmp.deuces, tmp.jokers = td, tj
+            deuce_meld_after = _is_deuce_meld(r, tmp)
+        plans.append((key, cards))
+    # B.8.5: no dirty canasta while a deuce meld (I-O38: any wild meld) stays open
+    rule = r.open_deuce_meld
+    blocking = wild_after if r.wild_meld_obligation_all else deuce_meld_after
+    if rule == "no_dirty_canasta_while_deuce_meld_open" and blocking:
+        for m in closing:
+            if m.rank != WILD_MELD and m.deuces + m.jokers:
+                raise IllegalMoveError(
+                    "your team has an open meld of wild cards: close it as a canasta before completing "
+                    "a dirty canasta", "WILD_MELD_OPEN", "B.8.5")
+    if rule == "rgit" and deuce_meld_after and adds_deuces_to_naturals:
+        raise IllegalMoveError("while your team has an unfinished meld of deuces, deuces may not be used "
+                               "as wild cards elsewhere", "DEUCE_MELD_OPEN", "B.8.5")
+    return plans, closing, wild_after
+
+
+def groups_are_clean(rules: RuleSet, g: Game, side: int, plans: Sequence[GroupPlan]) -> bool:
+    """B.9.2 / B.9.4: no joker or deuce except in wild melds that count as clean."""
+    for key, cards in plans:
+        wilds = [c for c in cards if IS_WILD[c]]
+        if key == WILD_MELD:
+            m = g.melds[side].get(WILD_MELD)
+            d = sum(1 for c in wilds if c != JOKER) + (m.deuces if m else 0)
+            j = sum(1 for c in wilds if c == JOKER) + (m.jokers if m else 0)
+            if not wild_meld_is_clean(d, j):
+                return False
+        elif wilds:
+            return False
+    return True
+
+
+def finish_error(g: Game, seat: int, closing: Sequence[Meld], wild_after: bool) -> IllegalMoveError | None:
+    """Why this seat may not go out with these canastas closing (None if it may)."""
+    r = g.rules
+    side = g.side_of[seat]
+    clean, dirty, natural = closed_counts(g, side, closing)
+    if not requirement_met(r, clean, dirty, natural):
+        need = {"clean_and_dirty": "a clean and a dirty canasta",
+                "two_incl_one_clean": "two canastas, one of them clean",
+                "two_any": "two canastas of natural cards"}[r.going_out_requirement]
+        return IllegalMoveError(f"you cannot go out: your team needs {need} first, so keep a card to discard",
+                                "NEEDS_CANASTAS", "B.13.1")
+    if wild_after and r.wild_meld_obligation_all:
+        return IllegalMoveError("you cannot go out while your team has an open meld of wild cards",
+                                "WILD_MELD_OPEN", "B.13.3")
+    if g.ask == 3:  # ASK_NO
+        return IllegalMoveError("your partner said no: you may not go out this turn", "PARTNER_SAID_NO",
+                                "B.13.4")
+    if r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2:
+        return IllegalMoveError("ask your partner \"may I go out?\" first (I-O36)", "MUST_ASK", "B.13.4")
+    return None
+
+
+def final_discard_error(rules: RuleSet, card: Card) -> IllegalMoveError | None:
+    if rules.final_discard == "discard_not_wild_or_black3" and (IS_WILD[card] or IS_BLACK_THREE[card]):
+        return IllegalMoveError("the card you go out with may not be a joker, a deuce or a black three",
+                                "BAD_FINAL_DISCARD", "B.13.2")
+    return None
+
+
+def check_hand_after(g: Game, seat: int, left: list[int], closing: Sequence[Meld], wild_after: bool) -> None:
+    """The player must end the turn with a discard; going out needs a legal final discard."""
+    size = sum(left)
+    if size >= 2:
+        return
+    if size == 0 and g.rules.final_discard != "discard_optional":
+        raise IllegalMoveError("you must keep a card for the final discard", "KEEP_FINAL_DISCARD", "B.13.2")
+    err = finish_error(g, seat, closing, wild_after)
+    if err is not None:
+        raise err
+    if size == 1:
+        last = next(c for c in range(NUM_CARDS) if left[c])
+        err = final_discard_error(g.rules, last)
+        if err is not None:
+            raise IllegalMoveError("you would be left with " + ("a wild card" if IS_WILD[last] else "a black three")
+                                   + ", which you may not go out with", err.code, err.rule)
+
+
+def opening_check(g: Game, seat: int, value: int, clean: bool, with_pozzo: bool) -> None:
+    r = g.rules
+    need = g.minimum(seat)
+    if value < need:
+        extra = (" The cards that take the pozzo and the pozzo's top card do not count." if with_pozzo else "")
+        raise IllegalMoveError(f"your opening counts {value}; your team needs {need}.{extra}",
+                               "INITIAL_MELD_TOO_LOW", "B.9.6" if with_pozzo else "B.9.1")
+    if not clean and r.opening_must_be_clean(need):
+        raise IllegalMoveError(f"an opening at {need} must be clean: no jokers or deuces, except a meld of "
+                               "deuces or of two jokers and a deuce", "OPENING_NOT_CLEAN", "B.9.2")
+    if with_pozzo and not clean and r.dirty_opening_blocks_pozzo:
+        raise IllegalMoveError("after a dirty opening you may not take the pozzo in the same turn",
+                               "DIRTY_OPENING_NO_POZZO", "B.9.3")
+
+
+def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
+    seat = g.turn
+    side = g.side_of[seat]
+    if not move.groups:
+        raise IllegalMoveError("meld needs cards", "EMPTY_MELD", "B.6.1")
+    cards = [c for grp in move.groups for c in group_cards(grp)]
+    g._holds(seat, cards)
+    left = g.hands[seat][:]
+    for c in cards:
+        left[c] -= 1
+    plans, closing, wild_after = plan_groups(g, seat, move.groups, going_out=sum(left) <= 1)
+    vals = g.val
+    if not g.opened[side]:
+        clean = groups_are_clean(g.rules, g, side, plans)
+        opening_check(g, seat, sum(vals[c] for c in cards), clean, with_pozzo=False)
+    elif g.clean_turn and not groups_are_clean(g.rules, g, side, plans):
+        raise IllegalMoveError("your team opened clean this turn: no jokers or deuces may be laid in it "
+                               "(except in a clean meld of wild cards)", "OPENING_NOT_CLEAN", "B.9.2")
+    check_hand_after(g, seat, left, closing, wild_after)
+    return plans
+
+
+def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPlan]]:
+    r = g.rules
+    seat = g.turn
+    side = g.side_of[seat]
+    if not g.pile:
+        raise IllegalMoveError("the pozzo is empty", "PILE_EMPTY", "B.10")
+    top = g.pile[-1]
+    rt = CARD_RANK[top]
+    if IS_WILD[top]:
+        raise IllegalMoveError("a wild card is on top of the pozzo: it cannot be taken now", "PILE_BLOCKED", "B.10.2")
+    if IS_BLACK_THREE[top] or IS_RED_THREE[top]:
+        raise IllegalMoveError("a black three is on top of the pozzo: it cannot be taken now", "PILE_BLOCKED",
+                               "B.10.1")
+    block = r.pozzo_closed_rank_block
+    if block != "off":
+        own = block == "own_closed"
+        for other in range(g.num_sides):
+            if (other == side) == own and any(m.rank == rt for m in g.closed[other]):
+                whose = "your team" if own else "the other side"
+                raise IllegalMoveError(f"{whose} has closed a canasta of {RANK_PLURALS[rt]}: the pozzo cannot "
+                                       "be taken with that card on top", "PILE_BLOCKED_CLOSED_RANK", "B.10.6")
+    head = move.groups[0] if move.groups else ()
+    if group_target(head) not in (None, rt):
+        raise IllegalMoveError("the cards shown with the top card go on its rank's meld", "WRONG_TARGET", "B.10.3")
+    g0 = group_cards(head)
+    extras = move.groups[1:]
+    all_cards = list(g0) + [c for grp in extras for c in group_cards(grp)]
+    g._holds(seat, all_cards)
+    n0 = w0 = 0
+    for c in g0:
+        if IS_WILD[c]:
+            w0 += 1
+        elif CARD_RANK[c] == rt:
+            n0 += 1
+        else:
+            raise IllegalMoveError(f"to take the pozzo you meld its top card with {RANK_PLURALS[rt]}; "
+                                   "other cards go in their own group after '+'", "WRONG_RANK", "B.10.3")
+    existing = g.melds[side].get(rt)
+    frozen = g.pile_frozen
+    need_nat = r.frozen_pozzo_naturals if frozen else 2
+    if frozen or r.pozzo_take == "natural_pair_only":
+        if n0 < need_nat:
+            what = f"{need_nat} natural {RANK_PLURALS[rt]}" + (" (the pozzo is frozen)" if frozen else "")
+            raise IllegalMoveError(f"to take the pozzo you need {what} from your hand, melded with its top card",
+                                   "FROZEN_NEEDS_NATURAL_PAIR" if frozen else "NEEDS_NATURAL_PAIR",
+                                   "B.10.4" if frozen else "B.10.3")
+    elif existing is None and (n0 == 0 or n0 + w0 < 2):
+        raise IllegalMoveError(f"to take the pozzo you need two natural {RANK_PLURALS[rt]}, or one and a wild "
+                               "card, or an open meld of that rank", "NO_MATCH_FOR_TOP", "A.9.3")
+    d0 = sum(1 for c in g0 if CARD_RANK[c] == TWO)
+    j0 = w0 - d0
+    tn = 1 + n0 + (existing.naturals if existing else 0)
+    td = d0 + (existing.deuces if existing else 0)
+    tj = j0 + (existing.jokers if existing else 0)
+    bad = it_group_error(r, tn, td, tj, False)
+    if bad is not None:
+        raise IllegalMoveError(bad[2], bad[0], bad[1])
+    head_meld = Meld(rt)
+    for c in (existing.cards if existing else []) + [top, *g0]:
+        head_meld.add(c)
+    left = g.hands[seat][:]
+    for c in all_cards:
+        left[c] -= 1
+    plans, closing, wild_after = plan_groups(g, seat, extras, skip_key=rt)
+    if tn + td + tj == CANASTA_SIZE:
+        closing = [head_meld, *closing]
+        if r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
+            wild_after if r.wild_meld_obligation_all else (wild_after and _is_deuce_meld(r, g.melds[side][WILD_MELD])
+                                                          if WILD_MELD in g.melds[side] else False)
+        ):
+            raise IllegalMoveError("your team has an open meld of wild cards: close it as a canasta before "
+                                   "completing a dirty canasta", "WILD_MELD_OPEN", "B.8.5")
+    vals = g.val
+    if not g.opened[side]:
+        # B.9.6: the taking cards (the pair, three if frozen) and the top card do not count
+        skip = need_nat if (frozen or r.pozzo_take == "natural_pair_only") else min(n0, 2)
+        counted = [c for c in g0 if IS_WILD[c]] + [c for c in g0 if not IS_WILD[c]][skip:]
+        value = sum(vals[c] for c in counted) + sum(vals[c] for grp in extras for c in group_cards(grp))
+        clean = w0 == 0 and groups_are_clean(r, g, side, plans)
+        opening_check(g, seat, value, clean, with_pozzo=True)
+    elif g.clean_turn and (w0 or not groups_are_clean(r, g, side, plans)):
+        raise IllegalMoveError("no jokers or deuces in the turn of a clean opening", "OPENING_NOT_CLEAN", "B.9.2")
+    gained = 0
+    if r.pozzo_taking == "whole_pozzo":
+        gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
+    if sum(left) + gained < 1:
+        raise IllegalMoveError("keep at least one card in your hand when you take the pozzo: you must still "
+                               "discard at the end of the turn", "KEEP_FINAL_DISCARD", "B.13.2")
+    return rt, tuple(g0), plans
+
+
+def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1) -> None:
+    """Lay the groups; a meld that reaches seven cards closes and is set aside (B.7.2)."""
+    side = g.side_of[seat]
+    melds = g.melds[side]
+    for key, cards in plans:
+        m = melds.get(key)
+        if m is None:
+            m = Meld(key, seat, g.turn_no)
+            melds[key] = m
+        elif m.turn != g.turn_no or m.owner != seat:
+            g.touched_old = True
+        if extra >= 0:
+            m.add(extra)
+            extra = -1
+        for c in cards:
+            g._take_from_hand(seat, c)
+            m.add(c)
+        if m.size >= CANASTA_SIZE and key != THREE:
+            del melds[key]
+            g.closed[side].append(m)
+            g.ncan[side] += 1
+    g.opened[side] = True
+    g.melded_now = True
+
+
+def take(g: Game, seat: int, rt: int, g0: Sequence[Card], plans: list[GroupPlan]) -> bool:
+    """Take the pozzo (B.10.8): meld the top card, the rest into the hand
+    (I-O32), then draw one card.  Returns False if the hand ended."""
+    r = g.rules
+    side = g.side_of[seat]
+    was_open = g.opened[side]
+    top = g.pile.pop()
+    lay_groups(g, seat, [(rt, list(g0)), *plans], extra=top)
+    if r.pozzo_taking == "whole_pozzo":
+        lo, hi = g.hidden
+        for i, c in enumerate(g.pile):
+            if IS_RED_THREE[c]:
+                g.red3[seat].append(c)
+                if r.red_three_in_pozzo == "replaced" and not g._draw_cards(seat, 1):
+                    return False
+            else:
+                g._add_to_hand(seat, c, known=not lo <= i < hi)
+        g.pile.clear()
+        g.hidden = [0, 0]
+    g.pile_frozen = False
+    g.took_pile = True
+    if not was_open and g.rules.opening_must_be_clean(g.minimum(seat)):
+        g.clean_turn = True
+    return g._draw_cards(seat, 1)
+
+
+# ---------------------------------------------------------------------------- generation
+
+
+def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
+    out: list[Card] = []
+    for c in RANK_CARDS[rank]:
+        for _ in range(hand[c]):
+            if len(out) == k:
+                return out
+            out.append(c)
+    return out[:k]
+
+
+def _wilds(hand: list[int], d: int, j: int) -> list[Card]:
+    return _pick(hand, TWO, d) + [JOKER] * min(j, hand[JOKER])
+
+
+def gen_takes(g: Game) -> Iterator[Move]:
+    seat = g.turn
+    side = g.side_of[seat]
+    r = g.rules
+    if not g.pile:
+        return
+    top = g.pile[-1]
+    if not IS_NATURAL[top]:
+        return
+    rt = CARD_RANK[top]
+    rc = g.rc[seat]
+    hand = g.hands[seat]
+    k = rc[rt]
+    frozen = g.pile_frozen
+    need = r.frozen_pozzo_naturals if frozen else 2
+    options: list[tuple[int, int, int]] = []
+    if k >= need:
+        options.append((need, 0, 0))
+    if not frozen and r.pozzo_take == "classic":
+        if rt in g.melds[side]:
+            options.append((0, 0, 0))
+        elif k >= 1:
+            if rc[TWO]:
+                options.append((1, 1, 0))
+            if rc[JOKER_RANK]:
+                options.append((1, 0, 1))
+    for n0, d0, j0 in options:
+        g0 = tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0))
+        if g.opened[side]:
+            move = Move(TAKE, (g0,))
+            if g.is_legal(move):
+                yield move
+            continue
+        counts = rc[:]
+        counts[rt] = 0
+        counts[TWO] -= d0
+        counts[JOKER_RANK] -= j0
+        avail = hand[:]
+        for c in g0:
+            avail[c] -= 1
+        for spec in opening_specs(g, counts, minimum=g.minimum(seat), clean_only=r.dirty_opening_blocks_pozzo):
+            move = Move(TAKE, (g0, *groups_from(avail, spec)))
+            if g.is_legal(move):
+                yield move
+
+
+def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool) -> Iterator[list[tuple[int, int, int, int]]]:
+    """Sets of new melds (key, naturals, deuces, jokers) worth ``minimum`` or more:
+    natural melds of every rank held in pairs, and one meld of wild cards."""
+    r = g.rules
+    vals = g.val
+    clean_needed = clean_only or r.opening_must_be_clean(minimum)
+    ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
+    chosen: list[tuple[int, int, int, int]] = []
+    tail = [0] * (len(ranks) + 1)
+    for i in range(len(ranks) - 1, -1, -1):
+        tail[i] = tail[i + 1] + counts[ranks[i]] * vals[RANK_CARDS[ranks[i]][0]]
+    dv, jv = 20, 50
+
+    def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
+        if i == len(ranks):
+            # optionally one meld of wild cards
+            if value >= minimum:
+                yield list(chosen)
+            for d in range(0, min(deuces, CANASTA_SIZE) + 1):
+                for j in range(0, min(jokers, CANASTA_SIZE - d) + 1):
+                    if d + j < 3 or it_group_error(r, 0, d, j, True) is not None:
+                        continue
+                    if clean_needed and not wild_meld_is_clean(d, j):
+                        continue
+                    if value + d * dv + j * jv >= minimum:
+                        chosen.append((WILD_MELD, 0, d, j))
+                        yield list(chosen)
+                        chosen.pop()
+            return
+        if value + deuces * dv + jokers * jv + tail[i] < minimum:
+            return
+        yield from rec(i + 1, value, deuces, jokers)
+        x = ranks[i]
+        v = vals[RANK_CARDS[x][0]]
+        wild_opts = [(0, 0)] if clean_needed else [
+            (d, j) for d in range(min(deuces, 3) + 1) for j in range(min(jokers, 3) + 1)]
+        for n in range(2, min(counts[x], CANASTA_SIZE) + 1):
+            for d, j in wild_opts:
+                if n + d + j < 3 or n + d + j > CANASTA_SIZE or it_group_error(r, n, d, j, False) is not None:
+                    continue
+                chosen.append((x, n, d, j))
+                yield from rec(i + 1, value + n * v + d * dv + j * jv, deuces - d, jokers - j)
+                chosen.pop()
+
+    yield from rec(0, 0, counts[TWO], counts[JOKER_RANK])
+
+
+def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
+    avail = avail[:]
+    out: list[Group] = []
+    for key, n, d, j in spec:
+        cards = (_pick(avail, key, n) if key != WILD_MELD else []) + _wilds(avail, d, j)
+        for c in cards:
+            avail[c] -= 1
+        out.append(tuple(cards))
+    return out
+
+
+def gen_melds(g: Game) -> Iterator[Move]:
+    """Single-group meld moves for an opened team (each checked), openings otherwise."""
+    seat = g.turn
+    side = g.side_of[seat]
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    if not g.opened[side]:
+        for spec in opening_specs(g, rc[:], minimum=g.minimum(seat), clean_only=False):
+            if spec:
+                move = Move(MELD, tuple(groups_from(hand, spec)))
+                if g.is_legal(move):
+                    yield move
+        return
+    melds = g.melds[side]
+    deuce = _pick(hand, TWO, 1)
+    cands: list[Move] = []
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        if x in melds:
+            if k:
+                cands.append(Move(MELD, ((_pick(hand, x, 1)[0],),)))
+            if deuce:
+                cands.append(Move(MELD, ((-(x + 1), deuce[0]),)))
+            if rc[JOKER_RANK]:
+                cands.append(Move(MELD, ((-(x + 1), JOKER),)))
+        elif k >= 2:
+            nat = _pick(hand, x, 3)
+            if k >= 3:
+                cands.append(Move(MELD, (tuple(nat),)))
+            if deuce:
+                cands.append(Move(MELD, ((nat[0], nat[1], deuce[0]),)))
+            if rc[JOKER_RANK]:
+                cands.append(Move(MELD, ((nat[0], nat[1], JOKER),)))
+    d, j = rc[TWO], rc[JOKER_RANK]
+    if WILD_MELD in melds:
+        if d:
+            cands.append(Move(MELD, ((deuce[0],),)))
+        if j:
+            cands.append(Move(MELD, ((JOKER,),)))
+    else:
+        for dd, jj in ((3, 0), (2, 1), (1, 2), (0, 3)):
+            if dd <= d and jj <= j:
+                cands.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+    b = rc[THREE]
+    if b >= 3 and g.rules.black_three_melds != "never":
+        cands.append(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+    for move in cands:
+        if g.is_legal(move):
+            yield move
+
+
+# ---------------------------------------------------------------------------- going out
+
+
+def can_go_out(g: Game, budget: int = 300) -> bool:
+    """Whether the player to move can still go out this turn: a search over the
+    meld moves, after quick necessary conditions."""
+    seat = g.turn
+    side = g.side_of[seat]
+    rc = g.rc[seat]
+    melds = g.melds[side]
+    loose = sum(1 for x in NATURAL_RANKS if rc[x] == 1 and x not in melds)
+    loose += rc[THREE] if g.rules.black_three_melds == "never" else (rc[THREE] if rc[THREE] < 3 else 0)
+    if loose > 1 or g.ask == 3:
+        return False
+    if not _requirement_reachable(g, side, rc):
+        return False
+    seen: set[tuple[object, ...]] = set()
+    h = g.copy()
+    if h.ask == 2:  # searching is what "yes" would require; do not nest it
+        h.ask = 0
+    return _search(h, seen, [budget])
+
+
+def _requirement_reachable(g: Game, side: int, rc: list[int]) -> bool:
+    """A quick over-estimate of the canastas this turn can close: False means
+    going out is certainly impossible."""
+    r = g.rules
+    melds = g.melds[side]
+    wilds = rc[TWO] + rc[JOKER_RANK]
+    wm = melds.get(WILD_MELD)
+    if wm is not None and r.wild_meld_obligation_all and wm.size + wilds < CANASTA_SIZE:
+        return False  # the open wild meld must be closed first (B.13.3)
+    clean, dirty, natural = closed_counts(g, side)
+    if requirement_met(r, clean, dirty, natural):
+        return True
+    can_clean = can_dirty = 0
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        m = melds.get(x)
+        size = (m.size if m else 0) + k
+        if m is None and k < 2:
+            continue
+        if size >= CANASTA_SIZE and (m is None or m.deuces + m.jokers == 0):
+            can_clean += 1
+        if size + min(wilds, 2) >= CANASTA_SIZE:
+            can_dirty += 1
+    w_total = wilds + (wm.size if wm else 0)
+    if w_total >= CANASTA_SIZE:
+        can_clean += 1
+        can_dirty += 1
+    return requirement_met(r, clean + can_clean, dirty + can_dirty, natural + can_clean + can_dirty)
+
+
+def _key(g: Game) -> tuple[object, ...]:
+    side = g.side_of[g.turn]
+    return (tuple(g.hands[g.turn]), tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in g.melds[side].items())),
+            len(g.closed[side]))
+
+
+def _search(g: Game, seen: set[tuple[object, ...]], budget: list[int]) -> bool:
+    from canasta.game import OVER
+
+    if g.phase == OVER:
+        return g.went_out >= 0
+    key = _key(g)
+    if key in seen or budget[0] <= 0:
+        return False
+    seen.add(key)
+    budget[0] -= 1
+    seat = g.turn
+    if g.hsize[seat] == 1:
+        c = g.hand(seat)[0]
+        return g.is_legal(Move.discard(c))
+    for move in gen_melds(g):
+        h = g.copy()
+        h.play_unchecked(move)
+        if _search(h, seen, budget):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+def score(g: Game) -> list[SideScore]:
+    r = g.rules
+    vals = g.val
+    went_side = g.side_of[g.went_out] if g.went_out >= 0 else -1
+    out = []
+    for side in range(g.num_sides):
+        seats = [s for s in range(g.n) if g.side_of[s] == side]
+        meld_points = 0
+        bonuses = 0
+        kinds = []
+        clean = dirty = total = 0
+        for m in g.closed[side]:
+            kind, counts, bonus = it_canasta(r, m)
+            bonuses += bonus
+            kinds.append(kind)
+            total += 1
+            if counts == "clean":
+                clean += 1
+            elif counts == "dirty":
+                dirty += 1
+            if m.rank == WILD_MELD and not r.special_card_values_count:
+                continue
+            meld_points += sum(vals[c] for c in m.cards)
+        for m in g.melds[side].values():
+            meld_points += sum(vals[c] for c in m.cards)
+        went = side == went_side
+        five = 0
+        if went:
+            mode = r.five_canasta_bonus
+            if mode == "hoyle":
+                five = 2000 if clean >= 5 else (1000 if clean >= 4 and dirty >= 1 else 0)
+            elif mode == "any_vs_all_clean":
+                five = 2000 if clean >= 5 else (1000 if total >= 5 else 0)
+            elif clean + dirty >= 5 and clean >= 1 and dirty >= 1:
+                five = 2000 if clean >= 5 else 1000
+            if r.ten_canasta_bonus == "on" and total >= 10:
+                five += 2000
+        red = sum(len(g.red3[s]) for s in seats)
+        red_points = red_three_score(r, red, clean, dirty)
+        penalty = -sum(vals[c] * g.hands[s][c] for s in seats for c in range(NUM_CARDS) if g.hands[s][c])
+        if (r.unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]):
+            penalty *= 2
+        out.append(SideScore(meld_points=meld_points, canasta_bonuses=bonuses, red_threes=red_points,
+                             going_out=300 if went else 0, hand_penalty=penalty, canastas=tuple(kinds),
+                             five_canasta_bonus=five))
+    return out
+
+
+def red_three_score(rules: RuleSet, count: int, clean: int, dirty: int) -> int:
+    """B.11.2 x B.11.3 (I-O18)."""
+    if count == 0:
+        return 0
+    value = rules.red_three_points(count)
+    if rules.red_three_table == "hoyle_italian":
+        return value
+    if clean and dirty:
+        return value
+    if clean:
+        return 0
+    if dirty:
+        return -value
+    return -2 * value
+
+
+def multiplier(clean: int, dirty: int) -> int:
+    return 1 if clean and dirty else (0 if clean else (-1 if dirty else -2))
