@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta.cards import card_str, make_deck, parse_card
+from canasta.cards import card_str, make_deck
 from canasta.errors import PositionError
 from canasta.game import Game
 from canasta.moves import DISCARD, MELD, TAKE, Move, group_cards
@@ -21,9 +21,19 @@ from canasta.position import game_from_position, position_json, position_of
 from canasta.rules import PRESETS, RuleSet
 from canasta.view import SeatView, sample_world, seat_view
 
-PRESET_NAMES = sorted(PRESETS)
+# the Classic presets (SPEC Part A); other families are out of scope here
+PRESET_NAMES = sorted(n for n, r in PRESETS.items() if r.family == "classic")
 MAX_MOVES = 3000
-SEEDS = st.integers(min_value=0, max_value=2**31 - 1)
+
+
+def _seed_of(bits: tuple[bool, ...]) -> int:
+    return sum(1 << i for i, bit in enumerate(bits) if bit)
+
+
+# Seeds are built from 31 coin flips rather than st.integers: hypothesis sometimes
+# substitutes integer constants found in the loaded modules, which would make the
+# derandomized seeds depend on which test files are collected.  Coin flips do not.
+SEEDS = st.tuples(*[st.booleans()] * 31).map(_seed_of)
 
 
 def _choose(game: Game, rng: random.Random) -> Move:
@@ -90,8 +100,9 @@ def test_position_round_trip_at_every_move(preset: str, seed: int) -> None:
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @settings(max_examples=4, derandomize=True, deadline=None)
-@given(seed=SEEDS, stop=st.integers(min_value=0, max_value=400))
-def test_position_copy_plays_on_identically(preset: str, seed: int, stop: int) -> None:
+@given(seed=SEEDS)
+def test_position_copy_plays_on_identically(preset: str, seed: int) -> None:
+    stop = seed % 401  # where to copy the position
     rules = RuleSet.preset(preset)
     game = Game(rules, seed, dealer=seed % rules.players)
     rng = random.Random(seed)
@@ -119,7 +130,8 @@ def test_position_fills_the_stock() -> None:
                                "melds": [[], [{"cards": ["8D", "8C", "2C"]}]]})
     p = position_of(game)
     _assert_accounted(p)
-    assert p["hands"][1] == ["9C", "8S", "8H"] or sorted(p["hands"][1]) == ["8H", "8S", "9C"]
+    assert Counter(p["hands"][1]) == Counter(["8H", "8S", "9C"])
+    assert p["hands"][0] == [] and p["turn"] == 1 and p["phase"] == "meld"
     assert len(p["stock"]) == 108 - 6
     assert p["melds"][1][0]["cards"] == ["8D", "8C", "2C"]
 
@@ -435,7 +447,8 @@ def _check_world(game: Game, seat: int, world_seed: int) -> None:
     assert len(w["stock"]) == len(p["stock"])
     for s in range(len(p["hands"])):
         assert not Counter(card_str(c) for c in view.known[s]) - Counter(w["hands"][s])
-        assert not any(c in ("3H", "3D") for c in w["hands"][s])
+        if not p["red_threes_pending"][s]:  # C-O8 on_first_turn: dealt red threes wait in hand
+            assert not any(c in ("3H", "3D") for c in w["hands"][s])
     # the hidden cards are the real hidden cards, dealt differently
     def hidden(q: dict[str, Any]) -> Counter[str]:
         out = Counter(q["stock"])
@@ -475,7 +488,3 @@ def test_sample_world_can_be_played_out() -> None:
         world.push(_choose(world, rng))
         _assert_accounted(position_of(world))
     assert world.is_over() and world.result is not None
-
-
-def test_unknown_cards_parse() -> None:
-    assert parse_card("3H") != parse_card("3D")

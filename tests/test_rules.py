@@ -25,15 +25,16 @@ EXPECTED_PRESETS = {
 }
 
 
-def test_the_six_presets_exist() -> None:
-    assert set(PRESETS) == EXPECTED_PRESETS
+def test_the_six_classic_presets_exist() -> None:
+    assert {n for n, r in PRESETS.items() if r.family == "classic"} == EXPECTED_PRESETS
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_every_preset_loads(name: str) -> None:
     rules = RuleSet.preset(name)
     assert rules.name == name
-    assert rules.family == "classic"
+    if name in EXPECTED_PRESETS:
+        assert rules.family == "classic"
     assert RuleSet.preset(name.upper()) == rules
     assert RuleSet.preset(name.replace("-", "_")) == rules
     assert resolve_rules(name) == rules
@@ -204,7 +205,7 @@ def _refused(overrides: dict[str, Any], *words: str, preset: str = "classic-4p")
 
 
 def test_unknown_preset() -> None:
-    with pytest.raises(RulesError, match="unknown rules preset 'classic-5p'.*classic-4p"):
+    with pytest.raises(RulesError, match=r"unknown rules preset 'classic-5p'.*classic-4p"):
         RuleSet.preset("classic-5p")
 
 
@@ -259,11 +260,23 @@ def test_wrong_types(key: str, value: Any, word: str) -> None:
         ("classic-4p", {"minimum_table": []}, ("minimum_table",)),
         ("classic-4p", {"minimum_table": [[0, -5]]}, ("minimum_table",)),
         ("classic-4p", {"red_three_values": [100, 200]}, ("red_three_values",)),
-        ("classic-4p", {"family": "italian"}, ("family", "italian")),
+        ("classic-4p", {"family": "bridge"}, ("family", "bridge")),
     ],
 )
 def test_inconsistent_combinations(preset: str, overrides: dict[str, Any], words: tuple[str, ...]) -> None:
     _refused(overrides, *words, preset=preset)
+
+
+def test_options_of_another_family_are_refused() -> None:
+    """A Classic rule set refuses a non-default value of another family's option."""
+    others = [o for oid, o in OPTIONS_BY_ID.items()
+              if not oid.startswith("C-") and len(o.choices) > 1 and o.field != "target"]
+    if not others:
+        pytest.skip("no other rules family is defined")
+    for opt in others[:5]:
+        with pytest.raises(RulesError) as info:
+            RuleSet.preset("classic-4p", {opt.id: opt.choices[-1]})
+        assert opt.id in str(info.value)
 
 
 def test_overrides_must_be_a_mapping() -> None:
@@ -334,5 +347,6 @@ def test_rulesets_are_frozen_and_hashable() -> None:
 
 def test_describe_names_every_option() -> None:
     rows = RuleSet.preset("classic-4p", {"C-O1": "max3_only"}).describe()
-    assert [r[0] for r in rows] == list(OPTIONS_BY_ID)
+    assert [r[0] for r in rows] == [o.id for o in CLASSIC_OPTIONS]
+    assert all(o.id in OPTIONS_BY_ID for o in CLASSIC_OPTIONS)
     assert "house rule" in rows[0][2] and "default" in rows[1][2]

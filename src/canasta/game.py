@@ -25,6 +25,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Final
 
+from canasta import italian
 from canasta.cards import (
     CARD_RANK,
     CARD_VALUE,
@@ -49,7 +50,6 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import IllegalMoveError
-from canasta import italian
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, check_meld_shape, wild_limit
 from canasta.moves import (
     ASK,
