@@ -423,7 +423,13 @@ class Game:
         kind = move.kind
         plan: object = None
         if self.rules.italian:
-            plan = self._plan(move)
+            if kind == MELD:
+                plan = [(italian.group_key(g), list(group_cards(g))) for g in move.groups]
+            elif kind == DISCARD:
+                plan = move.groups[0][0]
+            elif kind == TAKE:
+                plan = (CARD_RANK[self.pile[-1]], move.groups[0],
+                        [(italian.group_key(g), list(group_cards(g))) for g in move.groups[1:]])
         elif kind == MELD:
             plan = [(_group_rank(g), list(group_cards(g))) for g in move.groups]
         elif kind == DISCARD:
@@ -962,6 +968,8 @@ class Game:
             self.side_of[s] = keep
 
     def _go_out(self, seat: int) -> None:
+        if self.rules.cutthroat and self.lone < 0:
+            self._form_cutthroat_sides(seat)  # RG3: going out first makes the lone hand too
         self.went_out = seat
         side = self.side_of[seat]
         self.out_concealed = not self.rules.italian and self._qualifies_concealed(seat) and any(
@@ -1434,6 +1442,13 @@ class Game:
             return Move(MELD, ((-(r + 1), JOKER),))
         if code == 4:
             return Move(MELD, (tuple(_pick(hand, r, 3)),))
+        if code == 7:  # a deuce onto the open meld of wild cards (Italian)
+            return Move(MELD, ((next(c for c in (0, 1, 2, 3) if hand[c]),),))
+        if code == 8:
+            return Move(MELD, ((JOKER,),))
+        if code == 9:  # a new meld of wild cards: r = number of jokers of three
+            d = 3 - r
+            return Move(MELD, (tuple([TWO * 4 + x for x in _suits(hand, TWO, d)] + [JOKER] * r),))
         nat = _pick(hand, r, 2)
         return Move(MELD, ((nat[0], nat[1], JOKER),))
 
@@ -1562,6 +1577,15 @@ class Game:
         out: list[Option] = []
         seat = self.turn
         if self.phase == DRAW_PHASE:
+            if self.stock:
+                pile = self.pile
+                if not pile:
+                    return [_DRAW_MOVE]
+                top = pile[-1]
+                need = self.rules.frozen_pozzo_naturals if self.pile_frozen else 2
+                if (not IS_NATURAL[top] or self.rc[seat][CARD_RANK[top]] < need) and (
+                        self.rules.pozzo_take != "classic" or self.pile_frozen):
+                    return [_DRAW_MOVE]
             forced = self._forced_take()
             if self.stock and not forced:
                 out.append(_DRAW_MOVE)
@@ -1569,18 +1593,30 @@ class Game:
             if not self.stock and not forced:
                 out.append(_END_MOVE)
             return out
-        melds = list(italian.gen_melds(self))
-        if self.ask == ASK_YES:
-            melds = [m for m in melds if self._meld_ok(m)]
-        out.extend(melds)
+        side = self.side_of[seat]
         rc = self.rc[seat]
-        hand = self.hands[seat]
-        for r in _ALL_RANKS:
-            if rc[r]:
-                c = next(x for x in RANK_CARDS[r] if hand[x])
-                move = Move(DISCARD, ((c,),))
-                if self.is_legal(move):
-                    out.append(move)
+        if self.ask == ASK_NONE or self.ask == ASK_NO:
+            if self.opened[side]:
+                italian.fast_meld_options(self, out)
+            else:
+                out.extend(italian.gen_melds(self))
+            if self.hsize[seat] >= 2:
+                out.extend([r for r in _ALL_RANKS if rc[r]])
+            else:
+                hand = self.hands[seat]
+                for r in _ALL_RANKS:
+                    if rc[r]:
+                        move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
+                        if self.is_legal(move):
+                            out.append(move)
+        else:
+            out.extend(m for m in italian.gen_melds(self) if self._meld_ok(m))
+            hand = self.hands[seat]
+            for r in _ALL_RANKS:
+                if rc[r]:
+                    move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
+                    if self.is_legal(move):
+                        out.append(move)
         if (self.ask == ASK_NONE and self.hsize[seat] >= 2 and self.has_partner(seat)
                 and italian.can_go_out(self)):
             out.append(_ASK_MOVE)

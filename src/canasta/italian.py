@@ -44,7 +44,7 @@ from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.game import Game, Option
 
 GroupPlan = tuple[int, list[Card]]  # (meld key, cards from the hand)
 
@@ -706,27 +706,165 @@ def gen_melds(g: Game) -> Iterator[Move]:
             yield move
 
 
+def group_key(grp: Group) -> int:
+    """The meld a group goes on: its natural rank, its target, or the wild meld."""
+    target = group_target(grp)
+    for c in group_cards(grp):
+        if not IS_WILD[c]:
+            return CARD_RANK[c]
+    return WILD_MELD if target is None or target in (TWO, JOKER_RANK) else target
+
+
+def fast_meld_options(g: Game, out: list[Option]) -> None:
+    """The single-group meld moves of an opened team as option codes (see
+    ``Game._materialize``), checked directly; moves that would leave the hand
+    with fewer than two cards are checked in full."""
+    r = g.rules
+    seat = g.turn
+    side = g.side_of[seat]
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    melds = g.melds[side]
+    hsize = g.hsize[seat]
+    deuces = rc[TWO]
+    jokers = rc[JOKER_RANK]
+    clean_turn = g.clean_turn
+    wm = melds.get(WILD_MELD)
+    wild_open = wm is not None
+    deuce_open = wild_open and wm is not None and _is_deuce_meld(r, wm)
+    blocks_dirty = r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
+        wild_open if r.wild_meld_obligation_all else deuce_open)
+    rgit = r.open_deuce_meld == "rgit" and deuce_open
+    jw = 2 if r.joker_counts_double else 1
+    append = out.append
+    slow: list[Move] = []
+    never_again = r.new_meld_after_close == "never"
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        m = melds.get(x)
+        if m is not None:
+            size = m.naturals + m.deuces + m.jokers
+            dirty = m.deuces + m.jokers > 0
+            closes = size == CANASTA_SIZE - 1
+            if k and not (closes and dirty and blocks_dirty):
+                if hsize >= 3:
+                    append(16 + x)
+                else:
+                    slow.append(Move(MELD, ((_pick(hand, x, 1)[0],),)))
+            if (deuces or jokers) and not clean_turn and not (closes and blocks_dirty):
+                nat = m.naturals
+                counted = m.deuces + jw * m.jokers
+                if deuces and not rgit and it_limit_ok(r, nat, counted + 1):
+                    if hsize >= 3:
+                        append(32 + x)
+                    else:
+                        slow.append(Move(MELD, ((-(x + 1), _pick(hand, TWO, 1)[0]),)))
+                if jokers and it_limit_ok(r, nat, counted + jw):
+                    if hsize >= 3:
+                        append(48 + x)
+                    else:
+                        slow.append(Move(MELD, ((-(x + 1), JOKER),)))
+        elif k >= 2:
+            if never_again and any(c.rank == x for c in g.closed[side]):
+                continue
+            if hsize < 5:
+                three = _pick(hand, x, 3)
+                if k >= 3:
+                    slow.append(Move(MELD, (tuple(three),)))
+                if deuces:
+                    slow.append(Move(MELD, ((three[0], three[1], _pick(hand, TWO, 1)[0]),)))
+                if jokers:
+                    slow.append(Move(MELD, ((three[0], three[1], JOKER),)))
+                continue
+            if k >= 3:
+                append(64 + x)
+            if not clean_turn:
+                if deuces and not rgit and it_limit_ok(r, 2, 1):
+                    append(80 + x)
+                if jokers and it_limit_ok(r, 2, jw):
+                    append(96 + x)
+    if deuces or jokers:
+        if wild_open and wm is not None:
+            if wm.size < CANASTA_SIZE:
+                for code, dd, jj in ((7, 1, 0), (8, 0, 1)):
+                    if (dd and not deuces) or (jj and not jokers):
+                        continue
+                    nd, nj = wm.deuces + dd, wm.jokers + jj
+                    if wild_meld_kind(r, nd, nj) is None or (clean_turn and not wild_meld_is_clean(nd, nj)):
+                        continue
+                    if hsize >= 3:
+                        append(code << 4)
+                    else:
+                        slow.append(Move(MELD, ((_pick(hand, TWO, 1)[0] if dd else JOKER,),)))
+        elif deuces + jokers >= 3:
+            for jj in range(4):
+                dd = 3 - jj
+                if dd > deuces or jj > jokers or wild_meld_kind(r, dd, jj) is None:
+                    continue
+                if clean_turn and not wild_meld_is_clean(dd, jj):
+                    continue
+                if hsize >= 5:
+                    append((9 << 4) + jj)
+                else:
+                    slow.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+    b = rc[THREE]
+    if b >= 3 and r.black_three_melds != "never":
+        slow.append(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+    for move in slow:
+        if g.is_legal(move):
+            append(move)
+
+
+def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
+    from canasta.melds import it_limit_error
+
+    return it_limit_error(rules, naturals, wilds) is None
+
+
 # ---------------------------------------------------------------------------- going out
 
 
-def can_go_out(g: Game, budget: int = 300) -> bool:
+def can_go_out(g: Game, budget: int = 80) -> bool:
     """Whether the player to move can still go out this turn: a search over the
     meld moves, after quick necessary conditions."""
     seat = g.turn
     side = g.side_of[seat]
     rc = g.rc[seat]
     melds = g.melds[side]
+    r = g.rules
     loose = sum(1 for x in NATURAL_RANKS if rc[x] == 1 and x not in melds)
-    loose += rc[THREE] if g.rules.black_three_melds == "never" else (rc[THREE] if rc[THREE] < 3 else 0)
+    b = rc[THREE]
+    hand = list(rc)
+    if b:
+        top = 6 if r.black_three_melds == "going_out_3_to_6" else 4
+        if r.black_three_melds != "never" and 3 <= b <= top:
+            hand[THREE] = 0  # melded together in the going-out move
+        elif b == 1 and r.final_discard != "discard_not_wild_or_black3":
+            loose += 1
+        else:
+            return False  # black threes that can be neither melded nor the last discard
     if loose > 1 or g.ask == 3:
         return False
+    wilds = rc[TWO] + rc[JOKER_RANK]
+    if wilds and r.final_discard != "discard_optional":
+        # every wild card must be melded: is there room for them?
+        room = 0
+        for x in NATURAL_RANKS:
+            m = melds.get(x)
+            if m is not None:
+                room += min(2, CANASTA_SIZE - m.size)
+            elif rc[x] >= 2:
+                room += 2
+        wm = melds.get(WILD_MELD)
+        room += (CANASTA_SIZE - wm.size) if wm is not None else (wilds if wilds >= 3 else 0)
+        if wilds > room:
+            return False
     if not _requirement_reachable(g, side, rc):
         return False
-    seen: set[tuple[object, ...]] = set()
-    h = g.copy()
-    if h.ask == 2:  # searching is what "yes" would require; do not nest it
-        h.ask = 0
-    return _search(h, seen, [budget])
+    side_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
+    clean, dirty, natural = closed_counts(g, side)
+    search = _OutSearch(g, budget)
+    return search.run(tuple(hand), side_melds, clean, dirty, natural)
 
 
 def _requirement_reachable(g: Game, side: int, rc: list[int]) -> bool:
@@ -759,32 +897,134 @@ def _requirement_reachable(g: Game, side: int, rc: list[int]) -> bool:
     return requirement_met(r, clean + can_clean, dirty + can_dirty, natural + can_clean + can_dirty)
 
 
-def _key(g: Game) -> tuple[object, ...]:
-    side = g.side_of[g.turn]
-    return (tuple(g.hands[g.turn]), tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in g.melds[side].items())),
-            len(g.closed[side]))
+class _OutSearch:
+    """Depth-first search for a way to go out this turn, on an abstract state:
+    the hand as rank counts, the open melds as (key, naturals, deuces, jokers)
+    and the closed canasta counts.  Cards are added one move at a time, exactly
+    as the engine's single-group moves do, so a path found here is playable."""
 
+    def __init__(self, g: Game, budget: int) -> None:
+        r = g.rules
+        self.r = r
+        self.side = g.side_of[g.turn]
+        self.closed_ranks = {m.rank for m in g.closed[self.side]}
+        self.clean_turn = g.clean_turn
+        self.jw = 2 if r.joker_counts_double else 1
+        self.finish_blocked = g.ask == 3 or (
+            r.asking_partner == "required" and g.has_partner(g.turn) and g.ask != 2)
+        self.budget = budget
+        self.seen: set[tuple[object, ...]] = set()
 
-def _search(g: Game, seen: set[tuple[object, ...]], budget: list[int]) -> bool:
-    from canasta.game import OVER
-
-    if g.phase == OVER:
-        return g.went_out >= 0
-    key = _key(g)
-    if key in seen or budget[0] <= 0:
+    def run(self, hand: tuple[int, ...], melds: tuple[tuple[int, int, int, int], ...],
+            clean: int, dirty: int, natural: int) -> bool:
+        key = (hand, melds, clean, dirty, natural)
+        if key in self.seen or self.budget <= 0:
+            return False
+        self.seen.add(key)
+        self.budget -= 1
+        if sum(hand) <= 1:
+            return self._finishes(hand, melds, clean, dirty, natural)
+        for nh, nm, c2, d2, n2 in self._moves(hand, melds, clean, dirty, natural):
+            if sum(nh) <= 1:
+                if self._finishes(nh, nm, c2, d2, n2):
+                    return True
+            elif self.run(nh, nm, c2, d2, n2):
+                return True
         return False
-    seen.add(key)
-    budget[0] -= 1
-    seat = g.turn
-    if g.hsize[seat] == 1:
-        c = g.hand(seat)[0]
-        return g.is_legal(Move.discard(c))
-    for move in gen_melds(g):
-        h = g.copy()
-        h.play_unchecked(move)
-        if _search(h, seen, budget):
-            return True
-    return False
+
+    def _finishes(self, hand: tuple[int, ...], melds: tuple[tuple[int, int, int, int], ...],
+                  clean: int, dirty: int, natural: int) -> bool:
+        """With at most one card left: may the player go out (discarding it)?"""
+        r = self.r
+        if self.finish_blocked or not requirement_met(r, clean, dirty, natural):
+            return False
+        if r.wild_meld_obligation_all and any(k == WILD_MELD for k, *_ in melds):
+            return False
+        if sum(hand) == 0:
+            return r.final_discard == "discard_optional"
+        last = next(i for i, x in enumerate(hand) if x)
+        return not (r.final_discard == "discard_not_wild_or_black3" and last in (TWO, JOKER_RANK, THREE))
+
+    def _moves(self, hand: tuple[int, ...], melds: tuple[tuple[int, int, int, int], ...],
+               clean: int, dirty: int, natural: int
+               ) -> Iterator[tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...], int, int, int]]:
+        r = self.r
+        jw = self.jw
+        by_key = {k: (n, d, j) for k, n, d, j in melds}
+        wild = by_key.get(WILD_MELD)
+        wild_open = wild is not None
+        deuce_open = wild is not None and wild_meld_kind(r, wild[1], wild[2]) == "deuce"
+
+        def result(add: tuple[tuple[int, int], ...], key: int, n: int, d: int, j: int, is_new: bool
+                   ) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...], int, int, int] | None:
+            nh = list(hand)
+            for rank, cnt in add:
+                nh[rank] -= cnt
+                if nh[rank] < 0:
+                    return None
+            rest = [m for m in melds if m[0] != key]
+            c2, d2, n2 = clean, dirty, natural
+            if n + d + j == CANASTA_SIZE:
+                tmp = Meld(key)
+                tmp.naturals, tmp.deuces, tmp.jokers = n, d, j
+                _, counts, _ = it_canasta(r, tmp)
+                if key != WILD_MELD:
+                    n2 += 1
+                    if d + j:
+                        still_wild = wild_open and key != WILD_MELD
+                        blocking = still_wild if r.wild_meld_obligation_all else (still_wild and deuce_open)
+                        if r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and blocking:
+                            return None
+                if counts == "clean":
+                    c2 += 1
+                elif counts == "dirty":
+                    d2 += 1
+            else:
+                rest.append((key, n, d, j))
+            return tuple(nh), tuple(sorted(rest)), c2, d2, n2
+
+        out = []
+        for x in NATURAL_RANKS:
+            k = hand[x]
+            m = by_key.get(x)
+            if m is not None:
+                n, d, j = m
+                if k:
+                    out.append(result(((x, 1),), x, n + 1, d, j, False))
+                if not self.clean_turn:
+                    if hand[TWO] and not (r.open_deuce_meld == "rgit" and deuce_open) and \
+                            n + d + j < CANASTA_SIZE and it_limit_ok(r, n, d + jw * j + 1):
+                        out.append(result(((TWO, 1),), x, n, d + 1, j, False))
+                    if hand[JOKER_RANK] and n + d + j < CANASTA_SIZE and it_limit_ok(r, n, d + jw * j + jw):
+                        out.append(result(((JOKER_RANK, 1),), x, n, d, j + 1, False))
+            elif k >= 2 and not (r.new_meld_after_close == "never" and x in self.closed_ranks):
+                if k >= 3:
+                    out.append(result(((x, 3),), x, 3, 0, 0, True))
+                if not self.clean_turn:
+                    if hand[TWO] and not (r.open_deuce_meld == "rgit" and deuce_open) and it_limit_ok(r, 2, 1):
+                        out.append(result(((x, 2), (TWO, 1)), x, 2, 1, 0, True))
+                    if hand[JOKER_RANK] and it_limit_ok(r, 2, jw):
+                        out.append(result(((x, 2), (JOKER_RANK, 1)), x, 2, 0, 1, True))
+        if wild is not None:
+            n, d, j = wild
+            for dd, jj in ((1, 0), (0, 1)):
+                nd, nj = d + dd, j + jj
+                if (dd and not hand[TWO]) or (jj and not hand[JOKER_RANK]) or nd + nj > CANASTA_SIZE:
+                    continue
+                if wild_meld_kind(r, nd, nj) is None or (self.clean_turn and not wild_meld_is_clean(nd, nj)):
+                    continue
+                out.append(result(((TWO, dd), (JOKER_RANK, jj)), WILD_MELD, 0, nd, nj, False))
+        else:
+            for jj in range(4):
+                dd = 3 - jj
+                if dd > hand[TWO] or jj > hand[JOKER_RANK] or wild_meld_kind(r, dd, jj) is None:
+                    continue
+                if self.clean_turn and not wild_meld_is_clean(dd, jj):
+                    continue
+                out.append(result(((TWO, dd), (JOKER_RANK, jj)), WILD_MELD, 0, dd, jj, True))
+        for item in out:
+            if item is not None:
+                yield item
 
 
 # ---------------------------------------------------------------------------- scoring

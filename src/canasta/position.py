@@ -82,8 +82,15 @@ def position_of(game: Game) -> dict[str, Any]:
             ]
             for side in g.melds
         ],
+        "closed": [
+            [{"cards": _strs(m.cards), "owner": m.owner, "turn": m.turn} for m in side]
+            for side in g.closed
+        ],
         "pile": _strs(g.pile),
         "pile_frozen": g.pile_frozen,
+        "pozzo_hidden": list(g.hidden),
+        "clean_turn": g.clean_turn,
+        "cut_cards": _strs(g.cut_cards),
         "stock": _strs(g.stock[::-1]),
         "took_pile": g.took_pile,
         "melded_this_turn": g.melded_now,
@@ -223,12 +230,42 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
             m.turn = _get(md, "turn", int, 0)
             if m.rank in g.melds[side]:
                 raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
+            if rules.italian and m.size >= 7:
+                raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
             g.melds[side][m.rank] = m
-        g.opened[side] = bool(g.melds[side])
+    closed = data.get("closed", [[] for _ in g.melds])
+    if not isinstance(closed, list) or len(closed) != len(g.melds):
+        raise PositionError(f"closed must list the closed canastas of each of the {len(g.melds)} sides")
+    for side, side_closed in enumerate(closed):
+        if side_closed and not rules.italian:
+            raise PositionError("closed canastas exist only in Italian Canasta; Classic canastas stay in 'melds'")
+        if not isinstance(side_closed, list):
+            raise PositionError(f"closed[{side}] must be a list of canastas")
+        for i, md in enumerate(side_closed):
+            if isinstance(md, list):
+                md = {"cards": md}
+            if not isinstance(md, Mapping):
+                raise PositionError(f"closed[{side}][{i}] must be a list of cards or an object with 'cards'")
+            cards = take(_cards(md.get("cards"), f"closed[{side}][{i}]"))
+            m = _meld(rules, cards, f"closed[{side}][{i}]")
+            if m.size != 7:
+                raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
+            m.owner = _get(md, "owner", int, -1)
+            m.turn = _get(md, "turn", int, 0)
+            g.closed[side].append(m)
+    for side in range(len(g.melds)):
+        g.opened[side] = bool(g.melds[side]) or bool(g.closed[side])
     g._recount_canastas()
     pile = take(_cards(data.get("pile", []), "pile"))
     g.pile = pile
     g.pile_frozen = _get(data, "pile_frozen", bool, any(IS_WILD[c] for c in pile))
+    hidden = data.get("pozzo_hidden", [0, 0])
+    if (not isinstance(hidden, list) or len(hidden) != 2 or not all(type(x) is int for x in hidden)
+            or not 0 <= hidden[0] <= hidden[1] <= max(len(pile) - 1, 0)):
+        raise PositionError("pozzo_hidden must be [first, end] indices of face-down cards below the pile's top")
+    g.hidden = list(hidden)
+    g.clean_turn = _get(data, "clean_turn", bool, False)
+    g.cut_cards = _cards(data.get("cut_cards", []), "cut_cards")
     deck = make_deck(rules.packs)
     avail = [0] * NUM_CARDS
     for c in deck:
@@ -277,17 +314,23 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
 
 
 def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
-    from canasta.melds import check_meld_shape
+    from canasta.melds import WILD_MELD, check_meld_shape, it_group_error
 
     if not cards:
         raise PositionError(f"{what} is empty")
     ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
+    if rules.italian and not ranks and all(IS_WILD[c] for c in cards):
+        ranks = {WILD_MELD}
     if len(ranks) != 1 or any(IS_RED_THREE[c] for c in cards):
         raise PositionError(f"{what} is not a meld of one rank")
     m = Meld(ranks.pop())
     for c in cards:
         m.add(c)
-    if m.rank != 1:
+    if rules.italian and m.rank != 1:
+        err = it_group_error(rules, m.naturals, m.deuces, m.jokers, m.rank == WILD_MELD)
+        if err is not None:
+            raise PositionError(f"{what}: {err[2]} (rule {err[1]})")
+    elif m.rank != 1:
         bad = check_meld_shape(rules, m.naturals, m.wilds)
         if bad is not None:
             raise PositionError(f"{what}: {bad[2]} (rule {bad[1]})")

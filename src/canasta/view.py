@@ -47,7 +47,7 @@ class SeatView:
     known: tuple[tuple[Card, ...], ...]  # per seat: cards known to be in that hand
     red_threes: tuple[tuple[Card, ...], ...]  # per seat
     melds: tuple[tuple[tuple[tuple[Card, ...], bool, int, int], ...], ...]  # per side: (cards, concealed, owner, turn)
-    pile: tuple[Card, ...]
+    pile: tuple[Card | None, ...]  # None: a face-down pozzo card (Italian)
     pile_frozen: bool
     stock_size: int
     side_of: tuple[int, ...]
@@ -62,6 +62,10 @@ class SeatView:
     went_out: int
     concealed_out: bool
     end_reason: str
+    closed: tuple[tuple[tuple[Card, ...], ...], ...] = ()  # Italian: closed canastas per side
+    pozzo_hidden: tuple[int, int] = (0, 0)
+    clean_turn: bool = False
+    cut_cards: tuple[Card, ...] = ()
 
     @property
     def side(self) -> int:
@@ -72,7 +76,10 @@ class SeatView:
         counts = [0] * NUM_CARDS
         for c in make_deck(self.rules.packs):
             counts[c] += 1
-        seen: list[Card] = list(self.hand) + list(self.pile)
+        seen: list[Card] = list(self.hand) + [c for c in self.pile if c is not None]
+        for side_closed in self.closed:
+            for cards in side_closed:
+                seen.extend(cards)
         for s, cards in enumerate(self.known):
             if s != self.seat:
                 seen.extend(cards)
@@ -90,6 +97,9 @@ class SeatView:
     def to_dict(self) -> dict[str, Any]:
         def strs(cards: tuple[Card, ...]) -> list[str]:
             return [card_str(c) for c in cards]
+
+        def pile_strs(cards: tuple[Card | None, ...]) -> list[str]:
+            return ["??" if c is None else card_str(c) for c in cards]
 
         return {
             "format": "canasta-view/1",
@@ -110,7 +120,11 @@ class SeatView:
                 [{"cards": strs(c), "concealed": conc, "owner": o, "turn": t} for c, conc, o, t in side]
                 for side in self.melds
             ],
-            "pile": strs(self.pile),
+            "pile": pile_strs(self.pile),
+            "closed": [[strs(c) for c in side] for side in self.closed],
+            "pozzo_hidden": list(self.pozzo_hidden),
+            "clean_turn": self.clean_turn,
+            "cut_cards": strs(self.cut_cards),
             "pile_frozen": self.pile_frozen,
             "stock_size": self.stock_size,
             "side_of": list(self.side_of),
@@ -160,7 +174,12 @@ class SeatView:
                 turn=int(data["turn"]), to_move=int(data["to_move"]), phase=str(data["phase"]),
                 turn_number=int(data["turn_number"]), hand=tup("hand"),
                 hand_sizes=tuple(int(x) for x in data["hand_sizes"]), known=per("known"),
-                red_threes=per("red_threes"), melds=melds, pile=tup("pile"),
+                red_threes=per("red_threes"), melds=melds,
+                pile=tuple(None if x == "??" else _cards([x], "pile")[0] for x in data["pile"]),
+                closed=tuple(tuple(tuple(_cards(c, "closed")) for c in side) for side in data.get("closed", [])),
+                pozzo_hidden=(int(data.get("pozzo_hidden", [0, 0])[0]), int(data.get("pozzo_hidden", [0, 0])[1])),
+                clean_turn=bool(data.get("clean_turn", False)),
+                cut_cards=tuple(_cards(data.get("cut_cards", []), "cut_cards")),
                 pile_frozen=bool(data["pile_frozen"]), stock_size=int(data["stock_size"]),
                 side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
                 took_pile=bool(data["took_pile"]), melded_this_turn=bool(data["melded_this_turn"]),
@@ -202,7 +221,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
             tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
             for side in g.melds
         ),
-        pile=tuple(g.pile),
+        pile=tuple(None if g.hidden[0] <= i < g.hidden[1] else c for i, c in enumerate(g.pile)),
         pile_frozen=g.pile_frozen,
         stock_size=len(g.stock),
         side_of=tuple(g.side_of),
@@ -217,6 +236,10 @@ def seat_view(game: Game, seat: int) -> SeatView:
         went_out=g.went_out,
         concealed_out=g.out_concealed,
         end_reason=g.end_reason,
+        closed=tuple(tuple(tuple(m.cards) for m in side) for side in g.closed),
+        pozzo_hidden=(g.hidden[0], g.hidden[1]),
+        clean_turn=g.clean_turn,
+        cut_cards=tuple(g.cut_cards),
     )
 
 
@@ -249,6 +272,9 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
         hands.append([card_str(c) for c in cards])
     rest = others + reds
     rng.shuffle(rest)
+    pile: list[str] = []
+    for shown in view.pile:  # a face-down pozzo card can be any unseen card
+        pile.append(card_str(rest.pop()) if shown is None else card_str(shown))
     unseen = rest
     pos = 0
     stock = unseen[pos:]
@@ -259,6 +285,7 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     data = view.to_dict()
     data["format"] = "canasta-position/1"
     data["hands"] = hands
+    data["pile"] = pile
     data["stock"] = [card_str(c) for c in stock]
     data["known"] = [[card_str(c) for c in view.known[s]] for s in range(len(view.hand_sizes))]
     for key in ("seat", "to_move", "hand", "hand_sizes", "stock_size"):
