@@ -822,7 +822,12 @@ class Game:
     def _check_still_going_out(self, move: Move, plan: object) -> None:
         g = self.copy()
         g._execute(move, plan)
-        if g.phase == OVER or g.can_go_out():
+        if g.phase == OVER:
+            return
+        if g.rules.italian:
+            if g.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(g, budget=20000):
+                return
+        elif g.can_go_out():
             return
         raise IllegalMoveError("your partner said yes: you must go out this turn, and after this "
                                "you could not", "MUST_GO_OUT", "A.12.3")
@@ -1424,6 +1429,8 @@ class Game:
         if isinstance(opt, Move):
             return opt
         if isinstance(opt, tuple):
+            if self.rules.italian:
+                return Move(MELD, tuple(italian.groups_from(self.hands[self.turn], list(opt))))
             return Move(MELD, tuple(self._groups_from(self.hands[self.turn], list(opt))))
         code = opt >> 4
         r = opt & 15
@@ -1599,7 +1606,7 @@ class Game:
             if self.opened[side]:
                 italian.fast_meld_options(self, out)
             else:
-                out.extend(italian.gen_melds(self))
+                out.extend(italian.opening_options(self))
             if self.hsize[seat] >= 2:
                 out.extend([r for r in _ALL_RANKS if rc[r]])
             else:

@@ -644,6 +644,28 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool) ->
     yield from rec(0, 0, counts[TWO], counts[JOKER_RANK])
 
 
+def opening_options(g: Game) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
+    """Openings as (key, naturals, deuces, jokers) specs, built legal; the few
+    that close a meld or leave under two cards are checked in full."""
+    seat = g.turn
+    hand = g.hands[seat]
+    hsize = g.hsize[seat]
+    for spec in opening_specs(g, g.rc[seat][:], minimum=g.minimum(seat), clean_only=False):
+        if not spec:
+            continue
+        used = 0
+        closes = False
+        for _, n, d, j in spec:
+            used += n + d + j
+            closes = closes or n + d + j == CANASTA_SIZE
+        if hsize - used >= 2 and not closes:
+            yield tuple(spec)
+        else:
+            move = Move(MELD, tuple(groups_from(hand, spec)))
+            if g.is_legal(move):
+                yield move
+
+
 def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
     avail = avail[:]
     out: list[Group] = []
@@ -662,11 +684,8 @@ def gen_melds(g: Game) -> Iterator[Move]:
     hand = g.hands[seat]
     rc = g.rc[seat]
     if not g.opened[side]:
-        for spec in opening_specs(g, rc[:], minimum=g.minimum(seat), clean_only=False):
-            if spec:
-                move = Move(MELD, tuple(groups_from(hand, spec)))
-                if g.is_legal(move):
-                    yield move
+        for opt in opening_options(g):
+            yield opt if isinstance(opt, Move) else Move(MELD, tuple(groups_from(hand, list(opt))))
         return
     melds = g.melds[side]
     deuce = _pick(hand, TWO, 1)
@@ -816,15 +835,21 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
 
 
 def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
-    from canasta.melds import it_limit_error
-
-    return it_limit_error(rules, naturals, wilds) is None
+    """B.6.2 / I-O1 as a quick test."""
+    if naturals < 2:
+        return False
+    mode = rules.it_wild_limit
+    if mode == "italian_1_or_2":
+        return wilds <= (1 if naturals == 2 else 2)
+    if mode == "max3":
+        return wilds <= 3
+    return wilds < naturals
 
 
 # ---------------------------------------------------------------------------- going out
 
 
-def can_go_out(g: Game, budget: int = 80) -> bool:
+def can_go_out(g: Game, budget: int = 60) -> bool:
     """Whether the player to move can still go out this turn: a search over the
     meld moves, after quick necessary conditions."""
     seat = g.turn
@@ -832,7 +857,23 @@ def can_go_out(g: Game, budget: int = 80) -> bool:
     rc = g.rc[seat]
     melds = g.melds[side]
     r = g.rules
-    loose = sum(1 for x in NATURAL_RANKS if rc[x] == 1 and x not in melds)
+    loose = 0
+    pairs = 0  # pairs with no open meld of their rank: each needs a wild card
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        if not k:
+            continue
+        m = melds.get(x)
+        if m is not None:
+            k -= CANASTA_SIZE - m.size  # what does not fit starts a new meld
+            if k <= 0:
+                continue
+        if k == 1:
+            loose += 1
+        elif k == 2:
+            pairs += 1
+    if pairs > rc[TWO] + rc[JOKER_RANK]:
+        return False
     b = rc[THREE]
     hand = list(rc)
     if b:
