@@ -58,6 +58,7 @@ from canasta.moves import (
     END,
     MELD,
     NO,
+    OPEN,
     TAKE,
     YES,
     Group,
@@ -87,7 +88,7 @@ _STATE_FIELDS: Final = (
     "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
     "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
     "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-    "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards",
+    "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards", "draw_mode",
 )
 
 
@@ -100,7 +101,7 @@ class Game:
         "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
         "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
         "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards",
-        "val", "step", "move_stack", "_snapshots", "_result",
+        "draw_mode", "val", "step", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -149,6 +150,7 @@ class Game:
         self.hidden = [0, 0]  # Italian: pile[lo:hi] are the pozzo's face-down cards
         self.clean_turn = False  # Italian: a clean opening was made this turn (B.9.2)
         self.cut_cards: list[Card] = []  # Italian: wild cards the cutter took (B.3.2)
+        self.draw_mode = 0  # Italian, I-O31: 1 announced an opening (drew one), 2 drew two unopened
         self.turn = (dealer + self.step) % self.n
         self.phase = DRAW_PHASE
         self.turn_no = 0
@@ -355,6 +357,7 @@ class Game:
         self.touched_old = False
         self.ask = ASK_NONE
         self.clean_turn = False
+        self.draw_mode = 0
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
             self._lay_out_red_threes(seat)
@@ -388,6 +391,7 @@ class Game:
             self.red3_pending[:], self.went_out, self.out_concealed, self.end_reason,
             self.side_of[:], self.lone, self.ncan[:],
             [[m.copy() for m in x] for x in self.closed], self.hidden[:], self.clean_turn, self.cut_cards[:],
+            self.draw_mode,
         )
 
     def _restore(self, snap: tuple[object, ...]) -> None:
@@ -502,6 +506,9 @@ class Game:
                 return None
             if kind == TAKE:
                 return italian.plan_take(self, move) if self.rules.italian else self._plan_take(move)
+            if kind == OPEN:
+                italian.plan_open(self)
+                return None
             if kind == END:
                 if self.stock:
                     raise IllegalMoveError("you can end the hand only when the stock is empty",
@@ -536,10 +543,10 @@ class Game:
                 raise IllegalMoveError("you have already asked this turn", "ALREADY_ASKED", "A.12.3")
             if self.hsize[self.turn] < 2:
                 raise IllegalMoveError("ask before you are down to your last card", "ASK_TOO_LATE", "A.12.3")
-            if not self.can_go_out():
+            if not (italian.can_go_out(self, assume_yes=True) if self.rules.italian else self.can_go_out()):
                 raise IllegalMoveError("ask only when you can go out now", "CANNOT_GO_OUT", "A.12.3")
             return None
-        if kind in (DRAW, TAKE):
+        if kind in (DRAW, TAKE, OPEN):
             raise IllegalMoveError("you have already drawn this turn", "ALREADY_DREW", "A.4.1")
         raise IllegalMoveError("the hand continues: meld or discard", "CANNOT_END", "A.4.1")
 
@@ -805,6 +812,8 @@ class Game:
             raise IllegalMoveError("discard exactly one card", "DISCARD_ONE")
         c = move.groups[0][0]
         self._holds(seat, [c])
+        if self.draw_mode == 1 and not self.opened[self.side_of[seat]]:
+            raise IllegalMoveError("you announced an opening: open before you discard", "MUST_OPEN", "B.5.1")
         left = self.hsize[seat] - 1
         if left == 0:
             if self.rules.italian:
@@ -837,9 +846,13 @@ class Game:
     def _execute(self, move: Move, plan: object) -> None:
         kind = move.kind
         seat = self.turn
-        if kind == DRAW:
+        if kind in (DRAW, OPEN):
             self.took_pile = False
-            if not self._draw_cards(seat, self.rules.draw_count):
+            count = self.rules.draw_count
+            if self.rules.opening_draws_one and not self.opened[self.side_of[seat]]:
+                self.draw_mode = 1 if kind == OPEN else 2
+                count = 1 if kind == OPEN else count
+            if not self._draw_cards(seat, count):
                 if self.rules.italian:
                     self._end_hand("the stock ran out")
                 elif self.rules.red_three_last_card_may_meld:
@@ -1596,6 +1609,8 @@ class Game:
             forced = self._forced_take()
             if self.stock and not forced:
                 out.append(_DRAW_MOVE)
+                if self.rules.opening_draws_one and italian.open_allowed(self):
+                    out.append(Move(OPEN))
             out.extend(italian.gen_takes(self))
             if not self.stock and not forced:
                 out.append(_END_MOVE)
@@ -1605,9 +1620,11 @@ class Game:
         if self.ask == ASK_NONE or self.ask == ASK_NO:
             if self.opened[side]:
                 italian.fast_meld_options(self, out)
-            else:
+            elif self.draw_mode != 2:
                 out.extend(italian.opening_options(self))
-            if self.hsize[seat] >= 2:
+            if self.draw_mode == 1 and not self.opened[side]:
+                pass  # an announced opening comes before any discard
+            elif self.hsize[seat] >= 2:
                 out.extend([r for r in _ALL_RANKS if rc[r]])
             else:
                 hand = self.hands[seat]
@@ -1625,7 +1642,7 @@ class Game:
                     if self.is_legal(move):
                         out.append(move)
         if (self.ask == ASK_NONE and self.hsize[seat] >= 2 and self.has_partner(seat)
-                and italian.can_go_out(self)):
+                and italian.can_go_out(self, assume_yes=True)):
             out.append(_ASK_MOVE)
         return out
 

@@ -370,9 +370,33 @@ def opening_check(g: Game, seat: int, value: int, clean: bool, with_pozzo: bool)
                                "DIRTY_OPENING_NO_POZZO", "B.9.3")
 
 
+def open_allowed(g: Game) -> bool:
+    """I-O31: an opening may be announced (drawing one card) when the hand can
+    already make one."""
+    seat = g.turn
+    if g.opened[g.side_of[seat]] or not g.stock:
+        return False
+    return any(True for _ in opening_options(g))
+
+
+def plan_open(g: Game) -> None:
+    if not g.rules.opening_draws_one:
+        raise IllegalMoveError("'open' is for the rule I-O31 (an opening turn draws one card), not in force here",
+                               "NO_ANNOUNCED_OPENING", "B.5.1")
+    if g.opened[g.side_of[g.turn]]:
+        raise IllegalMoveError("your team has already opened", "ALREADY_OPENED", "B.5.1")
+    if not g.stock:
+        raise IllegalMoveError("the stock is empty", "STOCK_EMPTY", "B.14")
+    if not open_allowed(g):
+        raise IllegalMoveError("you cannot open with the cards in your hand", "CANNOT_OPEN", "B.9.1")
+
+
 def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     seat = g.turn
     side = g.side_of[seat]
+    if g.draw_mode == 2 and not g.opened[side]:
+        raise IllegalMoveError("under I-O31 you open by announcing it before you draw ('open', one card); "
+                               "you drew two cards this turn", "OPENING_NOT_ANNOUNCED", "B.5.1")
     if not move.groups:
         raise IllegalMoveError("meld needs cards", "EMPTY_MELD", "B.6.1")
     cards = [c for grp in move.groups for c in group_cards(grp)]
@@ -849,9 +873,10 @@ def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
 # ---------------------------------------------------------------------------- going out
 
 
-def can_go_out(g: Game, budget: int = 60) -> bool:
+def can_go_out(g: Game, budget: int = 60, assume_yes: bool = False) -> bool:
     """Whether the player to move can still go out this turn: a search over the
-    meld moves, after quick necessary conditions."""
+    meld moves, after quick necessary conditions.  ``assume_yes``: as if the
+    partner had already said yes (for deciding whether asking makes sense)."""
     seat = g.turn
     side = g.side_of[seat]
     rc = g.rc[seat]
@@ -904,7 +929,7 @@ def can_go_out(g: Game, budget: int = 60) -> bool:
         return False
     side_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
     clean, dirty, natural = closed_counts(g, side)
-    search = _OutSearch(g, budget)
+    search = _OutSearch(g, budget, assume_yes)
     return search.run(tuple(hand), side_melds, clean, dirty, natural)
 
 
@@ -944,7 +969,7 @@ class _OutSearch:
     and the closed canasta counts.  Cards are added one move at a time, exactly
     as the engine's single-group moves do, so a path found here is playable."""
 
-    def __init__(self, g: Game, budget: int) -> None:
+    def __init__(self, g: Game, budget: int, assume_yes: bool = False) -> None:
         r = g.rules
         self.r = r
         self.side = g.side_of[g.turn]
@@ -952,7 +977,7 @@ class _OutSearch:
         self.clean_turn = g.clean_turn
         self.jw = 2 if r.joker_counts_double else 1
         self.finish_blocked = g.ask == 3 or (
-            r.asking_partner == "required" and g.has_partner(g.turn) and g.ask != 2)
+            r.asking_partner == "required" and g.has_partner(g.turn) and g.ask != 2 and not assume_yes)
         self.budget = budget
         self.seen: set[tuple[object, ...]] = set()
 

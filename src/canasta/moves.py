@@ -11,6 +11,7 @@
 ``ask``                    ask your partner "may I go out?"
 ``yes`` / ``no``           answer your partner
 ``end``                    end the hand where the rules let you (A.13)
+``open``                   Italian, I-O31: announce an opening and draw one card
 =========================  ===================================================
 
 A :class:`Move` is a small hashable value; ``Move.parse(str(m)) == m``.
@@ -39,8 +40,9 @@ ASK: Final = 4
 YES: Final = 5
 NO: Final = 6
 END: Final = 7
+OPEN: Final = 8
 
-KIND_NAMES: Final = ("draw", "take", "meld", "discard", "ask", "yes", "no", "end")
+KIND_NAMES: Final = ("draw", "take", "meld", "discard", "ask", "yes", "no", "end", "open")
 _KIND_LOOKUP: Final = {n: i for i, n in enumerate(KIND_NAMES)}
 
 Group = tuple[int, ...]
@@ -151,7 +153,7 @@ class Move:
         kind = _KIND_LOOKUP.get(word.lower())
         if kind is None:
             raise NotationError(
-                f"unknown move {word!r}: expected draw, take, meld, discard, ask, yes, no or end"
+                f"unknown move {word!r}: expected draw, take, meld, discard, ask, yes, no, end or open"
             )
         rest = rest.strip()
         if kind == DISCARD:

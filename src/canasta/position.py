@@ -90,6 +90,7 @@ def position_of(game: Game) -> dict[str, Any]:
         "pile_frozen": g.pile_frozen,
         "pozzo_hidden": list(g.hidden),
         "clean_turn": g.clean_turn,
+        "draw_mode": g.draw_mode,
         "cut_cards": _strs(g.cut_cards),
         "stock": _strs(g.stock[::-1]),
         "took_pile": g.took_pile,
@@ -265,6 +266,9 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         raise PositionError("pozzo_hidden must be [first, end] indices of face-down cards below the pile's top")
     g.hidden = list(hidden)
     g.clean_turn = _get(data, "clean_turn", bool, False)
+    g.draw_mode = _get(data, "draw_mode", int, 0)
+    if g.draw_mode not in (0, 1, 2):
+        raise PositionError("draw_mode must be 0, 1 (opening announced) or 2 (drew two before opening)")
     g.cut_cards = _cards(data.get("cut_cards", []), "cut_cards")
     deck = make_deck(rules.packs)
     avail = [0] * NUM_CARDS

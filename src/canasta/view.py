@@ -66,6 +66,7 @@ class SeatView:
     pozzo_hidden: tuple[int, int] = (0, 0)
     clean_turn: bool = False
     cut_cards: tuple[Card, ...] = ()
+    draw_mode: int = 0
 
     @property
     def side(self) -> int:
@@ -124,6 +125,7 @@ class SeatView:
             "closed": [[strs(c) for c in side] for side in self.closed],
             "pozzo_hidden": list(self.pozzo_hidden),
             "clean_turn": self.clean_turn,
+            "draw_mode": self.draw_mode,
             "cut_cards": strs(self.cut_cards),
             "pile_frozen": self.pile_frozen,
             "stock_size": self.stock_size,
@@ -179,6 +181,7 @@ class SeatView:
                 closed=tuple(tuple(tuple(_cards(c, "closed")) for c in side) for side in data.get("closed", [])),
                 pozzo_hidden=(int(data.get("pozzo_hidden", [0, 0])[0]), int(data.get("pozzo_hidden", [0, 0])[1])),
                 clean_turn=bool(data.get("clean_turn", False)),
+                draw_mode=int(data.get("draw_mode", 0)),
                 cut_cards=tuple(_cards(data.get("cut_cards", []), "cut_cards")),
                 pile_frozen=bool(data["pile_frozen"]), stock_size=int(data["stock_size"]),
                 side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
@@ -240,6 +243,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         pozzo_hidden=(g.hidden[0], g.hidden[1]),
         clean_turn=g.clean_turn,
         cut_cards=tuple(g.cut_cards),
+        draw_mode=g.draw_mode,
     )
 
 
