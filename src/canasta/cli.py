@@ -7,6 +7,7 @@ import json
 import os
 import random
 import sys
+import time
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -63,6 +64,12 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
     d.add_argument("--seed", type=_int, default=1)
 
+    c = sub.add_parser("selfcheck", help="soak: random hands through the checked API, invariants after every move")
+    c.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    c.add_argument("--hands", type=_positive, default=200)
+    c.add_argument("--seed", type=_int, default=1)
+    c.add_argument("--end-only", action="store_true", help="check the invariants only at the end of each hand")
+
     r = sub.add_parser("rules", help="show a rule set with every option; save it as a rules file")
     r.add_argument("rules", nargs="?", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
@@ -113,6 +120,29 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_selfcheck(args: argparse.Namespace) -> int:
+    from canasta.selfcheck import run_selfcheck
+
+    done = [0]
+    tty = sys.stderr.isatty()
+
+    def tick() -> None:
+        done[0] += 1
+        if tty and (done[0] % 10 == 0 or done[0] == args.hands):
+            print(f"\r{done[0]}/{args.hands} hands", end="", file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    rep = run_selfcheck(args.rules, args.hands, args.seed, not args.end_only, tick)
+    if tty:
+        print(file=sys.stderr)
+    secs = time.perf_counter() - start
+    print(f"rules {rep.rules}: {rep.hands} hands, {rep.decisions} moves checked in {secs:.1f} s; "
+          f"{rep.went_out} hands ended by going out; {len(rep.problems)} problems")
+    for p in rep.problems[:20]:
+        print("  " + p)
+    return 1 if rep.problems else 0
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     rules: RuleSet = args.rules
     changes = {}
@@ -140,7 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules}[args.command]
+        handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
+                   "selfcheck": _cmd_selfcheck}[args.command]
         return handler(args)
     except CanastaError as exc:
         print(f"canasta: error: {exc}", file=sys.stderr)

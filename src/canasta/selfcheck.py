@@ -1,0 +1,123 @@
+"""Self-check: random hands played through the checked API, with the engine's
+invariants verified after every move.  ``canasta selfcheck`` runs it at scale
+(a soak); the tests run it small on every preset."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from canasta.cards import IS_RED_THREE, NUM_CARDS, card_str, make_deck
+from canasta.game import Game
+from canasta.melds import CANASTA_SIZE, WILD_MELD, check_meld_shape, it_group_error
+from canasta.moves import Move
+from canasta.rules import RuleSet
+from canasta.view import seat_view
+
+
+def problems_in(game: Game) -> list[str]:
+    """Every broken invariant of a position (an empty list when all hold)."""
+    g = game
+    r = g.rules
+    out: list[str] = []
+    where: Counter[int] = Counter()
+    for s in range(g.n):
+        for c in range(NUM_CARDS):
+            where[c] += g.hands[s][c]
+            if g.known[s][c] > g.hands[s][c]:
+                out.append(f"seat {s}: {card_str(c)} shown as known but not held")
+            if g.hands[s][c] and IS_RED_THREE[c] and not g.red3_pending[s]:
+                out.append(f"seat {s} holds a red three")
+        if sum(g.hands[s]) != g.hsize[s]:
+            out.append(f"seat {s}: hand size {g.hsize[s]} does not match its cards")
+        if g.hsize[s] == 0 and not g.is_over():
+            out.append(f"seat {s} has no cards but the hand goes on")
+        where.update(g.red3[s])
+    for side in range(g.num_sides):
+        for key, m in g.melds[side].items():
+            where.update(m.cards)
+            if m.rank != key:
+                out.append(f"side {side}: meld {m} filed under the wrong rank")
+            if r.italian:
+                if key != 1:
+                    bad = it_group_error(r, m.naturals, m.deuces, m.jokers, key == WILD_MELD)
+                    if bad is not None:
+                        out.append(f"side {side}: illegal meld {m}: {bad[2]}")
+            elif key != 1 and not r.cutthroat:
+                bad2 = check_meld_shape(r, m.naturals, m.wilds)
+                if bad2 is not None:
+                    out.append(f"side {side}: illegal meld {m}: {bad2[2]}")
+        for m in g.closed[side]:
+            where.update(m.cards)
+            if m.size != CANASTA_SIZE:
+                out.append(f"side {side}: closed canasta {m} does not have seven cards")
+    where.update(g.pile)
+    where.update(g.stock)
+    deck = Counter(make_deck(r.packs))
+    if where != deck:
+        diff = (where - deck) + (deck - where)
+        out.append("cards not accounted for: " + " ".join(card_str(c) for c in diff.elements()))
+    for s in range(g.n):
+        v = seat_view(g, s)
+        if sorted(v.hand) != g.hand(s):
+            out.append(f"seat {s}: the view shows a different hand")
+        lo, hi = g.hidden
+        for i, shown in enumerate(v.pile):
+            if (shown is None) != (lo <= i < hi):
+                out.append(f"seat {s}: the view shows the pile's face-down cards wrongly")
+                break
+        for other, cards in enumerate(v.known):
+            held = Counter(g.hand(other))
+            if Counter(cards) - held:
+                out.append(f"seat {s}: the view claims cards seat {other} does not hold")
+    return out
+
+
+@dataclass
+class SelfCheck:
+    rules: str
+    hands: int = 0
+    decisions: int = 0
+    went_out: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def run_selfcheck(rules: RuleSet, hands: int, seed: int, check_every_move: bool = True,
+                  progress: object | None = None) -> SelfCheck:
+    """Play ``hands`` random hands with every move validated and round-tripped
+    through the notation, checking the invariants (after every move, or at the
+    end of each hand)."""
+    report = SelfCheck(rules.name)
+    rng = random.Random(seed)
+    for i in range(hands):
+        game = Game(rules, seed + i, dealer=i % rules.players)
+        count = 0
+        while not game.is_over():
+            moves = list(game.legal_moves)
+            if not moves:
+                report.problems.append(f"hand {seed + i}: no legal move in {game!r}")
+                break
+            move = moves[rng.randrange(len(moves))]
+            if Move.parse(str(move)) != move:
+                report.problems.append(f"hand {seed + i}: {move} does not round-trip")
+            game.push(move)
+            count += 1
+            if check_every_move:
+                report.problems.extend(f"hand {seed + i}, move {count} ({move}): {p}" for p in problems_in(game))
+            if count > 5000:
+                report.problems.append(f"hand {seed + i}: no end after 5000 moves")
+                break
+        report.problems.extend(f"hand {seed + i} at the end: {p}" for p in problems_in(game))
+        result = game.result or []
+        for sc in result:
+            if sc.total != (sc.meld_points + sc.canasta_bonuses + sc.red_threes + sc.going_out
+                            + sc.hand_penalty + sc.five_canasta_bonus):
+                report.problems.append(f"hand {seed + i}: a score differs from the sum of its breakdown")
+        if game.went_out >= 0:
+            report.went_out += 1
+        report.hands += 1
+        report.decisions += count
+        if callable(progress):
+            progress()
+    return report

@@ -1,0 +1,47 @@
+"""The self-check over every preset (Classic and Italian), small enough for CI;
+``canasta selfcheck --hands N`` runs the same at scale."""
+
+from __future__ import annotations
+
+import pytest
+
+from canasta.game import Game
+from canasta.rules import PRESETS, RuleSet
+from canasta.selfcheck import problems_in, run_selfcheck
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_random_hands_keep_every_invariant(preset: str) -> None:
+    report = run_selfcheck(RuleSet.preset(preset), hands=6, seed=101)
+    assert report.hands == 6
+    assert report.decisions > 6 * 20
+    assert report.problems == []
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+def test_the_check_notices_a_lost_card(preset: str) -> None:
+    game = Game(RuleSet.preset(preset), seed=3)
+    assert problems_in(game) == []
+    game.stock.pop()
+    assert any("not accounted" in p for p in problems_in(game))
+
+
+def test_face_up_pozzo_option_shows_every_card() -> None:
+    from canasta.view import seat_view
+
+    game = Game(RuleSet.preset("italian-4p", {"I-O30": "face_up"}), seed=5)
+    assert game.hidden == [0, 0]
+    assert None not in seat_view(game, 0).pile
+    assert len(game.pile) >= 5  # the turned card and at least four cards under it
+
+
+def test_italian_views_never_show_the_face_down_pozzo() -> None:
+    from canasta.view import seat_view
+
+    game = Game(RuleSet.preset("italian-4p"), seed=9)
+    lo, hi = game.hidden
+    for seat in range(4):
+        view = seat_view(game, seat)
+        assert all(view.pile[i] is None for i in range(lo, hi))
+        assert view.pile[-1] == game.pile[-1]
+        assert "??" in view.to_json()
