@@ -200,6 +200,11 @@ class Game:
                 return s
         return seat
 
+    @property
+    def cutter(self) -> int:
+        """Italian: the player on the dealer's right, who cut (B.3.1)."""
+        return (self.dealer - self.step) % self.n
+
     def has_partner(self, seat: int) -> bool:
         return self.partner_of(seat) != seat
 
@@ -1597,7 +1602,7 @@ class Game:
         out: list[Option] = []
         seat = self.turn
         if self.phase == DRAW_PHASE:
-            if self.stock:
+            if self.stock and not (self.rules.opening_draws_one and not self.opened[self.side_of[seat]]):
                 pile = self.pile
                 if not pile:
                     return [_DRAW_MOVE]

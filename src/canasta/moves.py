@@ -102,6 +102,11 @@ class Move:
     def end() -> Move:
         return _END
 
+    @staticmethod
+    def open() -> Move:
+        """Italian, I-O31: announce an opening and draw one card."""
+        return Move(OPEN)
+
     # -- value semantics --------------------------------------------------------
 
     def _key(self) -> tuple[int, tuple[Group, ...]]:

@@ -75,6 +75,7 @@ def position_of(game: Game) -> dict[str, Any]:
         "hands": [_strs(g.hand(s)) for s in range(g.n)],
         "known": [_strs([c for c in range(NUM_CARDS) for _ in range(g.known[s][c])]) for s in range(g.n)],
         "red_threes": [_strs(x) for x in g.red3],
+        "opened": list(g.opened),
         "melds": [
             [
                 {"cards": _strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
@@ -254,8 +255,17 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
             m.owner = _get(md, "owner", int, -1)
             m.turn = _get(md, "turn", int, 0)
             g.closed[side].append(m)
+    opened = data.get("opened")
     for side in range(len(g.melds)):
         g.opened[side] = bool(g.melds[side]) or bool(g.closed[side])
+    if opened is not None:
+        if (not isinstance(opened, list) or len(opened) != len(g.melds)
+                or not all(type(x) is bool for x in opened)):
+            raise PositionError(f"opened must list true/false for each of the {len(g.melds)} sides")
+        for side, flag in enumerate(opened):
+            if g.opened[side] and not flag:
+                raise PositionError(f"side {side} has melds on the table, so it has opened")
+            g.opened[side] = flag
     g._recount_canastas()
     pile = take(_cards(data.get("pile", []), "pile"))
     g.pile = pile
