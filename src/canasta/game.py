@@ -627,24 +627,7 @@ class Game:
             pass  # only the concealed bonus is affected (C-O6)
         top = self.pile[-1]
         rt = CARD_RANK[top]
-        head = move.groups[0] if move.groups else ()
-        if group_target(head) not in (None, rt):
-            raise IllegalMoveError("the cards shown with the pile's top card go on its rank's meld",
-                                   "WRONG_TARGET", "A.9.1")
-        g0 = group_cards(head)
-        extras = move.groups[1:]
-        all_cards = list(g0) + [c for g in extras for c in group_cards(g)]
-        self._holds(seat, all_cards)
-        n0 = w0 = 0
-        for c in g0:
-            if IS_WILD[c]:
-                w0 += 1
-            elif CARD_RANK[c] == rt:
-                n0 += 1
-            else:
-                raise IllegalMoveError(
-                    f"to take the pile you meld its top card ({card_str(top)}) with {RANK_PLURALS[rt]} "
-                    f"and wild cards; {card_str(c)} does not belong", "WRONG_RANK", "A.9.1")
+        g0, extras, all_cards, n0, w0 = self._read_take(move, "pile", "A.9.1")
         existing = self.melds[side].get(rt)
         if self.pile_frozen_for(side):
             if n0 < 2:
@@ -681,6 +664,33 @@ class Game:
         canastas = self._canastas_after(side, [(rt, list(g0) + [top])] + groups)
         self._check_hand_after(seat, left, canastas)
         return (rt, tuple(g0), groups)
+
+    def _read_take(self, move: Move, pile_word: str, rule: str
+                   ) -> tuple[Group, tuple[Group, ...], list[Card], int, int]:
+        """The cards of a take move: the group shown with the top card, the further
+        groups, all cards (checked to be held), and the group's naturals and wilds."""
+        top = self.pile[-1]
+        rt = CARD_RANK[top]
+        head = move.groups[0] if move.groups else ()
+        if group_target(head) not in (None, rt):
+            raise IllegalMoveError(f"the cards shown with the {pile_word}'s top card go on its rank's meld",
+                                   "WRONG_TARGET", rule)
+        g0 = group_cards(head)
+        extras = move.groups[1:]
+        all_cards = list(g0) + [c for g in extras for c in group_cards(g)]
+        self._holds(self.turn, all_cards)
+        n0 = w0 = 0
+        for c in g0:
+            if IS_WILD[c]:
+                w0 += 1
+            elif CARD_RANK[c] == rt:
+                n0 += 1
+            else:
+                raise IllegalMoveError(
+                    f"to take the {pile_word} you meld its top card ({card_str(top)}) with {RANK_PLURALS[rt]} "
+                    f"and wild cards; {card_str(c)} does not belong (other melds go after '+')",
+                    "WRONG_RANK", rule)
+        return g0, extras, all_cards, n0, w0
 
     def _canastas_after(self, side: int, groups: list[tuple[int, list[Card]]]) -> int:
         melds = self.melds[side]

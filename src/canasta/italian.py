@@ -437,22 +437,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
                 whose = "your team" if own else "the other side"
                 raise IllegalMoveError(f"{whose} has closed a canasta of {RANK_PLURALS[rt]}: the pozzo cannot "
                                        "be taken with that card on top", "PILE_BLOCKED_CLOSED_RANK", "B.10.6")
-    head = move.groups[0] if move.groups else ()
-    if group_target(head) not in (None, rt):
-        raise IllegalMoveError("the cards shown with the top card go on its rank's meld", "WRONG_TARGET", "B.10.3")
-    g0 = group_cards(head)
-    extras = move.groups[1:]
-    all_cards = list(g0) + [c for grp in extras for c in group_cards(grp)]
-    g._holds(seat, all_cards)
-    n0 = w0 = 0
-    for c in g0:
-        if IS_WILD[c]:
-            w0 += 1
-        elif CARD_RANK[c] == rt:
-            n0 += 1
-        else:
-            raise IllegalMoveError(f"to take the pozzo you meld its top card with {RANK_PLURALS[rt]}; "
-                                   "other cards go in their own group after '+'", "WRONG_RANK", "B.10.3")
+    g0, extras, all_cards, n0, w0 = g._read_take(move, "pozzo", "B.10.3")
     existing = g.melds[side].get(rt)
     frozen = g.pile_frozen
     need_nat = r.frozen_pozzo_naturals if frozen else 2

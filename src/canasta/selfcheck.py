@@ -116,6 +116,14 @@ def run_selfcheck(rules: RuleSet, hands: int, seed: int, check_every_move: bool 
                 report.problems.append(f"hand {seed + i}: a score differs from the sum of its breakdown")
         if game.went_out >= 0:
             report.went_out += 1
+            side = game.side_of[game.went_out]
+            if rules.italian:
+                from canasta.italian import closed_counts, requirement_met
+
+                if not requirement_met(rules, *closed_counts(game, side)):
+                    report.problems.append(f"hand {seed + i}: went out without the canastas B.13.1 asks for")
+            elif game.side_canastas(side) < rules.canastas_to_go_out:
+                report.problems.append(f"hand {seed + i}: went out with too few canastas (A.12.2)")
         report.hands += 1
         report.decisions += count
         if callable(progress):
