@@ -70,6 +70,18 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=_int, default=1)
     c.add_argument("--end-only", action="store_true", help="check the invariants only at the end of each hand")
 
+    a = sub.add_parser("arena", help="two bots play matches on duplicate deals, in parallel")
+    a.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    a.add_argument("--bots", required=True, metavar="A,B",
+                   help="two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND")
+    a.add_argument("--games", type=_positive, default=100, help="matches (two per duplicate deal)")
+    a.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1)
+    a.add_argument("--seed", type=_int, default=1)
+    a.add_argument("--max-hands", type=_positive, default=60, help="a match stops after this many hands")
+    a.add_argument("--save", metavar="FILE", help="write every game as a JSON line (default runs/arena-*.jsonl)")
+    a.add_argument("--plot", metavar="FILE.png", help="draw the per-hand score differences (needs matplotlib)")
+    a.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+
     r = sub.add_parser("rules", help="show a rule set with every option; save it as a rules file")
     r.add_argument("rules", nargs="?", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
@@ -143,6 +155,53 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return 1 if rep.problems else 0
 
 
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from canasta.arena import plot, run_arena
+    from canasta.bots import make_bot
+
+    specs = [x.strip() for x in args.bots.split(",")]
+    if len(specs) != 2 or not all(specs):
+        raise CanastaError("--bots needs two bots separated by a comma, e.g. --bots advanced,basic")
+    for spec in specs:
+        if not spec.startswith("cmd:"):
+            make_bot(spec)  # refuse a bad name before starting
+    save = Path(args.save) if args.save else Path("runs") / (
+        f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.jsonl".replace(":", "_").replace("/", "_")
+        .replace(" ", "_"))
+    tty = sys.stderr.isatty()
+    bar = None
+    try:
+        from tqdm import tqdm
+
+        bar = tqdm(total=2 * ((args.games + 1) // 2), unit="game", disable=not tty)
+    except ImportError:
+        pass
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.n = done
+            bar.refresh()
+        elif tty:
+            print(f"\r{done}/{total} games", end="", file=sys.stderr, flush=True)
+
+    report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
+                       save, progress)
+    if bar is not None:
+        bar.close()
+    elif tty:
+        print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.as_dict()))
+    else:
+        print(report.table())
+        print(f"games saved to {save}")
+    if args.plot:
+        plot(report, Path(args.plot))
+    return 0
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     rules: RuleSet = args.rules
     changes = {}
@@ -171,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
-                   "selfcheck": _cmd_selfcheck}[args.command]
+                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena}[args.command]
         return handler(args)
     except CanastaError as exc:
         print(f"canasta: error: {exc}", file=sys.stderr)

@@ -25,7 +25,7 @@ from typing import Any
 from canasta.cards import IS_RED_THREE, NUM_CARDS, Card, card_str, make_deck
 from canasta.errors import PositionError
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
-from canasta.position import _cards, game_from_position
+from canasta.position import _cards
 from canasta.rules import RuleSet
 
 
@@ -67,6 +67,7 @@ class SeatView:
     clean_turn: bool = False
     cut_cards: tuple[Card, ...] = ()
     draw_mode: int = 0
+    opened: tuple[bool, ...] = ()
 
     @property
     def side(self) -> int:
@@ -126,6 +127,7 @@ class SeatView:
             "pozzo_hidden": list(self.pozzo_hidden),
             "clean_turn": self.clean_turn,
             "draw_mode": self.draw_mode,
+            "opened": list(self.opened),
             "cut_cards": strs(self.cut_cards),
             "pile_frozen": self.pile_frozen,
             "stock_size": self.stock_size,
@@ -182,6 +184,7 @@ class SeatView:
                 pozzo_hidden=(int(data.get("pozzo_hidden", [0, 0])[0]), int(data.get("pozzo_hidden", [0, 0])[1])),
                 clean_turn=bool(data.get("clean_turn", False)),
                 draw_mode=int(data.get("draw_mode", 0)),
+                opened=tuple(bool(x) for x in data.get("opened", [])),
                 cut_cards=tuple(_cards(data.get("cut_cards", []), "cut_cards")),
                 pile_frozen=bool(data["pile_frozen"]), stock_size=int(data["stock_size"]),
                 side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
@@ -244,6 +247,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         clean_turn=g.clean_turn,
         cut_cards=tuple(g.cut_cards),
         draw_mode=g.draw_mode,
+        opened=tuple(g.opened),
     )
 
 
@@ -256,7 +260,7 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
     # the hand of a player who has not yet laid out dealt ones (C-O8)
     reds = [c for c in unseen if IS_RED_THREE[c]]
     others = [c for c in unseen if not IS_RED_THREE[c]]
-    hands: list[list[str]] = []
+    hands_cards: list[list[Card]] = []
     for s in range(len(view.hand_sizes)):
         if s == view.seat:
             cards = list(view.hand)
@@ -273,26 +277,72 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
             taken = pool[:need]
             for c in taken:
                 (reds if IS_RED_THREE[c] else others).remove(c)
-        hands.append([card_str(c) for c in cards])
+        hands_cards.append(cards)
     rest = others + reds
     rng.shuffle(rest)
-    pile: list[str] = []
+    pile_cards: list[Card] = []
     for shown in view.pile:  # a face-down pozzo card can be any unseen card
-        pile.append(card_str(rest.pop()) if shown is None else card_str(shown))
-    unseen = rest
-    pos = 0
-    stock = unseen[pos:]
+        pile_cards.append(rest.pop() if shown is None else shown)
+    stock = rest
     if len(stock) != view.stock_size:
         raise PositionError(
             f"the view leaves {len(stock)} unseen cards for a stock of {view.stock_size}"
         )
-    data = view.to_dict()
-    data["format"] = "canasta-position/1"
-    data["hands"] = hands
-    data["pile"] = pile
-    data["stock"] = [card_str(c) for c in stock]
-    data["known"] = [[card_str(c) for c in view.known[s]] for s in range(len(view.hand_sizes))]
-    for key in ("seat", "to_move", "hand", "hand_sizes", "stock_size"):
-        data.pop(key)
-    data["seed"] = 0
-    return game_from_position(data)
+    return _build(view, hands_cards, pile_cards, stock)
+
+
+def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_first: list[Card]) -> Game:
+    """A game from a view and the hidden cards it lacks, built directly."""
+    from canasta.game import PHASE_NAMES as PHASES
+    from canasta.melds import Meld, meld_from_cards
+
+    g = Game(view.rules, 0, dealer=view.dealer, scores=view.scores, hand_number=view.hand_number, deal=False)
+    g.side_of = list(view.side_of)
+    g.lone = view.lone
+    g.turn = view.turn
+    g.phase = PHASES.index(view.phase)
+    g.turn_no = view.turn_number
+    for s, cards in enumerate(hands):
+        for c in cards:
+            g._add_to_hand(s, c)
+        for c in view.known[s]:
+            g.known[s][c] += 1
+    g.red3 = [list(x) for x in view.red_threes]
+    for side, side_melds in enumerate(view.melds):
+        for meld_cards, concealed, owner, turn in side_melds:
+            m = meld_from_cards(meld_cards, concealed)
+            if m.rank < 0:  # a meld of wild cards only (Italian)
+                from canasta.melds import WILD_MELD
+
+                m.rank = WILD_MELD
+            m.owner, m.turn = owner, turn
+            g.melds[side][m.rank] = m
+    for side, side_closed in enumerate(view.closed):
+        for canasta_cards in side_closed:
+            closed = Meld(-1)
+            for c in canasta_cards:
+                closed.add(c)
+            ranks = {c // 4 for c in canasta_cards if c != 52 and 2 <= c // 4 <= 12}
+            closed.rank = ranks.pop() if ranks else 14
+            g.closed[side].append(closed)
+    g.opened = list(view.opened) if view.opened else [bool(g.melds[i]) or bool(g.closed[i])
+                                                      for i in range(len(g.melds))]
+    g._recount_canastas()
+    g.pile = pile
+    g.pile_frozen = view.pile_frozen
+    g.hidden = list(view.pozzo_hidden)
+    g.stock = stock_top_first[::-1]
+    g.took_pile = view.took_pile
+    g.melded_now = view.melded_this_turn
+    g.touched_old = view.touched_old_melds
+    g.ask = ASK_NAMES.index(view.ask)
+    g.has_melded = list(view.has_melded)
+    g.added_to_partner = list(view.added_to_partner)
+    g.red3_pending = list(view.red_threes_pending)
+    g.went_out = view.went_out
+    g.out_concealed = view.concealed_out
+    g.end_reason = view.end_reason
+    g.clean_turn = view.clean_turn
+    g.cut_cards = list(view.cut_cards)
+    g.draw_mode = view.draw_mode
+    return g

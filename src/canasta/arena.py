@@ -1,0 +1,271 @@
+"""The arena: two bots play matches on duplicate deals, in parallel.
+
+Each deal (a match seed, hence every hand's seed) is played twice with the
+bots' seats swapped, so the luck of the cards cancels out.  Every game is
+saved as one JSON line (rules, seeds, seats and every move), so it can be
+replayed exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from canasta.bots import make_bot
+from canasta.bots.base import Bot
+from canasta.match import Match, hand_seed
+from canasta.rules import RuleSet
+from canasta.view import seat_view
+
+
+@dataclass
+class GameResult:
+    """One match between bot A and bot B (``a_side_first``: A's seats)."""
+
+    index: int
+    orientation: int  # 0: A in the even slots; 1: swapped
+    totals_a: int
+    totals_b: int
+    hands: int
+    hands_won_a: int
+    hands_won_b: int
+    diffs: list[int]  # A minus B, per hand
+    times: dict[str, list[float]]  # per bot label: decision times (s)
+    errors: list[str]
+    record: dict[str, Any]
+
+
+def _slots(rules: RuleSet) -> list[int]:
+    """Which bot (0 = A, 1 = B) sits in each seat: sides alternate A, B, A, ..."""
+    return [next(i for i, t in enumerate(rules.teams) if seat in t) % 2 for seat in range(rules.players)]
+
+
+def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, orientation: int,
+              max_hands: int = 60) -> GameResult:
+    """Play one match of the duplicate pair ``index``."""
+    match_seed = hand_seed(seed, 1_000_000 + index)
+    slots = _slots(rules)
+    if orientation:
+        slots = [1 - x for x in slots]
+    bots: list[Bot] = [make_bot(specs[slots[s]], seed=hand_seed(match_seed, 100 + s) & 0xFFFFFFFF)
+                       for s in range(rules.players)]
+    labels = ["A", "B"]
+    times: dict[str, list[float]] = {"A": [], "B": []}
+    errors: list[str] = []
+    match = Match(rules, seed=match_seed, first_dealer=index % rules.players)
+    record: dict[str, Any] = {"rules": rules.to_dict(), "match_seed": match_seed, "index": index,
+                              "orientation": orientation,
+                              "seats": [specs[slots[s]] for s in range(rules.players)], "hands": []}
+    diffs: list[int] = []
+    won = [0, 0]
+    hands = 0
+    try:
+        while not match.over and hands < max_hands:
+            game = match.next_hand()
+            moves: list[str] = []
+            while not game.is_over():
+                seat = game.to_move
+                view = seat_view(game, seat)
+                t0 = time.perf_counter()
+                move = bots[seat].choose(view)
+                times[labels[slots[seat]]].append(time.perf_counter() - t0)
+                err = game.why_illegal(move)
+                if err is not None:
+                    errors.append(f"{specs[slots[seat]]} (seat {seat}) played an illegal move {move}: {err}")
+                    move = next(iter(game.legal_moves))
+                game.push(move)
+                moves.append(str(move))
+            rec = match.record_hand()
+            hands += 1
+            per_seat = _per_seat_scores(rules, game.side_of, [s.total for s in rec.scores])
+            a = _bot_score(per_seat, slots, 0)
+            b = _bot_score(per_seat, slots, 1)
+            diffs.append(a - b)
+            if a > b:
+                won[0] += 1
+            elif b > a:
+                won[1] += 1
+            for bot in bots:
+                hook = getattr(bot, "hand_over", None)
+                if callable(hook):
+                    hook([s.total for s in rec.scores])
+            record["hands"].append({"seed": rec.seed, "dealer": rec.dealer, "moves": moves,
+                                    "scores": [s.as_dict() for s in rec.scores], "went_out": rec.went_out,
+                                    "end": rec.end_reason})
+    finally:
+        for i, bot in enumerate(bots):
+            errors.extend(f"{specs[slots[i]]} (seat {i}): {e}" for e in getattr(bot, "errors", []))
+            bot.close()
+    team_of = [next(i for i, t in enumerate(rules.teams) if s in t) for s in range(rules.players)]
+    final = _per_seat_scores(rules, team_of, match.totals)
+    record["totals"] = match.totals
+    record["winner"] = match.winner
+    return GameResult(index, orientation, _bot_score(final, slots, 0), _bot_score(final, slots, 1), hands,
+                      won[0], won[1], diffs, times, errors, record)
+
+
+def _per_seat_scores(rules: RuleSet, side_of: list[int], totals: list[int]) -> list[int]:
+    if rules.cutthroat:
+        return list(totals)
+    return [totals[side_of[s]] for s in range(rules.players)]
+
+
+def _bot_score(per_seat: list[int], slots: list[int], who: int) -> int:
+    """A bot's score: the best of the sides it holds (they are the same side in
+    partnership games)."""
+    mine = [per_seat[s] for s in range(len(slots)) if slots[s] == who]
+    return max(mine) if mine else 0
+
+
+def _worker(args: tuple[RuleSet, tuple[str, str], int, int, int, int]) -> list[GameResult]:
+    rules, specs, seed, index, max_hands, _ = args
+    return [play_game(rules, specs, seed, index, o, max_hands) for o in (0, 1)]
+
+
+@dataclass
+class ArenaReport:
+    rules: str
+    bots: tuple[str, str]
+    games: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    hands: int = 0
+    hands_won: list[int] = field(default_factory=lambda: [0, 0])
+    diffs: list[int] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=lambda: {"A": [], "B": []})
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def add(self, r: GameResult) -> None:
+        self.games += 1
+        if r.totals_a > r.totals_b:
+            self.wins[0] += 1
+        elif r.totals_b > r.totals_a:
+            self.wins[1] += 1
+        self.hands += r.hands
+        self.hands_won[0] += r.hands_won_a
+        self.hands_won[1] += r.hands_won_b
+        self.diffs.extend(r.diffs)
+        for k, v in r.times.items():
+            self.times[k].extend(v)
+        self.errors.extend(r.errors)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"rules": self.rules, "bots": list(self.bots), "games": self.games,
+                               "hands": self.hands, "seconds": round(self.seconds, 1)}
+        for i, label in enumerate("AB"):
+            lo, hi = wilson(self.wins[i], self.games)
+            hlo, hhi = wilson(self.hands_won[i], self.hands)
+            t = self.times[label]
+            out[label] = {
+                "bot": self.bots[i],
+                "games_won": self.wins[i], "games_won_pct": pct(self.wins[i], self.games),
+                "games_won_ci95": [round(100 * lo, 1), round(100 * hi, 1)],
+                "hands_won": self.hands_won[i], "hands_won_pct": pct(self.hands_won[i], self.hands),
+                "hands_won_ci95": [round(100 * hlo, 1), round(100 * hhi, 1)],
+                "mean_decision_ms": round(1000 * statistics.fmean(t), 2) if t else None,
+                "worst_decision_ms": round(1000 * max(t), 1) if t else None,
+            }
+        out["mean_score_diff_per_hand_A_minus_B"] = round(statistics.fmean(self.diffs), 1) if self.diffs else 0
+        out["hands_per_game"] = round(self.hands / self.games, 2) if self.games else 0
+        out["errors"] = self.errors[:50]
+        return out
+
+    def table(self) -> str:
+        d = self.as_dict()
+        lines = [f"arena {self.rules}: {self.games} games ({self.games // 2} duplicate deals), "
+                 f"{self.hands} hands, {d['hands_per_game']} hands per game, {d['seconds']} s",
+                 f"{'bot':<24}{'games won':>12}{'95% CI':>16}{'hands won':>12}{'95% CI':>16}"
+                 f"{'mean ms':>10}{'worst ms':>10}"]
+        for label in "AB":
+            x = d[label]
+            lines.append(
+                f"{x['bot'][:23]:<24}{x['games_won_pct']:>11.1f}%"
+                f"{'[' + str(x['games_won_ci95'][0]) + ', ' + str(x['games_won_ci95'][1]) + ']':>16}"
+                f"{x['hands_won_pct']:>11.1f}%"
+                f"{'[' + str(x['hands_won_ci95'][0]) + ', ' + str(x['hands_won_ci95'][1]) + ']':>16}"
+                f"{x['mean_decision_ms'] or 0:>10.2f}{x['worst_decision_ms'] or 0:>10.1f}")
+        lines.append(f"mean score difference per hand (A - B): {d['mean_score_diff_per_hand_A_minus_B']}")
+        if self.errors:
+            lines.append(f"{len(self.errors)} bot errors, e.g.: {self.errors[0]}")
+        return "\n".join(lines)
+
+
+def pct(k: int, n: int) -> float:
+    return round(100 * k / n, 1) if n else 0.0
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% by default)."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, jobs: int = 1,
+              max_hands: int = 60, save: Path | None = None,
+              progress: Callable[[int, int], None] | None = None) -> ArenaReport:
+    """Play ``games`` matches (rounded up to whole duplicate pairs)."""
+    pairs = max(1, (games + 1) // 2)
+    report = ArenaReport(rules.name, specs)
+    start = time.perf_counter()
+    tasks = [(rules, specs, seed, i, max_hands, 0) for i in range(pairs)]
+    out = None
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        out = save.open("w", encoding="utf-8")
+    try:
+        for results in _map(tasks, jobs):
+            for r in results:
+                report.add(r)
+                if out is not None:
+                    out.write(json.dumps(r.record) + "\n")
+            if progress is not None:
+                progress(report.games, 2 * pairs)
+    finally:
+        if out is not None:
+            out.close()
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _map(tasks: list[tuple[RuleSet, tuple[str, str], int, int, int, int]], jobs: int) -> Iterator[list[GameResult]]:
+    if jobs <= 1:
+        for t in tasks:
+            yield _worker(t)
+        return
+    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap_unordered(_worker, tasks)
+
+
+def plot(report: ArenaReport, path: Path) -> None:
+    """Draw the distribution of per-hand score differences (needs matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise RuntimeError("plotting needs matplotlib: pip install 'canasta[arena]'") from None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.hist(report.diffs, bins=60, color="#3465a4")
+    ax.axvline(0, color="black", linewidth=1)
+    ax.set_title(f"{report.rules}: {report.bots[0]} minus {report.bots[1]}, per hand "
+                 f"({len(report.diffs)} hands)")
+    ax.set_xlabel("score difference per hand")
+    ax.set_ylabel("hands")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,51 @@
+"""Computer players.  ``make_bot("advanced", seed=3)`` or ``make_bot("cmd:python my_bot.py")``.
+
+Levels: ``random``, ``basic``, ``advanced``, ``expert`` (``expert:0.2`` sets its
+time budget in seconds, ``expert:i50`` a number of sampled worlds).  A bot gets
+only a :class:`~canasta.view.SeatView` and returns a legal move.
+"""
+
+from __future__ import annotations
+
+from canasta.bots.base import Bot, Budget, RandomBot, legal_moves, world
+from canasta.bots.expert import ExpertBot
+from canasta.bots.heuristic import AdvancedBot, BasicBot
+from canasta.errors import CanastaError
+
+LEVELS = ("random", "basic", "advanced", "expert")
+
+
+class BotSpecError(CanastaError):
+    """A bot name that is not understood."""
+
+
+def make_bot(spec: str, seed: int = 0) -> Bot:
+    """A bot from its name: a level, ``expert:SECONDS``, ``expert:iN`` or
+    ``cmd:COMMAND LINE`` for an external bot speaking the protocol."""
+    text = spec.strip()
+    if text.startswith("cmd:"):
+        from canasta.bots.external import ExternalBot
+
+        return ExternalBot(text[4:], seed=seed)
+    name, _, arg = text.partition(":")
+    name = name.lower()
+    if name == "random":
+        return RandomBot(seed)
+    if name == "basic":
+        return BasicBot(seed)
+    if name == "advanced":
+        return AdvancedBot(seed)
+    if name == "expert":
+        budget = None
+        if arg:
+            try:
+                budget = (Budget(iterations=int(arg[1:])) if arg.startswith("i")
+                          else Budget(seconds=float(arg)))
+            except ValueError:
+                raise BotSpecError(f"expert budget {arg!r}: give seconds (expert:0.5) or worlds (expert:i100)") from None
+        return ExpertBot(seed, budget)
+    raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS or cmd:COMMAND")
+
+
+__all__ = ["LEVELS", "AdvancedBot", "BasicBot", "Bot", "BotSpecError", "Budget", "ExpertBot", "RandomBot",
+           "legal_moves", "make_bot", "world"]

@@ -1,0 +1,69 @@
+"""The bot interface: a bot sees a seat view, never the game, and returns a move.
+
+A bot is deterministic given its seed.  To know its legal moves it rebuilds a
+game from the view (:func:`world`): the unseen cards are dealt at random, which
+cannot change the legal moves of the seat to move, since those depend only on
+its own hand and the public table.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from canasta.game import Game
+from canasta.moves import Move
+from canasta.view import SeatView, sample_world
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long a searching bot may think: seconds and/or iterations per decision."""
+
+    seconds: float | None = None
+    iterations: int | None = None
+
+    def exhausted(self, started: float, done: int) -> bool:
+        if self.iterations is not None and done >= self.iterations:
+            return True
+        return self.seconds is not None and time.perf_counter() - started >= self.seconds
+
+
+class Bot:
+    """Base class: ``choose(view)`` returns a legal move for ``view.seat``."""
+
+    name = "bot"
+
+    def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.budget = budget
+
+    def choose(self, view: SeatView) -> Move:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the bot holds (processes, files)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} seed={self.seed}>"
+
+
+def world(view: SeatView, rng: random.Random) -> Game:
+    """A full game consistent with the view (the unseen cards dealt at random)."""
+    return sample_world(view, rng)
+
+
+def legal_moves(view: SeatView, rng: random.Random) -> list[Move]:
+    return list(world(view, rng).generate())
+
+
+class RandomBot(Bot):
+    """Uniform among the legal moves."""
+
+    name = "random"
+
+    def choose(self, view: SeatView) -> Move:
+        g = world(view, self.rng)
+        return g.random_move(self.rng)

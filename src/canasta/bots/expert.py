@@ -1,0 +1,109 @@
+"""``expert``: information-set search by determinised rollouts.
+
+For each decision it samples the unseen cards consistently with its view
+(:func:`canasta.view.sample_world`), tries the few choices that matter (draw or
+take, meld now or wait, which discard, go out or not) and plays each sampled
+world to the end of the hand with the basic player's rules of thumb, keeping
+the choice with the best mean score difference.  The budget (default one
+second or 200 worlds, whichever comes first) bounds each decision.
+"""
+
+from __future__ import annotations
+
+import time
+
+from canasta.bots.base import Bot, Budget, world
+from canasta.bots.heuristic import AdvancedBot, BasicBot
+from canasta.game import ANSWER_PHASE, DRAW_PHASE, Game
+from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
+from canasta.view import SeatView
+
+ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
+
+
+class ExpertBot(Bot):
+    name = "expert"
+
+    def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
+        super().__init__(seed, budget or Budget(seconds=1.0, iterations=200))
+        self.guide = AdvancedBot(seed)
+        self.rollout = BasicBot(seed)
+
+    def choose(self, view: SeatView) -> Move:
+        g = world(view, self.rng)
+        moves = list(g.generate())
+        if len(moves) == 1:
+            return moves[0]
+        cands = self._candidates(g, moves)
+        if len(cands) == 1:
+            return cands[0]
+        me = view.seat
+        totals = [0.0] * len(cands)
+        started = time.perf_counter()
+        done = 0
+        assert self.budget is not None
+        while not self.budget.exhausted(started, done):
+            w = world(view, self.rng)
+            for i, move in enumerate(cands):
+                h = w.copy()
+                h.play_unchecked(move)
+                totals[i] += self._playout(h, me)
+            done += 1
+        best = max(range(len(cands)), key=lambda i: totals[i])
+        return cands[best]
+
+    def _candidates(self, g: Game, moves: list[Move]) -> list[Move]:
+        if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(moves) <= 6:
+            return moves
+        guided = self.guide.pick(g, moves)
+        out = [guided]
+        hsize = g.hsize[g.turn]
+        for m in moves:
+            if m.kind == MELD and hsize - sum(len(group_cards(x)) for x in m.groups) <= 1 and m not in out:
+                out.append(m)  # going out now
+                break
+        asks = [m for m in moves if m.kind == ASK]
+        if asks and asks[0] not in out:
+            out.append(asks[0])
+        discards = [m for m in moves if m.kind == DISCARD]
+        if discards:
+            ranked = sorted(discards, key=lambda m: self._discard_rank(g, m, discards))
+            for m in ranked[:3]:
+                if m not in out:
+                    out.append(m)
+        return out
+
+    def _discard_rank(self, g: Game, move: Move, discards: list[Move]) -> int:
+        best = self.guide._discard(g, discards)
+        return 0 if move == best else 1 + g.rc[g.turn][move.groups[0][0] // 4 if move.groups[0][0] != 52 else 13]
+
+    def _playout(self, g: Game, me: int) -> float:
+        policy = self.rollout
+        steps = 0
+        while not g.is_over() and steps < ROLLOUT_LIMIT:
+            moves = list(g.generate())
+            move = moves[0] if len(moves) == 1 else policy.pick(g, moves)
+            g.play_unchecked(move)
+            steps += 1
+        side = g.side_of[me]
+        if g.is_over():
+            result = g.result or []
+            if g.rules.cutthroat:
+                mine = result[me].total
+                others = [s.total for i, s in enumerate(result) if g.side_of[i] != side]
+            else:
+                mine = result[side].total
+                others = [s.total for i, s in enumerate(result) if i != side]
+            return float(mine - (max(others) if others else 0))
+        return _static(g, side)
+
+
+def _static(g: Game, side: int) -> float:
+    """A rough value of an unfinished hand: melded points minus cards in hand."""
+    value = 0.0
+    for s in range(g.num_sides):
+        pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.closed[s])
+        pts += 300 * sum(1 for m in g.melds[s].values() if m.is_canasta)
+        pts -= sum(g.val[c] * k for p in range(g.n) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
+        value += pts if s == side else -pts / max(1, g.num_sides - 1)
+    return value

@@ -1,0 +1,252 @@
+"""Rule-of-thumb players: ``basic`` and ``advanced``.
+
+Both look only at what their seat may know: their own hand and the public table
+(through a world rebuilt from the view; the hidden cards in it are random and
+are never read).  ``advanced`` adds card tracking (which ranks the next opponent
+can still take), pile judgement, freezing, partnership asking and answering,
+and end-of-stock play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from canasta.bots.base import Bot, world
+from canasta.cards import (
+    CARD_RANK,
+    CARD_VALUE,
+    IS_BLACK_THREE,
+    IS_WILD,
+    JOKER_RANK,
+    NUM_CARDS,
+    THREE,
+    TWO,
+    make_deck,
+)
+from canasta.game import ANSWER_PHASE, ASK_YES, DRAW_PHASE, Game
+from canasta.melds import CANASTA_SIZE, WILD_MELD
+from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.view import SeatView
+
+
+def unseen_counts(g: Game, seat: int) -> list[int]:
+    """Card counts this seat cannot place (other hands beyond known cards, stock,
+    face-down pozzo cards), from public information and its own hand only."""
+    counts = [0] * NUM_CARDS
+    for c in make_deck(g.rules.packs):
+        counts[c] += 1
+    for c in range(NUM_CARDS):
+        counts[c] -= g.hands[seat][c]
+        for s in range(g.n):
+            if s != seat:
+                counts[c] -= g.known[s][c]
+    lo, hi = g.hidden
+    for i, c in enumerate(g.pile):
+        if not lo <= i < hi:
+            counts[c] -= 1
+    for side in range(g.num_sides):
+        for m in g.melds[side].values():
+            for c in m.cards:
+                counts[c] -= 1
+        for m in g.closed[side]:
+            for c in m.cards:
+                counts[c] -= 1
+    for reds in g.red3:
+        for c in reds:
+            counts[c] -= 1
+    return counts
+
+
+def _rank_counts(counts: Sequence[int]) -> list[int]:
+    out = [0] * 14
+    for c, k in enumerate(counts):
+        if k > 0:
+            out[CARD_RANK[c]] += k
+    return out
+
+
+class HeuristicBot(Bot):
+    """Scores every legal move with rules of thumb and plays the best."""
+
+    name = "basic"
+    advanced = False
+
+    def choose(self, view: SeatView) -> Move:
+        g = world(view, self.rng)
+        moves = list(g.generate())
+        if len(moves) == 1:
+            return moves[0]
+        return self.pick(g, moves)
+
+    # the policy works on any game, seen from the player to move; it reads only
+    # that player's hand and the public table
+    def pick(self, g: Game, moves: list[Move]) -> Move:
+        if g.phase == ANSWER_PHASE:
+            return self._answer(g, moves)
+        if g.phase == DRAW_PHASE:
+            return self._draw(g, moves)
+        return self._meld_phase(g, moves)
+
+    # -- draw phase ----------------------------------------------------------
+
+    def _draw(self, g: Game, moves: list[Move]) -> Move:
+        takes = [m for m in moves if m.kind == TAKE]
+        opens = [m for m in moves if m.kind == OPEN]
+        draw = next((m for m in moves if m.kind == DRAW), None)
+        if takes:
+            pile_value = sum(CARD_VALUE[c] for c in g.pile) + 10 * (g.hidden[1] - g.hidden[0])
+            size = len(g.pile)
+            worth = size >= 2 or not g.opened[g.side_of[g.turn]]
+            if self.advanced:
+                worth = size >= 3 or pile_value >= 30 or not g.opened[g.side_of[g.turn]] or draw is None
+            if worth or draw is None:
+                return max(takes, key=lambda m: sum(len(group_cards(x)) for x in m.groups))
+        if opens:
+            return opens[0]
+        return draw if draw is not None else moves[0]
+
+    # -- partnership -----------------------------------------------------------
+
+    def _answer(self, g: Game, moves: list[Move]) -> Move:
+        me = g.to_move
+        yes = next(m for m in moves if m.kind == YES)
+        no = next(m for m in moves if m.kind == NO)
+        if not self.advanced:
+            return yes
+        penalty = sum(g.val[c] * k for c, k in enumerate(g.hands[me]) if k)
+        if penalty <= 60 or len(g.stock) < 12:
+            return yes
+        # a big hand that could still be melded: ask for one more round
+        return no if g.hsize[me] >= 6 else yes
+
+    # -- meld phase --------------------------------------------------------------
+
+    def _meld_phase(self, g: Game, moves: list[Move]) -> Move:
+        seat = g.turn
+        hsize = g.hsize[seat]
+        melds = [m for m in moves if m.kind == MELD]
+        discards = [m for m in moves if m.kind == DISCARD]
+        asks = [m for m in moves if m.kind == ASK]
+        # 1. go out when allowed
+        outs = [m for m in melds if hsize - sum(len(group_cards(x)) for x in m.groups) <= 1]
+        finishing = [m for m in discards if hsize == 1]
+        if (outs or finishing) and asks and self.advanced and g.ask != ASK_YES:
+            return asks[0]
+        if finishing:
+            return finishing[0]
+        if outs:
+            return max(outs, key=lambda m: sum(len(group_cards(x)) for x in m.groups))
+        # 2. meld: openings whole, then natural cards, wild cards only to close canastas
+        best: tuple[float, Move] | None = None
+        for m in melds:
+            score = self._meld_score(g, m)
+            if score > 0 and (best is None or score > best[0]):
+                best = (score, m)
+        if best is not None:
+            return best[1]
+        if discards:
+            return self._discard(g, discards)
+        return melds[0] if melds else moves[0]
+
+    def _meld_score(self, g: Game, move: Move) -> float:
+        seat = g.turn
+        side = g.side_of[seat]
+        opened = g.opened[side]
+        cards = [c for grp in move.groups for c in group_cards(grp)]
+        wilds = sum(1 for c in cards if IS_WILD[c])
+        naturals = len(cards) - wilds
+        late = len(g.stock) < 15
+        if not opened:
+            # an opening: as many natural cards as possible, few wild cards
+            return 100 + naturals * 3 - wilds * (2 if self.advanced else 1)
+        score = 0.0
+        for grp in move.groups:
+            gc = group_cards(grp)
+            key = _key(gc, grp)
+            m = g.melds[side].get(key)
+            size = (m.size if m else 0) + len(gc)
+            gw = sum(1 for c in gc if IS_WILD[c])
+            if gw:
+                closes = size >= CANASTA_SIZE and (m is None or m.size < CANASTA_SIZE)
+                if closes or late:
+                    score += 30
+                elif key == WILD_MELD and g.rules.italian:
+                    score += 5 if self.advanced else -1
+                else:
+                    score -= 5 * gw
+            else:
+                score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
+                if self.advanced and m is None and len(gc) == 3 and not late and g.rc[seat][key] == 3 \
+                        and not g.rules.italian and len(g.pile) > 4:
+                    # keep a natural pair back to take a big pile? meld only the third card later
+                    score -= 2
+        return score
+
+    def _discard(self, g: Game, discards: list[Move]) -> Move:
+        seat = g.turn
+        side = g.side_of[seat]
+        rc = g.rc[seat]
+        nxt = (seat + g.step) % g.n
+        nside = g.side_of[nxt]
+        unseen = _rank_counts(unseen_counts(g, seat)) if self.advanced else None
+        pile_value = sum(CARD_VALUE[c] for c in g.pile)
+        late = len(g.stock) < 10
+        best: tuple[float, Move] | None = None
+        for m in discards:
+            c = m.groups[0][0]
+            r = CARD_RANK[c]
+            cost = 0.0
+            if IS_WILD[c]:
+                cost += 200
+                if self.advanced and pile_value + len(g.pile) * 5 > 120 and rc[TWO] + rc[JOKER_RANK] >= 2:
+                    cost -= 150  # freeze a rich pile
+            elif IS_BLACK_THREE[c]:
+                cost -= 5 if g.rules.italian else 20
+            else:
+                cost += 12 * (rc[r] - 1)  # keep pairs and sets
+                if r in g.melds[side]:
+                    cost += 15  # it would go on our meld
+                cost -= CARD_VALUE[c] * (0.4 if late else 0.1)
+                # feeding: can the next player take the pile with it?
+                danger = 0.0
+                if not IS_WILD[c] and g.side_of[nxt] != side:
+                    if r in g.melds[nside] and not g.pile_frozen and not g.rules.italian:
+                        danger = 1.0
+                    elif g.known[nxt][c] or sum(g.known[nxt][x] for x in range(r * 4, r * 4 + 4)):
+                        danger = 0.8
+                    elif unseen is not None:
+                        left = unseen[r]
+                        hand = g.hsize[nxt]
+                        pool = max(1, sum(unseen))
+                        need = 3 if (g.rules.italian and g.pile_frozen) else 2
+                        p_one = min(1.0, hand * left / pool)
+                        danger = p_one ** need
+                cost += danger * (30 + len(g.pile) * 4 + pile_value * 0.3)
+            if best is None or cost < best[0]:
+                best = (cost, m)
+        assert best is not None
+        return best[1]
+
+
+def _key(cards: Sequence[int], grp: Sequence[int]) -> int:
+    for c in cards:
+        if not IS_WILD[c]:
+            return CARD_RANK[c] if not IS_BLACK_THREE[c] else THREE
+    if grp and grp[0] < 0:
+        return -grp[0] - 1
+    return WILD_MELD
+
+
+class BasicBot(HeuristicBot):
+    """Sound rules of thumb: meld when allowed, keep pairs, avoid feeding the pile, go out."""
+
+    name = "basic"
+    advanced = False
+
+
+class AdvancedBot(HeuristicBot):
+    """A club player's habits: card tracking, safe discards, freezing, pile judgement,
+    partnership asking/answering, end-of-stock play."""
+
+    name = "advanced"
+    advanced = True
