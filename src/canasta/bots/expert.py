@@ -34,6 +34,10 @@ class ExpertBot(Bot):
         moves = list(g.generate())
         if len(moves) == 1:
             return moves[0]
+        if g.phase == ANSWER_PHASE:
+            # the asker's hand is hidden, but it can go out (that is why it asked);
+            # sampled worlds would not know that, so answer by the rules of thumb
+            return self.guide.pick(g, moves)
         cands = self._candidates(g, moves)
         if len(cands) == 1:
             return cands[0]
@@ -82,6 +86,8 @@ class ExpertBot(Bot):
         steps = 0
         while not g.is_over() and steps < ROLLOUT_LIMIT:
             moves = list(g.generate())
+            if not moves:  # pragma: no cover - a sampled world the real table excludes
+                break
             move = moves[0] if len(moves) == 1 else policy.pick(g, moves)
             g.play_unchecked(move)
             steps += 1

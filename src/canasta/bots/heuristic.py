@@ -132,6 +132,9 @@ class HeuristicBot(Bot):
         finishing = [m for m in discards if hsize == 1]
         if (outs or finishing) and asks and self.advanced and g.ask != ASK_YES:
             return asks[0]
+        if (outs or finishing) and self.advanced and not self._should_go_out(g):
+            outs = [m for m in outs if hsize - sum(len(group_cards(x)) for x in m.groups) == 1]
+            outs, finishing = [], []
         if finishing:
             return finishing[0]
         if outs:
@@ -147,6 +150,22 @@ class HeuristicBot(Bot):
         if discards:
             return self._discard(g, discards)
         return melds[0] if melds else moves[0]
+
+    def _should_go_out(self, g: Game) -> bool:
+        """Go out now, or keep building?  Out when ahead on the table, when an
+        opponent is close to going out, or when the stock is low."""
+        seat = g.turn
+        side = g.side_of[seat]
+        if len(g.stock) < 12:
+            return True
+        table = [sum(m.points for m in g.melds[s].values()) + sum(m.points for m in g.closed[s])
+                 + 400 * (sum(1 for m in g.melds[s].values() if m.is_canasta) + len(g.closed[s]))
+                 for s in range(g.num_sides)]
+        others = [t for s, t in enumerate(table) if s != side]
+        if not others or table[side] >= max(others):
+            return True
+        shortest = min(g.hsize[p] for p in range(g.n) if g.side_of[p] != side)
+        return shortest <= 4
 
     def _meld_score(self, g: Game, move: Move) -> float:
         seat = g.turn
@@ -170,6 +189,9 @@ class HeuristicBot(Bot):
                 closes = size >= CANASTA_SIZE and (m is None or m.size < CANASTA_SIZE)
                 if closes or late:
                     score += 30
+                elif self.advanced and m is not None and m.size >= 4 and g.ncan[side] == 0 \
+                        and not g.rules.italian:
+                    score += 8  # race to the first canasta with a wild card
                 elif key == WILD_MELD and g.rules.italian:
                     score += 5 if self.advanced else -1
                 else:

@@ -1,0 +1,140 @@
+"""Bots, the bot protocol and the arena."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from canasta.arena import run_arena, wilson
+from canasta.bots import BotSpecError, make_bot
+from canasta.bots.external import ExternalBot
+from canasta.game import Game
+from canasta.match import Match
+from canasta.moves import Move
+from canasta.rules import PRESETS, RuleSet
+from canasta.view import seat_view
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "external_bot.py"
+
+
+def _play_hand(rules: RuleSet, specs: list[str], seed: int) -> Game:
+    bots = [make_bot(specs[s % len(specs)], seed=seed * 10 + s) for s in range(rules.players)]
+    game = Game(rules, seed, dealer=seed % rules.players)
+    moves = 0
+    while not game.is_over():
+        seat = game.to_move
+        move = bots[seat].choose(seat_view(game, seat))
+        assert game.why_illegal(move) is None, f"{specs} played {move} in {game!r}"
+        game.push(move)
+        moves += 1
+        assert moves < 3000
+    for bot in bots:
+        bot.close()
+    return game
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_level_plays_legal_moves_in_every_preset(preset: str) -> None:
+    rules = RuleSet.preset(preset)
+    game = _play_hand(rules, ["basic", "advanced", "random", "expert:i2"], seed=5)
+    assert game.result is not None
+
+
+def test_bots_are_deterministic_given_their_seed() -> None:
+    rules = RuleSet.preset("classic-4p")
+    game = Game(rules, 11)
+    game.push("draw")
+    view = seat_view(game, game.turn)
+    for level in ("random", "basic", "advanced", "expert:i3"):
+        first = make_bot(level, seed=4).choose(view)
+        again = make_bot(level, seed=4).choose(view)
+        assert first == again, level
+
+
+def test_basic_beats_random_on_duplicate_deals() -> None:
+    report = run_arena(RuleSet.preset("classic-4p"), ("basic", "random"), games=8, seed=3, jobs=1)
+    assert report.games == 8
+    assert report.wins[0] >= 7
+    assert sum(report.diffs) > 0
+
+
+def test_arena_games_are_saved_and_replay_exactly(tmp_path: Path) -> None:
+    save = tmp_path / "games.jsonl"
+    report = run_arena(RuleSet.preset("italian-2p"), ("basic", "random"), games=2, seed=9, jobs=1,
+                       max_hands=3, save=save)
+    lines = save.read_text().splitlines()
+    assert len(lines) == report.games == 2
+    for line in lines:
+        rec = json.loads(line)
+        rules = RuleSet.from_dict(rec["rules"])
+        match = Match(rules, seed=rec["match_seed"], first_dealer=rec["index"] % rules.players)
+        for hand in rec["hands"]:
+            game = match.next_hand()
+            assert game.seed == hand["seed"] and game.dealer == hand["dealer"]
+            for text in hand["moves"]:
+                game.push(Move.parse(text))
+            assert game.is_over()
+            match.record_hand()
+            assert [s.as_dict() for s in game.result or []] == hand["scores"]
+        assert match.totals == rec["totals"]
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson(95, 100)
+    assert 0.88 < lo < 0.9 and 0.97 < hi < 0.99
+    assert wilson(0, 0) == (0.0, 0.0)
+
+
+def test_unknown_bot_names_are_refused() -> None:
+    with pytest.raises(BotSpecError):
+        make_bot("grandmaster")
+    with pytest.raises(BotSpecError):
+        make_bot("expert:soon")
+
+
+# -- the external protocol ------------------------------------------------------
+
+
+def test_the_example_external_bot_plays_a_full_match() -> None:
+    rules = RuleSet.preset("classic-2p", {"target": 1500})
+    report = run_arena(rules, (f"cmd:{sys.executable} {EXAMPLE}", "basic"), games=2, seed=4, jobs=1,
+                       max_hands=40)
+    assert report.games == 2
+    assert report.errors == []
+    assert report.hands >= 2
+
+
+BAD_BOTS = {
+    "garbage": 'print(json.dumps({"type": "ready"}), flush=True)\nfor line in sys.stdin:\n'
+               '    print("not json at all", flush=True)\n',
+    "illegal": 'print(json.dumps({"type": "ready"}), flush=True)\nfor line in sys.stdin:\n'
+               '    print(json.dumps({"type": "move", "move": "discard JK"}), flush=True)\n',
+    "silent": 'print(json.dumps({"type": "ready"}), flush=True)\nimport time\ntime.sleep(30)\n',
+    "crash": 'print(json.dumps({"type": "ready"}), flush=True)\nsys.exit(3)\n',
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_BOTS))
+def test_misbehaving_external_bots_get_the_fallback_and_the_game_survives(kind: str, tmp_path: Path) -> None:
+    script = tmp_path / f"{kind}.py"
+    script.write_text("import json, sys\n" + BAD_BOTS[kind])
+    rules = RuleSet.preset("classic-2p")
+    bot = ExternalBot(f"{sys.executable} {script}", seed=1, time_ms=300, start_ms=5000)
+    game = Game(rules, 21)
+    other = make_bot("basic", seed=2)
+    for _ in range(12):
+        if game.is_over():
+            break
+        seat = game.to_move
+        view = seat_view(game, seat)
+        move = bot.choose(view) if seat == 0 else other.choose(view)
+        assert game.why_illegal(move) is None  # the fallback is a legal move
+        game.push(move)
+    bot.close()
+    assert bot.errors, "the problem is reported"
+    if kind in ("silent", "crash"):
+        assert bot.dead
