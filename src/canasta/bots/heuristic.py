@@ -98,7 +98,10 @@ class HeuristicBot(Bot):
             size = len(g.pile)
             worth = size >= 2 or not g.opened[g.side_of[g.turn]]
             if self.advanced:
-                worth = size >= 3 or pile_value >= 30 or not g.opened[g.side_of[g.turn]] or draw is None
+                natural = [m for m in takes if not any(IS_WILD[c] for c in group_cards(m.groups[0]))]
+                if size <= 2 and natural:
+                    takes = natural  # do not spend a wild card on a tiny pile
+                worth = size >= 3 or pile_value >= 30 or not g.opened[g.side_of[g.turn]] or bool(natural)
             if worth or draw is None:
                 return max(takes, key=lambda m: sum(len(group_cards(x)) for x in m.groups))
         if opens:
@@ -132,9 +135,6 @@ class HeuristicBot(Bot):
         finishing = [m for m in discards if hsize == 1]
         if (outs or finishing) and asks and self.advanced and g.ask != ASK_YES:
             return asks[0]
-        if (outs or finishing) and self.advanced and not self._should_go_out(g):
-            outs = [m for m in outs if hsize - sum(len(group_cards(x)) for x in m.groups) == 1]
-            outs, finishing = [], []
         if finishing:
             return finishing[0]
         if outs:
@@ -150,6 +150,27 @@ class HeuristicBot(Bot):
         if discards:
             return self._discard(g, discards)
         return melds[0] if melds else moves[0]
+
+    def _hold_back(self, g: Game) -> bool:
+        """A club player does not meld everything at once: cards kept in hand take
+        the pile later.  Hold back early in the hand with a big hand."""
+        seat = g.turn
+        hsize = g.hsize[seat]
+        if len(g.stock) < 25 or hsize <= 7:
+            return False
+        if not g.opened[g.side_of[seat]]:
+            return len(g.pile) < 5 and len(g.stock) > 45
+        return True
+
+    def _closes_canasta(self, g: Game, move: Move) -> bool:
+        side = g.side_of[g.turn]
+        for grp in move.groups:
+            gc = group_cards(grp)
+            m = g.melds[side].get(_key(gc, grp))
+            before = m.size if m else 0
+            if before < CANASTA_SIZE <= before + len(gc):
+                return True
+        return False
 
     def _should_go_out(self, g: Game) -> bool:
         """Go out now, or keep building?  Out when ahead on the table, when an
@@ -189,9 +210,6 @@ class HeuristicBot(Bot):
                 closes = size >= CANASTA_SIZE and (m is None or m.size < CANASTA_SIZE)
                 if closes or late:
                     score += 30
-                elif self.advanced and m is not None and m.size >= 4 and g.ncan[side] == 0 \
-                        and not g.rules.italian:
-                    score += 8  # race to the first canasta with a wild card
                 elif key == WILD_MELD and g.rules.italian:
                     score += 5 if self.advanced else -1
                 else:
