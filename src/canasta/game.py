@@ -41,7 +41,6 @@ from canasta.cards import (
     RANK_CARDS,
     RANK_PLURALS,
     RANK_VALUE,
-    RANK_WORDS,
     THREE,
     TWO,
     Card,
@@ -623,8 +622,6 @@ class Game:
         if self.hsize[seat] == 1 and len(self.pile) == 1:
             raise IllegalMoveError("with one card in hand you may not take a pile of one card",
                                    "ONE_CARD_PILE", "A.9.5")
-        if not self.rules.concealed_out_may_take_pile:
-            pass  # only the concealed bonus is affected (C-O6)
         top = self.pile[-1]
         rt = CARD_RANK[top]
         g0, extras, all_cards, n0, w0 = self._read_take(move, "pile", "A.9.1")
@@ -1637,11 +1634,10 @@ class Game:
                 italian.fast_meld_options(self, out)
             elif self.draw_mode != 2:
                 out.extend(italian.opening_options(self))
-            if self.draw_mode == 1 and not self.opened[side]:
-                pass  # an announced opening comes before any discard
-            elif self.hsize[seat] >= 2:
+            announced = self.draw_mode == 1 and not self.opened[side]  # open before discarding
+            if not announced and self.hsize[seat] >= 2:
                 out.extend([r for r in _ALL_RANKS if rc[r]])
-            else:
+            elif not announced:
                 hand = self.hands[seat]
                 for r in _ALL_RANKS:
                     if rc[r]:
@@ -1749,7 +1745,3 @@ class LegalMoves:
 
     def __repr__(self) -> str:
         return "<LegalMoves " + ", ".join(str(m) for m in self) + ">"
-
-
-def describe_rank(rank: int) -> str:
-    return RANK_WORDS[rank]

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Final
 
 from canasta.cards import (
-    CARD_RANK,
     RANK_NAMES,
     Card,
     Rank,
@@ -198,12 +197,6 @@ def _parse_group(text: str) -> Group:
     if target is not None and not cards:
         raise NotationError("a group with a target rank needs cards, e.g. '8:2C'")
     return make_group(cards, target)
-
-
-def group_natural_rank(group: Group) -> Rank | None:
-    """The rank of the natural cards in a group, if they share one."""
-    ranks = {CARD_RANK[c] for c in group_cards(group)}
-    return ranks.pop() if len(ranks) == 1 else None
 
 
 _DRAW: Final = Move(DRAW)

@@ -151,43 +151,6 @@ class HeuristicBot(Bot):
             return self._discard(g, discards)
         return melds[0] if melds else moves[0]
 
-    def _hold_back(self, g: Game) -> bool:
-        """A club player does not meld everything at once: cards kept in hand take
-        the pile later.  Hold back early in the hand with a big hand."""
-        seat = g.turn
-        hsize = g.hsize[seat]
-        if len(g.stock) < 25 or hsize <= 7:
-            return False
-        if not g.opened[g.side_of[seat]]:
-            return len(g.pile) < 5 and len(g.stock) > 45
-        return True
-
-    def _closes_canasta(self, g: Game, move: Move) -> bool:
-        side = g.side_of[g.turn]
-        for grp in move.groups:
-            gc = group_cards(grp)
-            m = g.melds[side].get(_key(gc, grp))
-            before = m.size if m else 0
-            if before < CANASTA_SIZE <= before + len(gc):
-                return True
-        return False
-
-    def _should_go_out(self, g: Game) -> bool:
-        """Go out now, or keep building?  Out when ahead on the table, when an
-        opponent is close to going out, or when the stock is low."""
-        seat = g.turn
-        side = g.side_of[seat]
-        if len(g.stock) < 12:
-            return True
-        table = [sum(m.points for m in g.melds[s].values()) + sum(m.points for m in g.closed[s])
-                 + 400 * (sum(1 for m in g.melds[s].values() if m.is_canasta) + len(g.closed[s]))
-                 for s in range(g.num_sides)]
-        others = [t for s, t in enumerate(table) if s != side]
-        if not others or table[side] >= max(others):
-            return True
-        shortest = min(g.hsize[p] for p in range(g.n) if g.side_of[p] != side)
-        return shortest <= 4
-
     def _meld_score(self, g: Game, move: Move) -> float:
         seat = g.turn
         side = g.side_of[seat]
