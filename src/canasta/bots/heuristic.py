@@ -9,6 +9,7 @@ and end-of-stock play.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from canasta.bots.base import Bot, world
@@ -55,6 +56,17 @@ def unseen_counts(g: Game, seat: int) -> list[int]:
         for c in reds:
             counts[c] -= 1
     return counts
+
+
+def holds_at_least(k: int, copies: int, hand: int, pool: int) -> float:
+    """Probability that a hand of ``hand`` cards dealt from ``pool`` unseen cards,
+    ``copies`` of them of one rank, holds at least ``k`` of that rank."""
+    if copies < k or hand < k:
+        return 0.0
+    hand = min(hand, pool)
+    total = math.comb(pool, hand)
+    below = sum(math.comb(copies, i) * math.comb(pool - copies, hand - i) for i in range(k))
+    return max(0.0, 1.0 - below / total)
 
 
 def _rank_counts(counts: Sequence[int]) -> list[int]:
@@ -173,6 +185,8 @@ class HeuristicBot(Bot):
                 closes = size >= CANASTA_SIZE and (m is None or m.size < CANASTA_SIZE)
                 if closes or late:
                     score += 30
+                elif not self.advanced:
+                    score += 8  # the basic player melds its wild cards as soon as it can
                 elif key == WILD_MELD and g.rules.italian:
                     score += 5 if self.advanced else -1
                 else:
@@ -215,15 +229,12 @@ class HeuristicBot(Bot):
                 if not IS_WILD[c] and g.side_of[nxt] != side:
                     if r in g.melds[nside] and not g.pile_frozen and not g.rules.italian:
                         danger = 1.0
-                    elif g.known[nxt][c] or sum(g.known[nxt][x] for x in range(r * 4, r * 4 + 4)):
-                        danger = 0.8
+                    elif self.advanced and sum(g.known[nxt][x] for x in range(r * 4, r * 4 + 4)):
+                        danger = 0.8  # tracked: it picked up cards of this rank
                     elif unseen is not None:
-                        left = unseen[r]
-                        hand = g.hsize[nxt]
-                        pool = max(1, sum(unseen))
                         need = 3 if (g.rules.italian and g.pile_frozen) else 2
-                        p_one = min(1.0, hand * left / pool)
-                        danger = p_one ** need
+                        danger = holds_at_least(need, unseen[r],
+                                                g.hsize[nxt], max(1, sum(unseen)))
                 cost += danger * (30 + len(g.pile) * 4 + pile_value * 0.3)
             if best is None or cost < best[0]:
                 best = (cost, m)
