@@ -229,7 +229,7 @@ class HeuristicBot(Bot):
                 if not IS_WILD[c] and g.side_of[nxt] != side:
                     if r in g.melds[nside] and not g.pile_frozen and not g.rules.italian:
                         danger = 1.0
-                    elif self.advanced and sum(g.known[nxt][x] for x in range(r * 4, r * 4 + 4)):
+                    elif self.advanced and any(g.known[nxt][x] > 0 for x in range(r * 4, r * 4 + 4)):
                         danger = 0.8  # tracked: it picked up cards of this rank
                     elif unseen is not None:
                         need = 3 if (g.rules.italian and g.pile_frozen) else 2
