@@ -163,6 +163,13 @@ class HeuristicBot(Bot):
             return self._discard(g, discards)
         return melds[0] if melds else moves[0]
 
+    @staticmethod
+    def _danger_of_going_out(g: Game) -> bool:
+        """An opponent with a canasta is down to three cards or fewer: shed points now."""
+        side = g.side_of[g.turn]
+        return any(g.hsize[p] <= 3 and (g.ncan[g.side_of[p]] > 0 or bool(g.closed[g.side_of[p]]))
+                   for p in range(g.n) if g.side_of[p] != side)
+
     def _meld_score(self, g: Game, move: Move) -> float:
         seat = g.turn
         side = g.side_of[seat]
@@ -170,7 +177,7 @@ class HeuristicBot(Bot):
         cards = [c for grp in move.groups for c in group_cards(grp)]
         wilds = sum(1 for c in cards if IS_WILD[c])
         naturals = len(cards) - wilds
-        late = len(g.stock) < 15
+        late = len(g.stock) < 15 or (self.advanced and self._danger_of_going_out(g))
         if not opened:
             # an opening: as many natural cards as possible, few wild cards
             return 100 + naturals * 3 - wilds * (2 if self.advanced else 1)
@@ -207,7 +214,7 @@ class HeuristicBot(Bot):
         nside = g.side_of[nxt]
         unseen = _rank_counts(unseen_counts(g, seat)) if self.advanced else None
         pile_value = sum(CARD_VALUE[c] for c in g.pile)
-        late = len(g.stock) < 10
+        late = len(g.stock) < 10 or (self.advanced and self._danger_of_going_out(g))
         best: tuple[float, Move] | None = None
         for m in discards:
             c = m.groups[0][0]
