@@ -12,8 +12,7 @@ from canasta.arena import run_arena, wilson
 from canasta.bots import BotSpecError, make_bot
 from canasta.bots.external import ExternalBot
 from canasta.game import Game
-from canasta.match import Match
-from canasta.moves import Move
+from canasta.record import read_file, verify
 from canasta.rules import PRESETS, RuleSet
 from canasta.view import seat_view
 
@@ -63,24 +62,15 @@ def test_basic_beats_random_on_duplicate_deals() -> None:
 
 
 def test_arena_games_are_saved_and_replay_exactly(tmp_path: Path) -> None:
-    save = tmp_path / "games.jsonl"
+    save = tmp_path / "games.cgn"
     report = run_arena(RuleSet.preset("italian-2p"), ("basic", "random"), games=2, seed=9, jobs=1,
                        max_hands=3, save=save)
-    lines = save.read_text().splitlines()
-    assert len(lines) == report.games == 2
-    for line in lines:
-        rec = json.loads(line)
-        rules = RuleSet.from_dict(rec["rules"])
-        match = Match(rules, seed=rec["match_seed"], first_dealer=rec["index"] % rules.players)
-        for hand in rec["hands"]:
-            game = match.next_hand()
-            assert game.seed == hand["seed"] and game.dealer == hand["dealer"]
-            for text in hand["moves"]:
-                game.push(Move.parse(text))
-            assert game.is_over()
-            match.record_hand()
-            assert [s.as_dict() for s in game.result or []] == hand["scores"]
-        assert match.totals == rec["totals"]
+    games, errors = read_file(save)
+    assert errors == []
+    assert len(games) == report.games == 2
+    for game in games:
+        assert verify(game) == []
+        assert sum(len(h.moves) for h in game.hands) > 20
 
 
 def test_wilson_interval() -> None:

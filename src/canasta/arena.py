@@ -2,13 +2,13 @@
 
 Each deal (a match seed, hence every hand's seed) is played twice with the
 bots' seats swapped, so the luck of the cards cancels out.  Every game is
-saved as one JSON line (rules, seeds, seats and every move), so it can be
-replayed exactly.
+saved in the record format (:mod:`canasta.record`), so ``canasta verify`` can
+replay it exactly.
 """
 
 from __future__ import annotations
 
-import json
+import datetime
 import math
 import multiprocessing
 import statistics
@@ -22,6 +22,8 @@ from typing import Any
 from canasta.bots import make_bot
 from canasta.bots.base import Bot
 from canasta.match import Match, hand_seed
+from canasta.moves import Move
+from canasta.record import record_from_match
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -40,7 +42,7 @@ class GameResult:
     diffs: list[int]  # A minus B, per hand
     times: dict[str, list[float]]  # per bot label: decision times (s)
     errors: list[str]
-    record: dict[str, Any]
+    record: str  # the game in the record format (canasta.record)
 
 
 def _slots(rules: RuleSet) -> list[int]:
@@ -61,16 +63,14 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
     times: dict[str, list[float]] = {"A": [], "B": []}
     errors: list[str] = []
     match = Match(rules, seed=match_seed, first_dealer=index % rules.players)
-    record: dict[str, Any] = {"rules": rules.to_dict(), "match_seed": match_seed, "index": index,
-                              "orientation": orientation,
-                              "seats": [specs[slots[s]] for s in range(rules.players)], "hands": []}
+    all_moves: list[list[tuple[int, Move]]] = []
     diffs: list[int] = []
     won = [0, 0]
     hands = 0
     try:
         while not match.over and hands < max_hands:
             game = match.next_hand()
-            moves: list[str] = []
+            moves: list[tuple[int, Move]] = []
             while not game.is_over():
                 seat = game.to_move
                 view = seat_view(game, seat)
@@ -82,7 +82,8 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                     errors.append(f"{specs[slots[seat]]} (seat {seat}) played an illegal move {move}: {err}")
                     move = next(iter(game.legal_moves))
                 game.push(move)
-                moves.append(str(move))
+                moves.append((seat, move))
+            all_moves.append(moves)
             rec = match.record_hand()
             hands += 1
             per_seat = _per_seat_scores(rules, game.side_of, [s.total for s in rec.scores])
@@ -97,17 +98,15 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                 hook = getattr(bot, "hand_over", None)
                 if callable(hook):
                     hook([s.total for s in rec.scores])
-            record["hands"].append({"seed": rec.seed, "dealer": rec.dealer, "moves": moves,
-                                    "scores": [s.as_dict() for s in rec.scores], "went_out": rec.went_out,
-                                    "end": rec.end_reason})
     finally:
         for i, bot in enumerate(bots):
             errors.extend(f"{specs[slots[i]]} (seat {i}): {e}" for e in getattr(bot, "errors", []))
             bot.close()
     team_of = [next(i for i, t in enumerate(rules.teams) if s in t) for s in range(rules.players)]
     final = _per_seat_scores(rules, team_of, match.totals)
-    record["totals"] = match.totals
-    record["winner"] = match.winner
+    record = record_from_match(match, all_moves, f"arena game {index}.{orientation}",
+                               [specs[slots[s]] for s in range(rules.players)],
+                               datetime.date.today().strftime("%Y.%m.%d")).to_text()
     return GameResult(index, orientation, _bot_score(final, slots, 0), _bot_score(final, slots, 1), hands,
                       won[0], won[1], diffs, times, errors, record)
 
@@ -230,7 +229,7 @@ def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, job
             for r in results:
                 report.add(r)
                 if out is not None:
-                    out.write(json.dumps(r.record) + "\n")
+                    out.write(r.record + "\n")
             if progress is not None:
                 progress(report.games, 2 * pairs)
     finally:

@@ -78,9 +78,12 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1)
     a.add_argument("--seed", type=_int, default=1)
     a.add_argument("--max-hands", type=_positive, default=60, help="a match stops after this many hands")
-    a.add_argument("--save", metavar="FILE", help="write every game as a JSON line (default runs/arena-*.jsonl)")
+    a.add_argument("--save", metavar="FILE", help="write every game as a record (default runs/arena-*.cgn)")
     a.add_argument("--plot", metavar="FILE.png", help="draw the per-hand score differences (needs matplotlib)")
     a.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+
+    v = sub.add_parser("verify", help="replay game records through the engine: every move, score and commitment")
+    v.add_argument("file", help="a record file (.cgn)")
 
     r = sub.add_parser("rules", help="show a rule set with every option; save it as a rules file")
     r.add_argument("rules", nargs="?", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
@@ -168,7 +171,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         if not spec.startswith("cmd:"):
             make_bot(spec)  # refuse a bad name before starting
     save = Path(args.save) if args.save else Path("runs") / (
-        f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.jsonl".replace(":", "_").replace("/", "_")
+        f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn".replace(":", "_").replace("/", "_")
         .replace(" ", "_"))
     tty = sys.stderr.isatty()
     bar = None
@@ -202,6 +205,29 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from canasta.record import read_file, verify
+
+    games, errors = read_file(args.file)
+    for e in errors:
+        print(f"{args.file}: {e}")
+    bad = 0
+    for i, game in enumerate(games, start=1):
+        problems = verify(game)
+        hands = len(game.hands)
+        moves = sum(len(h.moves) for h in game.hands)
+        if problems:
+            bad += 1
+            print(f"game {i}: {hands} hands, {moves} moves: {len(problems)} problems")
+            for p in problems[:10]:
+                print("  " + p)
+        else:
+            print(f"game {i}: {hands} hands, {moves} moves, scores and commitments verified")
+    if not games:
+        print(f"{args.file}: no game found")
+    return 1 if bad or errors or not games else 0
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     rules: RuleSet = args.rules
     changes = {}
@@ -230,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
-                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena}[args.command]
+                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify}[args.command]
         return handler(args)
     except CanastaError as exc:
         print(f"canasta: error: {exc}", file=sys.stderr)

@@ -1,0 +1,250 @@
+"""Game records: a text format in the spirit of PGN, a lenient parser, and a verifier.
+
+::
+
+    [Event "Arena"]
+    [Date "2026.11.30"]
+    [Rules "classic-4p"]
+    [RulesOptions "C-O1=max3_only target=3000"]
+    [Players "0=advanced 1=basic 2=advanced 3=basic"]
+    [MatchSeed "17"]
+    [FirstDealer "2"]
+    [Result "side 0"]
+
+    [Hand "1"]
+    [Dealer "2"]
+    [Commitment "3f0c..."]
+    [Seed "9876543210"]
+    3: draw
+    3: meld 8H 8S 2C {a comment}
+    3: discard 9C
+    ...
+    [Score "1340 495"]
+    [End "went out"]
+
+A hand's ``Commitment`` is the SHA-256 of ``canasta-deal:<seed>``: shown before
+the hand is played and checked against the seed revealed after it, it proves
+the deal was fixed in advance.  ``canasta verify FILE`` replays a record
+through the engine and checks every move, every score and every commitment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from canasta.errors import CanastaError, IllegalMoveError, NotationError
+from canasta.match import Match
+from canasta.moves import Move
+from canasta.rules import PRESETS, RuleSet
+
+_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
+_MOVE = re.compile(r"^(\d+)\s*:\s*([^{;]*?)\s*(?:\{([^}]*)\})?\s*(?:;.*)?$")
+
+
+def commitment(seed: int) -> str:
+    """The public commitment to a hand's seed."""
+    return hashlib.sha256(f"canasta-deal:{seed}".encode()).hexdigest()
+
+
+@dataclass
+class HandRecord:
+    tags: dict[str, str] = field(default_factory=dict)
+    moves: list[tuple[int, Move, str, int]] = field(default_factory=list)  # seat, move, comment, line
+
+
+@dataclass
+class GameRecord:
+    headers: dict[str, str] = field(default_factory=dict)
+    hands: list[HandRecord] = field(default_factory=list)
+
+    def rules(self) -> RuleSet:
+        name = self.headers.get("Rules", "classic-4p")
+        options = parse_options(self.headers.get("RulesOptions", ""))
+        return RuleSet.preset(name, options)
+
+    def to_text(self) -> str:
+        lines = [f'[{k} "{_esc(v)}"]' for k, v in self.headers.items()]
+        for hand in self.hands:
+            lines.append("")
+            order = ["Hand", "Dealer", "Commitment", "Seed"]
+            for key in order:
+                if key in hand.tags:
+                    lines.append(f'[{key} "{_esc(hand.tags[key])}"]')
+            for seat, move, comment, _ in hand.moves:
+                lines.append(f"{seat}: {move}" + (f" {{{comment}}}" if comment else ""))
+            for key, value in hand.tags.items():
+                if key not in order:
+                    lines.append(f'[{key} "{_esc(value)}"]')
+        return "\n".join(lines) + "\n"
+
+
+def _esc(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unesc(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def options_text(rules: RuleSet) -> str:
+    """The settings that differ from the rule set's preset, as ``key=value`` words."""
+    base = PRESETS.get(rules.name)
+    data = rules.to_dict()
+    ref = base.to_dict() if base is not None else RuleSet().to_dict()
+    words = []
+    for key, value in data.items():
+        if key != "name" and ref.get(key) != value:
+            words.append(f"{key}={json.dumps(value, separators=(',', ':'))}")
+    return " ".join(words)
+
+
+def parse_options(text: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep:
+            raise NotationError(f"rules option {word!r} must be written key=value")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
+    """Read one or more games; lenient: problems are collected as ``line N: ...``
+    and the rest is still read."""
+    games: list[GameRecord] = []
+    errors: list[str] = []
+    game: GameRecord | None = None
+    hand: HandRecord | None = None
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(";"):
+            continue
+        tag = _TAG.match(line)
+        if tag:
+            key, value = tag.group(1), _unesc(tag.group(2))
+            if key == "Hand":
+                if game is None:
+                    game = GameRecord()
+                    games.append(game)
+                hand = HandRecord({"Hand": value})
+                game.hands.append(hand)
+            elif hand is not None and key in ("Dealer", "Commitment", "Seed", "Score", "End"):
+                hand.tags[key] = value
+            else:
+                if game is None or game.hands:
+                    game = GameRecord()
+                    games.append(game)
+                    hand = None
+                game.headers[key] = value
+            continue
+        if line.startswith("["):
+            errors.append(f"line {n}: a tag is written [Name \"value\"]: {line[:60]}")
+            continue
+        mv = _MOVE.match(line)
+        if not mv:
+            errors.append(f"line {n}: expected a tag or 'SEAT: move', got {line[:60]!r}")
+            continue
+        if hand is None:
+            errors.append(f"line {n}: a move before any [Hand \"...\"] tag")
+            continue
+        try:
+            move = Move.parse(mv.group(2))
+        except NotationError as exc:
+            errors.append(f"line {n}: {exc}")
+            continue
+        hand.moves.append((int(mv.group(1)), move, (mv.group(3) or "").strip(), n))
+    return games, errors
+
+
+def verify(game: GameRecord) -> list[str]:
+    """Replay a record through the engine; returns the problems (empty if none)."""
+    problems: list[str] = []
+    try:
+        rules = game.rules()
+        seed = int(game.headers.get("MatchSeed", "0"))
+        first = game.headers.get("FirstDealer")
+        match = Match(rules, seed=seed, first_dealer=int(first) if first is not None else None)
+    except (CanastaError, ValueError) as exc:
+        return [f"headers: {exc}"]
+    for hand in game.hands:
+        label = f"hand {hand.tags.get('Hand', '?')}"
+        g = match.next_hand()
+        if "Seed" in hand.tags and hand.tags["Seed"] != str(g.seed):
+            problems.append(f"{label}: the seed {hand.tags['Seed']} is not the match's seed for this hand")
+        if "Commitment" in hand.tags and hand.tags["Commitment"] != commitment(g.seed):
+            problems.append(f"{label}: the commitment does not match the revealed seed")
+        if "Dealer" in hand.tags and hand.tags["Dealer"] != str(g.dealer):
+            problems.append(f"{label}: the dealer should be seat {g.dealer}")
+        for seat, move, _, line in hand.moves:
+            if g.is_over():
+                problems.append(f"line {line}: a move after the hand ended")
+                break
+            if seat != g.to_move:
+                problems.append(f"line {line}: seat {seat} moved, but it was seat {g.to_move}'s move")
+                break
+            try:
+                g.push(move)
+            except IllegalMoveError as exc:
+                problems.append(f"line {line}: illegal move {move}: {exc}")
+                break
+        if not g.is_over():
+            problems.append(f"{label}: the record stops before the hand is over")
+            return problems
+        rec = match.record_hand()
+        if "Score" in hand.tags:
+            want = " ".join(str(s.total) for s in rec.scores)
+            if hand.tags["Score"] != want:
+                problems.append(f"{label}: recorded score {hand.tags['Score']!r}, the engine scores {want!r}")
+    result = game.headers.get("Result")
+    if result is not None and result != "*" and match.over:
+        want = "draw" if match.winner == -1 else f"side {match.winner}"
+        if result != want:
+            problems.append(f"result: recorded {result!r}, the engine says {want!r}")
+    return problems
+
+
+def result_text(match: Match) -> str:
+    if not match.over:
+        return "*"
+    return "draw" if match.winner == -1 else f"side {match.winner}"
+
+
+def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]], event: str,
+                      players: list[str], date: str) -> GameRecord:
+    """A record of a played match (its hands in order, with their moves)."""
+    rules = match.rules
+    headers = {"Event": event, "Date": date, "Rules": rules.name}
+    opts = options_text(rules)
+    if opts:
+        headers["RulesOptions"] = opts
+    headers["Players"] = " ".join(f"{i}={p.replace(' ', '_')}" for i, p in enumerate(players))
+    headers["MatchSeed"] = str(match.seed)
+    headers["FirstDealer"] = str(match.first_dealer)
+    headers["Result"] = result_text(match)
+    rec = GameRecord(headers)
+    for hr, moves in zip(match.hands, hands_moves, strict=False):
+        hand = HandRecord({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
+                           "Commitment": commitment(hr.seed), "Seed": str(hr.seed)})
+        hand.moves = [(seat, move, "", 0) for seat, move in moves]
+        hand.tags["Score"] = " ".join(str(s.total) for s in hr.scores)
+        hand.tags["End"] = hr.end_reason
+        rec.hands.append(hand)
+    return rec
+
+
+def read_file(path: str | Path) -> tuple[list[GameRecord], list[str]]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CanastaError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CanastaError(f"{str(path)!r} is not a text file") from None
+    return parse_records(text)

@@ -1,0 +1,83 @@
+"""Game records: writing, lenient parsing with line numbers, verification, commitments."""
+
+from __future__ import annotations
+
+import random
+
+from canasta.match import Match
+from canasta.moves import Move
+from canasta.record import commitment, parse_records, record_from_match, verify
+from canasta.rules import RuleSet
+
+
+def _played(preset: str, seed: int, options: dict[str, object] | None = None, hands: int = 2) -> str:
+    rules = RuleSet.preset(preset, options)
+    match = Match(rules, seed=seed)
+    rng = random.Random(seed)
+    all_moves: list[list[tuple[int, Move]]] = []
+    while not match.over and len(match.hands) < hands:
+        g = match.next_hand()
+        moves = []
+        while not g.is_over():
+            seat = g.to_move
+            m = g.random_move(rng)
+            g.push(m)
+            moves.append((seat, m))
+        match.record_hand()
+        all_moves.append(moves)
+    return record_from_match(match, all_moves, "test", ["random"] * rules.players, "2026.11.30").to_text()
+
+
+def test_records_round_trip_and_verify() -> None:
+    for preset, options in (("classic-4p", None), ("italian-4p", {"I-O9": 2}), ("classic-2p", {"target": 900})):
+        text = _played(preset, 7, options)
+        games, errors = parse_records(text)
+        assert errors == []
+        assert len(games) == 1
+        assert games[0].to_text() == text
+        assert verify(games[0]) == []
+
+
+def test_two_games_in_one_file() -> None:
+    text = _played("classic-4p", 1) + "\n" + _played("classic-3p", 2)
+    games, errors = parse_records(text)
+    assert errors == [] and len(games) == 2
+    assert [g.headers["Rules"] for g in games] == ["classic-4p", "classic-3p"]
+
+
+def test_a_changed_score_is_caught() -> None:
+    text = _played("classic-4p", 3, hands=1)
+    lines = text.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("[Score"))
+    lines[i] = '[Score "1 2"]'
+    games, _ = parse_records("\n".join(lines))
+    problems = verify(games[0])
+    assert any("recorded score" in p for p in problems)
+
+
+def test_a_changed_seed_breaks_the_commitment() -> None:
+    text = _played("classic-4p", 4, hands=1)
+    games, _ = parse_records(text)
+    hand = games[0].hands[0]
+    hand.tags["Commitment"] = commitment(int(hand.tags["Seed"]) + 1)
+    assert any("commitment" in p for p in verify(games[0]))
+
+
+def test_an_illegal_move_is_reported_with_its_line() -> None:
+    text = _played("classic-4p", 5, hands=1)
+    lines = text.splitlines()
+    i = next(i for i, line in enumerate(lines) if ": discard" in line)
+    seat = lines[i].split(":")[0]
+    lines[i] = f"{seat}: discard 3H"
+    games, errors = parse_records("\n".join(lines))
+    assert errors == []
+    problems = verify(games[0])
+    assert any(p.startswith(f"line {i + 1}:") for p in problems)
+
+
+def test_the_parser_is_lenient_and_numbers_its_complaints() -> None:
+    text = '[Rules "classic-4p"]\n[Broken tag\n1: dance\n[Hand "1"]\n2: meld QQ\n1: draw {fine}\nrubbish here\n'
+    games, errors = parse_records(text)
+    assert len(games) == 1 and len(games[0].hands) == 1
+    assert [e.split(":")[0] for e in errors] == ["line 2", "line 3", "line 5", "line 7"]
+    assert len(games[0].hands[0].moves) == 1
