@@ -45,3 +45,30 @@ def test_italian_views_never_show_the_face_down_pozzo() -> None:
         assert all(view.pile[i] is None for i in range(lo, hi))
         assert view.pile[-1] == game.pile[-1]
         assert "??" in view.to_json()
+
+
+def _alternatives() -> list[tuple[str, str, object]]:
+    from canasta.rules import CLASSIC_OPTIONS, ITALIAN_OPTIONS
+
+    out = []
+    for family, options in (("classic-4p", CLASSIC_OPTIONS), ("italian-4p", ITALIAN_OPTIONS)):
+        for opt in options:
+            for value in opt.choices[1:]:
+                preset = family
+                if opt.id == "C-O10":
+                    preset = "classic-3p"
+                elif opt.id in ("C-O11", "I-O20"):
+                    preset = family.replace("4p", "6p")
+                elif opt.id == "I-O21":
+                    continue  # 'unsupported' refuses five players; nothing to play
+                out.append((preset, opt.id, value))
+    return out
+
+
+@pytest.mark.parametrize(("preset", "option", "value"), _alternatives(),
+                         ids=[f"{o}={v}" for _, o, v in _alternatives()])
+def test_every_option_alternative_plays_cleanly(preset: str, option: str, value: object) -> None:
+    rules = RuleSet.preset(preset, {option: value})
+    report = run_selfcheck(rules, hands=3, seed=202)
+    assert report.problems == []
+    assert report.hands == 3

@@ -9,6 +9,7 @@ and end-of-stock play.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -33,14 +34,16 @@ from canasta.view import SeatView
 def unseen_counts(g: Game, seat: int) -> list[int]:
     """Card counts this seat cannot place (other hands beyond known cards, stock,
     face-down pozzo cards), from public information and its own hand only."""
-    counts = [0] * NUM_CARDS
-    for c in make_deck(g.rules.packs):
-        counts[c] += 1
+    counts = list(_pack_counts(g.rules.packs))
+    hand = g.hands[seat]
     for c in range(NUM_CARDS):
-        counts[c] -= g.hands[seat][c]
-        for s in range(g.n):
-            if s != seat:
-                counts[c] -= g.known[s][c]
+        counts[c] -= hand[c]
+    for s in range(g.n):
+        if s != seat:
+            known = g.known[s]
+            for c in range(NUM_CARDS):
+                if known[c]:
+                    counts[c] -= known[c]
     lo, hi = g.hidden
     for i, c in enumerate(g.pile):
         if not lo <= i < hi:
@@ -56,6 +59,14 @@ def unseen_counts(g: Game, seat: int) -> list[int]:
         for c in reds:
             counts[c] -= 1
     return counts
+
+
+@functools.cache
+def _pack_counts(packs: int) -> tuple[int, ...]:
+    counts = [0] * NUM_CARDS
+    for c in make_deck(packs):
+        counts[c] += 1
+    return tuple(counts)
 
 
 def holds_at_least(k: int, copies: int, hand: int, pool: int) -> float:
