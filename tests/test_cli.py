@@ -138,6 +138,12 @@ def _bad_inputs(tmp_path: Path) -> list[tuple[list[str], tuple[str, ...]]]:
         (["rules", "--set", "hand_size=40"], ("hand_size",)),
         (["bench", "--bogus"], ("--bogus",)),
         (["frobnicate"], ("frobnicate",)),
+        (["arena", "--bots", "grandmaster,basic", "--games", "2"], ("grandmaster",)),
+        (["arena", "--bots", "basic", "--games", "2"], ("two bots",)),
+        (["arena", "--bots", "expert:soon,basic", "--games", "2"], ("soon",)),
+        (["selfcheck", "--hands", "0"], ("0",)),
+        (["verify", str(tmp_path / "missing.cgn")], ("missing.cgn",)),
+        (["verify", str(bad_json)], ("bad.json",)),
     ]
 
 

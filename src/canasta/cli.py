@@ -209,6 +209,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from canasta.record import read_file, verify
 
     games, errors = read_file(args.file)
+    if not games:
+        first = f" ({errors[0]})" if errors else ""
+        raise CanastaError(f"{args.file}: no game record found{first}")
     for e in errors:
         print(f"{args.file}: {e}")
     bad = 0
@@ -223,9 +226,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                 print("  " + p)
         else:
             print(f"game {i}: {hands} hands, {moves} moves, scores and commitments verified")
-    if not games:
-        print(f"{args.file}: no game found")
-    return 1 if bad or errors or not games else 0
+    return 1 if bad or errors else 0
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
