@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from canasta.bots.base import Bot, Budget, world
-from canasta.bots.heuristic import AdvancedBot, BasicBot
+from canasta.bots.heuristic import AdvancedBot
 from canasta.game import ANSWER_PHASE, DRAW_PHASE, Game
 from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
 from canasta.view import SeatView
@@ -27,7 +27,7 @@ class ExpertBot(Bot):
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         super().__init__(seed, budget or Budget(seconds=1.0, iterations=200))
         self.guide = AdvancedBot(seed)
-        self.rollout = BasicBot(seed)
+        self.rollout = AdvancedBot(seed)
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
