@@ -3,7 +3,7 @@
 For each decision it samples the unseen cards consistently with its view
 (:func:`canasta.view.sample_world`), tries the few choices that matter (draw or
 take, meld now or wait, which discard, go out or not) and plays each sampled
-world to the end of the hand with the basic player's rules of thumb, keeping
+world to the end of the hand with the advanced player's rules of thumb, keeping
 the choice with the best mean score difference.  The budget (default one
 second or 200 worlds, whichever comes first) bounds each decision.
 """
