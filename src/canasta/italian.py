@@ -867,6 +867,8 @@ def can_go_out(g: Game, budget: int = 60, assume_yes: bool = False) -> bool:
     rc = g.rc[seat]
     melds = g.melds[side]
     r = g.rules
+    if not g.opened[side]:
+        return False  # going out while opening is one opening move (offered among the openings)
     loose = 0
     pairs = 0  # pairs with no open meld of their rank: each needs a wild card
     for x in NATURAL_RANKS:
