@@ -100,7 +100,7 @@ class Game:
         "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
         "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
         "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards",
-        "draw_mode", "val", "step", "move_stack", "_snapshots", "_result",
+        "draw_mode", "val", "step", "it", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -119,6 +119,7 @@ class Game:
         r = self.rules
         self.seed = seed
         self.n = r.players
+        self.it = r.italian  # Italian Canasta (Part B)?  Kept here: it is read on every move
         self.val = italian.card_values(r) if r.italian else CARD_VALUE
         self.step = -1 if r.direction == "counter_clockwise" else 1
         if not 0 <= dealer < self.n:
@@ -365,7 +366,7 @@ class Game:
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
             self._lay_out_red_threes(seat)
-        if not self.stock and self.rules.italian and self.rules.empty_stock == "hand_ends":
+        if not self.stock and self.it and self.rules.empty_stock == "hand_ends":
             self._end_hand("the stock ran out")
         elif not self.stock and not self._any_take():
             self._end_hand("the stock ran out and the pile could not be taken")
@@ -430,7 +431,7 @@ class Game:
         in this very position, skipping the checks."""
         kind = move.kind
         plan: object = None
-        if self.rules.italian:
+        if self.it:
             if kind == MELD:
                 plan = [(italian.group_key(g), list(group_cards(g))) for g in move.groups]
             elif kind == DISCARD:
@@ -459,6 +460,7 @@ class Game:
         g.n = self.n
         g.val = self.val
         g.step = self.step
+        g.it = self.it
         g._restore(self._snapshot())
         g.move_stack = self.move_stack[:] if stack else []
         g._snapshots = list(self._snapshots) if stack else []
@@ -509,7 +511,7 @@ class Game:
                         "MUST_TAKE", "A.13.2")
                 return None
             if kind == TAKE:
-                return italian.plan_take(self, move) if self.rules.italian else self._plan_take(move)
+                return italian.plan_take(self, move) if self.it else self._plan_take(move)
             if kind == OPEN:
                 italian.plan_open(self)
                 return None
@@ -534,7 +536,7 @@ class Game:
                 "FINAL_MELD_ONLY", "A.13.1")
         # MELD phase
         if kind == MELD:
-            plan = italian.plan_meld(self, move) if self.rules.italian else self._plan_meld(move)
+            plan = italian.plan_meld(self, move) if self.it else self._plan_meld(move)
             if self.ask == ASK_YES:
                 self._check_still_going_out(move, plan)
             return plan
@@ -547,7 +549,7 @@ class Game:
                 raise IllegalMoveError("you have already asked this turn", "ALREADY_ASKED", "A.12.3")
             if self.hsize[self.turn] < 2:
                 raise IllegalMoveError("ask before you are down to your last card", "ASK_TOO_LATE", "A.12.3")
-            if not (italian.can_go_out(self, assume_yes=True) if self.rules.italian else self.can_go_out()):
+            if not (italian.can_go_out(self, assume_yes=True) if self.it else self.can_go_out()):
                 raise IllegalMoveError("ask only when you can go out now", "CANNOT_GO_OUT", "A.12.3")
             return None
         if kind in (DRAW, TAKE, OPEN):
@@ -608,7 +610,7 @@ class Game:
         return CARD_RANK[top] in self.melds[side] and self._any_take()
 
     def _any_take(self) -> bool:
-        for _ in (italian.gen_takes(self) if self.rules.italian else self._gen_takes()):
+        for _ in (italian.gen_takes(self) if self.it else self._gen_takes()):
             return True
         return False
 
@@ -828,7 +830,7 @@ class Game:
             raise IllegalMoveError("you announced an opening: open before you discard", "MUST_OPEN", "B.5.1")
         left = self.hsize[seat] - 1
         if left == 0:
-            if self.rules.italian:
+            if self.it:
                 err = (italian.finish_error(self, seat, (), WILD_MELD in self.melds[self.side_of[seat]])
                        or italian.final_discard_error(self.rules, c))
             else:
@@ -865,7 +867,7 @@ class Game:
                 self.draw_mode = 1 if kind == OPEN else 2
                 count = 1 if kind == OPEN else count
             if not self._draw_cards(seat, count):
-                if self.rules.italian:
+                if self.it:
                     self._end_hand("the stock ran out")
                 elif self.rules.red_three_last_card_may_meld:
                     self.phase = FINAL_PHASE
@@ -875,7 +877,7 @@ class Game:
             self.phase = MELD_PHASE
         elif kind == MELD:
             assert isinstance(plan, list)
-            if self.rules.italian:
+            if self.it:
                 side = self.side_of[seat]
                 opening = not self.opened[side]
                 italian.lay_groups(self, seat, plan)
@@ -899,7 +901,7 @@ class Game:
         elif kind == TAKE:
             assert isinstance(plan, tuple)
             rt, g0, groups = plan
-            if self.rules.italian:
+            if self.it:
                 if italian.take(self, seat, rt, g0, groups):
                     self.phase = MELD_PHASE
                 else:
@@ -1002,7 +1004,7 @@ class Game:
             self._form_cutthroat_sides(seat)  # RG3: going out first makes the lone hand too
         self.went_out = seat
         side = self.side_of[seat]
-        self.out_concealed = not self.rules.italian and self._qualifies_concealed(seat) and any(
+        self.out_concealed = not self.it and self._qualifies_concealed(seat) and any(
             m.owner == seat and m.turn == self.turn_no and m.is_canasta and m.rank != THREE
             for m in self.melds[side].values()
         )
@@ -1045,7 +1047,7 @@ class Game:
     def can_go_out(self, seat: int | None = None) -> bool:
         """Whether the player to move could go out in this turn from here
         (melding all cards, or all but one and discarding it)."""
-        if self.rules.italian:
+        if self.it:
             return self.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(self)
         return self._going_out_plan(seat) is not None
 
@@ -1454,7 +1456,7 @@ class Game:
         if isinstance(opt, Move):
             return opt
         if isinstance(opt, tuple):
-            if self.rules.italian:
+            if self.it:
                 return Move(MELD, tuple(italian.groups_from(self.hands[self.turn], list(opt))))
             return Move(MELD, tuple(self._groups_from(self.hands[self.turn], list(opt))))
         code = opt >> 4
@@ -1490,7 +1492,7 @@ class Game:
         phase = self.phase
         if phase == OVER:
             return []
-        if self.rules.italian and phase != ANSWER_PHASE:
+        if self.it and phase != ANSWER_PHASE:
             return self._options_italian()
         if phase == ANSWER_PHASE:
             return [_YES_MOVE, _NO_MOVE]
@@ -1595,7 +1597,7 @@ class Game:
 
     def _meld_ok(self, move: Move) -> bool:
         try:
-            if self.rules.italian:
+            if self.it:
                 plan: object = italian.plan_meld(self, move)
             else:
                 plan = self._plan_meld(move, final=self.phase == FINAL_PHASE)
