@@ -29,7 +29,9 @@ def _played(preset: str, seed: int, options: dict[str, object] | None = None, ha
 
 
 def test_records_round_trip_and_verify() -> None:
-    for preset, options in (("classic-4p", None), ("italian-4p", {"I-O9": 2}), ("classic-2p", {"target": 900})):
+    cases: list[tuple[str, dict[str, object] | None]] = [
+        ("classic-4p", None), ("italian-4p", {"I-O9": 2}), ("classic-2p", {"target": 900})]
+    for preset, options in cases:
         text = _played(preset, 7, options)
         games, errors = parse_records(text)
         assert errors == []
