@@ -93,6 +93,9 @@ class HeuristicBot(Bot):
 
     name = "basic"
     advanced = False
+    pair_weight = 12.0
+    value_weight = 0.1
+    danger_scale = 1.0
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
@@ -139,11 +142,9 @@ class HeuristicBot(Bot):
         no = next(m for m in moves if m.kind == NO)
         if not self.advanced:
             return yes
+        # going out first wins most hands: say no only with a very big hand early on
         penalty = sum(g.val[c] * k for c, k in enumerate(g.hands[me]) if k)
-        if penalty <= 60 or len(g.stock) < 12:
-            return yes
-        # a big hand that could still be melded: ask for one more round
-        return no if g.hsize[me] >= 6 else yes
+        return no if penalty > 150 and len(g.stock) >= 30 else yes
 
     # -- meld phase --------------------------------------------------------------
 
@@ -238,10 +239,10 @@ class HeuristicBot(Bot):
             elif IS_BLACK_THREE[c]:
                 cost -= 5 if g.rules.italian else 20
             else:
-                cost += 12 * (rc[r] - 1)  # keep pairs and sets
+                cost += self.pair_weight * (rc[r] - 1)  # keep pairs and sets
                 if r in g.melds[side]:
                     cost += 15  # it would go on our meld
-                cost -= CARD_VALUE[c] * (0.4 if late else 0.1)
+                cost -= CARD_VALUE[c] * (0.4 if late else self.value_weight)
                 # feeding: can the next player take the pile with it?
                 danger = 0.0
                 if not IS_WILD[c] and g.side_of[nxt] != side:
@@ -253,7 +254,7 @@ class HeuristicBot(Bot):
                         need = 3 if (g.rules.italian and g.pile_frozen) else 2
                         danger = holds_at_least(need, unseen[r],
                                                 g.hsize[nxt], max(1, sum(unseen)))
-                cost += danger * (30 + len(g.pile) * 4 + pile_value * 0.3)
+                cost += danger * self.danger_scale * (30 + len(g.pile) * 4 + pile_value * 0.3)
             if best is None or cost < best[0]:
                 best = (cost, m)
         assert best is not None
