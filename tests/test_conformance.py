@@ -282,7 +282,8 @@ def canasta_kind(m: Meld) -> str:
 # ---------------------------------------------------------------------------- table builder
 
 # every setup key an adapter understands; anything else fails loudly
-PROSE_SETUP_KEYS = {"note", "attempt", "event", "action"}
+PROSE_SETUP_KEYS = {"note", "notes", "attempt", "event", "action", "reason", "comment", "description",
+                    "explanation", "how", "why", "context"}
 TABLE_KEYS = {
     "side_cumulative_score", "side_cumulative_score_at_start_of_hand", "side_has_melded",
     "side_has_made_any_meld", "side_melds", "player_side_melds", "partner_melds", "opponent_melds",
