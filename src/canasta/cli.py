@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
 from collections.abc import Sequence
 from typing import NoReturn
 
-from canasta.bench import random_hand, run_bench
+from canasta.bench import run_bench
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
 from canasta.rules import PRESETS, RuleSet, resolve_rules, save_rules
@@ -60,9 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--runs", type=_positive, default=1, help="repeat and report the median run")
     b.add_argument("--json", action="store_true", help="print one JSON line")
 
-    d = sub.add_parser("demo", help="deal one hand, play it with random players and show it")
+    d = sub.add_parser("demo", help="deal one hand, let bots play it, show every move and the score")
     d.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
     d.add_argument("--seed", type=_int, default=1)
+    d.add_argument("--bot", default="basic", help="the level of every player: random, basic, advanced, expert")
 
     c = sub.add_parser("selfcheck", help="soak: random hands through the checked API, invariants after every move")
     c.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
@@ -120,18 +120,41 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    import datetime
+
+    from canasta.bots import make_bot
+    from canasta.match import Match
+    from canasta.record import record_from_match
+    from canasta.view import seat_view
+
     rules: RuleSet = args.rules
-    rng = random.Random(args.seed)
-    game, decisions = random_hand(rules, args.seed, 0, rng)
-    replay = type(game)(rules, args.seed, dealer=0)
-    print(f"{rules.name}, seed {args.seed}: dealer seat 0; {decisions} decisions")
+    bots = [make_bot(args.bot, seed=args.seed * 10 + s) for s in range(rules.players)]
+    match = Match(rules, seed=args.seed)
+    game = match.next_hand()
+    print(f"{rules.name}: one hand played by four {args.bot} players" if rules.players == 4 else
+          f"{rules.name}: one hand played by {rules.players} {args.bot} players")
     for s in range(rules.players):
-        print(f"  seat {s} dealt: {cards_str(sorted(replay.hand(s)))}")
-    print(f"  upcard pile: {cards_str(replay.pile)}")
-    print(f"hand ended: {game.end_reason}" + (f" (seat {game.went_out})" if game.went_out >= 0 else ""))
-    result = game.result or []
-    for i, sc in enumerate(result):
-        print(f"  side {i}: " + ", ".join(f"{k} {v}" for k, v in sc.as_dict().items()))
+        print(f"  seat {s} is dealt {cards_str(sorted(game.hand(s)))}")
+    lo, hi = game.hidden
+    shown = ["??" if lo <= i < hi else cards_str([c]) for i, c in enumerate(game.pile)]
+    print(f"  the pile, bottom to top: {' '.join(shown)}")
+    moves = []
+    while not game.is_over():
+        seat = game.to_move
+        move = bots[seat].choose(seat_view(game, seat))
+        game.push(move)
+        moves.append((seat, move))
+    match.record_hand()
+    record = record_from_match(match, [moves], "demo", [args.bot] * rules.players,
+                               datetime.date.today().strftime("%Y.%m.%d"))
+    print()
+    print(record.to_text(), end="")
+    print()
+    print(f"the hand ended: {game.end_reason}" + (f" (seat {game.went_out})" if game.went_out >= 0 else ""))
+    for i, sc in enumerate(game.result or []):
+        parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sc.as_dict().items()
+                          if v not in (0, []) or k == "total")
+        print(f"  {'player' if rules.cutthroat else 'side'} {i}: {parts}")
     return 0
 
 
@@ -264,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as exc:
         print(f"canasta: error: {exc}", file=sys.stderr)
         return 2
