@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from canasta.cards import (
@@ -214,47 +214,38 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         if not all(IS_RED_THREE[c] for c in cards):
             raise PositionError(f"red_threes[{s}] may hold only 3H and 3D")
         g.red3[s] = cards
-    melds = data.get("melds", [[] for _ in g.melds])
-    if not isinstance(melds, list) or len(melds) != len(g.melds):
-        raise PositionError(f"melds must list the melds of each of the {len(g.melds)} sides")
-    for side, side_melds in enumerate(melds):
-        if not isinstance(side_melds, list):
-            raise PositionError(f"melds[{side}] must be a list of melds")
-        for i, md in enumerate(side_melds):
-            if isinstance(md, list):
-                md = {"cards": md}
-            if not isinstance(md, Mapping):
-                raise PositionError(f"melds[{side}][{i}] must be a list of cards or an object with 'cards'")
-            cards = take(_cards(md.get("cards"), f"melds[{side}][{i}]"))
-            m = _meld(rules, cards, f"melds[{side}][{i}]")
-            m.concealed = bool(md.get("concealed", False))
-            m.owner = _get(md, "owner", int, -1)
-            m.turn = _get(md, "turn", int, 0)
-            if m.rank in g.melds[side]:
-                raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
-            if rules.italian and m.size >= 7:
-                raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
-            g.melds[side][m.rank] = m
-    closed = data.get("closed", [[] for _ in g.melds])
-    if not isinstance(closed, list) or len(closed) != len(g.melds):
-        raise PositionError(f"closed must list the closed canastas of each of the {len(g.melds)} sides")
-    for side, side_closed in enumerate(closed):
-        if side_closed and not rules.italian:
+    def read_melds(key: str, what: str) -> Iterator[tuple[int, int, Meld, Mapping[str, Any]]]:
+        """(side, index, meld, its entry) for every meld listed under ``key``."""
+        listed = data.get(key, [[] for _ in g.melds])
+        if not isinstance(listed, list) or len(listed) != len(g.melds):
+            raise PositionError(f"{key} must list the {what} of each of the {len(g.melds)} sides")
+        for side, side_list in enumerate(listed):
+            if not isinstance(side_list, list):
+                raise PositionError(f"{key}[{side}] must be a list of {what}")
+            for i, md in enumerate(side_list):
+                if isinstance(md, list):
+                    md = {"cards": md}
+                if not isinstance(md, Mapping):
+                    raise PositionError(f"{key}[{side}][{i}] must be a list of cards or an object with 'cards'")
+                where = f"{key}[{side}][{i}]"
+                m = _meld(rules, take(_cards(md.get("cards"), where)), where)
+                m.owner = _get(md, "owner", int, -1)
+                m.turn = _get(md, "turn", int, 0)
+                yield side, i, m, md
+
+    for side, i, m, md in read_melds("melds", "melds"):
+        m.concealed = bool(md.get("concealed", False))
+        if m.rank in g.melds[side]:
+            raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
+        if rules.italian and m.size >= 7:
+            raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
+        g.melds[side][m.rank] = m
+    for side, i, m, _ in read_melds("closed", "closed canastas"):
+        if not rules.italian:
             raise PositionError("closed canastas exist only in Italian Canasta; Classic canastas stay in 'melds'")
-        if not isinstance(side_closed, list):
-            raise PositionError(f"closed[{side}] must be a list of canastas")
-        for i, md in enumerate(side_closed):
-            if isinstance(md, list):
-                md = {"cards": md}
-            if not isinstance(md, Mapping):
-                raise PositionError(f"closed[{side}][{i}] must be a list of cards or an object with 'cards'")
-            cards = take(_cards(md.get("cards"), f"closed[{side}][{i}]"))
-            m = _meld(rules, cards, f"closed[{side}][{i}]")
-            if m.size != 7:
-                raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
-            m.owner = _get(md, "owner", int, -1)
-            m.turn = _get(md, "turn", int, 0)
-            g.closed[side].append(m)
+        if m.size != 7:
+            raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
+        g.closed[side].append(m)
     opened = data.get("opened")
     for side in range(len(g.melds)):
         g.opened[side] = bool(g.melds[side]) or bool(g.closed[side])
