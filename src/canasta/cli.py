@@ -90,6 +90,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help="change an option, e.g. --set C-O1=max3_only --set target=3000")
     r.add_argument("--save", metavar="FILE", help="write the rules to FILE (.toml or .json)")
+    from canasta.tui.commands import configure_play, configure_replay
+    from canasta.web.commands import configure_serve
+
+    configure_play(sub.add_parser("play", help="play at a table in the terminal, against or with bots"))
+    configure_replay(sub.add_parser("replay", help="step through a game record in the terminal"))
+    configure_serve(sub.add_parser("serve", help="run the online card room (web server)"))
     return p
 
 
@@ -279,8 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        from canasta.tui.commands import run_play, run_replay
+        from canasta.web.commands import run_serve
+
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
-                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify}[args.command]
+                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify,
+                   "play": run_play, "replay": run_replay, "serve": run_serve}[args.command]
         return handler(args)
     except CanastaError as exc:
         print(f"canasta: error: {exc}", file=sys.stderr)

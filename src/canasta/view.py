@@ -71,7 +71,12 @@ class SeatView:
 
     @property
     def side(self) -> int:
-        return self.side_of[self.seat]
+        """This seat's side; -1 for a spectator."""
+        return self.side_of[self.seat] if self.seat >= 0 else -1
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat < 0
 
     def unseen_cards(self) -> list[Card]:
         """Cards this seat cannot place: in other hands (beyond what is known) or in the stock."""
@@ -202,11 +207,20 @@ class SeatView:
             raise PositionError(f"malformed seat view: {exc!r}") from None
 
 
+def spectator_view(game: Game) -> SeatView:
+    """What anyone watching may know: the public table, no hand (``seat`` is -1)."""
+    return _view(game, -1)
+
+
 def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` may know of ``game`` (copied out; no reference to the game)."""
+    if not 0 <= seat < game.n:
+        raise ValueError(f"seat must be from 0 to {game.n - 1}")
+    return _view(game, seat)
+
+
+def _view(game: Game, seat: int) -> SeatView:
     g = game
-    if not 0 <= seat < g.n:
-        raise ValueError(f"seat must be from 0 to {g.n - 1}")
     return SeatView(
         rules=g.rules,
         seat=seat,
@@ -217,7 +231,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         to_move=g.to_move,
         phase=PHASE_NAMES[g.phase],
         turn_number=g.turn_no,
-        hand=tuple(g.hand(seat)),
+        hand=tuple(g.hand(seat)) if seat >= 0 else (),
         hand_sizes=tuple(g.hsize),
         known=tuple(
             tuple(c for c in range(NUM_CARDS) for _ in range(g.known[s][c])) for s in range(g.n)

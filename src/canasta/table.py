@@ -1,0 +1,361 @@
+"""A table: people and bots playing a match, the way every interface runs one.
+
+The terminal app, the web server and the tests all drive a :class:`Table`;
+none of them touches the engine's state directly.  A table knows who sits
+where (a person, or a bot with its level), keeps every move of every hand,
+lets a person undo melds within their turn, gives hints, and is saved as
+rules + seeds + moves, so loading it replays the match exactly::
+
+    table = Table(RuleSet.preset("classic-4p"), seats=[None, "basic", "basic", "basic"], seed=7)
+    while table.game.to_move != 0:
+        table.play_bot()                  # one bot move at a time, at the caller's pace
+    view = table.view(0)                  # what seat 0 may know, nothing more
+    table.play(0, "draw")                 # an illegal move raises IllegalMoveError, changing nothing
+
+Only :meth:`view` and :meth:`spectator_view` hand out the table's state, and
+both are copied out of the game by :mod:`canasta.view`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from canasta.bots import Bot, make_bot
+from canasta.cards import cards_str
+from canasta.errors import CanastaError, IllegalMoveError, NotationError, RulesError
+from canasta.game import Game
+from canasta.match import Match
+from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.record import GameRecord, commitment, record_from_match
+from canasta.rules import RuleSet
+from canasta.view import SeatView, seat_view, spectator_view
+
+SAVE_FORMAT = "canasta-table/1"
+COMPASS = {2: ("South", "North"), 3: ("South", "West", "East"),
+           4: ("South", "West", "North", "East"),
+           5: ("South", "South-west", "North-west", "North-east", "South-east"),
+           6: ("South", "South-west", "North-west", "North", "North-east", "South-east")}
+
+
+class TableError(CanastaError):
+    """A request the table refuses (not your turn, nothing to undo, a bad save file ...)."""
+
+
+def seat_names(players: int) -> tuple[str, ...]:
+    """Compass names, seat 0 at the bottom and play going round to its left."""
+    return COMPASS.get(players, tuple(f"Seat {i}" for i in range(players)))
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    hand: int
+    seat: int
+    move: Move
+    text: str  # e.g. "West melds 8♥ 8♠ 2♣"
+
+
+class Table:
+    """A match at one table.  ``seats[i]`` is ``None`` for a person or a bot spec
+    (``"basic"``, ``"expert:0.5"`` ...)."""
+
+    def __init__(self, rules: RuleSet, seats: Sequence[str | None], seed: int = 0, *,
+                 names: Sequence[str] | None = None, first_dealer: int | None = None,
+                 hint_level: str = "advanced", event: str = "Table", date: str | None = None) -> None:
+        if len(seats) != rules.players:
+            raise TableError(f"{rules.name} is played by {rules.players} players, not {len(seats)}")
+        self.rules = rules
+        self.seats: list[str | None] = [s.strip() if isinstance(s, str) and s.strip() else None for s in seats]
+        self.names = list(names) if names is not None else list(seat_names(rules.players))
+        if len(self.names) != rules.players:
+            raise TableError(f"give {rules.players} names, not {len(self.names)}")
+        self.seed = seed
+        self.hint_level = hint_level
+        self.event = event
+        self.date = date or datetime.date.today().strftime("%Y.%m.%d")
+        self.match = Match(rules, seed=seed, first_dealer=first_dealer)
+        self.moves: list[list[tuple[int, Move]]] = []
+        self.version = 0  # bumped on every change; clients resynchronise from it
+        self._bots: dict[int, Bot] = {}
+        for s, spec in enumerate(self.seats):
+            if spec is not None:
+                self._bots[s] = make_bot(spec, seed=self._bot_seed(s))
+        self._deal()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def game(self) -> Game:
+        assert self.match.game is not None
+        return self.match.game
+
+    @property
+    def hand_number(self) -> int:
+        return self.game.hand_number
+
+    @property
+    def hand_over(self) -> bool:
+        return self.game.is_over()
+
+    @property
+    def match_over(self) -> bool:
+        return self.match.over
+
+    def is_bot(self, seat: int) -> bool:
+        return self.seats[seat] is not None
+
+    def bot_to_move(self) -> bool:
+        """Is it a bot's move (in a hand still being played)?"""
+        return not self.hand_over and self.is_bot(self.game.to_move)
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know: the only way a player's client sees the table."""
+        self._check_seat(seat)
+        return seat_view(self.game, seat)
+
+    def spectator_view(self) -> SeatView:
+        """What anyone watching may know (no hand is shown)."""
+        return spectator_view(self.game)
+
+    def commitment(self) -> str:
+        """The current hand's deal commitment, shown before the hand is played."""
+        return commitment(self.game.seed)
+
+    def revealed_seeds(self) -> list[tuple[int, int, str]]:
+        """(hand number, seed, commitment) of every finished hand."""
+        return [(h.hand_number, h.seed, commitment(h.seed)) for h in self.match.hands]
+
+    def log(self, last: int | None = None) -> list[LogEntry]:
+        """The moves of the current hand, described, oldest first."""
+        moves = self.moves[-1]
+        start = 0 if last is None else max(0, len(moves) - last)
+        return [LogEntry(self.hand_number, seat, mv, self.describe(seat, mv)) for seat, mv in moves[start:]]
+
+    def describe(self, seat: int, move: Move) -> str:
+        who = self.names[seat]
+        k = move.kind
+        if k == DRAW:
+            return f"{who} draws"
+        if k == TAKE:
+            first = group_cards(move.groups[0]) if move.groups else ()
+            rest = [group_cards(g) for g in move.groups[1:]]
+            text = f"{who} takes the pile" + (f" with {cards_str(first)}" if first else "")
+            if rest:
+                text += ", melding " + ", ".join(cards_str(g) for g in rest)
+            return text
+        if k == MELD:
+            return f"{who} melds " + ", ".join(cards_str(group_cards(g)) for g in move.groups)
+        if k == DISCARD:
+            card = cards_str(group_cards(move.groups[0]))
+            return f"{who} discards {card}"
+        if k == ASK:
+            return f"{who} asks: may I go out?"
+        if k == YES:
+            return f"{who} answers: yes"
+        if k == NO:
+            return f"{who} answers: no"
+        if k == END:
+            return f"{who} ends the hand"
+        if k == OPEN:
+            return f"{who} announces an opening"
+        return f"{who}: {move}"
+
+    # ----------------------------------------------------------------- playing
+
+    def play(self, seat: int, move: Move | str) -> Move:
+        """Play ``move`` for ``seat``.  Refused with a reason, changing nothing, when
+        it is not that seat's move or the move is illegal (the rule is named)."""
+        self._check_seat(seat)
+        if self.hand_over:
+            raise TableError("the hand is over: deal the next hand first")
+        g = self.game
+        if seat != g.to_move:
+            raise TableError(f"it is {self.names[g.to_move]}'s move, not {self.names[seat]}'s")
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except NotationError as exc:
+                raise TableError(str(exc)) from None
+        err = g.why_illegal(move)
+        if err is not None:
+            raise err
+        g.push(move)
+        self.moves[-1].append((seat, move))
+        if g.is_over():
+            self.match.record_hand()
+            for bot in self._bots.values():
+                hook = getattr(bot, "hand_over", None)
+                if callable(hook):
+                    hook([s.total for s in g.result or []])
+        self.version += 1
+        return move
+
+    def bot_move(self) -> Move:
+        """The move the bot to move would play (not played yet; may take a while)."""
+        if not self.bot_to_move():
+            raise TableError("it is not a bot's move")
+        seat = self.game.to_move
+        move = self._bots[seat].choose(seat_view(self.game, seat))
+        if self.game.why_illegal(move) is not None:  # a misbehaving external bot: documented fallback
+            move = next(iter(self.game.legal_moves))
+        return move
+
+    def play_bot(self) -> tuple[int, Move]:
+        """Let the bot to move play one move."""
+        seat = self.game.to_move
+        return seat, self.play(seat, self.bot_move())
+
+    def play_bots(self) -> list[tuple[int, Move]]:
+        """Let bots play until a person is to move or the hand is over."""
+        done = []
+        while self.bot_to_move():
+            done.append(self.play_bot())
+        return done
+
+    def hint(self, seat: int) -> Move:
+        """What the hint bot would play for ``seat`` (it sees only that seat's view)."""
+        self._check_seat(seat)
+        if self.hand_over or self.game.to_move != seat:
+            raise TableError("a hint is given only when it is your move")
+        bot = make_bot(self.hint_level, seed=self._bot_seed(seat) ^ len(self.moves[-1]))
+        try:
+            return bot.choose(seat_view(self.game, seat))
+        finally:
+            bot.close()
+
+    def undoable(self, seat: int) -> int:
+        """How many of ``seat``'s moves can be taken back: the melds laid since it
+        drew or took the pile in this turn (drawing, taking, asking and discarding
+        reveal or commit something and are never taken back)."""
+        if self.hand_over or self.game.to_move != seat:
+            return 0
+        g = self.game
+        moves = self.moves[-1]
+        n = 0
+        for s, mv in reversed(moves):
+            if s != seat or mv.kind != MELD:
+                break
+            n += 1
+        # the melds must belong to this turn: the move before them is this seat's draw/take
+        i = len(moves) - n - 1
+        if n and (i < 0 or moves[i][0] != seat or moves[i][1].kind not in (DRAW, TAKE, OPEN)):
+            return 0
+        if g.ask != 0:  # a question to the partner is pending or answered: melds stand
+            return 0
+        return n
+
+    def undo(self, seat: int) -> Move:
+        """Take back ``seat``'s last meld of this turn."""
+        self._check_seat(seat)
+        if not self.undoable(seat):
+            raise TableError("nothing to undo: only melds laid in this turn, before the discard, can be taken back")
+        self.game.pop()
+        _, move = self.moves[-1].pop()
+        self.version += 1
+        return move
+
+    def next_hand(self) -> Game:
+        """Deal the next hand once this one is over."""
+        if not self.hand_over:
+            raise TableError("the hand is still being played")
+        if self.match_over:
+            raise TableError("the match is over")
+        self._deal()
+        self.version += 1
+        return self.game
+
+    def close(self) -> None:
+        for bot in self._bots.values():
+            bot.close()
+
+    # ------------------------------------------------------------ save / load
+
+    def record(self) -> GameRecord:
+        """The finished hands in the record format (:mod:`canasta.record`)."""
+        players = [spec if spec is not None else f"human:{self.names[s]}" for s, spec in enumerate(self.seats)]
+        finished = self.moves[: len(self.match.hands)]
+        return record_from_match(self.match, finished, self.event, players, self.date)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": SAVE_FORMAT,
+            "rules": self.rules.to_dict(),
+            "seats": self.seats,
+            "names": self.names,
+            "seed": self.seed,
+            "first_dealer": self.match.first_dealer,
+            "hint_level": self.hint_level,
+            "event": self.event,
+            "date": self.date,
+            "hands": [[f"{seat}: {mv}" for seat, mv in hand] for hand in self.moves],
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Table:
+        """Rebuild a table by replaying its moves; anything malformed is refused
+        with a message (and no half-built table)."""
+        if not isinstance(data, Mapping) or data.get("format") != SAVE_FORMAT:
+            raise TableError(f"not a saved canasta table (expected \"format\": \"{SAVE_FORMAT}\")")
+        try:
+            rules = RuleSet.from_dict(data["rules"])
+            table = cls(rules, data["seats"], int(data["seed"]), names=data.get("names"),
+                        first_dealer=data.get("first_dealer"), hint_level=str(data.get("hint_level", "advanced")),
+                        event=str(data.get("event", "Table")), date=data.get("date"))
+            hands = data["hands"]
+            if not isinstance(hands, list):
+                raise TableError("\"hands\" must be a list of hands")
+            for h, hand in enumerate(hands, start=1):
+                if h > 1:
+                    table.next_hand()
+                for i, line in enumerate(hand, start=1):
+                    seat_text, sep, move_text = str(line).partition(":")
+                    if not sep:
+                        raise TableError(f"hand {h}, move {i}: expected 'SEAT: move', got {line!r}")
+                    try:
+                        table.play(int(seat_text), move_text.strip())
+                    except (IllegalMoveError, TableError, ValueError) as exc:
+                        raise TableError(f"hand {h}, move {i} ({str(line).strip()}): {exc}") from None
+            return table
+        except KeyError as exc:
+            raise TableError(f"the saved table lacks {exc}") from None
+        except (TypeError, ValueError, RulesError) as exc:
+            raise TableError(f"the saved table is malformed: {exc}") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Table:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TableError(f"cannot read {str(path)!r}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise TableError(f"{str(path)!r} is not a saved table (not text)") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise TableError(f"{str(path)!r} is not a saved table: line {exc.lineno}: {exc.msg}") from None
+        return cls.from_dict(data)
+
+    # ---------------------------------------------------------------- helpers
+
+    def _deal(self) -> None:
+        self.match.next_hand()
+        self.moves.append([])
+
+    def _bot_seed(self, seat: int) -> int:
+        digest = hashlib.sha256(f"canasta-table-bot:{self.seed}:{seat}".encode()).digest()
+        return int.from_bytes(digest[:4], "big")
+
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or not 0 <= seat < self.rules.players:
+            raise TableError(f"there is no seat {seat!r}: seats are 0 to {self.rules.players - 1}")
+
+
+__all__ = ["COMPASS", "SAVE_FORMAT", "LogEntry", "Table", "TableError", "seat_names"]

@@ -1,0 +1,175 @@
+"""The table every interface drives: turns, undo, hints, save/load, records."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from canasta.errors import IllegalMoveError
+from canasta.moves import DISCARD, MELD, Move
+from canasta.record import verify
+from canasta.rules import RuleSet
+from canasta.table import Table, TableError
+
+
+def _person_plays(table: Table, rng: random.Random, undo_every_meld: bool = False) -> int:
+    """Play the current hand: seat 0 at random, bots elsewhere.  Returns undos done."""
+    undos = 0
+    while not table.hand_over:
+        if table.bot_to_move():
+            table.play_bot()
+            continue
+        move = table.game.random_move(rng)
+        table.play(0, move)
+        if undo_every_meld and move.kind == MELD and table.undoable(0):
+            before = table.version
+            assert table.undo(0) == move
+            assert table.version == before + 1
+            table.play(0, move)
+            undos += 1
+    return undos
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "classic-2p", "italian-4p", "classic-3p-cutthroat"])
+def test_hands_played_at_a_table_verify_as_records(preset: str) -> None:
+    rules = RuleSet.preset(preset)
+    table = Table(rules, [None] + ["basic"] * (rules.players - 1), seed=5)
+    rng = random.Random(5)
+    for _ in range(2):
+        _person_plays(table, rng)
+        if table.match_over:
+            break
+        table.next_hand()
+    record = table.record()
+    assert len(record.hands) == len(table.match.hands) >= 1
+    assert verify(record) == []
+
+
+def test_undo_takes_back_melds_and_restores_the_table_exactly() -> None:
+    rules = RuleSet.preset("classic-4p")
+    table = Table(rules, [None, "basic", "basic", "basic"], seed=11)
+    undos = _person_plays(table, random.Random(2), undo_every_meld=True)
+    assert undos > 0
+    replayed = Table.from_dict(table.to_dict())
+    assert replayed.game.result == table.game.result
+
+
+def test_undo_is_refused_for_draws_discards_and_other_seats() -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
+    table.play_bots()
+    assert table.game.to_move == 0
+    with pytest.raises(TableError, match="nothing to undo"):
+        table.undo(0)  # nothing played yet
+    table.play(0, "draw")
+    assert table.undoable(0) == 0
+    with pytest.raises(TableError, match="nothing to undo"):
+        table.undo(0)
+    with pytest.raises(TableError, match="nothing to undo"):
+        table.undo(1)
+    discard = next(m for m in table.game.legal_moves if m.kind == DISCARD)
+    table.play(0, discard)
+    with pytest.raises(TableError):
+        table.undo(0)
+
+
+def test_refusals_change_nothing() -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
+    table.play_bots()
+    before = json.dumps(table.to_dict())
+    version = table.version
+    with pytest.raises(TableError, match="South's move"):
+        table.play(1, "draw")
+    with pytest.raises(TableError, match="expected"):
+        table.play(0, "dance")
+    with pytest.raises(IllegalMoveError):
+        table.play(0, "discard 5H")  # before drawing
+    with pytest.raises(TableError, match="no seat"):
+        table.view(7)
+    with pytest.raises(TableError, match="not a bot"):
+        table.bot_move()
+    assert json.dumps(table.to_dict()) == before
+    assert table.version == version
+
+
+def test_hint_is_a_legal_move_for_the_seat_to_move() -> None:
+    table = Table(RuleSet.preset("italian-4p"), [None, "basic", "basic", "basic"], seed=8)
+    rng = random.Random(8)
+    for _ in range(30):
+        if table.hand_over:
+            break
+        if table.bot_to_move():
+            table.play_bot()
+            continue
+        hint = table.hint(0)
+        assert hint in table.game.legal_moves
+        table.play(0, table.game.random_move(rng))
+    with pytest.raises(TableError):
+        if table.game.to_move != 0:
+            table.hint(0)
+        else:
+            table.hint(1)
+
+
+def test_views_hide_other_hands() -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=4)
+    table.play_bots()
+    mine = table.view(0)
+    assert sorted(mine.hand) == sorted(table.game.hand(0))
+    assert mine.hand_sizes[1] == len(table.game.hand(1))
+    watcher = table.spectator_view()
+    assert watcher.hand == () and watcher.seat == -1 and watcher.side == -1
+    assert "hand" in watcher.to_dict() and watcher.to_dict()["hand"] == []
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    table = Table(RuleSet.preset("classic-4p").with_options({"target": 2000}),
+                  [None, "advanced", "basic", "random"], seed=21, names=["Ann", "Bob", "Cy", "Di"])
+    _person_plays(table, random.Random(1))
+    table.next_hand()
+    table.play_bots()
+    path = tmp_path / "game.json"
+    table.save(path)
+    loaded = Table.load(path)
+    assert loaded.to_dict() == table.to_dict()
+    assert loaded.names == ["Ann", "Bob", "Cy", "Di"]
+    assert loaded.rules.target == 2000
+    assert loaded.view(0) == table.view(0)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("not json", "not a saved table"),
+    ('{"format": "something-else"}', "not a saved canasta table"),
+    ('{"format": "canasta-table/1", "rules": {"name": "classic-4p"}}', "lacks"),
+])
+def test_malformed_save_files_are_refused(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(TableError, match=message):
+        Table.load(path)
+
+
+def test_a_save_with_an_illegal_move_names_it(tmp_path: Path) -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
+    table.play_bots()
+    data = table.to_dict()
+    data["hands"][0].append("0: discard 5H")
+    with pytest.raises(TableError, match=r"hand 1, move \d+ \(0: discard 5H\)"):
+        Table.from_dict(data)
+    with pytest.raises(TableError, match="cannot read"):
+        Table.load(tmp_path / "missing.json")
+
+
+def test_describe_reads_like_a_log() -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
+    assert table.describe(1, Move.parse("draw")) == "West draws"
+    assert table.describe(2, Move.parse("discard 9C")) == "North discards 9C"
+    assert table.describe(3, Move.parse("take 8H 8S")) == "East takes the pile with 8H 8S"
+    assert table.describe(0, Move.parse("ask")) == "South asks: may I go out?"
+
+
+def test_wrong_number_of_seats_is_refused() -> None:
+    with pytest.raises(TableError, match="4 players"):
+        Table(RuleSet.preset("classic-4p"), [None, "basic"], seed=1)
