@@ -173,3 +173,15 @@ def test_describe_reads_like_a_log() -> None:
 def test_wrong_number_of_seats_is_refused() -> None:
     with pytest.raises(TableError, match="4 players"):
         Table(RuleSet.preset("classic-4p"), [None, "basic"], seed=1)
+
+
+def test_why_not_explains_without_changing_anything() -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
+    table.play_bots()
+    version = table.version
+    err = table.why_not(0, "discard 5H")
+    assert isinstance(err, IllegalMoveError) and err.rule == "A.4.1"
+    assert "South's move" in str(table.why_not(1, "draw"))
+    assert "unknown move" in str(table.why_not(0, "xx"))
+    assert table.why_not(0, "draw") is None
+    assert table.version == version

@@ -167,6 +167,23 @@ class Table:
 
     # ----------------------------------------------------------------- playing
 
+    def why_not(self, seat: int, move: Move | str) -> CanastaError | None:
+        """Why ``seat`` may not play ``move`` now (the rule it breaks), or None if it may.
+        Clients call this to explain a move before it is committed."""
+        try:
+            self._check_seat(seat)
+            if self.hand_over:
+                return TableError("the hand is over: deal the next hand first")
+            if seat != self.game.to_move:
+                return TableError(f"it is {self.names[self.game.to_move]}'s move, not {self.names[seat]}'s")
+            if isinstance(move, str):
+                move = Move.parse(move)
+        except NotationError as exc:
+            return TableError(str(exc))
+        except TableError as exc:
+            return exc
+        return self.game.why_illegal(move)
+
     def play(self, seat: int, move: Move | str) -> Move:
         """Play ``move`` for ``seat``.  Refused with a reason, changing nothing, when
         it is not that seat's move or the move is illegal (the rule is named)."""
