@@ -1,0 +1,387 @@
+"""The FastAPI application: lobby API, pages, the table websocket.
+
+``create_app(db_url)`` builds it; ``canasta serve`` runs it on uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import secrets
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from canasta.errors import CanastaError
+from canasta.rules import PRESETS, RuleSet
+from canasta.table import Table, seat_names
+from canasta.web.room import BOT_LEVELS, MAX_MESSAGE, Conn, Hub, Room, Settings, error
+from canasta.web.store import SeatRow, Store, TableRow, hash_token
+
+STATIC = Path(__file__).parent / "static"
+MAX_NAME = 24
+HELLO_TIMEOUT = 20.0
+
+
+def clean_name(value: Any, default: str = "") -> str:
+    if not isinstance(value, str):
+        return default
+    text = " ".join(value.split())[:MAX_NAME]
+    return "".join(ch for ch in text if ch.isprintable()) or default
+
+
+def bad(message: str, status: int = 400) -> HTTPException:
+    return HTTPException(status_code=status, detail=message)
+
+
+def presets_info() -> list[dict[str, Any]]:
+    out = []
+    for name, rules in sorted(PRESETS.items()):
+        out.append({
+            "name": name, "players": rules.players, "family": rules.family, "target": rules.target,
+            "options": [{"id": o.id, "topic": o.topic, "choices": list(o.choices), "value": getattr(rules, o.field),
+                         "rule": o.rule} for o in rules.options],
+        })
+    return out
+
+
+def build_rules(preset: Any, options: Any, target: Any) -> RuleSet:
+    if not isinstance(preset, str):
+        raise bad("choose a rules preset")
+    try:
+        rules = RuleSet.preset(preset)
+        changes: dict[str, Any] = {}
+        if options:
+            if not isinstance(options, dict):
+                raise bad("house rules must be an object of option id: value")
+            changes.update(options)
+        if target not in (None, ""):
+            if not isinstance(target, int) or not 100 <= target <= 100000:
+                raise bad("the target score must be a whole number from 100 to 100000")
+            changes["target"] = target
+        return rules.with_options(changes) if changes else rules
+    except CanastaError as exc:
+        raise bad(str(exc)) from None
+
+
+class Lobby:
+    """Creating and joining tables (the HTTP side of the hub)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+        rules = build_rules(body.get("preset", "classic-4p"), body.get("options"), body.get("target"))
+        n = rules.players
+        specs = body.get("seats")
+        if not isinstance(specs, list) or len(specs) != n:
+            raise bad(f"give {n} seats (open, bot or reserved) for {rules.name}")
+        me = body.get("seat", 0)
+        if not isinstance(me, int) or not 0 <= me < n:
+            raise bad(f"your seat must be from 0 to {n - 1}")
+        my_name = clean_name(body.get("name"))
+        if not my_name:
+            raise bad("pick a name")
+        default_names = seat_names(n)
+        seats: list[SeatRow] = []
+        invites: dict[int, str] = {}
+        token = secrets.token_urlsafe(24)
+        for i, spec in enumerate(specs):
+            if not isinstance(spec, dict):
+                raise bad(f"seat {i}: expected an object like {{\"kind\": \"bot\", \"level\": \"basic\"}}")
+            kind = spec.get("kind", "open")
+            if i == me:
+                seats.append(SeatRow(i, "human", my_name, None, hash_token(token)))
+            elif kind == "bot":
+                level = spec.get("level", "basic")
+                if level not in BOT_LEVELS:
+                    raise bad(f"seat {i}: bot level must be one of {', '.join(BOT_LEVELS)}")
+                seats.append(SeatRow(i, "bot", f"{default_names[i]} ({level} bot)", level))
+            elif kind == "open":
+                seats.append(SeatRow(i, "open", default_names[i]))
+            elif kind == "reserved":
+                key = secrets.token_urlsafe(12)
+                invites[i] = key
+                name = clean_name(spec.get("name"), default_names[i])
+                seats.append(SeatRow(i, "reserved", name, None, None, hash_token(key)))
+            else:
+                raise bad(f"seat {i}: kind must be open, bot or reserved")
+        turn_seconds = body.get("turn_seconds", 0) or 0
+        if not isinstance(turn_seconds, (int, float)) or not (turn_seconds == 0 or 10 <= turn_seconds <= 600):
+            raise bad("the turn timer is off (0) or from 10 to 600 seconds")
+        seed = body.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            seed = secrets.randbits(31)
+        table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
+                      names=[s.name for s in seats], event="canasta serve")
+        table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
+        config = {"title": clean_name(body.get("title"), f"{my_name}'s table"), "preset": rules.name,
+                  "turn_seconds": turn_seconds}
+        status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
+        now = time.time()
+        self.hub.store.create(TableRow(table_id, now, now, status, config, table.to_dict(), 0, seats))
+        self.hub.rooms[table_id] = Room(self.hub, table_id, config, seats, table, 0, status)
+        return {"table": table_id, "seat": me, "token": token,
+                "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
+                "link": f"/t/{table_id}"}
+
+    def join(self, room: Room, body: dict[str, Any]) -> dict[str, Any]:
+        seat = body.get("seat")
+        name = clean_name(body.get("name"))
+        if not name:
+            raise bad("pick a name")
+        if not isinstance(seat, int) or not 0 <= seat < room.players:
+            raise bad(f"choose a seat from 0 to {room.players - 1}")
+        s = room.seats[seat]
+        if s.kind == "reserved":
+            invite = body.get("invite")
+            if not isinstance(invite, str) or s.invite_hash is None or \
+                    not secrets.compare_digest(hash_token(invite), s.invite_hash):
+                raise bad("this seat is reserved: use the invite link you were sent", 403)
+        elif s.kind != "open":
+            raise bad("this seat is taken", 409)
+        token = secrets.token_urlsafe(24)
+        s.kind, s.name, s.token_hash, s.invite_hash = "human", name, hash_token(token), None
+        room.table.names[seat] = name
+        room.status = "playing" if room.filled() else "open"
+        room.hub.store.save_seat(room.id, s)
+        room._changed()  # the new name is in the saved table; everyone sees the seat taken
+        return {"table": room.id, "seat": seat, "token": token}
+
+    def info(self, room: Room) -> dict[str, Any]:
+        return {"table": room.id, "title": room.config.get("title"), "preset": room.table.rules.name,
+                "status": room.status, "target": room.table.rules.target,
+                "seats": [{"seat": s.seat, "name": room.table.names[s.seat], "kind": s.kind, "level": s.level,
+                           "connected": room.connected(s.seat)} for s in room.seats]}
+
+
+def replay_frames(row: TableRow) -> dict[str, Any]:
+    """Every position of a finished match, all hands shown (the match is over)."""
+    saved = row.state
+    table = Table.from_dict({**saved, "hands": [[]]})
+    frames: list[dict[str, Any]] = []
+
+    def frame(text: str) -> None:
+        view = table.spectator_view().to_dict()
+        del view["rules"]
+        frames.append({"hand": table.hand_number, "text": text, "view": view,
+                       "hands": [table.view(s).to_dict()["hand"] for s in range(table.rules.players)],
+                       "totals": list(table.match.totals)})
+
+    for h, hand in enumerate(saved["hands"], start=1):
+        if h > 1:
+            table.next_hand()
+        frame(f"Hand {h} dealt")
+        for line in hand:
+            seat_text, _, move_text = str(line).partition(":")
+            seat = int(seat_text)
+            move = table.play(seat, move_text.strip())
+            frame(table.describe(seat, move))
+    table.close()
+    return {"table": row.id, "names": saved.get("names"), "rules": saved["rules"], "frames": frames}
+
+
+def rules_page(rules: RuleSet, title: str) -> str:
+    rows = "".join(
+        f"<tr><td>{html.escape(i)}</td><td>{html.escape(topic)}</td><td>{html.escape(value)}</td></tr>"
+        for i, topic, value in rules.describe())
+    mins = "".join(f"<li>from {lo if lo > -10**8 else 'below 0'}: {need}</li>" for lo, need in rules.minimum_table)
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Rules: {html.escape(title)}</title>
+<link rel="stylesheet" href="/static/style.css"></head><body class="page">
+<h1>Rules of this table</h1>
+<p>Preset <b>{html.escape(rules.name)}</b> ({html.escape(rules.family)}), {rules.players} players,
+{rules.packs} packs, {rules.hand_size} cards each, draw {rules.draw_count}, target {rules.target},
+{rules.canastas_to_go_out} canasta(s) to go out.</p>
+<h2>Initial meld minimums (by your side's score)</h2><ul>{mins}</ul>
+<h2>Options</h2><table class="rules"><tr><th>Option</th><th>Topic</th><th>Value</th></tr>{rows}</table>
+<p>Rule numbers refer to the Canasta specification shipped with the engine.</p></body></html>"""
+
+
+def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) -> FastAPI:
+    store = Store(db_url)
+    hub = Hub(store, settings)
+    lobby = Lobby(hub)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        hub.load_all()
+        yield
+        await hub.shutdown()
+        store.close()
+
+    app = FastAPI(title="canasta", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.hub = hub
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    def room_or_404(table_id: str) -> Room:
+        room = hub.get(table_id)
+        if room is None:
+            raise bad("no such table", 404)
+        return room
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        raw = await request.body()
+        if len(raw) > 16384:
+            raise bad("request too large", 413)
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError:
+            raise bad("the request body is not JSON") from None
+        if not isinstance(data, dict):
+            raise bad("the request body must be a JSON object")
+        return data
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/t/{table_id}", include_in_schema=False)
+    async def table_page(table_id: str) -> FileResponse:
+        room_or_404(table_id)
+        return FileResponse(STATIC / "table.html")
+
+    @app.get("/replay/{table_id}", include_in_schema=False)
+    async def replay_page(table_id: str) -> FileResponse:
+        return FileResponse(STATIC / "replay.html")
+
+    @app.get("/t/{table_id}/rules", response_class=HTMLResponse)
+    async def table_rules(table_id: str) -> str:
+        room = room_or_404(table_id)
+        return rules_page(room.table.rules, str(room.config.get("title", table_id)))
+
+    @app.get("/api/presets")
+    async def presets() -> dict[str, Any]:
+        return {"presets": presets_info(), "bot_levels": list(BOT_LEVELS)}
+
+    @app.post("/api/tables")
+    async def create(request: Request) -> dict[str, Any]:
+        return lobby.create(await body_of(request))
+
+    @app.post("/api/quick")
+    async def quick(request: Request) -> dict[str, Any]:
+        body = await body_of(request)
+        level = body.get("level", "basic")
+        preset = body.get("preset", "classic-4p")
+        n = PRESETS[preset].players if isinstance(preset, str) and preset in PRESETS else 4
+        return lobby.create({"preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
+                             "seats": [{"kind": "bot", "level": level}] * n, "seed": body.get("seed"),
+                             "title": "Quick play"})
+
+    @app.get("/api/tables")
+    async def open_tables() -> dict[str, Any]:
+        return {"tables": [lobby.info(r) for r in hub.rooms.values() if r.status == "open"
+                           and any(s.kind == "open" for s in r.seats)]}
+
+    @app.get("/api/tables/{table_id}")
+    async def table_info(table_id: str) -> dict[str, Any]:
+        return lobby.info(room_or_404(table_id))
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join(table_id: str, request: Request) -> dict[str, Any]:
+        return lobby.join(room_or_404(table_id), await body_of(request))
+
+    @app.get("/api/history")
+    async def history() -> dict[str, Any]:
+        out = []
+        for row in store.finished():
+            st = row.state
+            out.append({"table": row.id, "title": row.config.get("title"), "preset": row.config.get("preset"),
+                        "names": st.get("names"), "hands": len(st.get("hands", [])), "finished": row.updated})
+        return {"tables": out}
+
+    def finished_row(table_id: str) -> TableRow:
+        row = store.load(table_id)
+        if row is None:
+            raise bad("no such table", 404)
+        if row.status != "finished":
+            raise bad("the match is not over: its record and replay are available when it ends", 409)
+        return row
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(table_id: str) -> Response:
+        row = finished_row(table_id)
+        table = Table.from_dict(row.state)
+        text = table.record().to_text()
+        table.close()
+        return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="canasta-{row.id}.txt"'})
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(table_id: str) -> JSONResponse:
+        row = finished_row(table_id)
+        return JSONResponse(await asyncio.to_thread(replay_frames, row))
+
+    @app.websocket("/ws/{table_id}")
+    async def ws_table(ws: WebSocket, table_id: str) -> None:
+        await ws.accept()
+        room = hub.get(table_id)
+        if room is None:
+            await ws.send_text(json.dumps(error("NO_TABLE", "no such table")))
+            await ws.close(code=4404)
+            return
+        conn: Conn | None = None
+        try:
+            # the first message must be hello (with the seat token, or none to watch)
+            while conn is None:
+                raw = await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT)
+                msg = parse(raw)
+                if "error" in msg:
+                    await ws.send_text(json.dumps(msg["error"]))
+                    continue
+                if msg.get("type") != "hello":
+                    await ws.send_text(json.dumps(error("NO_HELLO", "say hello first: {\"type\": \"hello\", "
+                                                        "\"token\": YOUR SEAT TOKEN} (no token to watch)")))
+                    continue
+                token = msg.get("token")
+                seat = -1
+                if token is not None:
+                    found = hub.authenticate(room, token)
+                    if found is None:
+                        await ws.send_text(json.dumps(error("BAD_TOKEN", "this token holds no seat at this table; "
+                                                            "say hello without a token to watch")))
+                        continue
+                    seat = found
+                conn = Conn(ws, seat)
+                conn.start()
+                conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
+                           "title": room.config.get("title"), "seq": room.seq,
+                           "resync": isinstance(msg.get("seq"), int) and msg["seq"] != room.seq})
+                room.attach(conn)  # broadcasts the presence change: the new client gets its state
+            while True:
+                raw = await ws.receive_text()
+                msg = parse(raw)
+                if "error" in msg:
+                    conn.send(msg["error"])
+                    continue
+                room.handle(conn, msg)
+        except (WebSocketDisconnect, TimeoutError, RuntimeError):
+            pass
+        finally:
+            if conn is not None:
+                room.detach(conn)
+                await conn.close()
+
+    return app
+
+
+def parse(raw: str) -> dict[str, Any]:
+    """A client message, or {"error": ...} saying what is wrong with it."""
+    if len(raw.encode("utf-8")) > MAX_MESSAGE:
+        return {"error": error("TOO_LARGE", f"message too large: at most {MAX_MESSAGE} bytes")}
+    try:
+        msg = json.loads(raw)
+    except ValueError as exc:
+        return {"error": error("BAD_JSON", f"the message is not JSON: {exc}")}
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        return {"error": error("BAD_MESSAGE", "a message is a JSON object with a \"type\"")}
+    return msg
+
+
+__all__ = ["create_app"]

@@ -1,0 +1,471 @@
+"""Live tables: connections, per-seat broadcasting, bots, grace and turn timers.
+
+The engine decides: a client only proposes moves, which :class:`Room` checks
+with :meth:`Table.why_not` and plays with :meth:`Table.play`.  Every accepted
+change is written to the store, then sent to each connection as that seat's
+own view (``table.view(seat).to_dict()``) or, to spectators, the public
+view, with public things (names, log lines, scores) beside it.
+
+Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
+
+    {"type": "hello", "token": "...", "seq": 12}   first; no token: a spectator
+    {"type": "move", "move": "meld 8H 8S 2C"}
+    {"type": "check", "id": 3, "moves": ["draw", "discard 9C"]}   is each legal now? why not?
+    {"type": "hint"}  {"type": "undo"}  {"type": "next_hand"}  {"type": "ping"}
+
+Messages to a client: ``welcome``, ``state`` (carries ``seq``: the table's event
+number; a reconnecting client sends the last one it saw), ``check``, ``hint``,
+``error`` (``code`` and ``message``; nothing was changed), ``pong``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from canasta.bots import Bot, make_bot
+from canasta.errors import CanastaError, IllegalMoveError
+from canasta.moves import Move
+from canasta.table import Table, TableError
+from canasta.web.store import SeatRow, Store, TableRow, hash_token
+
+BOT_LEVELS = ("random", "basic", "advanced", "expert")
+MAX_MESSAGE = 4096
+MAX_CHECKS = 16
+LOG_LINES = 60
+
+
+class Sink(Protocol):
+    async def send_text(self, data: str) -> None: ...
+
+
+@dataclass
+class Settings:
+    grace: float = 30.0  # seconds a dropped player keeps the seat before a bot plays it
+    bot_delay: float = 0.7  # seconds between bot moves, so people can follow
+    hand_pause: float = 0.0  # unused hook: seconds before dealing automatically
+
+
+class Conn:
+    """One websocket: a seat (or -1, a spectator) and a queue its writer drains,
+    so a slow client never holds up the table."""
+
+    def __init__(self, sink: Sink, seat: int) -> None:
+        self.sink = sink
+        self.seat = seat
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.last_sent_seq = -1
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._writer())
+
+    def send(self, payload: dict[str, Any] | str) -> None:
+        self.queue.put_nowait(payload if isinstance(payload, str) else json.dumps(payload))
+
+    async def _writer(self) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                msg = await self.queue.get()
+                if msg is None:
+                    return
+                await self.sink.send_text(msg)
+
+    async def close(self) -> None:
+        self.queue.put_nowait(None)
+        if self.task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.task, 2)
+
+
+def error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, **extra}
+
+
+@dataclass
+class Room:
+    """One live table."""
+
+    hub: Hub
+    id: str
+    config: dict[str, Any]
+    seats: list[SeatRow]
+    table: Table
+    seq: int
+    status: str
+    conns: list[Conn] = field(default_factory=list)
+    takeover: set[int] = field(default_factory=set)  # dropped seats a bot plays for now
+    auto_turn: int | None = None  # a seat whose turn timer ran out: a bot finishes its turn
+    grace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    bot_task: asyncio.Task[None] | None = None
+    timer_task: asyncio.Task[None] | None = None
+    timer_key: tuple[int, int, int] | None = None
+    deadline: float | None = None
+    sub_bots: dict[int, Bot] = field(default_factory=dict)
+
+    # ---------------------------------------------------------------- status
+
+    @property
+    def players(self) -> int:
+        return self.table.rules.players
+
+    def filled(self) -> bool:
+        return all(s.kind in ("human", "bot") for s in self.seats)
+
+    def connected(self, seat: int) -> bool:
+        return any(c.seat == seat for c in self.conns)
+
+    def any_human_connected(self) -> bool:
+        return any(c.seat >= 0 for c in self.conns)
+
+    def bot_plays(self, seat: int) -> bool:
+        return self.table.is_bot(seat) or seat in self.takeover or seat == self.auto_turn
+
+    def needs_bot(self) -> bool:
+        t = self.table
+        return (self.status == "playing" and not t.hand_over and self.any_human_connected()
+                and self.bot_plays(t.game.to_move))
+
+    # ------------------------------------------------------------- payloads
+
+    def public(self) -> dict[str, Any]:
+        t = self.table
+        g = t.game
+        players = []
+        for s in self.seats:
+            players.append({
+                "name": t.names[s.seat], "kind": s.kind, "level": s.level,
+                "connected": self.connected(s.seat), "bot_playing": s.seat in self.takeover or s.seat == self.auto_turn,
+                "minimum": g.minimum(s.seat),
+            })
+        sheet = [{"hand": h.hand_number, "went_out": h.went_out, "end_reason": h.end_reason,
+                  "scores": [sc.as_dict() for sc in h.scores]} for h in t.match.hands]
+        return {
+            "type": "state", "seq": self.seq, "table": self.id, "status": self.status,
+            "players": players, "log": [e.text for e in t.log(LOG_LINES)],
+            "totals": list(t.match.totals), "target": t.rules.target, "sheet": sheet,
+            "hand_over": t.hand_over, "match_over": t.match_over, "winner": t.match.winner,
+            "commitment": t.commitment(), "deadline": self.deadline,
+        }
+
+    def payload_for(self, seat: int, public: dict[str, Any]) -> dict[str, Any]:
+        view = (self.table.view(seat) if seat >= 0 else self.table.spectator_view()).to_dict()
+        del view["rules"]  # sent once, in the welcome
+        out = dict(public)
+        out["seat"] = seat
+        out["view"] = view
+        out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
+        return out
+
+    def broadcast(self) -> None:
+        public = self.public()
+        cache: dict[int, str] = {}
+        for c in self.conns:
+            if c.seat not in cache:
+                cache[c.seat] = json.dumps(self.payload_for(c.seat, public))
+            c.last_sent_seq = self.seq
+            c.send(cache[c.seat])
+        self.hub.on_broadcast(self)
+
+    def send_state(self, conn: Conn) -> None:
+        conn.last_sent_seq = self.seq
+        conn.send(self.payload_for(conn.seat, self.public()))
+
+    # --------------------------------------------------------------- changes
+
+    def _persist(self) -> None:
+        self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
+        self.hub.store.save_state(self.id, self.table.to_dict(), self.seq, self.status)
+
+    def _changed(self) -> None:
+        """After an accepted change: store it, then tell everyone, then let bots and timers go."""
+        self.seq += 1
+        if self.auto_turn is not None and (self.table.hand_over or self.table.game.to_move != self.auto_turn):
+            self.auto_turn = None
+        self._persist()
+        self._arm_timer()
+        self.broadcast()
+        self.kick()
+        if self.table.match_over:
+            self.hub.finished(self)
+
+    def _presence_changed(self) -> None:
+        self.seq += 1
+        self.hub.store.save_seq(self.id, self.seq)
+        self.broadcast()
+        self.kick()
+
+    def apply(self, seat: int, move: Move | str) -> None:
+        self.table.play(seat, move)
+        self._changed()
+
+    def refusal(self, seat: int, move_text: Any) -> dict[str, Any] | None:
+        """Why ``seat`` may not play this move now, as an error message, or None."""
+        if not isinstance(move_text, str) or not move_text.strip():
+            return error("BAD_MESSAGE", "a move message needs \"move\": the move in notation, e.g. \"draw\"")
+        if self.status == "open":
+            return error("WAITING", "the table is waiting for players to take the open seats")
+        if self.status == "finished":
+            return error("MATCH_OVER", "the match is over")
+        t = self.table
+        if t.hand_over:
+            return error("HAND_OVER", "the hand is over: deal the next hand first")
+        if seat != t.game.to_move:
+            return error("NOT_YOUR_TURN", f"it is {t.names[t.game.to_move]}'s move, not yours")
+        if self.bot_plays(seat):
+            return error("BOT_PLAYING", "a bot is playing this seat's turn")
+        why = t.why_not(seat, move_text)
+        if why is None:
+            return None
+        if isinstance(why, IllegalMoveError):
+            return error("ILLEGAL", str(why), rule=why.rule, reason=why.code)
+        return error("BAD_MOVE", str(why))
+
+    # ------------------------------------------------------------------- bots
+
+    def kick(self) -> None:
+        if self.bot_task is None and self.needs_bot():
+            self.bot_task = asyncio.create_task(self._run_bots())
+
+    async def _run_bots(self) -> None:
+        try:
+            while self.needs_bot():
+                if self.hub.settings.bot_delay > 0:
+                    await asyncio.sleep(self.hub.settings.bot_delay)
+                if not self.needs_bot():
+                    break
+                t = self.table
+                seat, version = t.game.to_move, t.version
+                try:
+                    move = await asyncio.to_thread(self._choose, seat)
+                except Exception:  # the position changed under the bot (a player came back)
+                    continue
+                if t.version != version or not self.needs_bot() or t.game.to_move != seat:
+                    continue
+                self.apply(seat, move)
+        finally:
+            self.bot_task = None
+        if self.needs_bot():  # a change raced with the end of the loop
+            self.kick()
+
+    def _choose(self, seat: int) -> Move:
+        t = self.table
+        if t.is_bot(seat):
+            return t.bot_move()
+        bot = self.sub_bots.get(seat)
+        if bot is None:
+            bot = self.sub_bots[seat] = make_bot(self.hub.settings_substitute, seed=secrets.randbits(32))
+        move = bot.choose(t.view(seat))
+        if t.game.why_illegal(move) is not None:
+            move = next(iter(t.game.legal_moves))
+        return move
+
+    # --------------------------------------------------------- presence/timers
+
+    def attach(self, conn: Conn) -> None:
+        self.conns.append(conn)
+        self._refresh_presence()
+
+    def detach(self, conn: Conn) -> None:
+        if conn in self.conns:
+            self.conns.remove(conn)
+        self._refresh_presence()
+
+    def _refresh_presence(self) -> None:
+        for s in self.seats:
+            if s.kind != "human":
+                continue
+            if self.connected(s.seat):
+                task = self.grace_tasks.pop(s.seat, None)
+                if task is not None:
+                    task.cancel()
+                self.takeover.discard(s.seat)  # handed back on return
+            elif s.seat not in self.takeover and s.seat not in self.grace_tasks:
+                self.grace_tasks[s.seat] = asyncio.create_task(self._grace(s.seat))
+        self._presence_changed()
+
+    async def _grace(self, seat: int) -> None:
+        try:
+            await asyncio.sleep(self.hub.settings.grace)
+        except asyncio.CancelledError:
+            return
+        self.grace_tasks.pop(seat, None)
+        if not self.connected(seat):
+            self.takeover.add(seat)
+            self._presence_changed()
+
+    def _arm_timer(self) -> None:
+        seconds = float(self.config.get("turn_seconds") or 0)
+        t = self.table
+        if seconds <= 0 or t.hand_over or self.status != "playing" or self.bot_plays(t.game.to_move):
+            key = None
+        else:
+            key = (t.hand_number, t.game.turn_no, t.game.to_move)
+        if key == self.timer_key:
+            return
+        if self.timer_task is not None:
+            self.timer_task.cancel()
+            self.timer_task = None
+        self.timer_key = key
+        self.deadline = None
+        if key is not None:
+            self.deadline = time.time() + seconds
+            self.timer_task = asyncio.create_task(self._turn_timer(key, seconds))
+
+    async def _turn_timer(self, key: tuple[int, int, int], seconds: float) -> None:
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            return
+        if self.timer_key == key and not self.table.hand_over:
+            self.timer_task = None
+            self.timer_key = None
+            self.deadline = None
+            self.auto_turn = self.table.game.to_move
+            self._presence_changed()
+
+    async def shutdown(self) -> None:
+        for task in [self.bot_task, self.timer_task, *self.grace_tasks.values()]:
+            if task is not None:
+                task.cancel()
+        for c in list(self.conns):
+            await c.close()
+        self.table.close()
+        for b in self.sub_bots.values():
+            b.close()
+
+    # --------------------------------------------------------------- messages
+
+    def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """One message from a client who has said hello."""
+        kind = msg.get("type")
+        seat = conn.seat
+        if kind == "ping":
+            conn.send({"type": "pong", "seq": self.seq})
+            return
+        if kind == "sync":
+            self.send_state(conn)
+            return
+        if kind not in ("move", "check", "hint", "undo", "next_hand"):
+            conn.send(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use move, check, hint, undo, "
+                            "next_hand, sync or ping", ref=kind if isinstance(kind, str) else None))
+            return
+        if seat < 0:
+            conn.send(error("SPECTATOR", "spectators cannot act: join the table to take a seat", ref=kind))
+            return
+        if "seat" in msg and msg["seat"] != seat:
+            conn.send(error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {msg['seat']!r}",
+                            ref=kind))
+            return
+        t = self.table
+        if kind == "check":
+            moves = msg.get("moves")
+            if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
+                conn.send(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
+                                ref=kind))
+                return
+            results = []
+            for m in moves:
+                err = self.refusal(seat, m)
+                results.append(None if err is None else {k: err[k] for k in ("code", "message") if k in err}
+                               | ({"rule": err["rule"]} if err.get("rule") else {}))
+            conn.send({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
+            return
+        if kind == "move":
+            err = self.refusal(seat, msg.get("move"))
+            if err is not None:
+                conn.send(err | {"ref": "move", "move": msg.get("move") if isinstance(msg.get("move"), str) else None})
+                return
+            try:
+                self.apply(seat, str(msg["move"]))
+            except CanastaError as exc:  # refused after all: nothing changed
+                conn.send(error("ILLEGAL", str(exc), ref="move"))
+            return
+        if kind == "hint":
+            if self.status != "playing" or t.hand_over or t.game.to_move != seat:
+                conn.send(error("NOT_YOUR_TURN", "a hint is given only when it is your move", ref=kind))
+                return
+            move = t.hint(seat)
+            conn.send({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
+            return
+        if kind == "undo":
+            if self.status != "playing" or not t.undoable(seat):
+                conn.send(error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the "
+                                "discard, can be taken back", ref=kind))
+                return
+            t.undo(seat)
+            self._changed()
+            return
+        if kind == "next_hand":
+            if not t.hand_over or t.match_over:
+                conn.send(error("HAND_NOT_OVER" if not t.hand_over else "MATCH_OVER",
+                                "the hand is still being played" if not t.hand_over else "the match is over",
+                                ref=kind))
+                return
+            try:
+                t.next_hand()
+            except TableError as exc:
+                conn.send(error("REFUSED", str(exc), ref=kind))
+                return
+            self._changed()
+
+
+class Hub:
+    """Every live table, the store behind them, and the lobby's operations."""
+
+    def __init__(self, store: Store, settings: Settings | None = None) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.settings_substitute = "basic"
+        self.rooms: dict[str, Room] = {}
+        self.listeners: list[Callable[[Room], None]] = []
+
+    def on_broadcast(self, room: Room) -> None:
+        for f in self.listeners:
+            f(room)
+
+    def finished(self, room: Room) -> None:
+        """A finished match stays in memory while people are connected; it is in the history."""
+
+    def load_all(self) -> int:
+        """Rebuild every unfinished table from the store (at start-up)."""
+        for row in self.store.unfinished():
+            self.rooms[row.id] = self._room_from_row(row)
+        return len(self.rooms)
+
+    def _room_from_row(self, row: TableRow) -> Room:
+        table = Table.from_dict(row.state)
+        # events go on from where they were: a client that saw seq N before a restart gets N+1
+        return Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status)
+
+    def get(self, table_id: str) -> Room | None:
+        room = self.rooms.get(table_id)
+        if room is None:
+            row = self.store.load(table_id)
+            if row is None:
+                return None
+            room = self.rooms[table_id] = self._room_from_row(row)
+        return room
+
+    def authenticate(self, room: Room, token: Any) -> int | None:
+        """The seat a token holds, or None."""
+        if not isinstance(token, str) or not token or len(token) > 200:
+            return None
+        h = hash_token(token)
+        for s in room.seats:
+            if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
+                return s.seat
+        return None
+
+    async def shutdown(self) -> None:
+        for room in self.rooms.values():
+            await room.shutdown()
+
+
+__all__ = ["BOT_LEVELS", "MAX_MESSAGE", "Conn", "Hub", "Room", "Settings", "error"]

@@ -1,0 +1,179 @@
+"""Storage of tables through SQLAlchemy: a SQLite file by default, PostgreSQL by URL.
+
+A table row holds its configuration (who may sit where, timers) and the game as
+:meth:`canasta.table.Table.to_dict` writes it: rules + seeds + the ordered list
+of moves, so :meth:`~canasta.table.Table.from_dict` rebuilds it exactly.  A seat
+row holds the player's name and the SHA-256 of their seat token (never the
+token itself).  Every accepted move is written before it is broadcast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+
+from canasta.errors import CanastaError
+
+metadata = MetaData()
+
+tables_t = Table(
+    "canasta_tables", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("created", Float, nullable=False),
+    Column("updated", Float, nullable=False),
+    Column("status", String(16), nullable=False, index=True),  # open | playing | finished
+    Column("config", Text, nullable=False),  # JSON: preset, bots, timers, title
+    Column("state", Text, nullable=False),  # JSON: Table.to_dict()
+    Column("seq", Integer, nullable=False),
+)
+
+seats_t = Table(
+    "canasta_seats", metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),  # human | bot | open | reserved
+    Column("name", String(64), nullable=False),
+    Column("level", String(16), nullable=True),  # bot level
+    Column("token_hash", String(64), nullable=True),
+    Column("invite_hash", String(64), nullable=True),  # reserved seats: who holds the invite may sit
+)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class SeatRow:
+    seat: int
+    kind: str
+    name: str
+    level: str | None = None
+    token_hash: str | None = None
+    invite_hash: str | None = None
+
+
+@dataclass
+class TableRow:
+    id: str
+    created: float
+    updated: float
+    status: str
+    config: dict[str, Any]
+    state: dict[str, Any]
+    seq: int
+    seats: list[SeatRow]
+
+
+def normalise_url(url: str) -> str:
+    """``postgresql://`` means the psycopg (3) driver; a bare path means a SQLite file."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if "://" not in url:
+        return f"sqlite:///{url}"
+    return url
+
+
+class Store:
+    """Tables and seats in a database (synchronous; each call is one short transaction)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = normalise_url(url)
+        try:
+            self.engine: Engine = create_engine(self.url, future=True)
+        except Exception as exc:  # unknown dialect, missing driver ...
+            hint = " (pip install 'canasta[postgres]')" if "postgres" in self.url else ""
+            raise CanastaError(f"cannot open database {url!r}: {exc}{hint}") from None
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        try:
+            metadata.create_all(self.engine)
+        except Exception as exc:
+            raise CanastaError(f"cannot open database {url!r}: {exc}") from None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # ----------------------------------------------------------------- writes
+
+    def create(self, row: TableRow) -> None:
+        with self.engine.begin() as db:
+            db.execute(tables_t.insert().values(
+                id=row.id, created=row.created, updated=row.updated, status=row.status,
+                config=json.dumps(row.config), state=json.dumps(row.state), seq=row.seq))
+            for s in row.seats:
+                db.execute(seats_t.insert().values(
+                    table_id=row.id, seat=s.seat, kind=s.kind, name=s.name, level=s.level,
+                    token_hash=s.token_hash, invite_hash=s.invite_hash))
+
+    def save_state(self, table_id: str, state: dict[str, Any], seq: int, status: str) -> None:
+        with self.engine.begin() as db:
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
+                state=json.dumps(state), seq=seq, status=status, updated=time.time()))
+
+    def save_seq(self, table_id: str, seq: int) -> None:
+        with self.engine.begin() as db:
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(seq=seq))
+
+    def save_seat(self, table_id: str, s: SeatRow, status: str | None = None) -> None:
+        with self.engine.begin() as db:
+            db.execute(update(seats_t).where(seats_t.c.table_id == table_id, seats_t.c.seat == s.seat).values(
+                kind=s.kind, name=s.name, level=s.level, token_hash=s.token_hash, invite_hash=s.invite_hash))
+            if status is not None:
+                db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
+                    status=status, updated=time.time()))
+
+    # ------------------------------------------------------------------ reads
+
+    def load(self, table_id: str) -> TableRow | None:
+        rows = self._load(tables_t.c.id == table_id)
+        return rows[0] if rows else None
+
+    def unfinished(self) -> list[TableRow]:
+        return self._load(tables_t.c.status != "finished")
+
+    def finished(self, limit: int = 100) -> list[TableRow]:
+        return self._load(tables_t.c.status == "finished", limit=limit)
+
+    def _load(self, where: Any, limit: int | None = None) -> list[TableRow]:
+        with self.engine.connect() as db:
+            q = select(tables_t).where(where).order_by(tables_t.c.updated.desc())
+            if limit is not None:
+                q = q.limit(limit)
+            trows = db.execute(q).all()
+            out: list[TableRow] = []
+            for t in trows:
+                srows = db.execute(select(seats_t).where(seats_t.c.table_id == t.id).order_by(seats_t.c.seat)).all()
+                seats = [SeatRow(s.seat, s.kind, s.name, s.level, s.token_hash, s.invite_hash) for s in srows]
+                out.append(TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config),
+                                    json.loads(t.state), t.seq, seats))
+            return out
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")  # a committed move survives the process being killed
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()
+
+
+__all__ = ["SeatRow", "Store", "TableRow", "hash_token", "normalise_url"]
