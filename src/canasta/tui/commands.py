@@ -6,21 +6,128 @@ when a command runs."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
 
 from canasta.errors import CanastaError
 
+INSTALL_HINT = "the terminal interface needs Textual: pip install 'canasta[play]'"
+
+
+def _rules(text: str) -> Any:
+    from canasta.errors import RulesError
+    from canasta.rules import resolve_rules
+
+    try:
+        return resolve_rules(text)
+    except RulesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("the delay cannot be negative")
+    return value
+
 
 def configure_play(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--resume", metavar="FILE", help="continue a saved game")
+    parser.add_argument("--rules", type=_rules, metavar="PRESET|FILE",
+                        help="a preset (classic-4p, italian-4p, ...) or a .toml/.json rules file")
+    parser.add_argument("--seed", type=_int, help="the match seed (default: random)")
+    parser.add_argument("--bots", metavar="LEVEL,...",
+                        help="the other seats' levels in order: random, basic, advanced, expert "
+                             "(one level for all, or one per seat)")
+    parser.add_argument("--target", type=_int, help="the match target score (default: the rules' target)")
+    parser.add_argument("--name", default="South", help="your name at the table")
+    parser.add_argument("--resume", metavar="FILE", help="continue a saved game (.json written by the app)")
+    parser.add_argument("--save-dir", metavar="DIR",
+                        help="where records (.cgn) and saved games (.json) go "
+                             "(default: $XDG_DATA_HOME/canasta/games or ~/.local/share/canasta/games)")
+    parser.add_argument("--delay", type=_delay, default=0.8, metavar="SECONDS",
+                        help="pause after each bot move so it can be read (default 0.8)")
+    parser.add_argument("--hints", action="store_true", help="start with hints shown (key h toggles)")
+    parser.add_argument("--four-colour", action="store_true",
+                        help="four-colour deck: hearts red, diamonds blue, clubs green, spades black")
 
 
 def configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a record file (.cgn)")
+    parser.add_argument("--game", type=_int, default=1, help="which game of the file (default 1)")
+    parser.add_argument("--seat", type=_int, help="start with the table as this seat saw it (default: face up)")
+    parser.add_argument("--four-colour", action="store_true", help="four-colour deck")
+
+
+def _require_textual() -> None:
+    try:
+        import textual  # noqa: F401
+    except ImportError:
+        raise CanastaError(INSTALL_HINT) from None
+
+
+def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
+    """The app's configuration and, when the command line says enough, its table
+    (no new-game screen).  Raises CanastaError on bad arguments."""
+    from canasta.table import Table
+    from canasta.tui.app import PlayConfig, build_table, default_save_dir
+
+    save_dir = Path(args.save_dir).expanduser() if getattr(args, "save_dir", None) else None
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()] if getattr(args, "bots", None) else None
+    config = PlayConfig(rules=args.rules, seed=args.seed, bots=bots, target=args.target, name=args.name,
+                        save_dir=save_dir or default_save_dir(), delay=args.delay, hints=args.hints,
+                        four_colour=args.four_colour)
+    if args.resume:
+        path = Path(args.resume).expanduser()
+        table = Table.load(path)
+        if table.seats[0] is not None:
+            raise CanastaError(f"{path}: seat 0 of this game is a bot, not a person")
+        if save_dir is None:
+            config.save_dir = path.parent
+        config.resume = path
+        return config, table, path.stem
+    if not config.ready and config.target is None:
+        return config, None, None
+    from canasta.rules import RuleSet
+
+    rules = config.rules or RuleSet.preset("classic-4p")
+    if config.target is not None:
+        rules = rules.with_options({"target": config.target})
+    import os
+
+    seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(4), "big")
+    levels = bots or ["basic" if s % 2 else "advanced" for s in range(1, rules.players)]
+    return config, build_table(rules, levels, seed, args.name, config.hint_level), None
 
 
 def run_play(args: argparse.Namespace) -> int:
-    raise CanastaError("canasta play is not built yet")
+    _require_textual()
+    from canasta.tui.app import CanastaApp
+
+    config, table, game_id = play_setup(args)
+    app = CanastaApp(config, table, game_id)
+    app.run()
+    if app.saved_path is not None:
+        print(f"saved: resume with  canasta play --resume {app.saved_path}")
+    return 0
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    raise CanastaError("canasta replay is not built yet")
+    _require_textual()
+    from canasta.tui.replay import ReplayApp, load_replay
+
+    replay = load_replay(args.file, args.game)
+    if args.seat is not None and not 0 <= args.seat < replay.rules.players:
+        raise CanastaError(f"--seat must be from 0 to {replay.rules.players - 1}")
+    app = ReplayApp(replay, seat=args.seat, four_colour=args.four_colour)
+    app.run()
+    return 0

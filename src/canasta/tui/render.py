@@ -1,0 +1,414 @@
+"""Pure rendering of a seat's view as Rich text: cards, melds, the pile, seats,
+the score sheet and the rules screen.  Shared by ``canasta play`` and
+``canasta replay``; nothing here touches the engine's state, only a
+:class:`~canasta.view.SeatView` (what one seat may know) and public data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from canasta.cards import (
+    CARD_RANK,
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER,
+    RANK_NAMES,
+    RANK_PLURALS,
+    SUIT_NAMES,
+    Card,
+    sort_key,
+)
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore
+from canasta.view import SeatView
+
+SUIT_SYMBOLS = "♠♥♦♣"
+#: suit colours: two-colour deck (red/black) and four-colour deck (spades black,
+#: hearts red, diamonds blue, clubs green); every card also shows its suit symbol
+#: and letter, so colour is never the only cue
+TWO_COLOUR = ("#000000", "#b00000", "#b00000", "#000000")
+FOUR_COLOUR = ("#000000", "#b00000", "#0038a8", "#006400")
+CARD_BG = "#ffffff"
+WILD_BG = "#ffe24d"  # wild cards: yellow face and a star, never colour alone
+
+
+@dataclass(frozen=True)
+class Style:
+    """How cards are drawn."""
+
+    four_colour: bool = False
+
+    def suit_colour(self, card: Card) -> str:
+        if card == JOKER:
+            return "#6a00a8"
+        return (FOUR_COLOUR if self.four_colour else TWO_COLOUR)[card & 3]
+
+
+def card_label(card: Card) -> str:
+    """``10♥`` / ``JK★``: rank and suit symbol (the suit letter is shown on hand cards)."""
+    if card == JOKER:
+        return "JK★"
+    star = "★" if IS_WILD[card] else ""
+    return f"{RANK_NAMES[card >> 2]}{SUIT_SYMBOLS[card & 3]}{star}"
+
+
+def card_text(card: Card, style: Style = Style(), letter: bool = False) -> Text:
+    """One card, bold on a white (wild: yellow) face."""
+    label = card_label(card)
+    if letter and card != JOKER:
+        label += SUIT_NAMES[card & 3]
+    bg = WILD_BG if IS_WILD[card] else CARD_BG
+    return Text(f" {label} ", style=f"bold {style.suit_colour(card)} on {bg}")
+
+
+def cards_text(cards: Sequence[Card], style: Style = Style(), letter: bool = False) -> Text:
+    out = Text()
+    for i, c in enumerate(sorted(cards, key=sort_key)):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(c, style, letter))
+    return out
+
+
+# ----------------------------------------------------------------- the hand
+
+GroupKey = tuple[int, int]  # (display order, rank) ; red threes apart from black threes
+
+
+def group_key(card: Card) -> GroupKey:
+    rank = CARD_RANK[card]
+    if IS_RED_THREE[card]:
+        return (sort_key(card)[0], 100)
+    return (sort_key(card)[0], rank)
+
+
+def group_hand(hand: Sequence[Card]) -> list[tuple[GroupKey, list[Card]]]:
+    """The hand grouped by rank (wild cards first, then ace down to three), each
+    group's cards sorted by suit."""
+    groups: dict[GroupKey, list[Card]] = {}
+    for c in sorted(hand, key=sort_key):
+        groups.setdefault(group_key(c), []).append(c)
+    return sorted(groups.items())
+
+
+def group_title(cards: Sequence[Card]) -> str:
+    c = cards[0]
+    if c == JOKER:
+        return "JK"
+    return RANK_NAMES[CARD_RANK[c]]
+
+
+def group_face(cards: Sequence[Card], selected: int, style: Style = Style(), cursor: bool = False) -> Text:
+    """A large card face for a group of one rank: rank, the suits (symbol and
+    letter), the count and how many are selected; the keyboard cursor shows as
+    pointers on a yellow title row."""
+    first = cards[0]
+    wild = IS_WILD[first]
+    bg = WILD_BG if wild else CARD_BG
+    t = Text()
+    title = group_title(cards) + ("★" if wild else "")
+    if cursor:
+        t.append(f"▶{title:^6}◀\n", style="bold #000000 on #ffd000")
+    else:
+        t.append(f"{title:^8}\n", style=f"bold #000000 on {bg}")
+    suits: list[Text] = []
+    for c in cards[:6]:
+        if c == JOKER:
+            suits.append(Text("★J", style=f"bold {style.suit_colour(c)} on {bg}"))
+        else:
+            suits.append(Text(SUIT_SYMBOLS[c & 3] + SUIT_NAMES[c & 3], style=f"bold {style.suit_colour(c)} on {bg}"))
+    lines = [suits[0:3], suits[3:6]]
+    for line in lines:
+        row = Text(style=f"on {bg}")
+        for i, s in enumerate(line):
+            if i:
+                row.append(" ", style=f"on {bg}")
+            row.append_text(s)
+        width = row.cell_len
+        pad_left = (8 - width) // 2
+        t.append(" " * pad_left, style=f"on {bg}")
+        t.append_text(row)
+        t.append(" " * (8 - width - pad_left) + "\n", style=f"on {bg}")
+    count = f"×{len(cards)}"
+    t.append(f"{count:^8}\n", style=f"bold #000000 on {bg}")
+    if selected:
+        t.append(f"{'✔ ' + str(selected):^8}", style="bold #ffffff on #0040b0")
+    else:
+        t.append(f"{'':^8}", style=f"on {bg}")
+    return t
+
+
+# ------------------------------------------------------------------- melds
+
+def meld_rank(cards: Sequence[Card]) -> int | None:
+    """The rank of a meld (None: a meld of wild cards only)."""
+    for c in cards:
+        if IS_NATURAL[c] or IS_BLACK_THREE[c]:
+            return CARD_RANK[c]
+    return None
+
+
+def meld_status(rules: RuleSet, cards: Sequence[Card], concealed: bool) -> str:
+    """``natural canasta``, ``mixed canasta (concealed)``, ``5 of 7`` ..."""
+    wild = sum(1 for c in cards if IS_WILD[c])
+    n = len(cards)
+    natural_word, mixed_word = ("clean", "dirty") if rules.italian else ("natural", "mixed")
+    if n >= 7:
+        word = natural_word if wild == 0 else mixed_word
+        text = f"★ {word.upper()} CANASTA"
+    else:
+        text = f"{n} of 7" + (f", {wild} wild" if wild else "")
+    if concealed:
+        text += " (laid concealed)"
+    return text
+
+
+def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
+    """One line per meld of a side (and per closed canasta, Italian)."""
+    out: list[Text] = []
+    melds = view.melds[side] if side < len(view.melds) else ()
+    for cards, concealed, _owner, _turn in sorted(melds, key=lambda m: -(meld_rank(m[0]) or 99)):
+        rank = meld_rank(cards)
+        name = RANK_PLURALS[rank].capitalize() if rank is not None else "Wild cards"
+        line = Text()
+        line.append(f"{name:<10}", style="bold")
+        line.append_text(cards_text(cards, style))
+        line.append(f"  {meld_status(view.rules, cards, concealed)}",
+                    style="bold #000000 on #7fdc7f" if len(cards) >= 7 else "")
+        out.append(line)
+    closed = view.closed[side] if side < len(view.closed) else ()
+    for cards in closed:
+        rank = meld_rank(cards)
+        name = RANK_PLURALS[rank].capitalize() if rank is not None else "Wild cards"
+        wild = any(IS_WILD[c] for c in cards)
+        kind = "dirty" if wild else "clean"
+        line = Text()
+        line.append(f"{name:<10}", style="bold")
+        line.append(f"▣ CLOSED {kind} canasta of {len(cards)} cards", style="bold #000000 on #7fdc7f")
+        out.append(line)
+    if not out:
+        out.append(Text("no melds yet", style="italic"))
+    return out
+
+
+# ------------------------------------------------------------------- pile
+
+def pile_top(view: SeatView) -> Card | None:
+    for c in reversed(view.pile):
+        return c
+    return None
+
+
+def pile_state(view: SeatView) -> list[str]:
+    """The pile's state in words: frozen, blocked, and why."""
+    notes: list[str] = []
+    if not view.pile:
+        return ["empty"]
+    top = view.pile[-1]
+    if view.pile_frozen:
+        notes.append("FROZEN for everyone: a wild card or a red three is in it; "
+                      "only a natural pair matching the top card takes it")
+    elif view.seat >= 0 and view.opened and not view.opened[view.side]:
+        notes.append("frozen for your side until it has melded: a natural pair is needed")
+    if top is None:
+        notes.append("the top card is face down")
+    elif IS_WILD[top]:
+        notes.append("BLOCKED: a wild card is on top")
+    elif IS_BLACK_THREE[top]:
+        notes.append("BLOCKED this turn: a black three is on top")
+    elif IS_RED_THREE[top]:
+        notes.append("BLOCKED: a red three is on top")
+    if not notes:
+        notes.append("open: it can be taken with a matching meld")
+    return notes
+
+
+def pile_face(view: SeatView, style: Style = Style()) -> Text:
+    top = pile_top(view) if view.pile else None
+    t = Text()
+    if not view.pile:
+        t.append("  (empty)  ", style="italic")
+    elif top is None:
+        t.append(" ▒▒▒ ", style="bold #ffffff on #1f3f8f")
+    else:
+        t.append_text(card_text(top, style, letter=True))
+    return t
+
+
+# -------------------------------------------------------------------- seats
+
+def sides_of(view: SeatView) -> list[list[int]]:
+    """Seats by side, side 0 first."""
+    n = max(view.side_of) + 1 if view.side_of else 0
+    return [[s for s, side in enumerate(view.side_of) if side == k] for k in range(n)]
+
+
+def score_slot(view: SeatView, side: int) -> int:
+    """The index into ``view.scores`` for a side (players in cut-throat)."""
+    if len(view.scores) == len(view.side_of) and len(view.scores) != len(sides_of(view)):
+        members = sides_of(view)[side]
+        return members[0]
+    return side
+
+
+def side_minimum(view: SeatView, side: int) -> int:
+    rules = view.rules
+    if rules.cutthroat:
+        return min(rules.minimum_for(view.scores[s]) for s in sides_of(view)[side])
+    return rules.minimum_for(view.scores[side] if side < len(view.scores) else 0)
+
+
+def side_score(view: SeatView, side: int) -> str:
+    if view.rules.cutthroat:
+        return " / ".join(str(view.scores[s]) for s in sides_of(view)[side])
+    return str(view.scores[side]) if side < len(view.scores) else "0"
+
+
+def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
+    members = " & ".join(names[s] for s in sides_of(view)[side])
+    if view.seat >= 0 and side == view.side:
+        who = "Your side"
+    else:
+        who = "Side " + str(side)
+    opened = ""
+    if view.opened and side < len(view.opened):
+        opened = ", has melded" if view.opened[side] else ", not melded yet"
+    return f"{who} ({members}): {side_score(view, side)} points, minimum {side_minimum(view, side)}{opened}"
+
+
+def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None],
+               hands: Sequence[Sequence[Card]] | None = None, style: Style = Style(),
+               you: str = "you") -> list[Text]:
+    """One line per seat: who, level, hand size, red threes, whose move."""
+    out: list[Text] = []
+    for s, name in enumerate(names):
+        line = Text()
+        mover = s == view.to_move and view.phase != "over"
+        line.append("▶ " if mover else "  ", style="bold #ffd000")
+        label = name
+        if s == view.seat:
+            label += f" ({you})"
+        elif view.seat >= 0 and view.side_of[s] == view.side:
+            label += " (partner)"
+        level = levels[s] if s < len(levels) else None
+        if level:
+            label += f" [{level}]"
+        line.append(f"{label:<24}", style="bold reverse" if mover else "bold")
+        line.append(f" {view.hand_sizes[s]:>2} cards", style="bold")
+        if s == view.dealer:
+            line.append("  dealer")
+        reds = view.red_threes[s]
+        if reds:
+            line.append("  red 3s: ")
+            line.append_text(cards_text(reds, style))
+        known = view.known[s] if s != view.seat else ()
+        if known and hands is None:
+            line.append("  known: ")
+            line.append_text(cards_text(known, style))
+        if hands is not None and s != view.seat:
+            line.append("\n      ")
+            line.append_text(cards_text(hands[s], style))
+        out.append(line)
+    return out
+
+
+def phase_text(view: SeatView, names: Sequence[str]) -> str:
+    """Whose move and what is expected, in words."""
+    who = names[view.to_move]
+    you = view.seat >= 0 and view.to_move == view.seat
+    subject = "Your move" if you else f"{who}'s move"
+    if view.phase == "over":
+        return f"The hand is over ({view.end_reason or 'ended'})"
+    if view.phase == "draw":
+        what = "draw from the stock or take the pile"
+    elif view.phase == "meld":
+        what = "meld, then discard" if view.ask != "pending" else "waiting for the partner's answer"
+        if view.ask == "yes":
+            what = "your partner said YES: you must go out" if you else "partner said yes: must go out"
+        elif view.ask == "no":
+            what = "your partner said NO: you may not go out" if you else "partner said no"
+    elif view.phase == "answer":
+        asker = names[(view.turn) % len(names)] if 0 <= view.turn < len(names) else "your partner"
+        what = f"{asker} asks: may I go out? (yes/no)"
+    elif view.phase == "final":
+        what = "last red three drawn: meld, then end the hand"
+    else:
+        what = view.phase
+    return f"{subject}: {what}"
+
+
+# --------------------------------------------------------------- score sheet
+
+SCORE_ROWS = (
+    ("meld_points", "Cards in melds"),
+    ("canasta_bonuses", "Canasta bonuses"),
+    ("red_threes", "Red threes"),
+    ("going_out", "Going out"),
+    ("five_canasta_bonus", "Five-canasta bonus"),
+    ("cards_in_hand", "Cards left in hand"),
+)
+
+
+def score_sheet(scores: Sequence[SideScore], labels: Sequence[str], before: Sequence[int],
+                after: Sequence[int]) -> RichTable:
+    """The full breakdown of one hand, side by side, with running totals."""
+    t = RichTable(title="Score sheet", show_lines=False, header_style="bold")
+    t.add_column("", style="bold")
+    for label in labels:
+        t.add_column(label, justify="right")
+    dicts = [s.as_dict() for s in scores]
+    for key, name in SCORE_ROWS:
+        values = [int(str(d[key])) for d in dicts]
+        if key == "five_canasta_bonus" and not any(values):
+            continue
+        t.add_row(name, *[f"{v:+d}" if v else "0" for v in values])
+    t.add_row("Canastas", *[", ".join(str(x) for x in d["canastas"]) or "none"  # type: ignore[attr-defined]
+                            for d in dicts])
+    t.add_row(Text("This hand", style="bold"), *[Text(f"{s.total:+d}", style="bold") for s in scores])
+    t.add_row("Before", *[str(v) for v in before])
+    t.add_row(Text("Total", style="bold"), *[Text(str(v), style="bold reverse") for v in after])
+    return t
+
+
+# --------------------------------------------------------------------- rules
+
+def rules_text(rules: RuleSet) -> Text:
+    """The rule set in force, generated from the rule set itself."""
+    t = Text()
+    t.append(f"{rules.name}\n", style="bold underline")
+    t.append(f"{rules.players} players in {rules.num_sides} "
+             f"{'players (cut-throat)' if rules.cutthroat else 'sides'}: "
+             f"{', '.join('+'.join(str(s) for s in team) for team in rules.teams)}\n")
+    t.append(f"{rules.packs} packs with jokers ({rules.deck_size} cards), {rules.hand_size} cards each, "
+             f"draw {rules.draw_count} per turn\n")
+    t.append(f"Canastas needed to go out: {rules.canastas_to_go_out}; match target: {rules.target}\n")
+    mins = ", ".join(f"{rules.minimum_for(low if low > -10**8 else -1)} from {low if low > -10**8 else 'below 0'}"
+                     for low, _ in rules.minimum_table)
+    if not rules.italian:
+        t.append(f"Initial meld minimum by score: {mins}\n")
+    else:
+        t.append("Opening minimum by score: " + ", ".join(
+            f"{rules.minimum_for(s)} at {s}" for s in (-1, 0, 3000, 6000, 9000, 12000)) + "\n")
+    t.append("Red threes: " + ", ".join(f"{k} = {rules.red_three_points(k)}" for k in range(1, 5)) + "\n\n")
+    t.append("Options (house rules are highlighted)\n", style="bold underline")
+    for o in rules.options:
+        value = getattr(rules, o.field)
+        default = o.choices[0]
+        house = value != default
+        line = Text()
+        line.append(f"{o.id:<6} ", style="bold")
+        line.append(f"{o.topic}: ")
+        line.append(f"{value!r}", style="bold #000000 on #ffe24d" if house else "bold")
+        if house:
+            line.append(f"  HOUSE RULE (sourced default {default!r})", style="bold")
+        else:
+            line.append("  (sourced default)")
+        line.append(f"  [{o.rule}; {o.sources}]\n", style="dim")
+        t.append_text(line)
+    return t

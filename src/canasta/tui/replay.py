@@ -1,0 +1,255 @@
+"""``canasta replay FILE``: step through a game record hand by hand and move
+by move, the table face up or as any one seat saw it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Static
+
+from canasta.errors import CanastaError, IllegalMoveError
+from canasta.game import Game
+from canasta.match import Match
+from canasta.moves import Move
+from canasta.record import GameRecord, commitment, read_file
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore
+from canasta.table import seat_names
+from canasta.tui.app import CSS, InfoScreen
+from canasta.tui.render import (
+    Style,
+    meld_lines,
+    phase_text,
+    pile_face,
+    pile_state,
+    rules_text,
+    score_sheet,
+    seat_lines,
+    side_title,
+    sides_of,
+)
+from canasta.tui.widgets import HandView
+from canasta.view import SeatView, seat_view, spectator_view
+
+
+@dataclass
+class HandReplay:
+    number: int
+    seed: int
+    positions: list[Game]  # positions[i]: before move i (the last: after every move)
+    moves: list[tuple[int, Move]]
+    scores: list[SideScore] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Replay:
+    rules: RuleSet
+    names: list[str]
+    players: list[str]
+    hands: list[HandReplay]
+    headers: dict[str, str]
+
+
+def describe(names: list[str], seat: int, move: Move) -> str:
+    from canasta.table import Table
+
+    probe = Table.__new__(Table)  # describe needs only the names
+    probe.names = names
+    return probe.describe(seat, move)
+
+
+def build_replay(record: GameRecord) -> Replay:
+    """Replay a record through the engine, keeping every position.  An illegal
+    or out-of-turn move is refused with its line number."""
+    try:
+        rules = record.rules()
+        seed = int(record.headers.get("MatchSeed", "0"))
+        first = record.headers.get("FirstDealer")
+        match = Match(rules, seed=seed, first_dealer=int(first) if first is not None else None)
+    except (CanastaError, ValueError) as exc:
+        raise CanastaError(f"the record's headers are unusable: {exc}") from None
+    players = ["?"] * rules.players
+    for word in record.headers.get("Players", "").split():
+        seat_text, _, who = word.partition("=")
+        if seat_text.isdigit() and int(seat_text) < rules.players:
+            players[int(seat_text)] = who
+    names = list(seat_names(rules.players))
+    for s, who in enumerate(players):
+        if who.startswith("human:"):
+            names[s] = who.removeprefix("human:").replace("_", " ")
+    hands: list[HandReplay] = []
+    for hand in record.hands:
+        if match.over:
+            break
+        g = match.next_hand()
+        replay = HandReplay(g.hand_number, g.seed, [g.copy()], [])
+        for seat, move, _, line in hand.moves:
+            if g.is_over():
+                raise CanastaError(f"line {line}: a move after the hand ended")
+            if seat != g.to_move:
+                raise CanastaError(f"line {line}: seat {seat} moved, but it was seat {g.to_move}'s move")
+            try:
+                g.push(move)
+            except IllegalMoveError as exc:
+                raise CanastaError(f"line {line}: illegal move {move}: {exc}") from None
+            replay.moves.append((seat, move))
+            replay.positions.append(g.copy())
+        hands.append(replay)
+        if not g.is_over():
+            break  # an unfinished hand is shown as far as it goes
+        rec = match.record_hand()
+        replay.scores = list(rec.scores)
+        replay.totals = list(match.totals)
+    if not hands:
+        raise CanastaError("the record holds no hand to replay")
+    return Replay(rules, names, players, hands, dict(record.headers))
+
+
+def load_replay(path: str | Path, game: int = 1) -> Replay:
+    records, errors = read_file(path)
+    if errors:
+        raise CanastaError(f"{path}: {errors[0]}" + (f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""))
+    if not records:
+        raise CanastaError(f"{path}: no game record found")
+    if not 1 <= game <= len(records):
+        raise CanastaError(f"{path} holds {len(records)} game(s); --game must be from 1 to {len(records)}")
+    return build_replay(records[game - 1])
+
+
+class ReplayApp(App[None]):
+    """Step through a record."""
+
+    TITLE = "canasta replay"
+    CSS = CSS
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right,space", "step(1)", "Next move"),
+        Binding("left,backspace", "step(-1)", "Back"),
+        Binding("pagedown,n", "hand(1)", "Next hand"),
+        Binding("pageup,p", "hand(-1)", "Prev hand"),
+        Binding("home", "edge(0)", "Start", show=False),
+        Binding("end", "edge(1)", "End of hand", show=False),
+        Binding("v", "view", "Face up / seat"),
+        Binding("r", "rules", "Rules"),
+        Binding("q,escape", "quit", "Quit"),
+    ]
+
+    def __init__(self, replay: Replay, seat: int | None = None, four_colour: bool = False) -> None:
+        super().__init__()
+        self.replay = replay
+        self.seat = seat  # None: face up
+        self.hand = 0
+        self.index = 0
+        self.card_style = Style(four_colour=four_colour)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="topbar")
+        with VerticalScroll(id="tablearea"):
+            with Horizontal(id="middle"):
+                with Vertical(id="left"):
+                    yield Static(id="seats", classes="panel")
+                    yield Static(id="melds", classes="panel")
+                with Vertical(id="right"):
+                    yield Static(id="pile", classes="panel")
+                    yield Static(id="log", classes="panel")
+            yield Static(id="status")
+            yield HandView(self.card_style, id="hand")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#seats").border_title = "Players"
+        self.query_one("#melds").border_title = "Melds"
+        self.query_one("#pile").border_title = "Pile and stock"
+        self.query_one("#log").border_title = "Moves"
+        self.show()
+
+    @property
+    def current(self) -> HandReplay:
+        return self.replay.hands[self.hand]
+
+    def view(self) -> tuple[SeatView, list[list[int]] | None]:
+        game = self.current.positions[self.index]
+        if self.seat is None:
+            return spectator_view(game), [game.hand(s) for s in range(game.n)]
+        return seat_view(game, self.seat), None
+
+    def show(self) -> None:
+        rp = self.replay
+        hr = self.current
+        view, hands = self.view()
+        style = self.card_style
+        looking = "face up" if self.seat is None else f"as {rp.names[self.seat]} saw it"
+        top = Text()
+        top.append(" replay ", style="bold #000000 on #ffd000")
+        top.append(f" {rp.rules.name}  hand {hr.number} of {len(rp.hands)}  move {self.index} of {len(hr.moves)}"
+                   f"  table {looking}  commitment {commitment(hr.seed)[:16]}… ", style="bold")
+        self.query_one("#topbar", Static).update(top)
+        levels: list[str | None] = [None if p.startswith("human:") else p for p in rp.players]
+        self.query_one("#seats", Static).update(
+            Group(*seat_lines(view, rp.names, levels, hands, style, you="viewing")))
+        parts: list[Text] = []
+        for k in range(len(sides_of(view))):
+            parts.append(Text(side_title(view, k, rp.names), style="bold underline"))
+            parts.extend(meld_lines(view, k, style))
+        self.query_one("#melds", Static).update(Group(*parts))
+        pile = Text("Top: ")
+        pile.append_text(pile_face(view, style))
+        pile.append(f"   {len(view.pile)} cards in the pile\n", style="bold")
+        for note in pile_state(view):
+            pile.append(f"• {note}\n")
+        pile.append(f"Stock: {view.stock_size} cards", style="bold")
+        self.query_one("#pile", Static).update(pile)
+        log = Text()
+        start = max(0, self.index - 12)
+        for i in range(start, self.index):
+            seat, move = hr.moves[i]
+            log.append(f"{i + 1:>3}. {describe(rp.names, seat, move)}\n",
+                       style="bold reverse" if i == self.index - 1 else "")
+        if self.index < len(hr.moves):
+            seat, move = hr.moves[self.index]
+            log.append(f"next: {describe(rp.names, seat, move)}\n", style="italic")
+        self.query_one("#log", Static).update(log)
+        status: list[object] = [Text(phase_text(view, rp.names), style="bold")]
+        if self.index == len(hr.moves) and hr.scores:
+            nsides = len(hr.scores)
+            labels = ([rp.names[s] for s in range(nsides)] if rp.rules.cutthroat else
+                      [" & ".join(rp.names[s] for s in members) for members in rp.rules.teams][:nsides])
+            before = [t - s.total for t, s in zip(hr.totals, hr.scores, strict=True)]
+            status.append(score_sheet(hr.scores, labels, before, hr.totals))
+            status.append(Text(f"Seed revealed: {hr.seed}; commitment {commitment(hr.seed)}"))
+        status.append(Text("→ next move  ← back  PgDn/PgUp hand  v face up / each seat  r rules  q quit",
+                           style="italic"))
+        self.query_one("#status", Static).update(Group(*status))  # type: ignore[arg-type]
+        hand_seat = self.seat if self.seat is not None else view.to_move
+        game = hr.positions[self.index]
+        self.query_one("#hand", HandView).set_hand(game.hand(hand_seat) if self.seat is None else view.hand)
+        self.query_one("#hand").border_title = f"{rp.names[hand_seat]}'s hand"
+
+    def action_step(self, delta: int) -> None:
+        self.index = max(0, min(len(self.current.moves), self.index + delta))
+        self.show()
+
+    def action_hand(self, delta: int) -> None:
+        self.hand = max(0, min(len(self.replay.hands) - 1, self.hand + delta))
+        self.index = 0
+        self.show()
+
+    def action_edge(self, end: int) -> None:
+        self.index = len(self.current.moves) if end else 0
+        self.show()
+
+    def action_view(self) -> None:
+        n = self.replay.rules.players
+        self.seat = 0 if self.seat is None else (None if self.seat + 1 >= n else self.seat + 1)
+        self.show()
+
+    def action_rules(self) -> None:
+        self.push_screen(InfoScreen(f"The rules of this game: {self.replay.rules.name}", rules_text(self.replay.rules)))
