@@ -1,0 +1,131 @@
+// The lobby: quick play, creating a table, open tables, finished games.
+const $ = (id) => document.getElementById(id);
+let presets = [];
+let levels = [];
+
+const nameInput = $("name");
+nameInput.value = localStorage.getItem("canasta:name") || "";
+nameInput.onchange = () => localStorage.setItem("canasta:name", nameInput.value.trim());
+const myName = () => nameInput.value.trim() || "Guest";
+
+async function post(url, body) {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const data = await r.json();
+  if (!r.ok) throw new Error(data.detail || `error ${r.status}`);
+  return data;
+}
+
+function remember(data) {
+  localStorage.setItem("canasta:name", myName());
+  localStorage.setItem(`canasta:${data.table}`, JSON.stringify({ token: data.token, seat: data.seat, invites: data.invites }));
+}
+
+$("btn-quick").onclick = async () => {
+  try {
+    const data = await post("/api/quick", { name: myName(), level: $("quick-level").value });
+    remember(data);
+    location.href = `/t/${data.table}`;
+  } catch (e) { alert(e.message); }
+};
+
+function preset() { return presets.find((p) => p.name === $("preset").value); }
+
+function drawSeats() {
+  const p = preset();
+  const box = $("seats");
+  box.innerHTML = "";
+  for (let i = 0; i < p.players; i++) {
+    const row = document.createElement("div");
+    row.className = "row";
+    row.innerHTML = `<label><input type="radio" name="myseat" value="${i}" ${i === 0 ? "checked" : ""}> Seat ${i}</label>` +
+      `<select data-seat="${i}"><option value="open">open</option>${levels.map((l) => `<option value="bot:${l}" ${l === "basic" && i ? "selected" : ""}>${l} bot</option>`).join("")}<option value="reserved">reserved</option></select>` +
+      `<input data-reserved="${i}" placeholder="name of the invited player" maxlength="24" hidden>`;
+    const sel = row.querySelector("select");
+    sel.onchange = () => { row.querySelector("input[data-reserved]").hidden = sel.value !== "reserved"; };
+    box.appendChild(row);
+  }
+  const opts = $("options");
+  opts.innerHTML = "<tr><th>Option</th><th>Topic</th><th>Value</th></tr>";
+  for (const o of p.options) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = `<td>${o.id}</td><td></td><td><select data-option="${o.id}"></select></td>`;
+    tr.children[1].textContent = `${o.topic} (${o.rule})`;
+    const sel = tr.querySelector("select");
+    o.choices.forEach((c, k) => {
+      const opt = document.createElement("option");
+      opt.value = JSON.stringify(c);
+      opt.textContent = String(c) + (k === 0 ? " (default)" : "");
+      if (JSON.stringify(c) === JSON.stringify(o.value)) opt.selected = true;
+      sel.appendChild(opt);
+    });
+    opts.appendChild(tr);
+  }
+  $("target").value = p.target;
+}
+
+$("btn-create").onclick = async () => {
+  const p = preset();
+  const me = Number(document.querySelector("input[name=myseat]:checked").value);
+  const seats = [];
+  for (let i = 0; i < p.players; i++) {
+    const v = document.querySelector(`select[data-seat="${i}"]`).value;
+    if (v.startsWith("bot:")) seats.push({ kind: "bot", level: v.slice(4) });
+    else if (v === "reserved") seats.push({ kind: "reserved", name: document.querySelector(`input[data-reserved="${i}"]`).value });
+    else seats.push({ kind: "open" });
+  }
+  const options = {};
+  for (const sel of document.querySelectorAll("select[data-option]")) {
+    const o = p.options.find((x) => x.id === sel.dataset.option);
+    if (sel.value !== JSON.stringify(o.value)) options[o.id] = JSON.parse(sel.value);
+  }
+  const body = { preset: p.name, name: myName(), seat: me, seats, options, target: Number($("target").value) || null,
+    turn_seconds: Number($("timer").value), title: $("table-title").value };
+  try {
+    const data = await post("/api/tables", body);
+    remember(data);
+    $("create-error").textContent = "";
+    const base = location.origin;
+    let html = `<p>Table created. Invite link: <input readonly size="40" value="${base}/t/${data.table}"></p>`;
+    for (const [seat, link] of Object.entries(data.invites)) html += `<p>Reserved seat ${seat}: <input readonly size="40" value="${base}${link}"></p>`;
+    html += `<p><a href="/t/${data.table}">Go to the table</a></p>`;
+    $("created").innerHTML = html;
+    $("created").hidden = false;
+  } catch (e) { $("create-error").textContent = e.message; }
+};
+
+async function refresh() {
+  const open = await (await fetch("/api/tables")).json();
+  const box = $("open-tables");
+  box.innerHTML = open.tables.length ? "" : "none yet";
+  for (const t of open.tables) {
+    const d = document.createElement("div");
+    d.className = "row";
+    const free = t.seats.filter((s) => s.kind === "open").length;
+    d.innerHTML = `<a href="/t/${t.table}"></a><span class="muted">${t.preset} · ${free} open seat(s) · ${t.seats.map((s) => s.name).join(", ")}</span>`;
+    d.querySelector("a").textContent = t.title;
+    box.appendChild(d);
+  }
+  const hist = await (await fetch("/api/history")).json();
+  const hb = $("history");
+  hb.innerHTML = hist.tables.length ? "" : "no finished games yet";
+  for (const t of hist.tables) {
+    const d = document.createElement("div");
+    d.className = "row";
+    d.innerHTML = `<span></span><a href="/replay/${t.table}">replay</a><a href="/api/tables/${t.table}/record">record</a>`;
+    d.querySelector("span").textContent = `${t.title} · ${t.preset} · ${(t.names || []).join(", ")} · ${t.hands} hands`;
+    hb.appendChild(d);
+  }
+}
+
+async function start() {
+  const data = await (await fetch("/api/presets")).json();
+  presets = data.presets;
+  levels = data.bot_levels;
+  for (const l of levels) { const o = document.createElement("option"); o.value = l; o.textContent = `${l} bots`; if (l === "basic") o.selected = true; $("quick-level").appendChild(o); }
+  for (const p of presets) { const o = document.createElement("option"); o.value = p.name; o.textContent = `${p.name} (${p.players} players)`; if (p.name === "classic-4p") o.selected = true; $("preset").appendChild(o); }
+  $("preset").onchange = drawSeats;
+  drawSeats();
+  refresh();
+  setInterval(refresh, 5000);
+}
+start();

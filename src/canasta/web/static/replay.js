@@ -1,0 +1,66 @@
+// The replay viewer of a finished match: every position, every hand shown.
+import { cardEl, isWild, rankIndex } from "/static/cards.js";
+
+const $ = (id) => document.getElementById(id);
+const tableId = location.pathname.split("/")[2];
+let data = null;
+let i = 0;
+let timer = null;
+$("record").href = `/api/tables/${tableId}/record`;
+
+function show() {
+  const f = data.frames[i];
+  $("slider").value = i;
+  $("pos").textContent = `${i + 1} / ${data.frames.length} · hand ${f.hand} · totals ${f.totals.join(" – ")}`;
+  $("text").textContent = f.text;
+  const seats = $("seats");
+  seats.innerHTML = "";
+  f.hands.forEach((hand, s) => {
+    const d = document.createElement("div");
+    d.className = "panel";
+    d.innerHTML = `<b></b> <span class="muted">${hand.length} cards</span><div class="row"></div>`;
+    d.querySelector("b").textContent = data.names[s];
+    const row = d.querySelector(".row");
+    hand.slice().sort((a, b) => rankIndex(a) - rankIndex(b)).forEach((c) => row.appendChild(cardEl(c, "small")));
+    for (const c of f.view.red_threes[s]) row.appendChild(cardEl(c, "small"));
+    seats.appendChild(d);
+  });
+  $("pile").innerHTML = "";
+  const pile = f.view.pile;
+  if (pile.length) $("pile").appendChild(cardEl(pile[pile.length - 1]));
+  $("pile-info").textContent = `pile ${pile.length}${f.view.pile_frozen ? " (frozen)" : ""} · stock ${f.view.stock_size}`;
+  const sides = $("sides");
+  sides.innerHTML = "";
+  f.view.melds.forEach((side, si) => {
+    const p = document.createElement("div");
+    p.className = "panel";
+    p.innerHTML = `<h3>Side ${si + 1}: ${f.view.side_of.map((x, s) => (x === si ? data.names[s] : null)).filter(Boolean).join(" & ")}</h3><div class="melds"></div>`;
+    const row = p.querySelector(".melds");
+    for (const m of side) {
+      const el = document.createElement("div");
+      el.className = "meld" + (m.cards.length >= 7 ? " canasta" : "");
+      m.cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b))).forEach((c) => el.appendChild(cardEl(c, "small")));
+      row.appendChild(el);
+    }
+    sides.appendChild(p);
+  });
+}
+
+const go = (k) => { i = Math.max(0, Math.min(data.frames.length - 1, k)); show(); };
+$("first").onclick = () => go(0);
+$("prev").onclick = () => go(i - 1);
+$("next").onclick = () => go(i + 1);
+$("last").onclick = () => go(data.frames.length - 1);
+$("slider").oninput = () => go(Number($("slider").value));
+$("play").onclick = () => {
+  if (timer) { clearInterval(timer); timer = null; $("play").textContent = "▶ play"; return; }
+  $("play").textContent = "❚❚ pause";
+  timer = setInterval(() => { if (i >= data.frames.length - 1) { $("play").click(); } else go(i + 1); }, 700);
+};
+
+const r = await fetch(`/api/tables/${tableId}/replay`);
+if (!r.ok) { $("text").textContent = (await r.json()).detail; } else {
+  data = await r.json();
+  $("slider").max = data.frames.length - 1;
+  show();
+}
