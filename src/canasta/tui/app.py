@@ -102,7 +102,7 @@ class NewGameScreen(Screen[None]):
     """Choose the preset, the house rules, the target and the seats."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "start", "Start", priority=False),
+        Binding("ctrl+s", "start", "Start the game", priority=True),
         Binding("escape,q", "app.quit", "Quit"),
     ]
 
@@ -131,10 +131,10 @@ class NewGameScreen(Screen[None]):
                 yield Input("", placeholder="random", id="ng-seed", type="integer")
             yield Static(Text("Seats", style="bold underline"))
             yield Vertical(id="ng-seats")
+            yield Button("Start the game", id="ng-start", variant="success")
             yield Static(Text("House rules (the sourced default is marked; the rules screen, key r, "
                               "shows them all during play)", style="bold underline"))
             yield Vertical(id="ng-options")
-            yield Button("Start the game", id="ng-start", variant="success")
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -179,6 +179,9 @@ class NewGameScreen(Screen[None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "ng-start":
             self.action_start()
+
+    def on_input_submitted(self, _: Input.Submitted) -> None:
+        self.action_start()
 
     def chosen(self) -> tuple[RuleSet, list[str], int, str]:
         """The rules, bot levels, seed and name chosen on the screen."""
@@ -406,16 +409,16 @@ class TableScreen(Screen[None]):
                 with Vertical(id="right"):
                     yield Static(id="pile", classes="panel")
                     yield Static(id="log", classes="panel")
-            yield Static(id="status")
-            yield Input(placeholder="type a move, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)",
-                        id="moveinput")
-            yield HandView(self.card_style, id="hand")
             with Horizontal(id="buttons"):
                 for label, action in (("Draw", "draw"), ("Take pile", "take"), ("Meld", "meld"),
                                       ("+ Group", "stage"), ("Discard", "discard"), ("Undo", "undo"),
                                       ("Ask", "ask"), ("Yes", "yes"), ("No", "no"), ("End", "end"),
                                       ("Hint", "hints"), ("Rules", "rules"), ("Save", "save")):
                     yield Button(label, id=f"b-{action}", classes="cmd")
+        yield Static(id="status")
+        yield Input(placeholder="type a move, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)",
+                    id="moveinput")
+        yield HandView(self.card_style, id="hand")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -825,13 +828,16 @@ Screen { background: #101418; }
 .panel { border: round #8090a0; padding: 0 1; height: auto; }
 #status { height: auto; min-height: 2; padding: 0 1; background: #182028; }
 #moveinput { margin: 0 1; }
-#hand { margin: 1 0; }
+#hand { margin: 1 0 0 0; max-height: 50%; }
+#status { max-height: 8; }
 #buttons { height: auto; }
 Button.cmd { min-width: 6; height: 1; border: none; margin: 0 1 0 0; }
 .dialog { background: #182028; border: thick #ffd000; padding: 1 2; width: 90%; height: 90%; }
 InfoScreen, ScoreScreen { align: center middle; }
 #newgame { padding: 1 2; }
 .ng-row { height: auto; }
+#ng-seats, #ng-options { height: auto; }
+#ng-start { margin: 1 0; }
 .ng-label { width: 16; padding: 1 0; }
 .ng-opt-label { width: 1fr; padding: 1 0; }
 .ng-row Select { width: 40; }

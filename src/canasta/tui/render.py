@@ -274,6 +274,8 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
     members = " & ".join(names[s] for s in sides_of(view)[side])
     if view.seat >= 0 and side == view.side:
         who = "Your side"
+    elif view.seat >= 0 and len(sides_of(view)) == 2:
+        who = "Their side"
     else:
         who = "Side " + str(side)
     opened = ""
@@ -299,7 +301,7 @@ def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None
         level = levels[s] if s < len(levels) else None
         if level:
             label += f" [{level}]"
-        line.append(f"{label:<24}", style="bold reverse" if mover else "bold")
+        line.append(f"{label:<20}", style="bold reverse" if mover else "bold")
         line.append(f" {view.hand_sizes[s]:>2} cards", style="bold")
         if s == view.dealer:
             line.append("  dealer")

@@ -152,16 +152,15 @@ class ReplayApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
-        with VerticalScroll(id="tablearea"):
-            with Horizontal(id="middle"):
-                with Vertical(id="left"):
-                    yield Static(id="seats", classes="panel")
-                    yield Static(id="melds", classes="panel")
-                with Vertical(id="right"):
-                    yield Static(id="pile", classes="panel")
-                    yield Static(id="log", classes="panel")
-            yield Static(id="status")
-            yield HandView(self.card_style, id="hand")
+        with VerticalScroll(id="tablearea"), Horizontal(id="middle"):
+            with Vertical(id="left"):
+                yield Static(id="seats", classes="panel")
+                yield Static(id="melds", classes="panel")
+            with Vertical(id="right"):
+                yield Static(id="pile", classes="panel")
+                yield Static(id="log", classes="panel")
+        yield Static(id="status")
+        yield HandView(self.card_style, id="hand")
         yield Footer()
 
     def on_mount(self) -> None:
