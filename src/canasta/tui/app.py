@@ -26,7 +26,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from canasta.cards import IS_WILD, RANK_NAMES, Card
+from canasta.cards import CARD_RANK, IS_WILD, RANK_NAMES, Card
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move, make_group
 from canasta.record import commitment
@@ -450,6 +450,8 @@ class TableScreen(Screen[None]):
         sides = sides_of(view)
         order = [view.side] + [k for k in range(len(sides)) if k != view.side]
         for k in order:
+            if not sides[k]:
+                continue  # cut-throat: a side nobody is on (yet)
             parts.append(Text(side_title(view, k, names), style="bold underline"))
             parts.extend(meld_lines(view, k, style))
         self.query_one("#melds", Static).update(Group(*parts))
@@ -487,8 +489,20 @@ class TableScreen(Screen[None]):
         return Move.meld(*built)
 
     def pending_take(self) -> Move:
+        """Take the pile: the group holding the top card's rank goes with the top
+        card (else the current selection); the other groups are laid first."""
         sel = self.query_one("#hand", HandView).selection()
-        return Move.take(sel, *[tuple(g) for g in self.staged if g])
+        groups = [list(g) for g in self.staged if g] + ([sel] if sel else [])
+        view = self.table.view(PERSON)
+        top = view.pile[-1] if view.pile else None
+        head: list[Card] = sel
+        if top is not None:
+            for g in groups:
+                if any(CARD_RANK[c] == CARD_RANK[top] for c in g):
+                    head = g
+                    break
+        rest = [tuple(g) for g in groups if g is not head]
+        return Move.take(head, *rest)
 
     def update_status(self) -> None:
         table = self.table

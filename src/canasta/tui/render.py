@@ -260,7 +260,8 @@ def score_slot(view: SeatView, side: int) -> int:
 def side_minimum(view: SeatView, side: int) -> int:
     rules = view.rules
     if rules.cutthroat:
-        return min(rules.minimum_for(view.scores[s]) for s in sides_of(view)[side])
+        return min((rules.minimum_for(view.scores[s]) for s in sides_of(view)[side]),
+                   default=rules.minimum_for(0))
     return rules.minimum_for(view.scores[side] if side < len(view.scores) else 0)
 
 

@@ -195,7 +195,9 @@ class ReplayApp(App[None]):
         self.query_one("#seats", Static).update(
             Group(*seat_lines(view, rp.names, levels, hands, style, you="viewing")))
         parts: list[Text] = []
-        for k in range(len(sides_of(view))):
+        for k, members in enumerate(sides_of(view)):
+            if not members:
+                continue  # cut-throat: a side nobody is on (yet)
             parts.append(Text(side_title(view, k, rp.names), style="bold underline"))
             parts.extend(meld_lines(view, k, style))
         self.query_one("#melds", Static).update(Group(*parts))
