@@ -29,6 +29,7 @@ from canasta.tui.app import (
     InfoScreen,
     NewGameScreen,
     PlayConfig,
+    ResultScreen,
     ScoreScreen,
     TableScreen,
     build_table,
@@ -305,3 +306,31 @@ def test_a_resumed_game_is_the_saved_one(tmp_path: Path) -> None:
     assert game_id == "saved" and config.save_dir == tmp_path
     move = Move.parse(str(next(iter(table.game.legal_moves))))
     assert resumed.why_not(0, move) is None
+
+
+@aio
+async def test_the_match_result_follows_the_last_score_sheet(tmp_path: Path) -> None:
+    rules = RuleSet.preset("classic-3p-cutthroat").with_options({"target": 50})
+    table = build_table(rules, ["basic"], seed=2, hint_level="basic")
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "m1")
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(6):
+            for _ in range(300):
+                await settle(pilot, table)
+                if table.hand_over:
+                    break
+                await person_plays(pilot, table)
+            await pilot.pause()
+            assert isinstance(app.screen, ScoreScreen)
+            await pilot.press("enter")
+            await pilot.pause()
+            if table.match_over:
+                break
+        assert table.match_over
+        assert isinstance(app.screen, ResultScreen)
+        result = _text(app, "#result")
+        assert "Match result" in result and ("win the match" in result or "drawn" in result)
+        assert "canasta replay" in result
+    records, errors = read_file(tmp_path / "m1.cgn")
+    assert errors == [] and verify(records[0]) == []
+    assert records[0].headers["Result"] != "*"
