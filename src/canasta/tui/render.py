@@ -282,7 +282,7 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
     opened = ""
     if view.opened and side < len(view.opened):
         opened = ", has melded" if view.opened[side] else ", not melded yet"
-    return f"{who} ({members}): {side_score(view, side)} points, minimum {side_minimum(view, side)}{opened}"
+    return f"{who} ({members}): score {side_score(view, side)}, minimum {side_minimum(view, side)}{opened}"
 
 
 def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None],
