@@ -103,7 +103,7 @@ class Lobby:
                 level = spec.get("level", "basic")
                 if level not in BOT_LEVELS:
                     raise bad(f"seat {i}: bot level must be one of {', '.join(BOT_LEVELS)}")
-                seats.append(SeatRow(i, "bot", f"{default_names[i]} ({level} bot)", level))
+                seats.append(SeatRow(i, "bot", default_names[i], level))
             elif kind == "open":
                 seats.append(SeatRow(i, "open", default_names[i]))
             elif kind == "reserved":

@@ -1,0 +1,87 @@
+"""Run ``canasta serve`` in a child process (for tests, the benchmark, and demos)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Sequence
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``canasta serve`` on 127.0.0.1:``port`` in a child process."""
+
+    def __init__(self, db: str, port: int | None = None, args: Sequence[str] = ()) -> None:
+        self.db = db
+        self.port = port or free_port()
+        self.args = list(args)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> ServerProcess:
+        code = "import sys; from canasta.cli import main; sys.exit(main(sys.argv[1:]))"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code, "serve", "--port", str(self.port), "--db", self.db, *self.args],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"the server exited: {err}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/presets", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the server did not start in time")
+
+    def kill(self) -> None:
+        """Kill at once (SIGKILL): no shutdown code runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        if self.proc is not None and self.proc.stderr is not None:
+            with contextlib.suppress(Exception):
+                self.proc.stderr.close()
+
+    def rss_mb(self) -> float:
+        """The server's resident memory in MB (Linux)."""
+        if self.proc is None:
+            return 0.0
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+
+
+__all__ = ["ServerProcess", "free_port"]

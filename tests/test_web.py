@@ -1,0 +1,452 @@
+"""The online card room, in process: lobby, websocket flows, refusals, hidden
+information, grace and bot takeover, turn timer, history and replay."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from starlette.testclient import WebSocketTestSession  # noqa: E402
+
+from canasta.bots import make_bot  # noqa: E402
+from canasta.cards import card_str  # noqa: E402
+from canasta.game import Game  # noqa: E402
+from canasta.moves import MELD  # noqa: E402
+from canasta.web.app import create_app  # noqa: E402
+from canasta.web.room import MAX_MESSAGE, Room, Settings  # noqa: E402
+
+Msg = dict[str, Any]
+CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b|\bJK\b")
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=0.2, bot_delay=0))
+    with TestClient(app) as c:
+        yield c
+
+
+def room_of(client: TestClient, table_id: str) -> Room:
+    room: Room = client.app.state.hub.rooms[table_id]  # type: ignore[attr-defined]
+    return room
+
+
+def recv(ws: WebSocketTestSession) -> Msg:
+    msg: Msg = json.loads(ws.receive_text())
+    return msg
+
+
+def recv_until(ws: WebSocketTestSession, pred: Callable[[Msg], bool], limit: int = 2000) -> Msg:
+    for _ in range(limit):
+        msg = recv(ws)
+        if pred(msg):
+            return msg
+    raise AssertionError("the expected message never came")
+
+
+def hello(ws: WebSocketTestSession, token: str | None = None) -> Msg:
+    ws.send_text(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
+    welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
+    assert welcome["type"] == "welcome", welcome
+    return recv_until(ws, lambda m: m["type"] == "state")
+
+
+def send(ws: WebSocketTestSession, **msg: Any) -> None:
+    ws.send_text(json.dumps(msg))
+
+
+def human_table(client: TestClient, seats: list[dict[str, Any]], **extra: Any) -> tuple[str, list[str]]:
+    """A table; every open seat is then taken.  Returns its id and the tokens by seat."""
+    r = client.post("/api/tables", json={"preset": "classic-4p", "name": "Ann", "seat": 0, "seats": seats,
+                                         "seed": 11, **extra})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    tokens = [""] * len(seats)
+    tokens[0] = data["token"]
+    for i, s in enumerate(seats):
+        if i and s.get("kind") == "open":
+            j = client.post(f"/api/tables/{data['table']}/join", json={"name": f"P{i}", "seat": i})
+            assert j.status_code == 200, j.text
+            tokens[i] = j.json()["token"]
+    return data["table"], tokens
+
+
+# ------------------------------------------------------------------ the lobby
+
+
+def test_presets_quick_play_and_a_human_move(client: TestClient) -> None:
+    assert any(p["name"] == "classic-4p" for p in client.get("/api/presets").json()["presets"])
+    data = client.post("/api/quick", json={"name": "Ann", "seed": 3}).json()
+    assert client.get(f"/t/{data['table']}").status_code == 200
+    assert "Initial meld minimums" in client.get(f"/t/{data['table']}/rules").text
+    with client.websocket_connect(f"/ws/{data['table']}") as ws:
+        state = hello(ws, data["token"])
+        assert state["seat"] == 0 and len(state["view"]["hand"]) == 11
+        state = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] == 0
+                           and m["view"]["phase"] == "draw")
+        send(ws, type="check", id=1, moves=["draw", "discard " + state["view"]["hand"][0], "meld XX"])
+        check = recv_until(ws, lambda m: m["type"] == "check")
+        assert check["id"] == 1 and check["results"][0] is None
+        assert check["results"][1]["message"] and check["results"][2]["code"] == "BAD_MOVE"
+        send(ws, type="move", move="draw")
+        after = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > state["seq"])
+        assert after["log"][-1] == "Ann draws" and len(after["view"]["hand"]) == 12
+        send(ws, type="hint")
+        hint = recv_until(ws, lambda m: m["type"] == "hint")
+        assert hint["move"] and hint["text"].startswith("Ann")
+
+
+def test_create_join_invite_and_open_tables(client: TestClient) -> None:
+    r = client.post("/api/tables", json={
+        "preset": "classic-4p", "name": "Ann", "seat": 0, "target": 1500, "options": {"C-O2": True},
+        "seats": [{}, {"kind": "open"}, {"kind": "reserved", "name": "Bea"}, {"kind": "bot", "level": "advanced"}]})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    tid = data["table"]
+    listed = client.get("/api/tables").json()["tables"]
+    assert [t["table"] for t in listed] == [tid]
+    assert room_of(client, tid).table.rules.black_three_freezes and room_of(client, tid).table.rules.target == 1500
+    # the reserved seat needs its invite; taken seats cannot be taken again
+    assert client.post(f"/api/tables/{tid}/join", json={"name": "Eve", "seat": 2}).status_code == 403
+    assert client.post(f"/api/tables/{tid}/join", json={"name": "Eve", "seat": 0}).status_code == 409
+    assert client.post(f"/api/tables/{tid}/join", json={"name": "Eve", "seat": 3}).status_code == 409
+    invite = data["invites"]["2"].split("invite=")[1]
+    bea = client.post(f"/api/tables/{tid}/join", json={"name": "Bea", "seat": 2, "invite": invite})
+    assert bea.status_code == 200
+    assert room_of(client, tid).status == "open"
+    carl = client.post(f"/api/tables/{tid}/join", json={"name": "Carl", "seat": 1})
+    assert carl.status_code == 200 and room_of(client, tid).status == "playing"
+    assert client.get("/api/tables").json()["tables"] == []
+    assert room_of(client, tid).table.names == ["Ann", "Carl", "Bea", "East"]
+
+
+@pytest.mark.parametrize("body, needle", [
+    ({"preset": "nope"}, "unknown rules preset"),
+    ({"seats": [{}, {"kind": "bot", "level": "cmd:rm -rf /"}, {}, {}]}, "bot level"),
+    ({"seats": [{}, {}]}, "give 4 seats"),
+    ({"options": {"C-O1": "sometimes"}}, "C-O1"),
+    ({"target": 5}, "target score"),
+    ({"name": ""}, "pick a name"),
+])
+def test_table_creation_refusals(client: TestClient, body: dict[str, Any], needle: str) -> None:
+    base = {"preset": "classic-4p", "name": "Ann", "seats": [{}, {"kind": "bot"}, {"kind": "open"}, {"kind": "bot"}]}
+    r = client.post("/api/tables", json=base | body)
+    assert r.status_code == 400 and needle in r.json()["detail"]
+    assert client.post("/api/tables", content=b"not json").status_code == 400
+
+
+# ------------------------------------------------------------------ refusals
+
+
+def test_refusals_leave_the_table_unchanged(client: TestClient) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
+    room = room_of(client, tid)
+    to_move = room.table.game.to_move
+    other = (to_move + 1) % 4
+    before = (json.dumps(room.table.to_dict()), room.table.version)
+
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        send(ws, type="move", move="draw")  # before hello
+        assert recv(ws)["code"] == "NO_HELLO"
+        send(ws, type="hello", token="forged")
+        assert recv(ws)["code"] == "BAD_TOKEN"
+        hello(ws)  # a spectator
+        send(ws, type="move", move="draw")
+        assert recv_until(ws, lambda m: m["type"] == "error")["code"] == "SPECTATOR"
+
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        state = hello(ws, tokens[other])
+        assert state["seat"] == other
+        cases: list[tuple[str, str]] = [
+            ("{not json", "BAD_JSON"),
+            ("[1, 2]", "BAD_MESSAGE"),
+            (json.dumps({"type": "dance"}), "UNKNOWN_TYPE"),
+            (json.dumps({"type": "move", "move": "x" * (MAX_MESSAGE + 10)}), "TOO_LARGE"),
+            (json.dumps({"type": "move", "move": "draw"}), "NOT_YOUR_TURN"),
+            (json.dumps({"type": "move", "move": "draw", "seat": to_move}), "WRONG_SEAT"),
+            (json.dumps({"type": "move"}), "BAD_MESSAGE"),
+            (json.dumps({"type": "check", "moves": "draw"}), "BAD_MESSAGE"),
+            (json.dumps({"type": "undo"}), "NOTHING_TO_UNDO"),
+            (json.dumps({"type": "next_hand"}), "HAND_NOT_OVER"),
+            (json.dumps({"type": "hint"}), "NOT_YOUR_TURN"),
+        ]
+        for raw, code in cases:
+            ws.send_text(raw)
+            err = recv_until(ws, lambda m: m["type"] == "error")
+            assert err["code"] == code, (raw[:40], err)
+            assert err["message"]
+        send(ws, type="ping")
+        assert recv_until(ws, lambda m: m["type"] == "pong")["seq"] == room.seq  # still usable
+
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        hello(ws, tokens[to_move])
+        for move, code in [("meld 4Z", "BAD_MOVE"), ("discard 9C", "ILLEGAL"), ("frobnicate", "BAD_MOVE")]:
+            send(ws, type="move", move=move)
+            err = recv_until(ws, lambda m: m["type"] == "error")
+            assert err["code"] == code, (move, err)
+        send(ws, type="move", move="discard " + card_str(room.table.game.hand(to_move)[0]))
+        err = recv_until(ws, lambda m: m["type"] == "error")
+        assert err["code"] == "ILLEGAL" and err["rule"], err  # discarding before drawing names its rule
+    assert (json.dumps(room.table.to_dict()), room.table.version) == before
+
+
+# ------------------------------------------------------------- hidden cards
+
+
+def knowable(g: Game, seat: int) -> Counter[str]:
+    """Every card ``seat`` may know now, counted, straight from the game's state."""
+    cards: list[int] = list(g.hand(seat)) if seat >= 0 else []
+    for side in g.melds:
+        for m in side.values():
+            cards.extend(m.cards)
+    for side_closed in g.closed:
+        for m in side_closed:
+            cards.extend(m.cards)
+    for reds in g.red3:
+        cards.extend(reds)
+    cards.extend(c for i, c in enumerate(g.pile) if not g.hidden[0] <= i < g.hidden[1])
+    for s in range(g.n):
+        if s != seat:
+            cards.extend(c for c in range(len(g.known[s])) for _ in range(g.known[s][c]))
+    cards.extend(g.cut_cards)
+    return Counter(card_str(c) for c in cards)
+
+
+def view_cards(view: Msg, seat: int) -> Counter[str]:
+    out: list[str] = list(view["hand"])
+    for s, k in enumerate(view["known"]):
+        if s != seat:  # a seat's own known cards are in its hand already
+            out.extend(k)
+    for k in view["red_threes"]:
+        out.extend(k)
+    for side in view["melds"]:
+        for m in side:
+            out.extend(m["cards"])
+    for side in view["closed"]:
+        for c in side:
+            out.extend(c)
+    out.extend(c for c in view["pile"] if c != "??")
+    out.extend(view["cut_cards"])
+    return Counter(out)
+
+
+class LeakChecker:
+    """Checks every message to a seat against what that seat may know."""
+
+    def __init__(self) -> None:
+        self.public_seen: set[str] = set()  # every card public at some point of this hand
+        self.own_seen: dict[int, set[str]] = {}
+        self.hand = 0
+        self.messages = 0
+
+    def check(self, g: Game, seat: int, msg: Msg) -> None:
+        if g.hand_number != self.hand:
+            self.hand, self.public_seen, self.own_seen = g.hand_number, set(), {}
+        self.public_seen |= set(knowable(g, -1))
+        own = self.own_seen.setdefault(seat, set())
+        if seat >= 0:
+            own |= {card_str(c) for c in g.hand(seat)}
+        allowed = knowable(g, seat)
+        self.messages += 1
+        if msg["type"] == "state":
+            shown = view_cards(msg["view"], seat)
+            assert not shown - allowed, f"seat {seat} was sent {shown - allowed}"
+            if seat >= 0:
+                assert sorted(msg["view"]["hand"]) == sorted(card_str(c) for c in g.hand(seat))
+            else:
+                assert msg["view"]["hand"] == []
+        # any card named anywhere in the message (log lines, hints ...) was public or this seat's own
+        named = set(CARD.findall(json.dumps({k: v for k, v in msg.items() if k != "view"})))
+        assert named <= self.public_seen | own | set(allowed), f"seat {seat} was told of {named - self.public_seen - own}"
+
+
+def test_leak_checker_catches_a_leak() -> None:
+    from canasta.rules import RuleSet
+
+    g = Game(RuleSet.preset("classic-4p"), 5)
+    checker = LeakChecker()
+    view = {"hand": [card_str(c) for c in g.hand(0)], "known": [[], [], [], []], "red_threes": [[], [], [], []],
+            "melds": [[], []], "closed": [], "pile": [], "cut_cards": []}
+    checker.check(g, 0, {"type": "state", "view": view, "log": []})  # honest
+    leaky = dict(view, known=[[], [card_str(g.hand(1)[0])], [], []])
+    leaky["hand"] = view["hand"]
+    spare = Counter(card_str(c) for c in g.hand(1)) - Counter(view["hand"]) - knowable(g, 0)
+    if spare:
+        leaky["known"] = [[], [next(iter(spare))], [], []]
+        with pytest.raises(AssertionError):
+            checker.check(g, 0, {"type": "state", "view": leaky, "log": []})
+    secret = next(c for c in (card_str(x) for x in g.hand(2)) if c not in checker.public_seen
+                  and c not in view["hand"])
+    with pytest.raises(AssertionError):
+        checker.check(g, 0, {"type": "hint", "text": f"West holds {secret}"})
+
+
+def test_no_message_to_a_seat_holds_a_card_it_may_not_know(client: TestClient) -> None:
+    """Four scripted people and a spectator play several hands; every message is checked."""
+    client.app.state.hub.settings.grace = 60  # type: ignore[attr-defined]  # no bot takes a seat here
+    tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}],
+                              target=100000)
+    room = room_of(client, tid)
+    table = room.table
+    checker = LeakChecker()
+    bots = [make_bot("basic", seed=s) if s != 1 else make_bot("random", seed=s) for s in range(4)]
+    conns = [client.websocket_connect(f"/ws/{tid}") for _ in range(5)]
+    sockets = [c.__enter__() for c in conns]
+    seen = [-1] * 5
+
+    def drain(until: int) -> None:
+        """Read every socket up to event ``until``, checking each message."""
+        for s, ws in enumerate(sockets):
+            while seen[s] < until:
+                msg = recv(ws)
+                assert msg["type"] != "error", msg
+                if msg["type"] == "state":
+                    seen[s] = msg["seq"]
+                    if msg["seq"] < room.seq:
+                        continue  # a presence update sent while others connected
+                checker.check(table.game, s if s < 4 else -1, msg)
+
+    try:
+        for s, ws in enumerate(sockets):
+            seen[s] = hello(ws, tokens[s] if s < 4 else None)["seq"]
+        hands, moves = 3, 0
+        drain(room.seq)
+        while True:
+            if table.hand_over:
+                if table.hand_number >= hands:
+                    break
+                expect = room.seq + 1
+                send(sockets[0], type="next_hand")
+                drain(expect)
+                continue
+            seat = table.game.to_move
+            if moves % 7 == 0:
+                send(sockets[seat], type="hint")
+                checker.check(table.game, seat, recv_until(sockets[seat], lambda m: m["type"] == "hint"))
+            move = bots[seat].choose(table.view(seat))
+            expect = room.seq + 1
+            send(sockets[seat], type="move", move=str(move))
+            drain(expect)
+            moves += 1
+            if move.kind == MELD and moves % 3 == 0 and table.undoable(seat):
+                send(sockets[seat], type="undo")  # take it back and lay it again: undo within the turn
+                drain(expect + 1)
+                send(sockets[seat], type="move", move=str(move))
+                drain(expect + 2)
+        assert table.hand_number == hands and checker.messages > 1000
+    finally:
+        for c in conns:
+            c.__exit__(None, None, None)
+
+
+# --------------------------------------------------- reconnects and takeover
+
+
+def test_reconnect_resynchronises_from_the_sequence_number(client: TestClient) -> None:
+    data = client.post("/api/quick", json={"name": "Ann", "seed": 8}).json()
+    tid = data["table"]
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        state = hello(ws, data["token"])
+        state = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] == 0)
+        seen = state["seq"]
+    room = room_of(client, tid)
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        send(ws, type="hello", token=data["token"], seq=seen)
+        welcome = recv(ws)
+        assert welcome["type"] == "welcome" and welcome["seq"] >= seen
+        again = recv_until(ws, lambda m: m["type"] == "state")
+        assert again["seq"] == room.seq > seen
+        assert again["view"] == {k: v for k, v in room.table.view(0).to_dict().items() if k != "rules"}
+
+
+def draw_and_discard(ws: WebSocketTestSession) -> Msg:
+    """Play one plain turn for the seat on ``ws``: draw, then discard the first card allowed."""
+    send(ws, type="move", move="draw")
+    hand = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["phase"] == "meld")["view"]["hand"]
+    for card in hand:
+        send(ws, type="check", id=9, moves=[f"discard {card}"])
+        if recv_until(ws, lambda m: m["type"] == "check")["results"][0] is None:
+            send(ws, type="move", move=f"discard {card}")
+            return recv_until(ws, lambda m: m["type"] == "state" and m["log"][-1].endswith(f"discards {card}"))
+    raise AssertionError("no card may be discarded")
+
+
+def test_a_dropped_player_is_replaced_by_a_bot_and_gets_the_seat_back(client: TestClient) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
+                                       {"kind": "bot", "level": "basic"}])
+    room = room_of(client, tid)
+    with client.websocket_connect(f"/ws/{tid}") as ann:
+        state = hello(ann, tokens[0])
+        # seat 2 never connects: after the grace period a bot plays it
+        while not any(line.startswith("P2") for line in state["log"]):
+            if state["view"]["to_move"] == 0 and state["view"]["phase"] == "draw":
+                state = draw_and_discard(ann)
+            state = recv_until(ann, lambda m: m["type"] == "state")
+        assert 2 in room.takeover
+        state = recv_until(ann, lambda m: m["type"] == "state" and m["seq"] == room.seq)
+        assert state["players"][2]["bot_playing"] and not state["players"][2]["connected"]
+        with client.websocket_connect(f"/ws/{tid}") as bea:
+            back = hello(bea, tokens[2])
+            assert back["seat"] == 2 and not back["players"][2]["bot_playing"]
+            assert 2 not in room.takeover
+            # the seat is handed back: now nobody moves for it
+            state = back
+            while state["view"]["to_move"] != 2 or state["hand_over"]:
+                if state["view"]["to_move"] == 0 and state["view"]["phase"] == "draw":
+                    draw_and_discard(ann)
+                state = recv_until(bea, lambda m: m["type"] == "state")
+            time.sleep(0.4)
+            assert room.table.game.to_move == 2 and 2 not in room.takeover
+            draw_and_discard(bea)
+
+
+def test_turn_timer_lets_a_bot_finish_the_turn(client: TestClient) -> None:
+    data = client.post("/api/quick", json={"name": "Ann", "seed": 4}).json()
+    room = room_of(client, data["table"])
+    room.config["turn_seconds"] = 0.3
+    with client.websocket_connect(f"/ws/{data['table']}") as ws:
+        hello(ws, data["token"])
+        state = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] == 0 and m["deadline"])
+        assert state["deadline"] > time.time() - 1
+        recv_until(ws, lambda m: m["type"] == "state" and m["players"][0]["bot_playing"])
+        after = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] != 0)
+        assert any(line.startswith("Ann") for line in after["log"])
+
+
+# --------------------------------------------------------- history, replay
+
+
+def test_finished_match_has_history_record_and_replay(client: TestClient) -> None:
+    data = client.post("/api/quick", json={"name": "Ann", "seed": 2, "target": 100}).json()
+    tid = data["table"]
+    room = room_of(client, tid)
+    assert client.get(f"/api/tables/{tid}/record").status_code == 409
+    hinter = make_bot("basic", seed=1)
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        hello(ws, data["token"])
+        while True:
+            state = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] == room.seq)
+            if state["match_over"]:
+                break
+            if state["hand_over"]:
+                send(ws, type="next_hand")
+            elif state["view"]["to_move"] == 0:
+                send(ws, type="move", move=str(hinter.choose(room.table.view(0))))
+    history = client.get("/api/history").json()["tables"]
+    assert [h["table"] for h in history] == [tid]
+    record = client.get(f"/api/tables/{tid}/record")
+    assert record.status_code == 200 and "classic-4p" in record.text
+    replay = client.get(f"/api/tables/{tid}/replay").json()
+    assert len(replay["frames"]) == sum(len(h) for h in room.table.to_dict()["hands"]) + len(room.table.match.hands)
+    assert all(len(f["hands"]) == 4 for f in replay["frames"])
+    assert client.get(f"/replay/{tid}").status_code == 200
