@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
