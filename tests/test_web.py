@@ -16,8 +16,10 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from fastapi.testclient import TestClient
-from starlette.testclient import WebSocketTestSession
+with warnings.catch_warnings():  # starlette's notice about httpx2
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+    from starlette.testclient import WebSocketTestSession
 
 from canasta.bots import make_bot
 from canasta.cards import card_str
