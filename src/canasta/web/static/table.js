@@ -98,11 +98,14 @@ function onMessage(m) {
     if (m.seq < lastSeq) return; // stale
     lastSeq = m.seq;
     state = m;
-    document.body.dataset.seq = m.seq;
+    const b = document.body.dataset;
+    Object.assign(b, { seq: m.seq, seat: m.seat, toMove: m.view.to_move, phase: m.view.phase,
+      handOver: m.hand_over, hand: m.view.hand_number });
     render();
   } else if (m.type === "check") {
     if (m.id !== checkId) return;
     applyChecks(m.results);
+    document.body.dataset.checked = m.id;
   } else if (m.type === "hint") {
     $("hint").textContent = `Hint: ${m.text}  (${m.move})`;
   } else if (m.type === "error") {
@@ -140,6 +143,7 @@ function requestChecks() {
   pending = candidates();
   const ids = Object.keys(pending);
   checkId += 1;
+  document.body.dataset.checking = checkId;
   send({ type: "check", id: checkId, moves: ids.map((k) => pending[k]) });
   for (const id of ["btn-draw", "btn-take", "btn-meld", "btn-discard", "btn-ask", "btn-end", "btn-open"]) {
     if (!(id in pending)) setButton(id, id === "btn-discard" ? "select one card to discard" : "select cards to meld");
