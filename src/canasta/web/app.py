@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import html
 import json
 import secrets
@@ -205,6 +206,18 @@ def rules_page(rules: RuleSet, title: str) -> str:
 <p>Rule numbers refer to the Canasta specification shipped with the engine.</p></body></html>"""
 
 
+async def freeze_survivors(every: float = 5.0) -> None:
+    """Move the objects that survived so far out of the collector's sight.
+
+    Live tables hold many long-lived objects (a game keeps its move stack); a full
+    collection over hundreds of tables stalls every table for half a second.  The
+    engine makes almost no reference cycles (measured: well under one object per
+    move), so freezing survivors costs nearly nothing and keeps collections short."""
+    while True:
+        await asyncio.sleep(every)
+        gc.freeze()
+
+
 def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) -> FastAPI:
     store = Store(db_url)
     hub = Hub(store, settings)
@@ -213,7 +226,9 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         hub.load_all()
+        freezer = asyncio.create_task(freeze_survivors())
         yield
+        freezer.cancel()
         await hub.shutdown()
         store.close()
 

@@ -1,0 +1,262 @@
+"""Load benchmark: many tables of scripted websocket players acting at a human pace.
+
+    python -m canasta.web.load --tables 500 --duration 60
+    python -m canasta.web.load --tables 200 --humans 1      # one person and three bots per table
+
+By default it starts ``canasta serve`` in a child process on a fresh SQLite file
+(``--url`` points it at a running server instead).  Every seat is a websocket
+client; when its turn comes it waits 1-3 s (``--pace``), then plays the move a
+basic bot picks from the seat's own view.  Reported: concurrent tables, moves/s,
+p50/p99 move latency (move sent -> every seat's update received) and the
+server's resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from canasta.bots import Bot, make_bot
+from canasta.view import SeatView
+
+
+@dataclass
+class Pending:
+    sent: float
+    seq: int
+    waiting: set[int]
+
+
+@dataclass
+class Bench:
+    pace: tuple[float, float]
+    measuring: bool = False
+    latencies: list[float] = field(default_factory=list)
+    moves: int = 0
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    pending: dict[str, Pending] = field(default_factory=dict)
+    seats_of: dict[str, set[int]] = field(default_factory=dict)  # connected scripted seats per table
+    active: set[str] = field(default_factory=set)
+    last_move: dict[str, float] = field(default_factory=dict)
+
+    def on_state(self, table: str, seat: int, seq: int) -> None:
+        p = self.pending.get(table)
+        if p is not None and seq >= p.seq:
+            p.waiting.discard(seat)
+            if not p.waiting:
+                if self.measuring:
+                    self.latencies.append(time.perf_counter() - p.sent)
+                del self.pending[table]
+
+    def sent(self, table: str, seq: int) -> None:
+        self.pending[table] = Pending(time.perf_counter(), seq + 1, set(self.seats_of[table]))
+        self.last_move[table] = time.monotonic()
+        if self.measuring:
+            self.moves += 1
+
+
+def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        data: dict[str, Any] = json.loads(r.read())
+        return data
+
+
+def create_table(base: str, humans: int, seed: int) -> tuple[str, list[tuple[int, str]]]:
+    if humans == 1:
+        data = post(base + "/api/quick", {"name": "Load", "seed": seed, "target": 100000})
+        return data["table"], [(0, data["token"])]
+    seats: list[dict[str, Any]] = [{}] + [{"kind": "open"}] * (humans - 1) + \
+        [{"kind": "bot", "level": "basic"}] * (4 - humans)
+    data = post(base + "/api/tables", {"preset": "classic-4p", "name": "S0", "seat": 0, "seats": seats,
+                                       "seed": seed, "target": 100000})
+    tokens = [(0, data["token"])]
+    for s in range(1, humans):
+        j = post(f"{base}/api/tables/{data['table']}/join", {"name": f"S{s}", "seat": s})
+        tokens.append((s, j["token"]))
+    return data["table"], tokens
+
+
+async def seat_client(bench: Bench, ws_base: str, table: str, seat: int, token: str, rng: random.Random) -> None:
+    from websockets.asyncio.client import connect
+
+    bot: Bot = make_bot("basic", seed=rng.randrange(1 << 30))
+    rules: dict[str, Any] = {}
+    state: dict[str, Any] = {}
+    acting: set[int] = set()
+
+    async def act(ws: Any, seq: int) -> None:
+        await asyncio.sleep(rng.uniform(*bench.pace))
+        if state.get("seq") != seq:
+            return
+        if state["hand_over"]:
+            if seat != min(bench.seats_of[table]) or state["match_over"]:
+                return
+            msg = {"type": "next_hand"}
+        else:
+            view = SeatView.from_dict({**state["view"], "rules": rules})
+            msg = {"type": "move", "move": str(bot.choose(view))}
+        bench.sent(table, seq)
+        try:
+            await ws.send(json.dumps(msg))
+        except Exception:  # the connection closed (the run is over)
+            bench.pending.pop(table, None)
+
+    try:
+        async with connect(f"{ws_base}/ws/{table}", max_size=1 << 22, open_timeout=60,
+                           ping_interval=None) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": token}))
+            bench.seats_of.setdefault(table, set()).add(seat)
+            async for raw in ws:
+                msg = json.loads(raw)
+                kind = msg["type"]
+                if kind == "welcome":
+                    rules = msg["rules"]
+                elif kind == "state":
+                    state = msg
+                    bench.on_state(table, seat, msg["seq"])
+                    v = msg["view"]
+                    mine = (v["to_move"] == seat and not msg["hand_over"]) or msg["hand_over"]
+                    if mine and msg["status"] == "playing" and msg["seq"] not in acting:
+                        acting.add(msg["seq"])
+                        asyncio.get_running_loop().create_task(act(ws, msg["seq"]))
+                elif kind == "error":
+                    bench.errors += 1
+                    if len(bench.error_samples) < 5:
+                        bench.error_samples.append(msg.get("message", ""))
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        bench.errors += 1
+        if len(bench.error_samples) < 5:
+            bench.error_samples.append(f"connection: {exc!r}")
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def percentile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    server = None
+    if args.url:
+        base = args.url.rstrip("/")
+    else:
+        from canasta.web.devserver import ServerProcess
+
+        db = args.db or str(Path(tempfile.mkdtemp(prefix="canasta-load-")) / "load.db")
+        server = ServerProcess(db, args=["--bot-delay", str(args.bot_delay), "--grace", "600"]).start()
+        base = server.url
+    ws_base = "ws" + base[4:]
+    pace = (args.pace[0], args.pace[1])
+    bench = Bench(pace)
+    rng = random.Random(args.seed)
+    t0 = time.monotonic()
+    sem = asyncio.Semaphore(8)
+
+    async def make(i: int) -> tuple[str, list[tuple[int, str]]]:
+        async with sem:
+            return await asyncio.to_thread(create_table, base, args.humans, args.seed * 100003 + i)
+
+    tables = await asyncio.gather(*(make(i) for i in range(args.tables)))
+    setup = time.monotonic() - t0
+    tasks = []
+    for table, tokens in tables:
+        for seat, token in tokens:
+            tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
+                                                         random.Random(rng.random()))))
+        await asyncio.sleep(args.ramp / max(1, args.tables))
+    await asyncio.sleep(args.warmup)
+    bench.measuring = True
+    start = time.monotonic()
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    rss_samples = []
+    while time.monotonic() - start < args.duration:
+        await asyncio.sleep(1)
+        if server is not None and server.proc is not None:
+            rss_samples.append(rss_mb(server.proc.pid))
+    elapsed = time.monotonic() - start
+    bench.measuring = False
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    now = time.monotonic()
+    live = sum(1 for t, _ in tables if now - bench.last_move.get(t, 0) < 3 * pace[1] + 5)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    server_rss = max(rss_samples) if rss_samples else 0.0
+    if server is not None:
+        server.stop()
+    lat = bench.latencies
+    return {
+        "tables": args.tables, "humans_per_table": args.humans, "connections": len(tasks),
+        "concurrent_tables": live, "setup_s": round(setup, 1), "duration_s": round(elapsed, 1),
+        "moves": bench.moves, "moves_per_s": round(bench.moves / elapsed, 1),
+        "latency_samples": len(lat),
+        "p50_ms": round(percentile(lat, 0.5) * 1000, 1), "p99_ms": round(percentile(lat, 0.99) * 1000, 1),
+        "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
+        "max_ms": round(max(lat) * 1000, 1) if lat else None,
+        "server_rss_mb": round(server_rss, 1),
+        "loadgen_cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
+        "errors": bench.errors, "error_samples": bench.error_samples,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m canasta.web.load", description=__doc__.split("\n\n")[0])
+    p.add_argument("--tables", type=int, default=100)
+    p.add_argument("--humans", type=int, default=4, choices=[1, 2, 3, 4],
+                   help="scripted websocket seats per table; the others are server bots (default 4)")
+    p.add_argument("--duration", type=float, default=30.0, help="seconds measured (default 30)")
+    p.add_argument("--warmup", type=float, default=5.0)
+    p.add_argument("--ramp", type=float, default=10.0, help="seconds over which the clients connect")
+    p.add_argument("--pace", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"),
+                   help="seconds a seat waits after its turn begins before each move (default 1 3)")
+    p.add_argument("--bot-delay", type=float, default=0.7, help="the server's pause before bot moves")
+    p.add_argument("--url", help="a running server (default: start one)")
+    p.add_argument("--db", help="the database of the started server (default: a temporary SQLite file)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    args = p.parse_args(argv)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the server inherits it
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    result = asyncio.run(run(args))
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for k, v in result.items():
+            print(f"{k:>20}: {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
