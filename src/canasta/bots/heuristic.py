@@ -3,8 +3,9 @@
 Both look only at what their seat may know: their own hand and the public table
 (through a world rebuilt from the view; the hidden cards in it are random and
 are never read).  ``advanced`` adds card tracking (which ranks the next opponent
-can still take), pile judgement, freezing, partnership asking and answering,
-and end-of-stock play.
+can still take, counting the one-natural-and-a-wild-card takes of an unfrozen
+pile, and which ranks it has itself discarded), pile judgement, freezing,
+partnership asking and answering, and end-of-stock play.
 """
 
 from __future__ import annotations
@@ -95,7 +96,18 @@ class HeuristicBot(Bot):
     advanced = False
     pair_weight = 12.0
     value_weight = 0.1
-    danger_scale = 1.0
+    danger_scale = 1.0  # Italian
+    classic_danger_scale = 1.0
+    take_min_size = 3  # advanced: a pile worth taking once opened: this many cards ...
+    take_min_value = 30  # ... or this many points
+    wild_take_danger = False  # advanced: count takes with one natural and a wild card
+    shed_danger = 1.0  # advanced: feeding risk factor for a rank the next opponent discarded
+    no_penalty = 150  # advanced: answer "no" with more points than this in hand ...
+    no_stock = 30  # ... while the stock still holds this many cards
+    wild_meld_cost = 5.0  # advanced: per wild card melded without closing a canasta
+    late_meld_stock = 15
+    late_discard_stock = 10
+    freeze_value = 120
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
@@ -127,7 +139,8 @@ class HeuristicBot(Bot):
                 natural = [m for m in takes if not any(IS_WILD[c] for c in group_cards(m.groups[0]))]
                 if size <= 2 and natural:
                     takes = natural  # do not spend a wild card on a tiny pile
-                worth = size >= 3 or pile_value >= 30 or not g.opened[g.side_of[g.turn]] or bool(natural)
+                # a one- or two-card pile is not worth a pair from the hand once we have melded
+                worth = size >= self.take_min_size or pile_value >= self.take_min_value or not g.opened[g.side_of[g.turn]]
             if worth or draw is None:
                 return max(takes, key=lambda m: sum(len(group_cards(x)) for x in m.groups))
         if opens:
@@ -144,7 +157,7 @@ class HeuristicBot(Bot):
             return yes
         # going out first wins most hands: say no only with a very big hand early on
         penalty = sum(g.val[c] * k for c, k in enumerate(g.hands[me]) if k)
-        return no if penalty > 150 and len(g.stock) >= 30 else yes
+        return no if penalty > self.no_penalty and len(g.stock) >= self.no_stock else yes
 
     # -- meld phase --------------------------------------------------------------
 
@@ -176,6 +189,21 @@ class HeuristicBot(Bot):
         return melds[0] if melds else moves[0]
 
     @staticmethod
+    def _shed_by(g: Game, player: int) -> set[int]:
+        """Ranks ``player`` discarded onto the pile as it lies now (it holds no pair
+        of them, most likely).  The pile's cards since the deal or the last take were
+        discarded by the players in turn order, the top one by the previous player."""
+        pile = g.pile
+        discards = min(len(pile), g.turn_no - 1)
+        out = set()
+        for k in range(1, discards + 1):
+            if (g.turn - k * g.step - player) % g.n == 0:
+                c = pile[-k]
+                if not IS_WILD[c]:
+                    out.add(CARD_RANK[c])
+        return out
+
+    @staticmethod
     def _danger_of_going_out(g: Game) -> bool:
         """An opponent with a canasta is down to three cards or fewer: shed points now."""
         side = g.side_of[g.turn]
@@ -189,7 +217,7 @@ class HeuristicBot(Bot):
         cards = [c for grp in move.groups for c in group_cards(grp)]
         wilds = sum(1 for c in cards if IS_WILD[c])
         naturals = len(cards) - wilds
-        late = len(g.stock) < 15 or (self.advanced and self._danger_of_going_out(g))
+        late = len(g.stock) < self.late_meld_stock or (self.advanced and self._danger_of_going_out(g))
         if not opened:
             # an opening: as many natural cards as possible, few wild cards
             return 100 + naturals * 3 - wilds * (2 if self.advanced else 1)
@@ -209,7 +237,7 @@ class HeuristicBot(Bot):
                 elif key == WILD_MELD and g.rules.italian:
                     score += 5 if self.advanced else -1
                 else:
-                    score -= 5 * gw
+                    score -= self.wild_meld_cost * gw
             else:
                 score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
                 if self.advanced and m is None and len(gc) == 3 and not late and g.rc[seat][key] == 3 \
@@ -226,7 +254,8 @@ class HeuristicBot(Bot):
         nside = g.side_of[nxt]
         unseen = _rank_counts(unseen_counts(g, seat)) if self.advanced else None
         pile_value = sum(CARD_VALUE[c] for c in g.pile)
-        late = len(g.stock) < 10 or (self.advanced and self._danger_of_going_out(g))
+        shed = self._shed_by(g, nxt) if self.advanced and not g.rules.italian else set()
+        late = len(g.stock) < self.late_discard_stock or (self.advanced and self._danger_of_going_out(g))
         best: tuple[float, Move] | None = None
         for m in discards:
             c = m.groups[0][0]
@@ -234,7 +263,7 @@ class HeuristicBot(Bot):
             cost = 0.0
             if IS_WILD[c]:
                 cost += 200
-                if self.advanced and pile_value + len(g.pile) * 5 > 120 and rc[TWO] + rc[JOKER_RANK] >= 2:
+                if self.advanced and pile_value + len(g.pile) * 5 > self.freeze_value and rc[TWO] + rc[JOKER_RANK] >= 2:
                     cost -= 150  # freeze a rich pile
             elif IS_BLACK_THREE[c]:
                 cost -= 5 if g.rules.italian else 20
@@ -252,9 +281,17 @@ class HeuristicBot(Bot):
                         danger = 0.8  # tracked: it picked up cards of this rank
                     elif unseen is not None:
                         need = 3 if (g.rules.italian and g.pile_frozen) else 2
-                        danger = holds_at_least(need, unseen[r],
-                                                g.hsize[nxt], max(1, sum(unseen)))
-                cost += danger * self.danger_scale * (30 + len(g.pile) * 4 + pile_value * 0.3)
+                        pool = max(1, sum(unseen))
+                        danger = holds_at_least(need, unseen[r], g.hsize[nxt], pool)
+                        if self.wild_take_danger and not g.rules.italian and not g.pile_frozen_for(nside):
+                            # an unfrozen pile also falls to one natural card and a wild card (A.9.3)
+                            one = holds_at_least(1, unseen[r], g.hsize[nxt], pool) - danger
+                            wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], g.hsize[nxt], pool)
+                            danger += one * wild
+                        if r in shed:
+                            danger *= self.shed_danger
+                scale = self.danger_scale if g.rules.italian else self.classic_danger_scale
+                cost += danger * scale * (30 + len(g.pile) * 4 + pile_value * 0.3)
             if best is None or cost < best[0]:
                 best = (cost, m)
         assert best is not None
@@ -283,3 +320,6 @@ class AdvancedBot(HeuristicBot):
 
     name = "advanced"
     advanced = True
+    wild_take_danger = True
+    classic_danger_scale = 1.5
+    shed_danger = 0.0
