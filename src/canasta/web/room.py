@@ -39,6 +39,7 @@ BOT_LEVELS = ("random", "basic", "advanced", "expert")
 MAX_MESSAGE = 4096
 MAX_CHECKS = 16
 LOG_LINES = 60
+QUICK_BOTS = ("random", "basic")  # levels that choose in well under a millisecond: played on the loop
 
 
 class Sink(Protocol):
@@ -49,7 +50,7 @@ class Sink(Protocol):
 class Settings:
     grace: float = 30.0  # seconds a dropped player keeps the seat before a bot plays it
     bot_delay: float = 0.7  # seconds between bot moves, so people can follow
-    hand_pause: float = 0.0  # unused hook: seconds before dealing automatically
+    substitute: str = "basic"  # the bot level that plays for an absent player
 
 
 class Conn:
@@ -192,8 +193,6 @@ class Room:
         self._arm_timer()
         self.broadcast()
         self.kick()
-        if self.table.match_over:
-            self.hub.finished(self)
 
     def _presence_changed(self) -> None:
         self.seq += 1
@@ -243,7 +242,10 @@ class Room:
                 t = self.table
                 seat, version = t.game.to_move, t.version
                 try:
-                    move = await asyncio.to_thread(self._choose, seat)
+                    if self._quick_bot(seat):
+                        move = self._choose(seat)  # well under a millisecond: no thread hand-off
+                    else:
+                        move = await asyncio.to_thread(self._choose, seat)
                 except Exception:  # the position changed under the bot (a player came back)
                     continue
                 if t.version != version or not self.needs_bot() or t.game.to_move != seat:
@@ -254,13 +256,17 @@ class Room:
         if self.needs_bot():  # a change raced with the end of the loop
             self.kick()
 
+    def _quick_bot(self, seat: int) -> bool:
+        level = self.table.seats[seat] if self.table.is_bot(seat) else self.hub.settings.substitute
+        return level in QUICK_BOTS
+
     def _choose(self, seat: int) -> Move:
         t = self.table
         if t.is_bot(seat):
             return t.bot_move()
         bot = self.sub_bots.get(seat)
         if bot is None:
-            bot = self.sub_bots[seat] = make_bot(self.hub.settings_substitute, seed=secrets.randbits(32))
+            bot = self.sub_bots[seat] = make_bot(self.hub.settings.substitute, seed=secrets.randbits(32))
         move = bot.choose(t.view(seat))
         if t.game.why_illegal(move) is not None:
             move = next(iter(t.game.legal_moves))
@@ -422,16 +428,12 @@ class Hub:
     def __init__(self, store: Store, settings: Settings | None = None) -> None:
         self.store = store
         self.settings = settings or Settings()
-        self.settings_substitute = "basic"
         self.rooms: dict[str, Room] = {}
         self.listeners: list[Callable[[Room], None]] = []
 
     def on_broadcast(self, room: Room) -> None:
         for f in self.listeners:
             f(room)
-
-    def finished(self, room: Room) -> None:
-        """A finished match stays in memory while people are connected; it is in the history."""
 
     def load_all(self) -> int:
         """Rebuild every unfinished table from the store (at start-up)."""

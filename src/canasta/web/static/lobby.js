@@ -104,8 +104,10 @@ async function refresh() {
     const d = document.createElement("div");
     d.className = "row";
     const free = t.seats.filter((s) => s.kind === "open").length;
-    d.innerHTML = `<a href="/t/${t.table}"></a><span class="muted">${t.preset} · ${free} open seat(s) · ${t.seats.map((s) => s.name).join(", ")}</span>`;
+    d.innerHTML = `<a></a><span class="muted"></span>`;
+    d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
     d.querySelector("a").textContent = t.title;
+    d.querySelector("span").textContent = `${t.preset} · ${free} open seat(s) · ${t.seats.map((s) => s.name).join(", ")}`;
     box.appendChild(d);
   }
   const hist = await (await fetch("/api/history")).json();
@@ -114,7 +116,8 @@ async function refresh() {
   for (const t of hist.tables) {
     const d = document.createElement("div");
     d.className = "row";
-    d.innerHTML = `<span></span><a href="/replay/${t.table}">replay</a><a href="/api/tables/${t.table}/record">record</a>`;
+    const id = encodeURIComponent(t.table);
+    d.innerHTML = `<span></span><a href="/replay/${id}">replay</a><a href="/api/tables/${id}/record">record</a>`;
     d.querySelector("span").textContent = `${t.title} · ${t.preset} · ${(t.names || []).join(", ")} · ${t.hands} hands`;
     hb.appendChild(d);
   }

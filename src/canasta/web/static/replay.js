@@ -34,7 +34,8 @@ function show() {
   f.view.melds.forEach((side, si) => {
     const p = document.createElement("div");
     p.className = "panel";
-    p.innerHTML = `<h3>Side ${si + 1}: ${f.view.side_of.map((x, s) => (x === si ? data.names[s] : null)).filter(Boolean).join(" & ")}</h3><div class="melds"></div>`;
+    p.innerHTML = `<h3></h3><div class="melds"></div>`;
+    p.querySelector("h3").textContent = `Side ${si + 1}: ${f.view.side_of.map((x, s) => (x === si ? data.names[s] : null)).filter(Boolean).join(" & ")}`;
     const row = p.querySelector(".melds");
     for (const m of side) {
       const el = document.createElement("div");
