@@ -341,3 +341,20 @@ async def test_the_match_result_follows_the_last_score_sheet(tmp_path: Path) -> 
     records, errors = read_file(tmp_path / "m1.cgn")
     assert errors == [] and verify(records[0]) == []
     assert records[0].headers["Result"] != "*"
+
+
+@aio
+async def test_a_game_saved_as_its_hand_ended_resumes_on_the_score_sheet(tmp_path: Path) -> None:
+    played = build_table(RuleSet.preset("classic-2p"), ["basic"], seed=4, hint_level="basic")
+    while not played.hand_over:
+        played.play(0, played.hint(0)) if not played.bot_to_move() else played.play_bot()
+    played.save(tmp_path / "end.json")
+    table = Table.load(tmp_path / "end.json")
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "end")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ScoreScreen)
+        await pilot.press("enter")
+        await settle(pilot, table)
+        assert isinstance(app.screen, TableScreen) and table.hand_number == 2
+    assert Table.load(tmp_path / "end.json").hand_number == 2  # saved again once dealt

@@ -394,7 +394,8 @@ class TableScreen(Screen[None]):
         self.hint_text: str | None = None
         self._hint_version = -1
         self._bot_busy = False
-        self._shown_scores = len(table.match.hands)
+        # a game saved as its hand ended shows that hand's score sheet again on resuming
+        self._shown_scores = len(table.match.hands) - (1 if table.hand_over else 0)
         self.notes: list[str] = []
 
     # -- layout -------------------------------------------------------------------
