@@ -459,3 +459,27 @@ def test_finished_match_has_history_record_and_replay(client: TestClient) -> Non
     assert len(replay["frames"]) == sum(len(h) for h in room.table.to_dict()["hands"]) + len(room.table.match.hands)
     assert all(len(f["hands"]) == 4 for f in replay["frames"])
     assert client.get(f"/replay/{tid}").status_code == 200
+
+
+def test_a_client_that_stops_reading_is_dropped() -> None:
+    import asyncio
+
+    from canasta.web.room import MAX_QUEUE, Conn
+
+    class Stuck:
+        closed: int | None = None
+
+        async def send_text(self, data: str) -> None:
+            await asyncio.sleep(3600)
+
+        async def close(self, code: int = 1000, reason: str | None = None) -> None:
+            self.closed = code
+
+    async def scenario() -> tuple[bool, int]:
+        conn = Conn(Stuck(), 0)
+        for i in range(MAX_QUEUE + 10):
+            conn.send({"type": "state", "seq": i})
+        return conn.overflowed, conn.queue.qsize()
+
+    overflowed, queued = asyncio.run(scenario())
+    assert overflowed and queued == MAX_QUEUE + 1  # nothing more is queued; the writer will close it

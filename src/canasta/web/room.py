@@ -38,12 +38,15 @@ from canasta.web.store import SeatRow, Store, TableRow, hash_token
 BOT_LEVELS = ("random", "basic", "advanced", "expert")
 MAX_MESSAGE = 4096
 MAX_CHECKS = 16
+MAX_QUEUE = 512  # messages waiting for one slow client
 LOG_LINES = 60
 QUICK_BOTS = ("random", "basic")  # levels that choose in well under a millisecond: played on the loop
 
 
 class Sink(Protocol):
     async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
 @dataclass
@@ -63,11 +66,18 @@ class Conn:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.last_sent_seq = -1
+        self.overflowed = False
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._writer())
 
     def send(self, payload: dict[str, Any] | str) -> None:
+        if self.overflowed:
+            return
+        if self.queue.qsize() >= MAX_QUEUE:  # a client that does not read: drop it; it resyncs on reconnect
+            self.overflowed = True
+            self.queue.put_nowait(None)
+            return
         self.queue.put_nowait(payload if isinstance(payload, str) else json.dumps(payload))
 
     async def _writer(self) -> None:
@@ -75,6 +85,8 @@ class Conn:
             while True:
                 msg = await self.queue.get()
                 if msg is None:
+                    if self.overflowed:
+                        await self.sink.close(code=1013, reason="too far behind: reconnect")
                     return
                 await self.sink.send_text(msg)
 
