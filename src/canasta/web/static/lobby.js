@@ -47,6 +47,15 @@ function drawSeats() {
     sel.onchange = () => { row.querySelector("input[data-reserved]").hidden = sel.value !== "reserved"; };
     box.appendChild(row);
   }
+  const mark = () => {
+    for (const sel of box.querySelectorAll("select[data-seat]")) {
+      const mine = document.querySelector("input[name=myseat]:checked").value === sel.dataset.seat;
+      sel.disabled = mine;
+      sel.title = mine ? "your seat" : "";
+    }
+  };
+  for (const r of box.querySelectorAll("input[name=myseat]")) r.onchange = mark;
+  mark();
   const opts = $("options");
   opts.innerHTML = "<tr><th>Option</th><th>Topic</th><th>Value</th></tr>";
   for (const o of p.options) {
