@@ -349,6 +349,8 @@ def test_no_message_to_a_seat_holds_a_card_it_may_not_know(client: TestClient, p
                 send(sockets[seat], type="move", move=str(move))
                 drain(expect + 2)
         assert table.hand_number == hands and checker.messages > 300 * hands
+        stored = room.hub.store.load(tid)  # moves, undos and deals were all written as they happened
+        assert stored is not None and stored.state == table.to_dict()
     finally:
         for c in conns:
             c.__exit__(None, None, None)

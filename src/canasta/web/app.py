@@ -153,7 +153,7 @@ class Lobby:
         room.table.names[seat] = name
         room.status = "playing" if room.filled() else "open"
         room.hub.store.save_seat(room.id, s)
-        room._changed()  # the new name is in the saved table; everyone sees the seat taken
+        room._changed("header")  # the new name is in the saved table; everyone sees the seat taken
         return {"table": room.id, "seat": seat, "token": token}
 
     def info(self, room: Room) -> dict[str, Any]:

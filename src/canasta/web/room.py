@@ -121,6 +121,7 @@ class Room:
     timer_key: tuple[int, int, int] | None = None
     deadline: float | None = None
     sub_bots: dict[int, Bot] = field(default_factory=dict)
+    next_idx: int = 0  # the store's index for the next move
 
     # ---------------------------------------------------------------- status
 
@@ -192,16 +193,28 @@ class Room:
 
     # --------------------------------------------------------------- changes
 
-    def _persist(self) -> None:
+    def _persist(self, change: str) -> None:
+        """Write one change: ``move`` (append the last move), ``undo`` (drop it),
+        ``deal`` (a new hand) or ``header`` (names, seats)."""
         self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
-        self.hub.store.save_state(self.id, self.table.to_dict(), self.seq, self.status)
+        store, t = self.hub.store, self.table
+        if change == "move":
+            seat, move = t.moves[-1][-1]
+            store.add_move(self.id, self.next_idx, len(t.moves), f"{seat}: {move}", self.seq, self.status)
+            self.next_idx += 1
+        elif change == "undo":
+            store.undo_move(self.id, self.seq)
+        elif change == "deal":
+            store.set_hands(self.id, len(t.moves), self.seq, self.status)
+        else:
+            store.save_header(self.id, t.to_dict(), self.seq, self.status)
 
-    def _changed(self) -> None:
+    def _changed(self, change: str) -> None:
         """After an accepted change: store it, then tell everyone, then let bots and timers go."""
         self.seq += 1
         if self.auto_turn is not None and (self.table.hand_over or self.table.game.to_move != self.auto_turn):
             self.auto_turn = None
-        self._persist()
+        self._persist(change)
         self._arm_timer()
         self.broadcast()
         self.kick()
@@ -214,7 +227,7 @@ class Room:
 
     def apply(self, seat: int, move: Move | str) -> None:
         self.table.play(seat, move)
-        self._changed()
+        self._changed("move")
 
     def refusal(self, seat: int, move_text: Any) -> dict[str, Any] | None:
         """Why ``seat`` may not play this move now, as an error message, or None."""
@@ -418,7 +431,7 @@ class Room:
                                 "discard, can be taken back", ref=kind))
                 return
             t.undo(seat)
-            self._changed()
+            self._changed("undo")
             return
         if kind == "next_hand":
             if not t.hand_over or t.match_over:
@@ -431,7 +444,7 @@ class Room:
             except TableError as exc:
                 conn.send(error("REFUSED", str(exc), ref=kind))
                 return
-            self._changed()
+            self._changed("deal")
 
 
 class Hub:
@@ -456,7 +469,7 @@ class Hub:
     def _room_from_row(self, row: TableRow) -> Room:
         table = Table.from_dict(row.state)
         # events go on from where they were: a client that saw seq N before a restart gets N+1
-        return Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status)
+        return Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status, next_idx=row.next_idx)
 
     def get(self, table_id: str) -> Room | None:
         room = self.rooms.get(table_id)

@@ -1,10 +1,13 @@
 """Storage of tables through SQLAlchemy: a SQLite file by default, PostgreSQL by URL.
 
-A table row holds its configuration (who may sit where, timers) and the game as
-:meth:`canasta.table.Table.to_dict` writes it: rules + seeds + the ordered list
-of moves, so :meth:`~canasta.table.Table.from_dict` rebuilds it exactly.  A seat
-row holds the player's name and the SHA-256 of their seat token (never the
-token itself).  Every accepted move is written before it is broadcast.
+A table is stored as :meth:`canasta.table.Table.to_dict` writes it: rules +
+seeds (the ``header``, written when the table is made and when a seat gets a
+name) and the ordered list of moves, one row per move, appended as it is played
+(an undo deletes the last row; dealing a hand bumps ``hands``).  Loading puts
+them back together and :meth:`~canasta.table.Table.from_dict` replays them, so a
+table is rebuilt exactly, and a move costs one small insert however long the
+match.  A seat row holds the player's name and the SHA-256 of their seat token
+(never the token itself).  Every accepted change is written before it is broadcast.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
     event,
+    func,
     select,
     update,
 )
@@ -41,8 +46,17 @@ tables_t = Table(
     Column("updated", Float, nullable=False),
     Column("status", String(16), nullable=False, index=True),  # open | playing | finished
     Column("config", Text, nullable=False),  # JSON: preset, bots, timers, title
-    Column("state", Text, nullable=False),  # JSON: Table.to_dict()
-    Column("seq", Integer, nullable=False),
+    Column("header", Text, nullable=False),  # JSON: Table.to_dict() without its moves
+    Column("hands", Integer, nullable=False),  # hands dealt
+    Column("seq", Integer, nullable=False),  # the last event number sent to clients
+)
+
+moves_t = Table(
+    "canasta_moves", metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("idx", Integer, primary_key=True),  # order of play
+    Column("hand", Integer, nullable=False),
+    Column("line", String(400), nullable=False),  # "SEAT: move", as in Table.to_dict
 )
 
 seats_t = Table(
@@ -78,9 +92,10 @@ class TableRow:
     updated: float
     status: str
     config: dict[str, Any]
-    state: dict[str, Any]
+    state: dict[str, Any]  # Table.to_dict(), moves included
     seq: int
     seats: list[SeatRow]
+    next_idx: int = 0  # the index the next stored move gets
 
 
 def normalise_url(url: str) -> str:
@@ -115,19 +130,46 @@ class Store:
     # ----------------------------------------------------------------- writes
 
     def create(self, row: TableRow) -> None:
+        header = {k: v for k, v in row.state.items() if k != "hands"}
+        hands = row.state.get("hands", [[]])
         with self.engine.begin() as db:
             db.execute(tables_t.insert().values(
                 id=row.id, created=row.created, updated=row.updated, status=row.status,
-                config=json.dumps(row.config), state=json.dumps(row.state), seq=row.seq))
+                config=json.dumps(row.config), header=json.dumps(header), hands=len(hands), seq=row.seq))
+            idx = 0
+            for h, hand in enumerate(hands, start=1):
+                for line in hand:
+                    db.execute(moves_t.insert().values(table_id=row.id, idx=idx, hand=h, line=line))
+                    idx += 1
+            row.next_idx = idx
             for s in row.seats:
                 db.execute(seats_t.insert().values(
                     table_id=row.id, seat=s.seat, kind=s.kind, name=s.name, level=s.level,
                     token_hash=s.token_hash, invite_hash=s.invite_hash))
 
-    def save_state(self, table_id: str, state: dict[str, Any], seq: int, status: str) -> None:
+    def add_move(self, table_id: str, idx: int, hand: int, line: str, seq: int, status: str) -> None:
+        with self.engine.begin() as db:
+            db.execute(moves_t.insert().values(table_id=table_id, idx=idx, hand=hand, line=line))
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
+                seq=seq, status=status, updated=time.time()))
+
+    def undo_move(self, table_id: str, seq: int) -> None:
+        with self.engine.begin() as db:
+            last = db.execute(select(func.max(moves_t.c.idx)).where(moves_t.c.table_id == table_id)).scalar()
+            if last is not None:
+                db.execute(delete(moves_t).where(moves_t.c.table_id == table_id, moves_t.c.idx == last))
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(seq=seq, updated=time.time()))
+
+    def set_hands(self, table_id: str, hands: int, seq: int, status: str) -> None:
         with self.engine.begin() as db:
             db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
-                state=json.dumps(state), seq=seq, status=status, updated=time.time()))
+                hands=hands, seq=seq, status=status, updated=time.time()))
+
+    def save_header(self, table_id: str, state: dict[str, Any], seq: int, status: str) -> None:
+        header = {k: v for k, v in state.items() if k != "hands"}
+        with self.engine.begin() as db:
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
+                header=json.dumps(header), seq=seq, status=status, updated=time.time()))
 
     def save_seq(self, table_id: str, seq: int) -> None:
         with self.engine.begin() as db:
@@ -163,8 +205,15 @@ class Store:
             for t in trows:
                 srows = db.execute(select(seats_t).where(seats_t.c.table_id == t.id).order_by(seats_t.c.seat)).all()
                 seats = [SeatRow(s.seat, s.kind, s.name, s.level, s.token_hash, s.invite_hash) for s in srows]
+                mrows = db.execute(select(moves_t.c.idx, moves_t.c.hand, moves_t.c.line)
+                                   .where(moves_t.c.table_id == t.id).order_by(moves_t.c.idx)).all()
+                hands: list[list[str]] = [[] for _ in range(max(1, t.hands))]
+                for m in mrows:
+                    hands[m.hand - 1].append(m.line)
+                state = {**json.loads(t.header), "hands": hands}
+                next_idx = (mrows[-1].idx + 1) if mrows else 0
                 out.append(TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config),
-                                    json.loads(t.state), t.seq, seats))
+                                    state, t.seq, seats, next_idx))
             return out
 
 
