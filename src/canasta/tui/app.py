@@ -11,6 +11,7 @@ other hands stay hidden.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -69,7 +70,7 @@ class PlayConfig:
     name: str = "South"
     resume: Path | None = None
     save_dir: Path = field(default_factory=default_save_dir)
-    delay: float = 0.8
+    delay: float = 0.6
     hints: bool = False
     four_colour: bool = False
     hint_level: str = "advanced"
@@ -593,7 +594,8 @@ class TableScreen(Screen[None]):
         rest = self.config.delay - (time.monotonic() - start)
         if rest > 0:
             time.sleep(rest)
-        self.app.call_from_thread(self._bot_ready, version, move)
+        with contextlib.suppress(RuntimeError):  # the app closed while the bot was thinking
+            self.app.call_from_thread(self._bot_ready, version, move)
 
     def _bot_failed(self, message: str) -> None:
         self._bot_busy = False
@@ -614,7 +616,8 @@ class TableScreen(Screen[None]):
             move = self.table.hint(PERSON)
         except CanastaError:
             return
-        self.app.call_from_thread(self._hint_ready, version, move)
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            self.app.call_from_thread(self._hint_ready, version, move)
 
     def _hint_ready(self, version: int, move: Move) -> None:
         if version == self.table.version:

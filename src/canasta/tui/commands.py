@@ -54,8 +54,8 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-dir", metavar="DIR",
                         help="where records (.cgn) and saved games (.json) go "
                              "(default: $XDG_DATA_HOME/canasta/games or ~/.local/share/canasta/games)")
-    parser.add_argument("--delay", type=_delay, default=0.8, metavar="SECONDS",
-                        help="pause after each bot move so it can be read (default 0.8)")
+    parser.add_argument("--delay", type=_delay, default=0.6, metavar="SECONDS",
+                        help="pause after each bot move so it can be read (default 0.6)")
     parser.add_argument("--hints", action="store_true", help="start with hints shown (key h toggles)")
     parser.add_argument("--four-colour", action="store_true",
                         help="four-colour deck: hearts red, diamonds blue, clubs green, spades black")

@@ -226,13 +226,13 @@ class ReplayApp(App[None]):
             before = [t - s.total for t, s in zip(hr.totals, hr.scores, strict=True)]
             status.append(score_sheet(hr.scores, labels, before, hr.totals))
             status.append(Text(f"Seed revealed: {hr.seed}; commitment {commitment(hr.seed)}"))
+        hand_seat = self.seat if self.seat is not None else view.to_move
+        status.append(Text(f"Below: {rp.names[hand_seat]}'s hand", style="bold"))
         status.append(Text("→ next move  ← back  PgDn/PgUp hand  v face up / each seat  r rules  q quit",
                            style="italic"))
         self.query_one("#status", Static).update(Group(*status))  # type: ignore[arg-type]
-        hand_seat = self.seat if self.seat is not None else view.to_move
         game = hr.positions[self.index]
         self.query_one("#hand", HandView).set_hand(game.hand(hand_seat) if self.seat is None else view.hand)
-        self.query_one("#hand").border_title = f"{rp.names[hand_seat]}'s hand"
 
     def action_step(self, delta: int) -> None:
         self.index = max(0, min(len(self.current.moves), self.index + delta))
