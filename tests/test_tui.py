@@ -169,8 +169,9 @@ async def test_selection_preview_names_the_rule_before_anything_is_committed(tmp
     app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "g3")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, table)
-        await pilot.press("d")
+        await pilot.click("#b-draw")  # the mouse: the Draw button
         await settle(pilot, table)
+        assert table.view(0).phase == "meld"
         hand = app.screen.query_one("#hand", HandView)
         ranks = [cards[0] for _, cards in hand.groups if cards[0] != JOKER and CARD_RANK[cards[0]] >= 2]
         await select_cards(pilot, (ranks[0], ranks[1]))  # two different ranks: not a meld

@@ -32,7 +32,7 @@ from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move, make_group
 from canasta.record import commitment
 from canasta.rules import PRESETS, RuleSet
-from canasta.table import Table, TableError
+from canasta.table import Table, TableError, seat_names
 from canasta.tui.render import (
     Style,
     meld_lines,
@@ -149,7 +149,7 @@ class NewGameScreen(Screen[None]):
         options = self.query_one("#ng-options", Vertical)
         await seats.remove_children()
         await options.remove_children()
-        names = Table(rules, [None] + ["random"] * (rules.players - 1)).names
+        names = seat_names(rules.players)
         given = self.config.bots or []
         rows = []
         for s in range(1, rules.players):
@@ -416,7 +416,9 @@ class TableScreen(Screen[None]):
                                       ("+ Group", "stage"), ("Discard", "discard"), ("Undo", "undo"),
                                       ("Ask", "ask"), ("Yes", "yes"), ("No", "no"), ("End", "end"),
                                       ("Hint", "hints"), ("Rules", "rules"), ("Save", "save")):
-                    yield Button(label, id=f"b-{action}", classes="cmd")
+                    button = Button(label, id=f"b-{action}", classes="cmd")
+                    button.can_focus = False  # keys keep going to the hand, not to the last button clicked
+                    yield button
         yield Static(id="status")
         yield Input(placeholder="type a move, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)",
                     id="moveinput")
