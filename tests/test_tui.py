@@ -359,3 +359,19 @@ async def test_a_game_saved_as_its_hand_ended_resumes_on_the_score_sheet(tmp_pat
         await settle(pilot, table)
         assert isinstance(app.screen, TableScreen) and table.hand_number == 2
     assert Table.load(tmp_path / "end.json").hand_number == 2  # saved again once dealt
+
+
+@aio
+async def test_asking_the_partner_and_the_answer(tmp_path: Path) -> None:
+    table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=8, hint_level="basic")
+    while table.bot_to_move() or table.why_not(0, Move.ask()) is not None:  # to where South may ask
+        table.play_bot() if table.bot_to_move() else table.play(0, table.hint(0))
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "ask")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        await pilot.press("s")
+        await settle(pilot, table)
+        view = table.view(0)
+        assert view.to_move == 0 and view.ask in ("yes", "no")
+        assert f"partner said {view.ask.upper()}" in _text(app, "#status")
+        assert "North answers" in _text(app, "#log")
