@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
 from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
-from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, YES, Move
+from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, TAKE, YES, Move, group_cards, group_target
 from canasta.record import read_file, verify
 from canasta.rules import RuleSet
 from canasta.table import Table
@@ -375,3 +375,56 @@ async def test_asking_the_partner_and_the_answer(tmp_path: Path) -> None:
         assert view.to_move == 0 and view.ask in ("yes", "no")
         assert f"partner said {view.ask.upper()}" in _text(app, "#status")
         assert "North answers" in _text(app, "#log")
+
+
+def _table_at(seed: int, moves: int) -> Table:
+    """A seeded hand played by the hint policy up to a given move (the person to move)."""
+    table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=seed, hint_level="basic")
+    while len(table.moves[-1]) < moves or table.bot_to_move():
+        table.play_bot() if table.bot_to_move() else table.play(0, table.hint(0))
+    return table
+
+
+@pytest.mark.parametrize(("seed", "moves", "kind", "wanted"), [
+    (1, 7, MELD, "several groups"),  # an initial meld of two melds: select, +, select, m
+    (7, 2, TAKE, "several groups"),  # take the pile with another meld laid first: +, then t
+    (2, 24, MELD, "wild target"),  # wild cards onto a chosen meld: select, l, m
+])
+def test_composite_moves_are_built_from_staged_groups(tmp_path: Path, seed: int, moves: int, kind: int,
+                                                      wanted: str) -> None:
+    table = _table_at(seed, moves)
+    legal = [m for m in table.game.legal_moves if m.kind == kind]
+    if wanted == "several groups":
+        move = next(m for m in legal if len(m.groups) >= 2 and all(group_cards(g) for g in m.groups))
+    else:
+        move = next(m for m in legal if len(m.groups) == 1 and group_target(m.groups[0]) is not None)
+
+    async def drive() -> None:
+        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "c")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, table)
+            screen = app.screen
+            assert isinstance(screen, TableScreen)
+            groups = [group_cards(g) for g in move.groups]
+            if kind == TAKE:  # the extra melds are staged, the pile's group is selected last
+                groups = groups[1:] + groups[:1]
+            for i, cards in enumerate(groups):
+                await select_cards(pilot, cards)
+                if i < len(groups) - 1:
+                    await pilot.press("plus")
+            assert len(screen.staged) == len(groups) - 1
+            if wanted == "wild target":
+                target = group_target(move.groups[0])
+                for _ in range(15):
+                    if screen.target == target:
+                        break
+                    await pilot.press("l")
+                assert screen.target == target and "Wild cards go on your" in _text(app, "#status")
+            before = table.version
+            await pilot.press("m" if kind == MELD else "t")
+            await pilot.pause()
+            assert table.version > before, _text(app, "#status")
+            seat, played = table.moves[-1][-1]
+            assert seat == 0 and played.kind == kind and len(played.groups) == len(move.groups)
+
+    asyncio.run(drive())
