@@ -200,3 +200,33 @@ def test_rules_screen_is_generated_from_the_rule_set() -> None:
     assert "I-O27" in text and "HOUSE RULE (sourced default 'off')" in text
     assert "I-O1 " in text and "(sourced default)" in text
     assert "3 packs" in text and "15000" in text
+
+
+def test_an_italian_hand_replays_at_every_move_from_every_seat() -> None:
+    rules = RuleSet.preset("italian-4p")
+    table = Table(rules, [None, "basic", "basic", "basic"], seed=6)
+    rng = random.Random(6)
+    while not table.hand_over:
+        table.play_bot() if table.bot_to_move() else table.play(0, table.game.random_move(rng))
+    replay = build_replay(parse_records(table.record().to_text())[0][0])
+
+    async def drive() -> None:
+        app = ReplayApp(replay)
+        async with app.run_test(size=(120, 50)) as pilot:
+            hand = replay.hands[0]
+            closed_seen = False
+            for index in range(0, len(hand.moves) + 1, 7):
+                app.index = index
+                for seat in (None, 0, 1, 2, 3):
+                    app.seat = seat
+                    app.show()
+                melds = plain(app.query_one("#melds", Static).content)
+                game = hand.positions[index]
+                if any(game.closed):
+                    closed_seen = True
+                    assert "CLOSED" in melds
+            await pilot.press("end")
+            assert "Score sheet" in plain(app.query_one("#status", Static).content)
+            assert closed_seen  # this hand closes canastas: they are drawn as CLOSED
+
+    asyncio.run(drive())
