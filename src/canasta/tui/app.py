@@ -38,8 +38,7 @@ from canasta.tui.render import (
     meld_lines,
     meld_rank,
     phase_text,
-    pile_face,
-    pile_state,
+    pile_panel,
     rules_text,
     score_sheet,
     seat_lines,
@@ -460,14 +459,7 @@ class TableScreen(Screen[None]):
             parts.extend(meld_lines(view, k, style))
         self.query_one("#melds", Static).update(Group(*parts))
         self.query_one("#melds").border_title = "Melds"
-        pile = Text()
-        pile.append("Top: ")
-        pile.append_text(pile_face(view, style))
-        pile.append(f"   {len(view.pile)} cards in the pile\n", style="bold")
-        for note in pile_state(view):
-            pile.append(f"• {note}\n")
-        pile.append(f"Stock: {view.stock_size} cards", style="bold")
-        self.query_one("#pile", Static).update(pile)
+        self.query_one("#pile", Static).update(pile_panel(view, style))
         log = Text()
         for note in self.notes[-3:]:
             log.append(note + "\n", style="italic")

@@ -229,6 +229,21 @@ def pile_state(view: SeatView) -> list[str]:
     return notes
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def pile_panel(view: SeatView, style: Style = Style()) -> Text:
+    """The pile's top card, size and state, and the stock size."""
+    pile = Text("Top: ")
+    pile.append_text(pile_face(view, style))
+    pile.append(f"   {plural(len(view.pile), 'card')} in the pile\n", style="bold")
+    for note in pile_state(view):
+        pile.append(f"• {note}\n")
+    pile.append(f"Stock: {plural(view.stock_size, 'card')}", style="bold")
+    return pile
+
+
 def pile_face(view: SeatView, style: Style = Style()) -> Text:
     top = pile_top(view) if view.pile else None
     t = Text()
@@ -303,7 +318,7 @@ def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None
         if level:
             label += f" [{level}]"
         line.append(f"{label:<20}", style="bold reverse" if mover else "bold")
-        line.append(f" {view.hand_sizes[s]:>2} cards", style="bold")
+        line.append(f" {plural(view.hand_sizes[s], 'card'):>8}", style="bold")
         if s == view.dealer:
             line.append("  dealer")
         reds = view.red_threes[s]

@@ -27,8 +27,7 @@ from canasta.tui.render import (
     Style,
     meld_lines,
     phase_text,
-    pile_face,
-    pile_state,
+    pile_panel,
     rules_text,
     score_sheet,
     seat_lines,
@@ -201,13 +200,7 @@ class ReplayApp(App[None]):
             parts.append(Text(side_title(view, k, rp.names), style="bold underline"))
             parts.extend(meld_lines(view, k, style))
         self.query_one("#melds", Static).update(Group(*parts))
-        pile = Text("Top: ")
-        pile.append_text(pile_face(view, style))
-        pile.append(f"   {len(view.pile)} cards in the pile\n", style="bold")
-        for note in pile_state(view):
-            pile.append(f"• {note}\n")
-        pile.append(f"Stock: {view.stock_size} cards", style="bold")
-        self.query_one("#pile", Static).update(pile)
+        self.query_one("#pile", Static).update(pile_panel(view, style))
         log = Text()
         start = max(0, self.index - 12)
         for i in range(start, self.index):
