@@ -261,6 +261,14 @@ Table
 """
 
 
+KEY_HINTS = {
+    "draw": "d: draw · select a pair and t: take the pile · ?: help",
+    "meld": "select cards (← → space, or A K Q … 2 *): m meld · + stage a group · x discard · s ask partner · u undo",
+    "answer": "y: yes, you may go out · n: no",
+    "final": "m: meld what you can · e: end the hand",
+}
+
+
 class ScoreScreen(ModalScreen[None]):
     """The score sheet after a hand, with the deal check."""
 
@@ -505,6 +513,8 @@ class TableScreen(Screen[None]):
         view = table.view(PERSON)
         t = Text()
         t.append(phase_text(view, table.names) + "\n", style="bold")
+        if not table.hand_over and view.to_move == PERSON:
+            t.append(KEY_HINTS.get(view.phase, "") + "\n", style="italic")
         if self.staged:
             t.append("Staged groups: " + " + ".join(" ".join(_short(c) for c in g) for g in self.staged) + "\n")
         if self.target is not None:
