@@ -48,5 +48,7 @@ def run_serve(args: argparse.Namespace) -> int:
         raise CanastaError("--grace and --bot-delay must not be negative")
     app = create_app(db, settings=Settings(grace=args.grace, bot_delay=args.bot_delay))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536)
+    # per-message deflate would cost more CPU than the few kilobytes of a state message save
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,
+                ws_per_message_deflate=False)
     return 0

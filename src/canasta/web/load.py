@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import statistics
@@ -154,6 +155,15 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def percentile(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
@@ -194,6 +204,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     bench.measuring = True
     start = time.monotonic()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    pid = server.proc.pid if server is not None and server.proc is not None else None
+    server_cpu0 = cpu_seconds(pid) if pid else 0.0
     rss_samples = []
     while time.monotonic() - start < args.duration:
         await asyncio.sleep(1)
@@ -202,6 +214,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     elapsed = time.monotonic() - start
     bench.measuring = False
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    server_cpu = cpu_seconds(pid) - server_cpu0 if pid else 0.0
+    loadavg = os.getloadavg()[0]
     now = time.monotonic()
     live = sum(1 for t, _ in tables if now - bench.last_move.get(t, 0) < 3 * pace[1] + 5)
     for task in tasks:
@@ -220,6 +234,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
         "max_ms": round(max(lat) * 1000, 1) if lat else None,
         "server_rss_mb": round(server_rss, 1),
+        "server_cpu_s": round(server_cpu, 1),
+        "server_cpu_ms_per_move": round(server_cpu / bench.moves * 1000, 2) if bench.moves else None,
+        "machine_load_avg": round(loadavg, 2),
         "loadgen_cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
         "errors": bench.errors, "error_samples": bench.error_samples,
     }

@@ -260,8 +260,7 @@ class Room:
     async def _run_bots(self) -> None:
         try:
             while self.needs_bot():
-                if self.hub.settings.bot_delay > 0:
-                    await asyncio.sleep(self.hub.settings.bot_delay)
+                await asyncio.sleep(self.hub.settings.bot_delay)  # 0: still lets others in
                 if not self.needs_bot():
                     break
                 t = self.table
