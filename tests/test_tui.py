@@ -428,3 +428,15 @@ def test_composite_moves_are_built_from_staged_groups(tmp_path: Path, seed: int,
             assert seat == 0 and played.kind == kind and len(played.groups) == len(move.groups)
 
     asyncio.run(drive())
+
+
+@aio
+async def test_ctrl_q_saves_before_quitting(tmp_path: Path, table: Table) -> None:
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "quit")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        await pilot.press("d")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.saved_path == tmp_path / "quit.json"
+    assert Table.load(tmp_path / "quit.json").to_dict() == table.to_dict()

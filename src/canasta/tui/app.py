@@ -895,6 +895,12 @@ class CanastaApp(App[None]):
         else:
             self.push_screen(screen)
 
+    async def action_quit(self) -> None:
+        """ctrl+q: save the game being played (if any), then quit."""
+        if self.table is not None and self.game_id is not None:
+            self.saved_path = self.autosave(self.table, self.game_id)
+        self.exit()
+
     def record_path(self, game_id: str) -> Path:
         return self.config.save_dir / f"{game_id}.cgn"
 
