@@ -35,6 +35,7 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, TableError, seat_names
 from canasta.tui.render import (
     Style,
+    card_label,
     meld_lines,
     meld_rank,
     phase_text,
@@ -283,7 +284,6 @@ class ScoreScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         table = self.table
         hr = table.match.hands[self.hand_index]
-        view = table.view(PERSON)
         nsides = len(hr.scores)
         if table.rules.cutthroat:
             labels = [table.names[s] for s in range(nsides)]
@@ -308,7 +308,6 @@ class ScoreScreen(ModalScreen[None]):
             foot = Text("Enter: deal the next hand", style="bold reverse")
         else:
             foot = Text("Escape: back", style="bold")
-        del view
         with VerticalScroll(classes="dialog"):
             yield Static(Group(head, score_sheet(hr.scores, labels, before, after), check, foot), id="scores")
             yield Button("Continue", id="score-continue", variant="primary")
@@ -827,8 +826,6 @@ class TableScreen(Screen[None]):
 
 
 def _short(card: Card) -> str:
-    from canasta.tui.render import card_label
-
     return card_label(card)
 
 
