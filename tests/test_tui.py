@@ -363,9 +363,7 @@ async def test_a_game_saved_as_its_hand_ended_resumes_on_the_score_sheet(tmp_pat
 
 @aio
 async def test_asking_the_partner_and_the_answer(tmp_path: Path) -> None:
-    table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=8, hint_level="basic")
-    while table.bot_to_move() or table.why_not(0, Move.ask()) is not None:  # to where South may ask
-        table.play_bot() if table.bot_to_move() else table.play(0, table.hint(0))
+    table, _ = _position_with(lambda m: m.kind == ASK)  # where South may ask
     app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "ask")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, table)
@@ -377,27 +375,39 @@ async def test_asking_the_partner_and_the_answer(tmp_path: Path) -> None:
         assert "North answers" in _text(app, "#log")
 
 
-def _table_at(seed: int, moves: int) -> Table:
-    """A seeded hand played by the hint policy up to a given move (the person to move)."""
-    table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=seed, hint_level="basic")
-    while len(table.moves[-1]) < moves or table.bot_to_move():
-        table.play_bot() if table.bot_to_move() else table.play(0, table.hint(0))
-    return table
+def _position_with(wanted: Callable[[Move], bool]) -> tuple[Table, Move]:
+    """The first position (seeded hands played by the hint policy) where the
+    person may play a move of the kind wanted."""
+    for seed in range(1, 80):
+        table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=seed, hint_level="basic")
+        while not table.hand_over:
+            if table.bot_to_move():
+                table.play_bot()
+                continue
+            found = [m for m in table.game.legal_moves if wanted(m)]
+            if found:
+                return table, found[0]
+            table.play(0, table.hint(0))
+    raise AssertionError("no position found")  # pragma: no cover
 
 
-@pytest.mark.parametrize(("seed", "moves", "kind", "wanted"), [
-    (1, 7, MELD, "several groups"),  # an initial meld of two melds: select, +, select, m
-    (7, 2, TAKE, "several groups"),  # take the pile with another meld laid first: +, then t
-    (2, 24, MELD, "wild target"),  # wild cards onto a chosen meld: select, l, m
-])
-def test_composite_moves_are_built_from_staged_groups(tmp_path: Path, seed: int, moves: int, kind: int,
-                                                      wanted: str) -> None:
-    table = _table_at(seed, moves)
-    legal = [m for m in table.game.legal_moves if m.kind == kind]
-    if wanted == "several groups":
-        move = next(m for m in legal if len(m.groups) >= 2 and all(group_cards(g) for g in m.groups))
-    else:
-        move = next(m for m in legal if len(m.groups) == 1 and group_target(m.groups[0]) is not None)
+def _several_groups(kind: int) -> Callable[[Move], bool]:
+    return lambda m: m.kind == kind and len(m.groups) >= 2 and all(group_cards(g) for g in m.groups)
+
+
+def _wild_onto_a_meld(m: Move) -> bool:
+    return m.kind == MELD and len(m.groups) == 1 and group_target(m.groups[0]) is not None
+
+
+@pytest.mark.parametrize(("kind", "wanted"), [
+    (MELD, _several_groups(MELD)),  # an initial meld of two melds: select, +, select, m
+    (TAKE, _several_groups(TAKE)),  # take the pile with another meld laid first: +, then t
+    (MELD, _wild_onto_a_meld),  # wild cards onto a chosen meld: select, l, m
+], ids=["meld-groups", "take-groups", "wild-target"])
+def test_composite_moves_are_built_from_staged_groups(tmp_path: Path, kind: int,
+                                                      wanted: Callable[[Move], bool]) -> None:
+    table, move = _position_with(wanted)
+    has_target = group_target(move.groups[0]) is not None
 
     async def drive() -> None:
         app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "c")
@@ -413,7 +423,7 @@ def test_composite_moves_are_built_from_staged_groups(tmp_path: Path, seed: int,
                 if i < len(groups) - 1:
                     await pilot.press("plus")
             assert len(screen.staged) == len(groups) - 1
-            if wanted == "wild target":
+            if has_target:
                 target = group_target(move.groups[0])
                 for _ in range(15):
                     if screen.target == target:
