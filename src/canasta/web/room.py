@@ -305,6 +305,9 @@ class Room:
     def detach(self, conn: Conn) -> None:
         if conn in self.conns:
             self.conns.remove(conn)
+        if self.status == "finished" and not self.conns:
+            self.hub.rooms.pop(self.id, None)  # it lives on in the store (history, replay)
+            return
         self._refresh_presence()
 
     def _refresh_presence(self) -> None:
@@ -376,28 +379,33 @@ class Room:
         """One message from a client who has said hello."""
         kind = msg.get("type")
         seat = conn.seat
+
+        def reply(m: dict[str, Any]) -> None:  # every reply carries the table's current event number
+            m.setdefault("seq", self.seq)
+            conn.send(m)
+
         if kind == "ping":
-            conn.send({"type": "pong", "seq": self.seq})
+            reply({"type": "pong", "seq": self.seq})
             return
         if kind == "sync":
             self.send_state(conn)
             return
         if kind not in ("move", "check", "hint", "undo", "next_hand"):
-            conn.send(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use move, check, hint, undo, "
+            reply(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use move, check, hint, undo, "
                             "next_hand, sync or ping", ref=kind if isinstance(kind, str) else None))
             return
         if seat < 0:
-            conn.send(error("SPECTATOR", "spectators cannot act: join the table to take a seat", ref=kind))
+            reply(error("SPECTATOR", "spectators cannot act: join the table to take a seat", ref=kind))
             return
         if "seat" in msg and msg["seat"] != seat:
-            conn.send(error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {msg['seat']!r}",
+            reply(error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {msg['seat']!r}",
                             ref=kind))
             return
         t = self.table
         if kind == "check":
             moves = msg.get("moves")
             if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
-                conn.send(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
+                reply(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
                                 ref=kind))
                 return
             results = []
@@ -405,28 +413,28 @@ class Room:
                 err = self.refusal(seat, m)
                 results.append(None if err is None else {k: err[k] for k in ("code", "message") if k in err}
                                | ({"rule": err["rule"]} if err.get("rule") else {}))
-            conn.send({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
+            reply({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
             return
         if kind == "move":
             err = self.refusal(seat, msg.get("move"))
             if err is not None:
-                conn.send(err | {"ref": "move", "move": msg.get("move") if isinstance(msg.get("move"), str) else None})
+                reply(err | {"ref": "move", "move": msg.get("move") if isinstance(msg.get("move"), str) else None})
                 return
             try:
                 self.apply(seat, str(msg["move"]))
             except CanastaError as exc:  # refused after all: nothing changed
-                conn.send(error("ILLEGAL", str(exc), ref="move"))
+                reply(error("ILLEGAL", str(exc), ref="move"))
             return
         if kind == "hint":
             if self.status != "playing" or t.hand_over or t.game.to_move != seat:
-                conn.send(error("NOT_YOUR_TURN", "a hint is given only when it is your move", ref=kind))
+                reply(error("NOT_YOUR_TURN", "a hint is given only when it is your move", ref=kind))
                 return
             move = t.hint(seat)
-            conn.send({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
+            reply({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
             return
         if kind == "undo":
             if self.status != "playing" or not t.undoable(seat):
-                conn.send(error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the "
+                reply(error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the "
                                 "discard, can be taken back", ref=kind))
                 return
             t.undo(seat)
@@ -434,14 +442,14 @@ class Room:
             return
         if kind == "next_hand":
             if not t.hand_over or t.match_over:
-                conn.send(error("HAND_NOT_OVER" if not t.hand_over else "MATCH_OVER",
+                reply(error("HAND_NOT_OVER" if not t.hand_over else "MATCH_OVER",
                                 "the hand is still being played" if not t.hand_over else "the match is over",
                                 ref=kind))
                 return
             try:
                 t.next_hand()
             except TableError as exc:
-                conn.send(error("REFUSED", str(exc), ref=kind))
+                reply(error("REFUSED", str(exc), ref=kind))
                 return
             self._changed("deal")
 
