@@ -485,3 +485,21 @@ def test_a_client_that_stops_reading_is_dropped() -> None:
 
     overflowed, queued = asyncio.run(scenario())
     assert overflowed and queued == MAX_QUEUE + 1  # nothing more is queued; the writer will close it
+
+
+def test_serve_command_arguments_and_missing_web_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import sys
+
+    from canasta.errors import CanastaError
+    from canasta.web.commands import configure_serve, default_db, run_serve
+
+    parser = argparse.ArgumentParser()
+    configure_serve(parser)
+    args = parser.parse_args(["--port", "9001", "--db", "postgresql://u@h/db", "--grace", "5"])
+    assert (args.port, args.db, args.grace, args.host) == (9001, "postgresql://u@h/db", 5.0, "127.0.0.1")
+    monkeypatch.setenv("XDG_DATA_HOME", "/somewhere")
+    assert default_db() == "/somewhere/canasta/canasta.db"
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the extra were not installed
+    with pytest.raises(CanastaError, match=r"pip install 'canasta\[serve\]'"):
+        run_serve(args)
