@@ -26,6 +26,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -69,6 +70,11 @@ seats_t = Table(
     Column("token_hash", String(64), nullable=True),
     Column("invite_hash", String(64), nullable=True),  # reserved seats: who holds the invite may sit
 )
+
+
+_INSERT_MOVE = moves_t.insert()
+_TOUCH_TABLE = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
+    seq=bindparam("seq"), status=bindparam("status"), updated=bindparam("updated"))
 
 
 def hash_token(token: str) -> str:
@@ -148,10 +154,10 @@ class Store:
                     token_hash=s.token_hash, invite_hash=s.invite_hash))
 
     def add_move(self, table_id: str, idx: int, hand: int, line: str, seq: int, status: str) -> None:
+        """The hot path (every move): statements built once, only parameters change."""
         with self.engine.begin() as db:
-            db.execute(moves_t.insert().values(table_id=table_id, idx=idx, hand=hand, line=line))
-            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
-                seq=seq, status=status, updated=time.time()))
+            db.execute(_INSERT_MOVE, {"table_id": table_id, "idx": idx, "hand": hand, "line": line})
+            db.execute(_TOUCH_TABLE, {"tid": table_id, "seq": seq, "status": status, "updated": time.time()})
 
     def undo_move(self, table_id: str, seq: int) -> None:
         with self.engine.begin() as db:
