@@ -154,11 +154,13 @@ def test_play_arguments_make_the_table(tmp_path: Path, capsys: pytest.CaptureFix
     from canasta.cli import _parser
 
     args = _parser().parse_args(["play", "--rules", "classic-2p", "--seed", "4", "--bots", "random",
-                                 "--target", "2500", "--save-dir", str(tmp_path), "--delay", "0"])
+                                 "--target", "2500", "--save-dir", str(tmp_path), "--delay", "0",
+                                 "--hint-level", "basic"])
     config, table, game_id = commands.play_setup(args)
     assert table is not None and game_id is None
     assert table.rules.name == "classic-2p" and table.rules.target == 2500
     assert table.seats == [None, "random"] and table.seed == 4 and config.save_dir == tmp_path
+    assert table.hint_level == "basic" and config.delay == 0
     # no arguments: the new-game screen decides
     config, table, _ = commands.play_setup(_parser().parse_args(["play"]))
     assert table is None and not config.ready

@@ -57,6 +57,8 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--delay", type=_delay, default=0.6, metavar="SECONDS",
                         help="pause after each bot move so it can be read (default 0.6)")
     parser.add_argument("--hints", action="store_true", help="start with hints shown (key h toggles)")
+    parser.add_argument("--hint-level", default="advanced", choices=("random", "basic", "advanced", "expert"),
+                        help="the bot whose move is suggested as a hint (default advanced)")
     parser.add_argument("--four-colour", action="store_true",
                         help="four-colour deck: hearts red, diamonds blue, clubs green, spades black")
 
@@ -85,10 +87,11 @@ def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()] if getattr(args, "bots", None) else None
     config = PlayConfig(rules=args.rules, seed=args.seed, bots=bots, target=args.target, name=args.name,
                         save_dir=save_dir or default_save_dir(), delay=args.delay, hints=args.hints,
-                        four_colour=args.four_colour)
+                        four_colour=args.four_colour, hint_level=args.hint_level)
     if args.resume:
         path = Path(args.resume).expanduser()
         table = Table.load(path)
+        table.hint_level = config.hint_level
         if table.seats[0] is not None:
             raise CanastaError(f"{path}: seat 0 of this game is a bot, not a person")
         if save_dir is None:
