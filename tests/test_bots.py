@@ -127,3 +127,15 @@ def test_misbehaving_external_bots_get_the_fallback_and_the_game_survives(kind: 
     assert bot.errors, "the problem is reported"
     if kind in ("silent", "crash"):
         assert bot.dead
+
+
+def test_expert_switches_from_the_guides_move_only_on_a_clear_gain() -> None:
+    from canasta.bots.expert import ExpertBot
+
+    guide = [0.0] * 40
+    noisy = [(-1) ** i * 300.0 + 20.0 for i in range(40)]  # +20 on average, noise 300
+    clear = [200.0 + (-1) ** i * 50.0 for i in range(40)]  # +200, noise 50
+    assert ExpertBot._best([guide, noisy], 1.0) == 0
+    assert ExpertBot._best([guide, noisy, clear], 1.0) == 2
+    assert ExpertBot._best([guide, noisy], float("-inf")) == 1  # plain argmax would follow the noise
+    assert ExpertBot._best([guide, [-5.0] * 40], float("-inf")) == 0

@@ -125,7 +125,7 @@ def test_views_hide_other_hands() -> None:
 
 
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
-    table = Table(RuleSet.preset("classic-4p").with_options({"target": 2000}),
+    table = Table(RuleSet.preset("classic-4p").with_options({"target": 9000}),
                   [None, "advanced", "basic", "random"], seed=21, names=["Ann", "Bob", "Cy", "Di"])
     _person_plays(table, random.Random(1))
     table.next_hand()
@@ -135,7 +135,7 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     loaded = Table.load(path)
     assert loaded.to_dict() == table.to_dict()
     assert loaded.names == ["Ann", "Bob", "Cy", "Di"]
-    assert loaded.rules.target == 2000
+    assert loaded.rules.target == 9000
     assert loaded.view(0) == table.view(0)
 
 

@@ -60,6 +60,36 @@ class LogEntry:
     text: str  # e.g. "West melds 8♥ 8♠ 2♣"
 
 
+def describe_move(who: str, move: Move) -> str:
+    """A move as a line of the log: ``West melds 8H 8S 2C``."""
+    k = move.kind
+    if k == DRAW:
+        return f"{who} draws"
+    if k == TAKE:
+        first = group_cards(move.groups[0]) if move.groups else ()
+        rest = [group_cards(g) for g in move.groups[1:]]
+        text = f"{who} takes the pile" + (f" with {cards_str(first)}" if first else "")
+        if rest:
+            text += ", melding " + ", ".join(cards_str(g) for g in rest)
+        return text
+    if k == MELD:
+        return f"{who} melds " + ", ".join(cards_str(group_cards(g)) for g in move.groups)
+    if k == DISCARD:
+        card = cards_str(group_cards(move.groups[0]))
+        return f"{who} discards {card}"
+    if k == ASK:
+        return f"{who} asks: may I go out?"
+    if k == YES:
+        return f"{who} answers: yes"
+    if k == NO:
+        return f"{who} answers: no"
+    if k == END:
+        return f"{who} ends the hand"
+    if k == OPEN:
+        return f"{who} announces an opening"
+    return f"{who}: {move}"
+
+
 class Table:
     """A match at one table.  ``seats[i]`` is ``None`` for a person or a bot spec
     (``"basic"``, ``"expert:0.5"`` ...)."""
@@ -137,33 +167,7 @@ class Table:
         return [LogEntry(self.hand_number, seat, mv, self.describe(seat, mv)) for seat, mv in moves[start:]]
 
     def describe(self, seat: int, move: Move) -> str:
-        who = self.names[seat]
-        k = move.kind
-        if k == DRAW:
-            return f"{who} draws"
-        if k == TAKE:
-            first = group_cards(move.groups[0]) if move.groups else ()
-            rest = [group_cards(g) for g in move.groups[1:]]
-            text = f"{who} takes the pile" + (f" with {cards_str(first)}" if first else "")
-            if rest:
-                text += ", melding " + ", ".join(cards_str(g) for g in rest)
-            return text
-        if k == MELD:
-            return f"{who} melds " + ", ".join(cards_str(group_cards(g)) for g in move.groups)
-        if k == DISCARD:
-            card = cards_str(group_cards(move.groups[0]))
-            return f"{who} discards {card}"
-        if k == ASK:
-            return f"{who} asks: may I go out?"
-        if k == YES:
-            return f"{who} answers: yes"
-        if k == NO:
-            return f"{who} answers: no"
-        if k == END:
-            return f"{who} ends the hand"
-        if k == OPEN:
-            return f"{who} announces an opening"
-        return f"{who}: {move}"
+        return describe_move(self.names[seat], move)
 
     # ----------------------------------------------------------------- playing
 
@@ -375,4 +379,4 @@ class Table:
             raise TableError(f"there is no seat {seat!r}: seats are 0 to {self.rules.players - 1}")
 
 
-__all__ = ["COMPASS", "SAVE_FORMAT", "LogEntry", "Table", "TableError", "seat_names"]
+__all__ = ["COMPASS", "SAVE_FORMAT", "LogEntry", "Table", "TableError", "describe_move", "seat_names"]

@@ -3,13 +3,15 @@
 For each decision it samples the unseen cards consistently with its view
 (:func:`canasta.view.sample_world`), tries the few choices that matter (draw or
 take, meld now or wait, which discard, go out or not) and plays each sampled
-world to the end of the hand with the advanced player's rules of thumb, keeping
-the choice with the best mean score difference.  The budget (default one
+world to the end of the hand with the advanced player's rules of thumb.  It
+plays the advanced player's own choice unless another choice scores better
+over the same worlds by more than the sampling noise.  The budget (default one
 second or 200 worlds, whichever comes first) bounds each decision.
 """
 
 from __future__ import annotations
 
+import math
 import time
 
 from canasta.bots.base import Bot, Budget, world
@@ -23,6 +25,7 @@ ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 
 class ExpertBot(Bot):
     name = "expert"
+    switch_z = 1.0  # how many standard errors a choice must beat the guide's move by
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         super().__init__(seed, budget or Budget(seconds=1.0, iterations=200))
@@ -42,25 +45,45 @@ class ExpertBot(Bot):
         if len(cands) == 1:
             return cands[0]
         me = view.seat
-        totals = [0.0] * len(cands)
+        # gains[i][w]: candidate i's result minus the guide's (cands[0]) in world w
+        gains: list[list[float]] = [[] for _ in cands]
         started = time.perf_counter()
         done = 0
         assert self.budget is not None
         while not self.budget.exhausted(started, done):
             w = world(view, self.rng)
-            for i, move in enumerate(cands):
+            values = []
+            for move in cands:
                 h = w.copy()
                 h.play_unchecked(move)
-                totals[i] += self._playout(h, me)
+                values.append(self._playout(h, me))
+            for i, v in enumerate(values):
+                gains[i].append(v - values[0])
             done += 1
-        best = max(range(len(cands)), key=lambda i: totals[i])
-        return cands[best]
+        return cands[self._best(gains, self.switch_z)]
+
+    @staticmethod
+    def _best(gains: list[list[float]], z: float) -> int:
+        """The candidate with the best mean gain over the guide's move, but only
+        if that gain stands out from the noise of the sampled worlds (one standard
+        error): a switch on noise alone is more often wrong than right."""
+        best, best_mean = 0, 0.0
+        for i in range(1, len(gains)):
+            g = gains[i]
+            n = len(g)
+            if n < 2:
+                continue
+            mean = sum(g) / n
+            var = sum((x - mean) ** 2 for x in g) / (n - 1)
+            if mean > best_mean and mean > z * math.sqrt(var / n):
+                best, best_mean = i, mean
+        return best
 
     def _candidates(self, g: Game, moves: list[Move]) -> list[Move]:
-        if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(moves) <= 6:
-            return moves
         guided = self.guide.pick(g, moves)
-        out = [guided]
+        out = [guided]  # first: the move the others must beat
+        if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(moves) <= 6:
+            return out + [m for m in moves if m != guided]
         hsize = g.hsize[g.turn]
         for m in moves:
             if m.kind == MELD and hsize - sum(len(group_cards(x)) for x in m.groups) <= 1 and m not in out:

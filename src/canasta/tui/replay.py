@@ -21,7 +21,7 @@ from canasta.moves import Move
 from canasta.record import GameRecord, commitment, read_file
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.table import seat_names
+from canasta.table import describe_move, seat_names
 from canasta.tui.app import CSS, InfoScreen
 from canasta.tui.render import (
     Style,
@@ -58,11 +58,7 @@ class Replay:
 
 
 def describe(names: list[str], seat: int, move: Move) -> str:
-    from canasta.table import Table
-
-    probe = Table.__new__(Table)  # describe needs only the names
-    probe.names = names
-    return probe.describe(seat, move)
+    return describe_move(names[seat], move)
 
 
 def build_replay(record: GameRecord) -> Replay:
