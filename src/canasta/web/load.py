@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -192,6 +193,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         async with sem:
             return await asyncio.to_thread(create_table, base, args.humans, args.seed * 100003 + i)
 
+    async def freezer() -> None:  # as the server does: keep full collections off the clients' states
+        while True:
+            await asyncio.sleep(5)
+            gc.freeze()
+
+    freeze_task = asyncio.create_task(freezer())
     tables = await asyncio.gather(*(make(i) for i in range(args.tables)))
     setup = time.monotonic() - t0
     tasks = []
@@ -218,6 +225,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     loadavg = os.getloadavg()[0]
     now = time.monotonic()
     live = sum(1 for t, _ in tables if now - bench.last_move.get(t, 0) < 3 * pace[1] + 5)
+    freeze_task.cancel()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
