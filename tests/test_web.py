@@ -34,7 +34,7 @@ CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b|\bJK\b")
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=0.2, bot_delay=0))
+    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=0.2, bot_delay=0, fixed_seeds=True))
     with TestClient(app) as c:
         yield c
 
@@ -503,3 +503,11 @@ def test_serve_command_arguments_and_missing_web_stack(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the extra were not installed
     with pytest.raises(CanastaError, match=r"pip install 'canasta\[serve\]'"):
         run_serve(args)
+
+
+def test_the_deal_is_chosen_by_the_server_unless_allowed(tmp_path: Path) -> None:
+    for allowed in (False, True):
+        app = create_app(str(tmp_path / f"s{allowed}.db"), settings=Settings(fixed_seeds=allowed))
+        with TestClient(app) as c:
+            tid = c.post("/api/quick", json={"name": "Ann", "seed": 77}).json()["table"]
+            assert (room_of(c, tid).table.seed == 77) is allowed

@@ -95,7 +95,7 @@ def play_turn_or_wait(page: Page) -> bool:
 
 
 def test_a_person_plays_a_hand_against_three_bots(browser: Browser, tmp_path: Path) -> None:
-    server = ServerProcess(str(tmp_path / "e2e.db"), args=["--bot-delay", "0.02"]).start()
+    server = ServerProcess(str(tmp_path / "e2e.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
         errors: list[str] = []

@@ -76,7 +76,7 @@ class Client:
 
 def test_kill_and_restart_mid_hand_loses_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "room.db")
-    server = ServerProcess(db, args=["--bot-delay", "0", "--grace", "60"]).start()
+    server = ServerProcess(db, args=["--bot-delay", "0", "--grace", "60", "--allow-fixed-seeds"]).start()
     try:
         r = httpx.post(f"{server.url}/api/tables", json={
             "preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 21,

@@ -118,8 +118,8 @@ class Lobby:
         if not isinstance(turn_seconds, (int, float)) or not (turn_seconds == 0 or 10 <= turn_seconds <= 600):
             raise bad("the turn timer is off (0) or from 10 to 600 seconds")
         seed = body.get("seed")
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            seed = secrets.randbits(31)
+        if not self.hub.settings.fixed_seeds or not isinstance(seed, int) or isinstance(seed, bool):
+            seed = secrets.randbits(31)  # nobody may know the deal in advance
         table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
                       names=[s.name for s in seats], event="canasta serve")
         table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")

@@ -28,6 +28,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                         help="how long a dropped player keeps the seat before a bot plays it (default 30)")
     parser.add_argument("--bot-delay", type=float, default=0.7, metavar="SECONDS",
                         help="pause before each bot move, so people can follow (default 0.7)")
+    parser.add_argument("--allow-fixed-seeds", action="store_true",
+                        help="let a table's creator choose the deal by seed (for tests and demos: "
+                             "never on a server where people play each other)")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
 
 
@@ -46,7 +49,8 @@ def run_serve(args: argparse.Namespace) -> int:
         db = str(Path(db).expanduser())
     if args.grace < 0 or args.bot_delay < 0:
         raise CanastaError("--grace and --bot-delay must not be negative")
-    app = create_app(db, settings=Settings(grace=args.grace, bot_delay=args.bot_delay))
+    app = create_app(db, settings=Settings(grace=args.grace, bot_delay=args.bot_delay,
+                                                  fixed_seeds=args.allow_fixed_seeds))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,

@@ -180,7 +180,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         from canasta.web.devserver import ServerProcess
 
         db = args.db or str(Path(tempfile.mkdtemp(prefix="canasta-load-")) / "load.db")
-        server = ServerProcess(db, args=["--bot-delay", str(args.bot_delay), "--grace", "600"]).start()
+        server = ServerProcess(db, args=["--bot-delay", str(args.bot_delay), "--grace", "600",
+                                                      "--allow-fixed-seeds"]).start()
         base = server.url
     ws_base = "ws" + base[4:]
     pace = (args.pace[0], args.pace[1])

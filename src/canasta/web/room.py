@@ -54,6 +54,7 @@ class Settings:
     grace: float = 30.0  # seconds a dropped player keeps the seat before a bot plays it
     bot_delay: float = 0.7  # seconds between bot moves, so people can follow
     substitute: str = "basic"  # the bot level that plays for an absent player
+    fixed_seeds: bool = False  # let a table's creator choose the deal (tests, demos; never in public)
 
 
 class Conn:
