@@ -114,6 +114,8 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Browser, tmp_path: Pa
         assert not page.is_enabled("#btn-discard")
         assert page.get_attribute("#btn-discard", "title")
         page.click("#btn-clear")
+        page.click("#btn-hint")  # the hint bot's suggestion, in words
+        page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint: Ann')")
         deadline = time.monotonic() + 45
         while not page.is_visible("#sheet-modal"):
             assert time.monotonic() < deadline, "the hand did not end in time"
