@@ -60,7 +60,37 @@ def wait_checked(page: Page) -> None:
     page.wait_for_function("document.body.dataset.checked === document.body.dataset.checking", timeout=5000)
 
 
-def play_turn_or_wait(page: Page) -> bool:
+def meld_and_undo_hint(page: Page) -> bool:
+    """If the hint is a plain meld, lay it by clicking (groups with "+ Group"), check the
+    hand shrank, then take it back with Undo.  Returns whether it did."""
+    page.click("#btn-hint")
+    page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint:')")
+    text = page.inner_text("#hint")
+    move = text[text.rindex("(") + 1: text.rindex(")")]
+    if not move.startswith("meld ") or ":" in move:
+        return False
+    groups = [g.split() for g in move[5:].split(" + ")]
+    before = page.locator("#hand .card").count()
+    for i, group in enumerate(groups):
+        for code in group:
+            page.locator(f'#hand .card[data-code="{code}"]:not(.selected)').first.click(position={"x": 6, "y": 10})
+        if i < len(groups) - 1:
+            page.click("#btn-group")
+    wait_checked(page)
+    assert page.is_enabled("#btn-meld"), page.inner_text("#reason")
+    seq = data(page, "seq")
+    page.click("#btn-meld")
+    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    assert page.locator("#hand .card").count() == before - sum(len(g) for g in groups)
+    assert page.is_enabled("#btn-undo")
+    seq = data(page, "seq")
+    page.click("#btn-undo")
+    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    assert page.locator("#hand .card").count() == before
+    return True
+
+
+def play_turn_or_wait(page: Page, undone: list[int] | None = None) -> bool:
     """If it is this page's move, make one step of a plain turn by clicking (draw,
     then discard a card the page says may be discarded; answer "yes" when the
     partner asks).  Returns whether it did something."""
@@ -78,6 +108,8 @@ def play_turn_or_wait(page: Page) -> bool:
         assert not page.is_enabled("#btn-discard")  # enabled only when legal
         page.click("#btn-draw")
     elif phase == "meld":
+        if undone is not None and not undone and meld_and_undo_hint(page):
+            undone.append(1)
         cards = page.locator("#hand .card")
         for i in range(cards.count()):
             cards.nth(i).click(position={"x": 6, "y": 10})
@@ -117,10 +149,12 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Browser, tmp_path: Pa
         page.click("#btn-hint")  # the hint bot's suggestion, in words
         page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint: Ann')")
         deadline = time.monotonic() + 45
+        undone: list[int] = []  # once: lay the hinted meld by clicking, then undo it
         while not page.is_visible("#sheet-modal"):
             assert time.monotonic() < deadline, "the hand did not end in time"
-            if not play_turn_or_wait(page):
+            if not play_turn_or_wait(page, undone):
                 page.wait_for_timeout(30)
+        assert undone, "no meld was laid and taken back through the page"
         sheet = page.inner_text("#sheet")
         assert "Hand total" in sheet and "Running totals" in sheet
         assert page.locator("#log li").count() > 10
