@@ -168,10 +168,11 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Browser, tmp_path: Pa
 
 
 def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, tmp_path: Path) -> None:
-    server = ServerProcess(str(tmp_path / "e2e2.db"), args=["--bot-delay", "0.02", "--grace", "60"]).start()
+    server = ServerProcess(str(tmp_path / "e2e2.db"),
+                           args=["--bot-delay", "0.02", "--grace", "60", "--allow-fixed-seeds"]).start()
     try:
         ann = browser.new_context().new_page()
-        ann.goto(server.url + "/")
+        ann.goto(server.url + "/?seed=3")
         ann.fill("#name", "Ann")
         ann.select_option('select[data-seat="1"]', "bot:basic")
         ann.select_option('select[data-seat="2"]', "open")
@@ -199,7 +200,12 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
                 assert time.monotonic() < deadline
                 acted = False
                 for p in (ann, bea):
-                    if play_turn_or_wait(p):
+                    if p.is_visible("#sheet-modal") and p.is_visible("#btn-next"):
+                        seq = data(p, "seq")
+                        p.click("#btn-next")  # the hand ended: deal the next one
+                        p.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+                        acted = True
+                    elif play_turn_or_wait(p):
                         acted = True
                         done += 1
                 if not acted:

@@ -92,6 +92,8 @@ $("btn-create").onclick = async () => {
   }
   const body = { preset: p.name, name: myName(), seat: me, seats, options, target: Number($("target").value) || null,
     turn_seconds: Number($("timer").value), title: $("table-title").value };
+  const seed = new URLSearchParams(location.search).get("seed"); // honoured only with --allow-fixed-seeds
+  if (seed) body.seed = Number(seed);
   try {
     const data = await post("/api/tables", body);
     remember(data);
