@@ -405,10 +405,11 @@ function showSheet() {
   const nSides = state.totals.length;
   const head = [...Array(nSides).keys()].map((s) => `<th class="num">${escapeHtml(sideName(s))}</th>`).join("");
   const items = [["meld_points", "Melds"], ["canasta_bonuses", "Canasta bonuses"], ["red_threes", "Red threes"],
-    ["going_out", "Going out"], ["cards_in_hand", "Cards left in hand"], ["total", "Hand total"]];
+    ["going_out", "Going out"], ["five_canasta_bonus", "Five-canasta bonus"], ["cards_in_hand", "Cards left in hand"],
+    ["total", "Hand total"]];
   let body = "";
   if (last) {
-    for (const [k, label] of items) body += `<tr><td>${label}</td>${last.scores.map((s) => `<td class="num">${s[k]}</td>`).join("")}</tr>`;
+    for (const [k, label] of items) if (k !== "five_canasta_bonus" || last.scores.some((x) => x[k])) body += `<tr><td>${label}</td>${last.scores.map((s) => `<td class="num">${s[k]}</td>`).join("")}</tr>`;
   }
   let history = "";
   let run = Array(nSides).fill(0);
