@@ -26,6 +26,7 @@ ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 class ExpertBot(Bot):
     name = "expert"
     switch_z = 1.0  # how many standard errors a choice must beat the guide's move by
+    rollout_depth: int | None = None  # decisions before a rollout is scored where it stands
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         super().__init__(seed, budget or Budget(seconds=1.0, iterations=200))
@@ -107,7 +108,8 @@ class ExpertBot(Bot):
     def _playout(self, g: Game, me: int) -> float:
         policy = self.rollout
         steps = 0
-        while not g.is_over() and steps < ROLLOUT_LIMIT:
+        limit = self.rollout_depth or ROLLOUT_LIMIT
+        while not g.is_over() and steps < limit:
             moves = list(g.generate())
             if not moves:  # pragma: no cover - a sampled world the real table excludes
                 break
@@ -134,5 +136,6 @@ def _static(g: Game, side: int) -> float:
         pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.closed[s])
         pts += 300 * sum(1 for m in g.melds[s].values() if m.is_canasta)
         pts -= sum(g.val[c] * k for p in range(g.n) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
+        pts += 100 * sum(len(g.red3[p]) for p in range(g.n) if g.side_of[p] == s)
         value += pts if s == side else -pts / max(1, g.num_sides - 1)
     return value
