@@ -3,10 +3,13 @@
 For each decision it samples the unseen cards consistently with its view
 (:func:`canasta.view.sample_world`), tries the few choices that matter (draw or
 take, meld now or wait, which discard, go out or not) and plays each sampled
-world to the end of the hand with the advanced player's rules of thumb.  It
+world forward with the advanced player's rules of thumb for 40 decisions (about
+three rounds), then scores the position: melded points, canasta bonuses and red
+threes minus the cards still in hand, side against side.  Short rollouts are far
+less noisy than whole hands, so the same budget tells the choices apart.  It
 plays the advanced player's own choice unless another choice scores better
 over the same worlds by more than the sampling noise.  The budget (default one
-second or 200 worlds, whichever comes first) bounds each decision.
+second or 40 worlds, whichever comes first) bounds each decision.
 """
 
 from __future__ import annotations
@@ -26,10 +29,10 @@ ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 class ExpertBot(Bot):
     name = "expert"
     switch_z = 1.0  # how many standard errors a choice must beat the guide's move by
-    rollout_depth: int | None = None  # decisions before a rollout is scored where it stands
+    rollout_depth: int | None = 40  # decisions before a rollout is scored where it stands (None: to the end)
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
-        super().__init__(seed, budget or Budget(seconds=1.0, iterations=200))
+        super().__init__(seed, budget or Budget(seconds=1.0, iterations=40))
         self.guide = AdvancedBot(seed)
         self.rollout = AdvancedBot(seed)
 
