@@ -185,3 +185,20 @@ def test_why_not_explains_without_changing_anything() -> None:
     assert "unknown move" in str(table.why_not(0, "xx"))
     assert table.why_not(0, "draw") is None
     assert table.version == version
+
+
+def test_rename_and_a_stand_in_for_a_person() -> None:
+    from canasta.bots import make_bot
+
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
+    table.rename(0, "  Ann   Lee ")
+    assert table.names[0] == "Ann Lee" and table.describe(0, Move.parse("draw")) == "Ann Lee draws"
+    with pytest.raises(TableError, match="empty"):
+        table.rename(0, "   ")
+    table.play_bots()
+    with pytest.raises(TableError, match="not a bot"):
+        table.bot_move()
+    move = table.bot_move(stand_in=make_bot("basic", seed=1))
+    assert move in table.game.legal_moves
+    assert "rules" not in table.view(0).to_dict(include_rules=False)
+    assert table.view(0).to_dict()["rules"]["name"] == "classic-4p"

@@ -139,6 +139,14 @@ class Table:
     def is_bot(self, seat: int) -> bool:
         return self.seats[seat] is not None
 
+    def rename(self, seat: int, name: str) -> None:
+        """Give ``seat`` a new name (a guest sitting down, a person at the terminal)."""
+        self._check_seat(seat)
+        name = " ".join(str(name).split())
+        if not name:
+            raise TableError("a name cannot be empty")
+        self.names[seat] = name[:40]
+
     def bot_to_move(self) -> bool:
         """Is it a bot's move (in a hand still being played)?"""
         return not self.hand_over and self.is_bot(self.game.to_move)
@@ -216,12 +224,17 @@ class Table:
         self.version += 1
         return move
 
-    def bot_move(self) -> Move:
-        """The move the bot to move would play (not played yet; may take a while)."""
-        if not self.bot_to_move():
-            raise TableError("it is not a bot's move")
+    def bot_move(self, stand_in: Bot | None = None) -> Move:
+        """The move the bot to move would play (not played yet; may take a while).
+        ``stand_in`` plays instead for a person's seat (a player who dropped out).
+        Nothing may change the table while this runs."""
+        if self.hand_over:
+            raise TableError("the hand is over")
         seat = self.game.to_move
-        move = self._bots[seat].choose(seat_view(self.game, seat))
+        bot = stand_in if stand_in is not None else self._bots.get(seat)
+        if bot is None:
+            raise TableError("it is not a bot's move")
+        move = bot.choose(seat_view(self.game, seat))
         if self.game.why_illegal(move) is not None:  # a misbehaving external bot: documented fallback
             move = next(iter(self.game.legal_moves))
         return move

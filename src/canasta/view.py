@@ -101,16 +101,18 @@ class SeatView:
             raise PositionError("the view holds more copies of a card than the pack has")
         return [c for c in range(NUM_CARDS) for _ in range(counts[c])]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, include_rules: bool = True) -> dict[str, Any]:
+        """JSON-ready; ``include_rules=False`` leaves the rule set out (a client
+        that already has it need not receive it with every view)."""
+
         def strs(cards: tuple[Card, ...]) -> list[str]:
             return [card_str(c) for c in cards]
 
         def pile_strs(cards: tuple[Card | None, ...]) -> list[str]:
             return ["??" if c is None else card_str(c) for c in cards]
 
-        return {
+        out: dict[str, Any] = {
             "format": "canasta-view/1",
-            "rules": self.rules.to_dict(),
             "seat": self.seat,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
@@ -149,6 +151,9 @@ class SeatView:
             "concealed_out": self.concealed_out,
             "end_reason": self.end_reason,
         }
+        if include_rules:
+            out["rules"] = self.rules.to_dict()
+        return out
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())

@@ -93,7 +93,8 @@ def build_table(rules: RuleSet, bots: list[str], seed: int, name: str = "South",
         if level.split(":")[0] not in LEVELS:
             raise CanastaError(f"unknown bot level {level!r}: choose from {', '.join(LEVELS)}")
     table = Table(rules, [None, *bots], seed=seed, hint_level=hint_level, event="canasta play")
-    table.names[PERSON] = name or table.names[PERSON]
+    if name:
+        table.rename(PERSON, name)
     return table
 
 

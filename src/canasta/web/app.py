@@ -150,7 +150,7 @@ class Lobby:
             raise bad("this seat is taken", 409)
         token = secrets.token_urlsafe(24)
         s.kind, s.name, s.token_hash, s.invite_hash = "human", name, hash_token(token), None
-        room.table.names[seat] = name
+        room.table.rename(seat, name)
         room.status = "playing" if room.filled() else "open"
         room.hub.store.save_seat(room.id, s)
         room._changed("header")  # the new name is in the saved table; everyone sees the seat taken
@@ -170,8 +170,7 @@ def replay_frames(row: TableRow) -> dict[str, Any]:
     frames: list[dict[str, Any]] = []
 
     def frame(text: str) -> None:
-        view = table.spectator_view().to_dict()
-        del view["rules"]
+        view = table.spectator_view().to_dict(include_rules=False)
         frames.append({"hand": table.hand_number, "text": text, "view": view,
                        "hands": [table.view(s).to_dict()["hand"] for s in range(table.rules.players)],
                        "totals": list(table.match.totals)})

@@ -170,8 +170,8 @@ class Room:
         }
 
     def payload_for(self, seat: int, public: dict[str, Any]) -> dict[str, Any]:
-        view = (self.table.view(seat) if seat >= 0 else self.table.spectator_view()).to_dict()
-        del view["rules"]  # sent once, in the welcome
+        # the rules are sent once, in the welcome
+        view = (self.table.view(seat) if seat >= 0 else self.table.spectator_view()).to_dict(include_rules=False)
         out = dict(public)
         out["seat"] = seat
         out["view"] = view
@@ -292,10 +292,7 @@ class Room:
         bot = self.sub_bots.get(seat)
         if bot is None:
             bot = self.sub_bots[seat] = make_bot(self.hub.settings.substitute, seed=secrets.randbits(32))
-        move = bot.choose(t.view(seat))
-        if t.game.why_illegal(move) is not None:
-            move = next(iter(t.game.legal_moves))
-        return move
+        return t.bot_move(stand_in=bot)
 
     # --------------------------------------------------------- presence/timers
 
