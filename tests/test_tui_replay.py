@@ -23,9 +23,10 @@ from canasta.record import parse_records, verify
 from canasta.rules import RuleSet
 from canasta.table import Table
 from canasta.tui import commands
-from canasta.tui.render import card_text, group_face, group_hand, meld_status, pile_state, rules_text
+from canasta.tui.render import card_text, group_face, group_hand, meld_status, rules_text
 from canasta.tui.replay import ReplayApp, build_replay, load_replay
 from canasta.tui.widgets import HandView
+from canasta.view import pile_notes
 
 
 def plain(content: object) -> str:
@@ -193,8 +194,11 @@ def test_meld_status_and_pile_state_in_words() -> None:
     italian = RuleSet.preset("italian-4p")
     assert meld_status(italian, parse_cards("8H 8S 8C 8D 8H 8S 8C"), False) == "★ CLEAN CANASTA"
     table = Table(rules, [None, "basic", "basic", "basic"], seed=3)
-    notes = pile_state(table.view(0))
+    notes = pile_notes(table.view(0))
     assert any("frozen for your side" in n for n in notes)
+    assert any(n.startswith("open:") for n in pile_notes(table.spectator_view()))
+    it = Table(italian, [None, "basic", "basic", "basic"], seed=3)
+    assert any("pozzo" in n or "natural cards" in n or "open first" in n for n in pile_notes(it.view(0)))
 
 
 def test_rules_screen_is_generated_from_the_rule_set() -> None:

@@ -22,7 +22,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from canasta.cards import IS_RED_THREE, NUM_CARDS, Card, card_str, make_deck
+from canasta.cards import (
+    CARD_RANK,
+    IS_BLACK_THREE,
+    IS_RED_THREE,
+    IS_WILD,
+    NUM_CARDS,
+    RANK_PLURALS,
+    Card,
+    card_str,
+    make_deck,
+)
 from canasta.errors import PositionError
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
 from canasta.position import _cards
@@ -210,6 +220,51 @@ class SeatView:
             if isinstance(exc, PositionError):
                 raise
             raise PositionError(f"malformed seat view: {exc!r}") from None
+
+
+def pile_notes(view: SeatView) -> list[str]:
+    """The discard pile's (or pozzo's) state in words, for this seat: frozen,
+    blocked, and why, and what it takes to pick it up (A.8, A.9, B.10)."""
+    r = view.rules
+    if not view.pile:
+        return ["empty"]
+    word = "pozzo" if r.italian else "pile"
+    notes: list[str] = []
+    top = view.pile[-1]
+    mine = view.side >= 0 and bool(view.opened) and not view.opened[view.side]
+    if view.pile_frozen:
+        if r.italian:
+            notes.append(f"FROZEN: a wild card is in it; only {r.frozen_pozzo_naturals} natural cards matching the "
+                         "top card take it")
+        else:
+            notes.append("FROZEN for everyone: a wild card is in it; only a natural pair matching the top "
+                         "card takes it")
+    elif mine:
+        notes.append("frozen for your side until it has melded: a natural pair matching the top card, "
+                     "with enough for your initial meld, takes it" if not r.italian else
+                     "your team must open first (or open in the same turn) to take it")
+    if top is None:
+        notes.append("the top card is face down")
+    elif IS_WILD[top]:
+        notes.append(f"BLOCKED: a wild card is on top, so nobody can take the {word} now")
+    elif IS_BLACK_THREE[top]:
+        notes.append(f"BLOCKED: a black three is on top, so the next player cannot take the {word}")
+    elif IS_RED_THREE[top]:
+        notes.append(f"BLOCKED: a red three is on top of the {word}")
+    elif r.italian and r.pozzo_closed_rank_block != "off":
+        own = r.pozzo_closed_rank_block == "own_closed"
+        rank = CARD_RANK[top]
+        for side, closed in enumerate(view.closed):
+            if view.side >= 0 and (side == view.side) == own and any(CARD_RANK[c[0]] == rank
+                                                                      for c in closed if c):
+                whose = "your team" if own else "the other side"
+                notes.append(f"BLOCKED for you: {whose} closed a canasta of {RANK_PLURALS[rank]}")
+    if not notes:
+        notes.append("open: a natural pair matching the top card takes it"
+                     if r.italian and r.pozzo_take == "natural_pair_only" else
+                     "open: a natural pair, one natural card and a wild card, or a meld of the top "
+                     "card's rank takes it")
+    return notes
 
 
 def spectator_view(game: Game) -> SeatView:

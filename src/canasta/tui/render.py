@@ -26,7 +26,7 @@ from canasta.cards import (
 )
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.view import SeatView
+from canasta.view import SeatView, pile_notes
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: suit colours: two-colour deck (red/black) and four-colour deck (spades black,
@@ -205,30 +205,6 @@ def pile_top(view: SeatView) -> Card | None:
     return None
 
 
-def pile_state(view: SeatView) -> list[str]:
-    """The pile's state in words: frozen, blocked, and why."""
-    notes: list[str] = []
-    if not view.pile:
-        return ["empty"]
-    top = view.pile[-1]
-    if view.pile_frozen:
-        notes.append("FROZEN for everyone: a wild card or a red three is in it; "
-                      "only a natural pair matching the top card takes it")
-    elif view.seat >= 0 and view.opened and not view.opened[view.side]:
-        notes.append("frozen for your side until it has melded: a natural pair is needed")
-    if top is None:
-        notes.append("the top card is face down")
-    elif IS_WILD[top]:
-        notes.append("BLOCKED: a wild card is on top")
-    elif IS_BLACK_THREE[top]:
-        notes.append("BLOCKED this turn: a black three is on top")
-    elif IS_RED_THREE[top]:
-        notes.append("BLOCKED: a red three is on top")
-    if not notes:
-        notes.append("open: it can be taken with a matching meld")
-    return notes
-
-
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -238,7 +214,7 @@ def pile_panel(view: SeatView, style: Style = Style()) -> Text:
     pile = Text("Top: ")
     pile.append_text(pile_face(view, style))
     pile.append(f"   {plural(len(view.pile), 'card')} in the pile\n", style="bold")
-    for note in pile_state(view):
+    for note in pile_notes(view):
         pile.append(f"• {note}\n")
     pile.append(f"Stock: {plural(view.stock_size, 'card')}", style="bold")
     return pile

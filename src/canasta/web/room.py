@@ -33,6 +33,7 @@ from canasta.bots import Bot, make_bot
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move
 from canasta.table import Table, TableError
+from canasta.view import pile_notes
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 BOT_LEVELS = ("random", "basic", "advanced", "expert")
@@ -171,10 +172,12 @@ class Room:
 
     def payload_for(self, seat: int, public: dict[str, Any]) -> dict[str, Any]:
         # the rules are sent once, in the welcome
-        view = (self.table.view(seat) if seat >= 0 else self.table.spectator_view()).to_dict(include_rules=False)
+        seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
+        view = seen.to_dict(include_rules=False)
         out = dict(public)
         out["seat"] = seat
         out["view"] = view
+        out["pile_notes"] = pile_notes(seen)
         out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
         return out
 

@@ -287,6 +287,13 @@ function renderCentre() {
   pile.innerHTML = "";
   if (v.pile.length) pile.appendChild(cardEl(v.pile[v.pile.length - 1]));
   $("pile-info").innerHTML = `pile ${v.pile.length}` + (v.pile_frozen ? ' · <span class="frozen">frozen</span>' : "");
+  const notes = $("pile-notes");
+  notes.innerHTML = "";
+  for (const text of state.pile_notes || []) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    notes.appendChild(li);
+  }
   let turn = "";
   if (state.status === "open") turn = "Waiting for players to take the open seats.";
   else if (state.match_over) turn = "The match is over.";
