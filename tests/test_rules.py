@@ -304,7 +304,7 @@ def test_from_dict_refusals(data: dict[str, Any]) -> None:
 
 def test_missing_rules_file(tmp_path: Path) -> None:
     path = tmp_path / "nope.toml"
-    with pytest.raises(RulesError, match="cannot read rules file") as info:
+    with pytest.raises(RulesError, match="cannot read the rules file") as info:
         load_rules(path)
     assert "nope.toml" in str(info.value)
 

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class CanastaError(ValueError):
     """Base class of every error the library raises on bad input."""
@@ -38,3 +40,14 @@ class IllegalMoveError(CanastaError):
     def __str__(self) -> str:
         text = super().__str__()
         return f"{text} (rule {self.rule})" if self.rule else text
+
+
+def read_text(path: str | Path, what: str, error: type[CanastaError] = CanastaError) -> str:
+    """A user's text file (``what``: "rules file", "record" ...), or ``error``
+    with a message a person can act on (missing, unreadable, not text)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"cannot read the {what} {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise error(f"{str(path)!r} is not a {what}: it is not UTF-8 text") from None

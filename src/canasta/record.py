@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from canasta.errors import CanastaError, IllegalMoveError, NotationError
+from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
 from canasta.match import Match
 from canasta.moves import Move
 from canasta.rules import PRESETS, RuleSet
@@ -241,10 +241,4 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
 
 
 def read_file(path: str | Path) -> tuple[list[GameRecord], list[str]]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CanastaError(f"cannot read {str(path)!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise CanastaError(f"{str(path)!r} is not a text file") from None
-    return parse_records(text)
+    return parse_records(read_text(path, "game record"))

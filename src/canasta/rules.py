@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from canasta.errors import RulesError
+from canasta.errors import RulesError, read_text
 
 
 @dataclass(frozen=True)
@@ -545,10 +545,7 @@ PRESETS["classic-6p-3x2"] = dataclasses.replace(
 def load_rules(path: str | Path) -> RuleSet:
     """Read a rules file (``.toml`` or ``.json``)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesError(f"cannot read rules file {str(p)!r}: {exc.strerror}") from None
+    text = read_text(p, "rules file", RulesError)
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)

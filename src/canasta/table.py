@@ -28,7 +28,7 @@ from typing import Any
 
 from canasta.bots import Bot, make_bot
 from canasta.cards import cards_str
-from canasta.errors import CanastaError, IllegalMoveError, NotationError, RulesError
+from canasta.errors import CanastaError, IllegalMoveError, NotationError, RulesError, read_text
 from canasta.game import Game
 from canasta.match import Match
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
@@ -365,12 +365,7 @@ class Table:
 
     @classmethod
     def load(cls, path: str | Path) -> Table:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise TableError(f"cannot read {str(path)!r}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise TableError(f"{str(path)!r} is not a saved table (not text)") from None
+        text = read_text(path, "saved table", TableError)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
