@@ -4,6 +4,7 @@ information, grace and bot takeover, turn timer, history and replay."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import warnings
@@ -27,16 +28,31 @@ from canasta.game import Game
 from canasta.moves import MELD
 from canasta.web.app import create_app
 from canasta.web.room import MAX_MESSAGE, Room, Settings
+from canasta.web.store import Store, metadata
 
 Msg = dict[str, Any]
 CARD = re.compile(r"\b(?:10|[2-9JQKA])[SHDC]\b|\bJK\b")
 
 
+def database(tmp_path: Path) -> str:
+    """A fresh database: a SQLite file, or the PostgreSQL database named by
+    ``CANASTA_TEST_POSTGRES`` (emptied first), e.g.
+    ``CANASTA_TEST_POSTGRES=postgresql://canasta@127.0.0.1:5433/canasta pytest tests/test_web.py``."""
+    url = os.environ.get("CANASTA_TEST_POSTGRES")
+    if not url:
+        return str(tmp_path / "t.db")
+    store = Store(url)
+    metadata.drop_all(store.engine)
+    store.close()
+    return url
+
+
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=0.2, bot_delay=0, fixed_seeds=True))
+    app = create_app(database(tmp_path), settings=Settings(grace=0.2, bot_delay=0, fixed_seeds=True))
     with TestClient(app) as c:
         yield c
+        c.app.state.hub.store.close()  # type: ignore[attr-defined]
 
 
 def room_of(client: TestClient, table_id: str) -> Room:
