@@ -139,3 +139,15 @@ def test_expert_switches_from_the_guides_move_only_on_a_clear_gain() -> None:
     assert ExpertBot._best([guide, noisy, clear], 1.0) == 2
     assert ExpertBot._best([guide, noisy], float("-inf")) == 1  # plain argmax would follow the noise
     assert ExpertBot._best([guide, [-5.0] * 40], float("-inf")) == 0
+
+
+def test_expert_rollouts_stop_at_the_deadline() -> None:
+    from canasta.bots.expert import ExpertBot
+    from canasta.game import Game
+    from canasta.rules import RuleSet
+
+    bot = ExpertBot(1)
+    game = Game(RuleSet.preset("italian-4p"), 3)
+    assert bot._playout(game.copy(), 0, deadline=0.0) is None  # long past: nothing is played
+    value = bot._playout(game.copy(), 0)
+    assert isinstance(value, float)

@@ -54,13 +54,20 @@ class ExpertBot(Bot):
         started = time.perf_counter()
         done = 0
         assert self.budget is not None
+        seconds = self.budget.seconds
+        deadline = started + seconds if seconds is not None else math.inf
         while not self.budget.exhausted(started, done):
             w = world(view, self.rng)
-            values = []
+            values: list[float] = []
             for move in cands:
                 h = w.copy()
                 h.play_unchecked(move)
-                values.append(self._playout(h, me))
+                value = self._playout(h, me, deadline)
+                if value is None:
+                    break
+                values.append(value)
+            if len(values) < len(cands):  # out of time inside this world: it is not counted
+                break
             for i, v in enumerate(values):
                 gains[i].append(v - values[0])
             done += 1
@@ -108,11 +115,15 @@ class ExpertBot(Bot):
         best = self.guide._discard(g, discards)
         return 0 if move == best else 1 + g.rc[g.turn][move.groups[0][0] // 4 if move.groups[0][0] != 52 else 13]
 
-    def _playout(self, g: Game, me: int) -> float:
+    def _playout(self, g: Game, me: int, deadline: float = math.inf) -> float | None:
+        """Play ``g`` forward with the rollout policy and score it for ``me``'s side;
+        None if the deadline passed first."""
         policy = self.rollout
         steps = 0
         limit = self.rollout_depth or ROLLOUT_LIMIT
         while not g.is_over() and steps < limit:
+            if time.perf_counter() > deadline:
+                return None
             moves = list(g.generate())
             if not moves:  # pragma: no cover - a sampled world the real table excludes
                 break
