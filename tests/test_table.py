@@ -202,3 +202,16 @@ def test_rename_and_a_stand_in_for_a_person() -> None:
     assert move in table.game.legal_moves
     assert "rules" not in table.view(0).to_dict(include_rules=False)
     assert table.view(0).to_dict()["rules"]["name"] == "classic-4p"
+
+
+def test_replay_yields_every_deal_and_move_in_order() -> None:
+    table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=13)
+    _person_plays(table, random.Random(13))
+    table.next_hand()
+    table.play_bots()
+    data = table.to_dict()
+    steps = [(seat, None if move is None else str(move)) for _, seat, move in Table.replay(data)]
+    deals = [i for i, (seat, move) in enumerate(steps) if move is None]
+    assert len(deals) == 2 and deals[0] == 0 and steps[deals[0]][0] == -1
+    played = [f"{seat}: {move}" for seat, move in steps if move is not None]
+    assert played == data["hands"][0] + data["hands"][1]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -336,6 +336,17 @@ class Table:
     def from_dict(cls, data: Mapping[str, Any]) -> Table:
         """Rebuild a table by replaying its moves; anything malformed is refused
         with a message (and no half-built table)."""
+        steps = cls.replay(data)
+        table, _, _ = next(steps)  # dealt
+        for _ in steps:
+            pass
+        return table
+
+    @classmethod
+    def replay(cls, data: Mapping[str, Any]) -> Iterator[tuple[Table, int, Move | None]]:
+        """Replay a saved table step by step: ``(table, seat, move)`` after each
+        move, and ``(table, -1, None)`` after each deal.  The same table object is
+        yielded each time, advanced in place."""
         if not isinstance(data, Mapping) or data.get("format") != SAVE_FORMAT:
             raise TableError(f"not a saved canasta table (expected \"format\": \"{SAVE_FORMAT}\")")
         try:
@@ -346,22 +357,26 @@ class Table:
             hands = data["hands"]
             if not isinstance(hands, list):
                 raise TableError("\"hands\" must be a list of hands")
-            for h, hand in enumerate(hands, start=1):
-                if h > 1:
-                    table.next_hand()
-                for i, line in enumerate(hand, start=1):
-                    seat_text, sep, move_text = str(line).partition(":")
-                    if not sep:
-                        raise TableError(f"hand {h}, move {i}: expected 'SEAT: move', got {line!r}")
-                    try:
-                        table.play(int(seat_text), move_text.strip())
-                    except (IllegalMoveError, TableError, ValueError) as exc:
-                        raise TableError(f"hand {h}, move {i} ({str(line).strip()}): {exc}") from None
-            return table
         except KeyError as exc:
             raise TableError(f"the saved table lacks {exc}") from None
         except (TypeError, ValueError, RulesError) as exc:
             raise TableError(f"the saved table is malformed: {exc}") from None
+        for h, hand in enumerate(hands or [[]], start=1):
+            if h > 1:
+                table.next_hand()
+            yield table, -1, None
+            if not isinstance(hand, list):
+                raise TableError(f"hand {h} must be a list of moves")
+            for i, line in enumerate(hand, start=1):
+                seat_text, sep, move_text = str(line).partition(":")
+                if not sep:
+                    raise TableError(f"hand {h}, move {i}: expected 'SEAT: move', got {line!r}")
+                try:
+                    seat = int(seat_text)
+                    move = table.play(seat, move_text.strip())
+                except (IllegalMoveError, TableError, ValueError) as exc:
+                    raise TableError(f"hand {h}, move {i} ({str(line).strip()}): {exc}") from None
+                yield table, seat, move
 
     @classmethod
     def load(cls, path: str | Path) -> Table:

@@ -166,25 +166,16 @@ class Lobby:
 def replay_frames(row: TableRow) -> dict[str, Any]:
     """Every position of a finished match, all hands shown (the match is over)."""
     saved = row.state
-    table = Table.from_dict({**saved, "hands": [[]]})
     frames: list[dict[str, Any]] = []
-
-    def frame(text: str) -> None:
+    table: Table | None = None
+    for table, seat, move in Table.replay(saved):
         view = table.spectator_view().to_dict(include_rules=False)
+        text = f"Hand {table.hand_number} dealt" if move is None else table.describe(seat, move)
         frames.append({"hand": table.hand_number, "text": text, "view": view,
                        "hands": [table.view(s).to_dict()["hand"] for s in range(table.rules.players)],
                        "totals": list(table.match.totals)})
-
-    for h, hand in enumerate(saved["hands"], start=1):
-        if h > 1:
-            table.next_hand()
-        frame(f"Hand {h} dealt")
-        for line in hand:
-            seat_text, _, move_text = str(line).partition(":")
-            seat = int(seat_text)
-            move = table.play(seat, move_text.strip())
-            frame(table.describe(seat, move))
-    table.close()
+    if table is not None:
+        table.close()
     return {"table": row.id, "names": saved.get("names"), "rules": saved["rules"], "frames": frames}
 
 
