@@ -10,34 +10,11 @@ import time
 from collections.abc import Sequence
 from typing import NoReturn
 
+from canasta import argtypes
 from canasta.bench import run_bench
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
-from canasta.rules import PRESETS, RuleSet, resolve_rules, save_rules
-
-
-def _rules_arg(text: str) -> RuleSet:
-    try:
-        return resolve_rules(text)
-    except RulesError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+from canasta.rules import PRESETS, RuleSet, save_rules
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,31 +30,31 @@ def _parser() -> argparse.ArgumentParser:
     rules_help = f"a preset ({', '.join(sorted(PRESETS))}) or a .toml/.json rules file"
 
     b = sub.add_parser("bench", help="random players play whole hands; prints hands/s and decisions/s")
-    b.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
-    b.add_argument("--hands", type=_positive, default=2000)
-    b.add_argument("--seed", type=_int, default=1)
-    b.add_argument("--runs", type=_positive, default=1, help="repeat and report the median run")
+    b.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
+    b.add_argument("--hands", type=argtypes.positive, default=2000)
+    b.add_argument("--seed", type=argtypes.whole, default=1)
+    b.add_argument("--runs", type=argtypes.positive, default=1, help="repeat and report the median run")
     b.add_argument("--json", action="store_true", help="print one JSON line")
 
     d = sub.add_parser("demo", help="deal one hand, let bots play it, show every move and the score")
-    d.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
-    d.add_argument("--seed", type=_int, default=1)
+    d.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
+    d.add_argument("--seed", type=argtypes.whole, default=1)
     d.add_argument("--bot", default="basic", help="the level of every player: random, basic, advanced, expert")
 
     c = sub.add_parser("selfcheck", help="soak: random hands through the checked API, invariants after every move")
-    c.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
-    c.add_argument("--hands", type=_positive, default=200)
-    c.add_argument("--seed", type=_int, default=1)
+    c.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
+    c.add_argument("--hands", type=argtypes.positive, default=200)
+    c.add_argument("--seed", type=argtypes.whole, default=1)
     c.add_argument("--end-only", action="store_true", help="check the invariants only at the end of each hand")
 
     a = sub.add_parser("arena", help="two bots play matches on duplicate deals, in parallel")
-    a.add_argument("--rules", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    a.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
     a.add_argument("--bots", required=True, metavar="A,B",
                    help="two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND")
-    a.add_argument("--games", type=_positive, default=100, help="matches (two per duplicate deal)")
-    a.add_argument("--jobs", type=_positive, default=os.cpu_count() or 1)
-    a.add_argument("--seed", type=_int, default=1)
-    a.add_argument("--max-hands", type=_positive, default=60, help="a match stops after this many hands")
+    a.add_argument("--games", type=argtypes.positive, default=100, help="matches (two per duplicate deal)")
+    a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1)
+    a.add_argument("--seed", type=argtypes.whole, default=1)
+    a.add_argument("--max-hands", type=argtypes.positive, default=60, help="a match stops after this many hands")
     a.add_argument("--save", metavar="FILE", help="write every game as a record (default runs/arena-*.cgn)")
     a.add_argument("--plot", metavar="FILE.png", help="draw the per-hand score differences (needs matplotlib)")
     a.add_argument("--json", action="store_true", help="print the figures as one JSON line")
@@ -86,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("file", help="a record file (.cgn)")
 
     r = sub.add_parser("rules", help="show a rule set with every option; save it as a rules file")
-    r.add_argument("rules", nargs="?", type=_rules_arg, default=RuleSet.preset("classic-4p"), help=rules_help)
+    r.add_argument("rules", nargs="?", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help="change an option, e.g. --set C-O1=max3_only --set target=3000")
     r.add_argument("--save", metavar="FILE", help="write the rules to FILE (.toml or .json)")

@@ -67,6 +67,15 @@ class GameRecord:
         options = parse_options(self.headers.get("RulesOptions", ""))
         return RuleSet.preset(name, options)
 
+    def match(self) -> Match:
+        """A new match with the record's rules, seed and first dealer (nothing played)."""
+        try:
+            first = self.headers.get("FirstDealer")
+            return Match(self.rules(), seed=int(self.headers.get("MatchSeed", "0")),
+                         first_dealer=int(first) if first is not None else None)
+        except (CanastaError, ValueError) as exc:
+            raise CanastaError(f"the record's headers are unusable: {exc}") from None
+
     def to_text(self) -> str:
         lines = [f'[{k} "{_esc(v)}"]' for k, v in self.headers.items()]
         for hand in self.hands:
@@ -168,11 +177,8 @@ def verify(game: GameRecord) -> list[str]:
     """Replay a record through the engine; returns the problems (empty if none)."""
     problems: list[str] = []
     try:
-        rules = game.rules()
-        seed = int(game.headers.get("MatchSeed", "0"))
-        first = game.headers.get("FirstDealer")
-        match = Match(rules, seed=seed, first_dealer=int(first) if first is not None else None)
-    except (CanastaError, ValueError) as exc:
+        match = game.match()
+    except CanastaError as exc:
         return [f"headers: {exc}"]
     for hand in game.hands:
         label = f"hand {hand.tags.get('Hand', '?')}"

@@ -9,52 +9,26 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from canasta import argtypes
 from canasta.errors import CanastaError
 
 INSTALL_HINT = "the terminal interface needs Textual: pip install 'canasta[play]'"
 
 
-def _rules(text: str) -> Any:
-    from canasta.errors import RulesError
-    from canasta.rules import resolve_rules
-
-    try:
-        return resolve_rules(text)
-    except RulesError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-
-
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("the delay cannot be negative")
-    return value
-
-
 def configure_play(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rules", type=_rules, metavar="PRESET|FILE",
+    parser.add_argument("--rules", type=argtypes.rules, metavar="PRESET|FILE",
                         help="a preset (classic-4p, italian-4p, ...) or a .toml/.json rules file")
-    parser.add_argument("--seed", type=_int, help="the match seed (default: random)")
+    parser.add_argument("--seed", type=argtypes.whole, help="the match seed (default: random)")
     parser.add_argument("--bots", metavar="LEVEL,...",
                         help="the other seats' levels in order: random, basic, advanced, expert "
                              "(one level for all, or one per seat)")
-    parser.add_argument("--target", type=_int, help="the match target score (default: the rules' target)")
+    parser.add_argument("--target", type=argtypes.whole, help="the match target score (default: the rules' target)")
     parser.add_argument("--name", default="South", help="your name at the table")
     parser.add_argument("--resume", metavar="FILE", help="continue a saved game (.json written by the app)")
     parser.add_argument("--save-dir", metavar="DIR",
                         help="where records (.cgn) and saved games (.json) go "
                              "(default: $XDG_DATA_HOME/canasta/games or ~/.local/share/canasta/games)")
-    parser.add_argument("--delay", type=_delay, default=0.6, metavar="SECONDS",
+    parser.add_argument("--delay", type=argtypes.seconds, default=0.6, metavar="SECONDS",
                         help="pause after each bot move so it can be read (default 0.6)")
     parser.add_argument("--hints", action="store_true", help="start with hints shown (key h toggles)")
     parser.add_argument("--hint-level", default="advanced", choices=("random", "basic", "advanced", "expert"),
@@ -65,8 +39,8 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
 
 def configure_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a record file (.cgn)")
-    parser.add_argument("--game", type=_int, default=1, help="which game of the file (default 1)")
-    parser.add_argument("--seat", type=_int, help="start with the table as this seat saw it (default: face up)")
+    parser.add_argument("--game", type=argtypes.whole, default=1, help="which game of the file (default 1)")
+    parser.add_argument("--seat", type=argtypes.whole, help="start with the table as this seat saw it (default: face up)")
     parser.add_argument("--four-colour", action="store_true", help="four-colour deck")
 
 

@@ -16,7 +16,6 @@ from textual.widgets import Footer, Static
 
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.game import Game
-from canasta.match import Match
 from canasta.moves import Move
 from canasta.record import GameRecord, commitment, read_file
 from canasta.rules import RuleSet
@@ -64,13 +63,8 @@ def describe(names: list[str], seat: int, move: Move) -> str:
 def build_replay(record: GameRecord) -> Replay:
     """Replay a record through the engine, keeping every position.  An illegal
     or out-of-turn move is refused with its line number."""
-    try:
-        rules = record.rules()
-        seed = int(record.headers.get("MatchSeed", "0"))
-        first = record.headers.get("FirstDealer")
-        match = Match(rules, seed=seed, first_dealer=int(first) if first is not None else None)
-    except (CanastaError, ValueError) as exc:
-        raise CanastaError(f"the record's headers are unusable: {exc}") from None
+    match = record.match()
+    rules = match.rules
     players = ["?"] * rules.players
     for word in record.headers.get("Players", "").split():
         seat_text, _, who = word.partition("=")

@@ -9,6 +9,7 @@ import argparse
 import os
 from pathlib import Path
 
+from canasta import argtypes
 from canasta.errors import CanastaError
 
 
@@ -20,13 +21,13 @@ def default_db() -> str:
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=argtypes.port, default=8000)
     parser.add_argument("--db", default=None, metavar="URL",
                         help="database: a SQLite file path or sqlite:///PATH (default "
                              "$XDG_DATA_HOME/canasta/canasta.db), or postgresql://USER:PASS@HOST/DB")
-    parser.add_argument("--grace", type=float, default=30.0, metavar="SECONDS",
+    parser.add_argument("--grace", type=argtypes.seconds, default=30.0, metavar="SECONDS",
                         help="how long a dropped player keeps the seat before a bot plays it (default 30)")
-    parser.add_argument("--bot-delay", type=float, default=0.7, metavar="SECONDS",
+    parser.add_argument("--bot-delay", type=argtypes.seconds, default=0.7, metavar="SECONDS",
                         help="pause before each bot move, so people can follow (default 0.7)")
     parser.add_argument("--allow-fixed-seeds", action="store_true",
                         help="let a table's creator choose the deal by seed (for tests and demos: "

@@ -1,0 +1,49 @@
+"""Command-line argument types: each turns a word into a value or says, in one
+line, what was expected (argparse prints it with the command's usage)."""
+
+from __future__ import annotations
+
+import argparse
+
+from canasta.errors import RulesError
+from canasta.rules import RuleSet, resolve_rules
+
+
+def rules(text: str) -> RuleSet:
+    """A preset name or a .toml/.json rules file."""
+    try:
+        return resolve_rules(text)
+    except RulesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive(text: str) -> int:
+    value = whole(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def port(text: str) -> int:
+    value = whole(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, not {value}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A duration: zero or more seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"a duration cannot be negative, not {text}")
+    return value
