@@ -27,6 +27,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from canasta.bots import LEVELS
 from canasta.cards import CARD_RANK, IS_WILD, RANK_NAMES, Card
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move, make_group
@@ -48,7 +49,6 @@ from canasta.tui.render import (
 )
 from canasta.tui.widgets import HandView
 
-LEVELS = ("random", "basic", "advanced", "expert")
 PERSON = 0
 
 

@@ -56,10 +56,6 @@ class Replay:
     headers: dict[str, str]
 
 
-def describe(names: list[str], seat: int, move: Move) -> str:
-    return describe_move(names[seat], move)
-
-
 def build_replay(record: GameRecord) -> Replay:
     """Replay a record through the engine, keeping every position.  An illegal
     or out-of-turn move is refused with its line number."""
@@ -195,11 +191,11 @@ class ReplayApp(App[None]):
         start = max(0, self.index - 12)
         for i in range(start, self.index):
             seat, move = hr.moves[i]
-            log.append(f"{i + 1:>3}. {describe(rp.names, seat, move)}\n",
+            log.append(f"{i + 1:>3}. {describe_move(rp.names[seat], move)}\n",
                        style="bold reverse" if i == self.index - 1 else "")
         if self.index < len(hr.moves):
             seat, move = hr.moves[self.index]
-            log.append(f"next: {describe(rp.names, seat, move)}\n", style="italic")
+            log.append(f"next: {describe_move(rp.names[seat], move)}\n", style="italic")
         self.query_one("#log", Static).update(log)
         status: list[object] = [Text(phase_text(view, rp.names), style="bold")]
         if self.index == len(hr.moves) and hr.scores:

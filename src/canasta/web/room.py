@@ -29,14 +29,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from canasta.bots import Bot, make_bot
+from canasta.bots import LEVELS, Bot, make_bot
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move
 from canasta.table import Table, TableError
 from canasta.view import pile_notes
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
-BOT_LEVELS = ("random", "basic", "advanced", "expert")
+BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
 MAX_MESSAGE = 4096
 MAX_CHECKS = 16
 MAX_QUEUE = 512  # messages waiting for one slow client
