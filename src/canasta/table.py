@@ -210,10 +210,7 @@ class Table:
                 move = Move.parse(move)
             except NotationError as exc:
                 raise TableError(str(exc)) from None
-        err = g.why_illegal(move)
-        if err is not None:
-            raise err
-        g.push(move)
+        g.push(move)  # validated: an illegal move raises IllegalMoveError, changing nothing
         self.moves[-1].append((seat, move))
         if g.is_over():
             self.match.record_hand()
