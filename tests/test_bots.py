@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from canasta.arena import run_arena, wilson
+from canasta.arena import run_arena, tally, wilson
 from canasta.bots import BotSpecError, make_bot
 from canasta.bots.external import ExternalBot
+from canasta.errors import CanastaError
 from canasta.game import Game
-from canasta.record import read_file, verify
+from canasta.record import parse_records, read_file, verify
 from canasta.rules import PRESETS, RuleSet
 from canasta.view import seat_view
 
@@ -70,6 +71,42 @@ def test_arena_games_are_saved_and_replay_exactly(tmp_path: Path) -> None:
     for game in games:
         assert verify(game) == []
         assert sum(len(h.moves) for h in game.hands) > 20
+
+
+def test_a_tally_of_the_saved_games_gives_the_run_s_figures(tmp_path: Path) -> None:
+    save = tmp_path / "games.cgn"
+    report = run_arena(RuleSet.preset("classic-4p", {"target": 2000}), ("advanced", "basic"), games=4, seed=5,
+                       jobs=1, max_hands=4, save=save)
+    games, errors = read_file(save)
+    assert errors == []
+    again = tally(games)
+    assert again.bots == ("advanced", "basic")
+    assert (again.games, again.wins, again.hands, again.hands_won) == (
+        report.games, report.wins, report.hands, report.hands_won)
+    assert sorted(again.diffs) == sorted(report.diffs)
+    assert any(again.diffs)
+    assert again.times == {"A": [], "B": []}
+    assert "-" in again.table().splitlines()[2]
+
+
+def test_a_tally_skips_a_game_cut_off_mid_write(tmp_path: Path) -> None:
+    save = tmp_path / "games.cgn"
+    run_arena(RuleSet.preset("classic-2p", {"target": 1500}), ("basic", "random"), games=2, seed=6, jobs=1,
+              max_hands=3, save=save)
+    text = save.read_text()
+    cut = text[: text.rindex("[Score")]  # the second game loses its last hand's score
+    games, _ = parse_records(cut)
+    report = tally(games)
+    assert report.games == 1
+    assert report.errors == ["game 2 is incomplete (the run stopped while writing it?) and is not counted"]
+
+
+def test_a_tally_refuses_games_of_other_bots() -> None:
+    games, _ = parse_records('[Rules "classic-4p"]\n[Players "0=a 1=b 2=c 3=b"]\n\n[Hand "1"]\n[Score "10 20"]\n')
+    with pytest.raises(CanastaError, match="two bots"):
+        tally(games)
+    with pytest.raises(CanastaError, match="no games"):
+        tally([])
 
 
 def test_wilson_interval() -> None:

@@ -100,6 +100,21 @@ def test_demo_and_rules_commands(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert saved == RuleSet.preset("classic-4p", {"C-O1": "max3_only", "target": 3000, "C-O2": True})
 
 
+def test_arena_then_a_tally_of_its_saved_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "run.cgn"
+    code, out, _ = _run(["arena", "--rules", "classic-2p", "--bots", "basic,random", "--games", "2",
+                         "--jobs", "1", "--seed", "3", "--max-hands", "2", "--save", str(save), "--json"], capsys)
+    assert code == 0
+    played = json.loads(out)
+    code, out, _ = _run(["arena", "--tally", str(save), "--json"], capsys)
+    assert code == 0
+    counted = json.loads(out)
+    for key in ("games", "hands", "mean_score_diff_per_hand_A_minus_B"):
+        assert counted[key] == played[key], key
+    assert counted["A"]["hands_won"] == played["A"]["hands_won"]
+    assert counted["A"]["mean_decision_ms"] is None
+
+
 def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run([], capsys)
     assert code == 0
@@ -141,6 +156,9 @@ def _bad_inputs(tmp_path: Path) -> list[tuple[list[str], tuple[str, ...]]]:
         (["arena", "--bots", "grandmaster,basic", "--games", "2"], ("grandmaster",)),
         (["arena", "--bots", "basic", "--games", "2"], ("two bots",)),
         (["arena", "--bots", "expert:soon,basic", "--games", "2"], ("soon",)),
+        (["arena", "--games", "2"], ("--bots",)),
+        (["arena", "--tally", str(tmp_path / "missing.cgn")], ("missing.cgn",)),
+        (["arena", "--tally", str(bad_json)], ("no game record",)),
         (["selfcheck", "--hands", "0"], ("0",)),
         (["verify", str(tmp_path / "missing.cgn")], ("missing.cgn",)),
         (["verify", str(bad_json)], ("bad.json",)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import math
 import multiprocessing
+import re
 import statistics
 import sys
 import time
@@ -21,9 +22,10 @@ from typing import Any
 
 from canasta.bots import make_bot
 from canasta.bots.base import Bot
+from canasta.errors import CanastaError
 from canasta.match import Match, hand_seed
 from canasta.moves import Move
-from canasta.record import record_from_match
+from canasta.record import GameRecord, record_from_match
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -179,8 +181,9 @@ class ArenaReport:
 
     def table(self) -> str:
         d = self.as_dict()
+        took = f", {d['seconds']} s" if self.seconds else ""
         lines = [f"arena {self.rules}: {self.games} games ({self.games // 2} duplicate deals), "
-                 f"{self.hands} hands, {d['hands_per_game']} hands per game, {d['seconds']} s",
+                 f"{self.hands} hands, {d['hands_per_game']} hands per game{took}",
                  f"{'bot':<24}{'games won':>12}{'95% CI':>16}{'hands won':>12}{'95% CI':>16}"
                  f"{'mean ms':>10}{'worst ms':>10}"]
         for label in "AB":
@@ -190,11 +193,16 @@ class ArenaReport:
                 f"{'[' + str(x['games_won_ci95'][0]) + ', ' + str(x['games_won_ci95'][1]) + ']':>16}"
                 f"{x['hands_won_pct']:>11.1f}%"
                 f"{'[' + str(x['hands_won_ci95'][0]) + ', ' + str(x['hands_won_ci95'][1]) + ']':>16}"
-                f"{x['mean_decision_ms'] or 0:>10.2f}{x['worst_decision_ms'] or 0:>10.1f}")
+                f"{_ms(x['mean_decision_ms'], 2):>10}{_ms(x['worst_decision_ms'], 1):>10}")
         lines.append(f"mean score difference per hand (A - B): {d['mean_score_diff_per_hand_A_minus_B']}")
         if self.errors:
             lines.append(f"{len(self.errors)} bot errors, e.g.: {self.errors[0]}")
         return "\n".join(lines)
+
+
+def _ms(value: float | None, digits: int) -> str:
+    """A decision time for the table; ``-`` when none was measured (a tally of records)."""
+    return "-" if value is None else f"{value:.{digits}f}"
 
 
 def pct(k: int, n: int) -> float:
@@ -230,6 +238,8 @@ def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, job
                 report.add(r)
                 if out is not None:
                     out.write(r.record + "\n")
+            if out is not None:
+                out.flush()  # a stopped run keeps every finished pair (see tally)
             if progress is not None:
                 progress(report.games, 2 * pairs)
     finally:
@@ -237,6 +247,71 @@ def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, job
             out.close()
     report.seconds = time.perf_counter() - start
     return report
+
+
+def tally(games: list[GameRecord]) -> ArenaReport:
+    """The figures of saved arena games (the records an arena run writes as it
+    goes), e.g. of a run that was stopped.  Decision times are not in records.
+
+    Bot A is the bot in seat 0 of the first game; a game's orientation is read
+    from its seats, or from its ``Event`` tag when both bots have one name."""
+    if not games:
+        raise CanastaError("no games to tally")
+    first = _seat_labels(games[0])
+    names = sorted(set(first), key=first.index)
+    if len(names) > 2:
+        raise CanastaError(f"an arena game has two bots, this one has {len(names)}: {', '.join(names)}")
+    a_name = names[0]
+    b_name = names[-1]
+    report = ArenaReport(games[0].headers.get("Rules", "?"), (a_name, b_name))
+    for n, game in enumerate(games, start=1):
+        try:
+            rules = game.rules()
+        except CanastaError as exc:
+            raise CanastaError(f"game {n}: {exc}") from None
+        labels = _seat_labels(game)
+        if len(labels) != rules.players or not set(labels) <= {a_name, b_name}:
+            raise CanastaError(f"game {n}: its players {game.headers.get('Players', '')!r} are not "
+                               f"{a_name} and {b_name} in {rules.players} seats")
+        if a_name != b_name:
+            slots = [0 if label == a_name else 1 for label in labels]
+        else:
+            event = re.search(r"\.(\d)$", game.headers.get("Event", ""))
+            slots = _slots(rules)
+            if event and event.group(1) == "1":
+                slots = [1 - x for x in slots]
+        team_of = [next(i for i, t in enumerate(rules.teams) if s in t) for s in range(rules.players)]
+        diffs: list[int] = []
+        won = [0, 0]
+        totals = [0] * (rules.players if rules.cutthroat else len(rules.teams))
+        if not game.hands or any("Score" not in hand.tags for hand in game.hands):
+            report.errors.append(f"game {n} is incomplete (the run stopped while writing it?) and is not counted")
+            continue
+        for hand in game.hands:
+            try:
+                scores = [int(x) for x in hand.tags["Score"].split()]
+            except ValueError:
+                raise CanastaError(f"game {n}, hand {hand.tags.get('Hand', '?')}: the [Score] tag "
+                                   f"{hand.tags['Score']!r} is not numbers") from None
+            if len(scores) != len(totals):
+                raise CanastaError(f"game {n}, hand {hand.tags.get('Hand', '?')}: {len(scores)} scores, "
+                                   f"expected {len(totals)}")
+            totals = [t + x for t, x in zip(totals, scores, strict=True)]
+            per_seat = _per_seat_scores(rules, team_of, scores)
+            a, b = _bot_score(per_seat, slots, 0), _bot_score(per_seat, slots, 1)
+            diffs.append(a - b)
+            won[0] += a > b
+            won[1] += b > a
+        final = _per_seat_scores(rules, team_of, totals)
+        report.add(GameResult(n, 0, _bot_score(final, slots, 0), _bot_score(final, slots, 1), len(game.hands),
+                              won[0], won[1], diffs, {"A": [], "B": []}, [], ""))
+    return report
+
+
+def _seat_labels(game: GameRecord) -> list[str]:
+    """The bot in each seat, from the ``Players`` tag (``0=expert 1=advanced ...``)."""
+    pairs = [word.partition("=") for word in game.headers.get("Players", "").split()]
+    return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
 
 
 def _map(tasks: list[tuple[RuleSet, tuple[str, str], int, int, int, int]], jobs: int) -> Iterator[list[GameResult]]:

@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("arena", help="two bots play matches on duplicate deals, in parallel")
     a.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
-    a.add_argument("--bots", required=True, metavar="A,B",
+    a.add_argument("--bots", metavar="A,B",
                    help="two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND")
     a.add_argument("--games", type=argtypes.positive, default=100, help="matches (two per duplicate deal)")
     a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1)
@@ -58,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--save", metavar="FILE", help="write every game as a record (default runs/arena-*.cgn)")
     a.add_argument("--plot", metavar="FILE.png", help="draw the per-hand score differences (needs matplotlib)")
     a.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    a.add_argument("--tally", metavar="FILE.cgn",
+                   help="play nothing: the figures of the games an arena run saved (e.g. a stopped run)")
 
     v = sub.add_parser("verify", help="replay game records through the engine: every move, score and commitment")
     v.add_argument("file", help="a record file (.cgn)")
@@ -167,9 +169,25 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canasta.arena import plot, run_arena
+    from canasta.arena import ArenaReport, plot, run_arena, tally
     from canasta.bots import make_bot
 
+    report: ArenaReport
+    if args.tally:
+        from canasta.record import read_file
+
+        games, errors = read_file(args.tally)
+        if not games:
+            raise CanastaError(f"{args.tally}: no game record found" + (f" ({errors[0]})" if errors else ""))
+        for e in errors[:5]:
+            print(f"{args.tally}: {e}", file=sys.stderr)
+        report = tally(games)
+        print(json.dumps(report.as_dict()) if args.json else report.table())
+        if args.plot:
+            plot(report, Path(args.plot))
+        return 0
+    if not args.bots:
+        raise CanastaError("arena needs --bots A,B (or --tally FILE.cgn to count saved games)")
     specs = [x.strip() for x in args.bots.split(",")]
     if len(specs) != 2 or not all(specs):
         raise CanastaError("--bots needs two bots separated by a comma, e.g. --bots advanced,basic")
