@@ -391,6 +391,20 @@ def test_views_are_copies() -> None:
     assert seat_view(game, 1) != view
 
 
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_view_gives_each_seat_the_engine_s_minimum(preset: str) -> None:
+    rules = RuleSet.preset(preset)
+    slots = rules.players if rules.cutthroat else len(rules.teams)
+    for scores in ([-20] + [0] * (slots - 1), [1600, 3100, 5200, 9000, 12000, 700][:slots]):
+        game = Game(rules, 3, scores=scores)
+        if scores[0] > 0:
+            assert len({game.minimum(s) for s in range(rules.players)}) > 1  # the seats' minimums differ
+        for seat in range(rules.players):
+            view = seat_view(game, seat)
+            assert [view.minimum(s) for s in range(rules.players)] == [
+                game.minimum(s) for s in range(rules.players)]
+
+
 def test_seat_out_of_range() -> None:
     game = Game(RuleSet.preset("classic-4p"), 5)
     with pytest.raises(ValueError):

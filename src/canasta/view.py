@@ -88,6 +88,12 @@ class SeatView:
     def spectator(self) -> bool:
         return self.seat < 0
 
+    def minimum(self, seat: int) -> int:
+        """The initial-meld minimum of ``seat``'s side in this hand (A.7.1, B.9.1), as
+        :meth:`canasta.game.Game.minimum` gives it."""
+        score = self.scores[seat] if self.rules.cutthroat else self.scores[self.side_of[seat]]
+        return self.rules.minimum_for(score)
+
     def unseen_cards(self) -> list[Card]:
         """Cards this seat cannot place: in other hands (beyond what is known) or in the stock."""
         counts = [0] * NUM_CARDS

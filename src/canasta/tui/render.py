@@ -248,14 +248,6 @@ def score_slot(view: SeatView, side: int) -> int:
     return side
 
 
-def side_minimum(view: SeatView, side: int) -> int:
-    rules = view.rules
-    if rules.cutthroat:
-        return min((rules.minimum_for(view.scores[s]) for s in sides_of(view)[side]),
-                   default=rules.minimum_for(0))
-    return rules.minimum_for(view.scores[side] if side < len(view.scores) else 0)
-
-
 def side_score(view: SeatView, side: int) -> str:
     if view.rules.cutthroat:
         return " / ".join(str(view.scores[s]) for s in sides_of(view)[side])
@@ -273,7 +265,7 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
     opened = ""
     if view.opened and side < len(view.opened):
         opened = ", has melded" if view.opened[side] else ", not melded yet"
-    return f"{who} ({members}): score {side_score(view, side)}, minimum {side_minimum(view, side)}{opened}"
+    return f"{who} ({members}): score {side_score(view, side)}, minimum {view.minimum(sides_of(view)[side][0])}{opened}"
 
 
 def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None],
