@@ -375,18 +375,41 @@ async def test_asking_the_partner_and_the_answer(tmp_path: Path) -> None:
         assert "North answers" in _text(app, "#log")
 
 
-def _position_with(wanted: Callable[[Move], bool]) -> tuple[Table, Move]:
-    """The first position (seeded hands played by the hint policy) where the
-    person may play a move of the kind wanted."""
+@aio
+@pytest.mark.parametrize("yes", [True, False])
+async def test_answering_the_bot_partner_s_question(tmp_path: Path, yes: bool) -> None:
+    table, ask = _position_with(lambda m: m.kind == ASK, seat=2)  # where North may ask
+    table.play(2, ask)
+    asked_at = len(table.moves[-1])
+    assert table.game.to_move == 0  # the question is South's to answer
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "ask")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        assert "y: yes" in _text(app, "#status")
+        await pilot.press("y" if yes else "n")
+        await pilot.pause()
+        assert table.moves[-1][asked_at] == (0, Move.answer(yes))
+        if isinstance(app.screen, TableScreen):  # (after a yes, North may have gone out at once)
+            assert f"South answers: {'yes' if yes else 'no'}" in _text(app, "#log")
+        await settle(pilot, table)
+        assert table.moves[-1][asked_at + 1][0] == 2  # North plays on
+        if not yes:
+            assert not (table.hand_over and table.game.went_out == 2)  # and may not go out this turn
+
+
+def _position_with(wanted: Callable[[Move], bool], seat: int = 0) -> tuple[Table, Move]:
+    """The first position (seeded hands played by the hint policy) where
+    ``seat`` (the person, or a bot) may play a move of the kind wanted."""
     for seed in range(1, 80):
         table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=seed, hint_level="basic")
         while not table.hand_over:
+            if table.game.to_move == seat:
+                found = [m for m in table.game.legal_moves if wanted(m)]
+                if found:
+                    return table, found[0]
             if table.bot_to_move():
                 table.play_bot()
                 continue
-            found = [m for m in table.game.legal_moves if wanted(m)]
-            if found:
-                return table, found[0]
             table.play(0, table.hint(0))
     raise AssertionError("no position found")  # pragma: no cover
 
