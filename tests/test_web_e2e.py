@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +91,56 @@ def meld_and_undo_hint(page: Page) -> bool:
     return True
 
 
-def play_turn_or_wait(page: Page, undone: list[int] | None = None) -> bool:
+FIND_LAYOFF = """() => {
+  const panel = [...document.querySelectorAll('#sides .panel')]
+    .find((p) => p.querySelector('h3').textContent.startsWith('Your side'));
+  if (!panel) return null;
+  const ranks = [...panel.querySelectorAll('.meld')].map((m) => m.dataset.rank);
+  for (const c of document.querySelectorAll('#hand .card')) {
+    const r = c.dataset.code.slice(0, -1);
+    if (r !== '2' && c.dataset.code !== 'JK' && ranks.includes(r)) return [c.dataset.index, panel.dataset.side, r];
+  }
+  return null;
+}"""
+
+
+@contextmanager
+def mouse_sized(page: Page) -> Iterator[None]:
+    """Dragging is for a mouse: a phone-sized page is widened to a desktop's for it."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 1280, "height": 900})
+    try:
+        yield
+    finally:
+        if size:
+            page.set_viewport_size(size)
+
+
+def drag_onto_a_meld(page: Page) -> bool:
+    """If a natural card in hand matches one of this side's melds (and cards to spare),
+    drag it onto that meld and check it joined it.  Returns whether it did."""
+    if page.locator("#hand .card").count() < 3:
+        return False
+    found = page.evaluate(FIND_LAYOFF)
+    if not found:
+        return False
+    index, side, rank = found
+    meld = page.locator(f'#sides .panel[data-side="{side}"] .meld[data-rank="{rank}"]')
+    before = meld.locator(".card").count()
+    seq = data(page, "seq")
+    with mouse_sized(page):
+        page.locator(f'#hand .card[data-index="{index}"]').drag_to(meld, source_position={"x": 6, "y": 10})
+    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    assert meld.locator(".card").count() == before + 1, page.inner_text("#reason")
+    return True
+
+
+def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[str] | None = None) -> bool:
     """If it is this page's move, make one step of a plain turn by clicking (draw,
     then discard a card the page says may be discarded; answer "yes" when the
-    partner asks).  Returns whether it did something."""
+    partner asks).  With ``dragged``, the first discard (and the first card that
+    can join one of the side's melds) are dragged instead.  Returns whether it did
+    something."""
     if page.is_visible("#ask-modal"):
         page.click("#ask-yes")
         page.wait_for_selector("#ask-modal", state="hidden")
@@ -110,10 +157,20 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None) -> bool:
     elif phase == "meld":
         if undone is not None and not undone and meld_and_undo_hint(page):
             undone.append(1)
+        if dragged is not None and "meld" not in dragged and drag_onto_a_meld(page):
+            dragged.add("meld")
+            return True
         cards = page.locator("#hand .card")
         for i in range(cards.count()):
             cards.nth(i).click(position={"x": 6, "y": 10})
             wait_checked(page)
+            if page.is_enabled("#btn-discard") and dragged is not None and "discard" not in dragged:
+                card = cards.nth(i)
+                card.click(position={"x": 6, "y": 10})  # unselected, then dropped on the pile
+                with mouse_sized(page):
+                    card.drag_to(page.locator("#pile"), source_position={"x": 6, "y": 10})
+                dragged.add("discard")
+                break
             if page.is_enabled("#btn-discard"):
                 page.click("#btn-discard")
                 break
@@ -150,11 +207,13 @@ def test_a_person_plays_a_hand_against_three_bots(browser: Browser, tmp_path: Pa
         page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint: Ann')")
         deadline = time.monotonic() + 45
         undone: list[int] = []  # once: lay the hinted meld by clicking, then undo it
+        dragged: set[str] = set()  # once each: a card dragged onto a meld, and onto the pile
         while not page.is_visible("#sheet-modal"):
             assert time.monotonic() < deadline, "the hand did not end in time"
-            if not play_turn_or_wait(page, undone):
+            if not play_turn_or_wait(page, undone, dragged):
                 page.wait_for_timeout(30)
         assert undone, "no meld was laid and taken back through the page"
+        assert dragged == {"meld", "discard"}, f"only {dragged or 'nothing'} was dragged"
         sheet = page.inner_text("#sheet")
         assert "Hand total" in sheet and "Running totals" in sheet
         assert page.locator("#log li").count() > 10

@@ -328,7 +328,11 @@ function renderSides() {
       el.dataset.rank = rank;
       for (const c of m.cards) el.appendChild(cardEl(c, "small"));
       if (m.cards.length >= 7) el.title = m.cards.some(isWild) ? "mixed canasta" : "natural canasta";
-      if (si === mySide) el.onclick = () => { target = target === rank ? null : rank; renderSides(); requestChecks(); };
+      if (si === mySide) {
+        el.onclick = () => { target = target === rank ? null : rank; renderSides(); requestChecks(); };
+        el.ondragover = (e) => e.preventDefault();
+        el.ondrop = (e) => { e.preventDefault(); dropOnMeld(e, rank); };
+      }
       row.appendChild(el);
     }
     for (const closed of (v.closed[si] || [])) {
@@ -391,9 +395,25 @@ function renderHand() {
 $("pile").ondragover = (e) => e.preventDefault();
 $("pile").ondrop = (e) => {
   e.preventDefault();
-  const i = Number(e.dataTransfer.getData("text/plain"));
-  if (state && Number.isInteger(i) && state.view.hand[i]) play("discard " + state.view.hand[i]);
+  const i = draggedIndex(e);
+  if (i !== null) play("discard " + state.view.hand[i]);
 };
+
+// drag a card onto one of your side's melds to add it (with the other selected
+// cards, when the dragged card is one of them); wild cards go to that meld
+function dropOnMeld(e, rank) {
+  const i = draggedIndex(e);
+  if (i === null) return;
+  const idx = selected.has(i) ? [...selected].sort((a, b) => a - b) : [i];
+  const cards = idx.map((k) => state.view.hand[k]);
+  const wild = cards.some(isWild);
+  play("meld " + (wild ? `${rank}:` : "") + cards.join(" "));
+}
+
+function draggedIndex(e) {
+  const i = Number(e.dataTransfer.getData("text/plain"));
+  return state && Number.isInteger(i) && state.view.hand[i] ? i : null;
+}
 
 function renderScores() {
   const v = state.view;
