@@ -113,6 +113,11 @@ def test_arena_then_a_tally_of_its_saved_games(tmp_path: Path, capsys: pytest.Ca
         assert counted[key] == played[key], key
     assert counted["A"]["hands_won"] == played["A"]["hands_won"]
     assert counted["A"]["mean_decision_ms"] is None
+    code, out, _ = _run(["arena", "--tally", str(save), str(save), "--json"], capsys)  # runs add up
+    assert code == 0
+    twice = json.loads(out)
+    assert (twice["games"], twice["hands"]) == (2 * played["games"], 2 * played["hands"])
+    assert twice["A"]["hands_won"] == 2 * played["A"]["hands_won"]
 
 
 def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,8 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--save", metavar="FILE", help="write every game as a record (default runs/arena-*.cgn)")
     a.add_argument("--plot", metavar="FILE.png", help="draw the per-hand score differences (needs matplotlib)")
     a.add_argument("--json", action="store_true", help="print the figures as one JSON line")
-    a.add_argument("--tally", metavar="FILE.cgn",
-                   help="play nothing: the figures of the games an arena run saved (e.g. a stopped run)")
+    a.add_argument("--tally", metavar="FILE.cgn", nargs="+",
+                   help="play nothing: the figures of the games arena runs saved (a stopped run, or several "
+                        "runs together)")
 
     v = sub.add_parser("verify", help="replay game records through the engine: every move, score and commitment")
     v.add_argument("file", help="a record file (.cgn)")
@@ -176,11 +177,14 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     if args.tally:
         from canasta.record import read_file
 
-        games, errors = read_file(args.tally)
-        if not games:
-            raise CanastaError(f"{args.tally}: no game record found" + (f" ({errors[0]})" if errors else ""))
-        for e in errors[:5]:
-            print(f"{args.tally}: {e}", file=sys.stderr)
+        games = []
+        for name in args.tally:
+            found, errors = read_file(name)
+            if not found:
+                raise CanastaError(f"{name}: no game record found" + (f" ({errors[0]})" if errors else ""))
+            for e in errors[:5]:
+                print(f"{name}: {e}", file=sys.stderr)
+            games.extend(found)
         report = tally(games)
         print(json.dumps(report.as_dict()) if args.json else report.table())
         if args.plot:
