@@ -178,6 +178,41 @@ def test_expert_switches_from_the_guides_move_only_on_a_clear_gain() -> None:
     assert ExpertBot._best([guide, [-5.0] * 40], float("-inf")) == 0
 
 
+def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake clock: dealing the first world takes 0.85 s of a 1 s budget, so no
+    rollout may start (they stop at 80% of the budget) and the guide's move is played."""
+    from canasta.bots import expert
+    from canasta.bots.base import Budget
+    from canasta.game import MELD_PHASE, Game
+    from canasta.moves import DISCARD
+
+    now = [100.0]
+    real_world = expert.world
+    calls: list[int] = []
+
+    def slow_first_world(view: object, rng: object) -> Game:
+        if not calls:
+            now[0] += 0.85
+        calls.append(1)
+        return real_world(view, rng)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(expert.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(expert, "world", slow_first_world)
+    rollouts: list[int] = []
+    monkeypatch.setattr(expert.ExpertBot, "_playout", lambda self, g, me, deadline=0.0: rollouts.append(1) or 0.0)
+    rules = RuleSet.preset("classic-4p")
+    game = Game(rules, 11)
+    while True:  # a position with a real choice among discards
+        game.push("draw")
+        if game.phase == MELD_PHASE and sum(1 for m in game.legal_moves if m.kind == DISCARD) >= 3:
+            break
+        game.push(next(m for m in game.legal_moves if m.kind == DISCARD))
+    bot = expert.ExpertBot(2, Budget(seconds=1.0, iterations=40))
+    move = bot.choose(seat_view(game, game.turn))
+    assert rollouts == []
+    assert move == bot.guide.pick(game.copy(), list(game.generate()))
+
+
 def test_expert_rollouts_stop_at_the_deadline() -> None:
     from canasta.bots.expert import ExpertBot
     from canasta.game import Game
