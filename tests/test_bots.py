@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
@@ -181,25 +182,29 @@ def test_expert_switches_from_the_guides_move_only_on_a_clear_gain() -> None:
 def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fake clock: dealing the first world takes 0.85 s of a 1 s budget, so no
     rollout may start (they stop at 80% of the budget) and the guide's move is played."""
-    from canasta.bots import expert
-    from canasta.bots.base import Budget
+    from canasta.bots.base import Budget, world
+    from canasta.bots.expert import ExpertBot
     from canasta.game import MELD_PHASE, Game
     from canasta.moves import DISCARD
+    from canasta.view import SeatView
 
     now = [100.0]
-    real_world = expert.world
     calls: list[int] = []
+    rollouts: list[int] = []
 
-    def slow_first_world(view: object, rng: object) -> Game:
+    def slow_first_world(view: SeatView, rng: random.Random) -> Game:
         if not calls:
             now[0] += 0.85
         calls.append(1)
-        return real_world(view, rng)  # type: ignore[arg-type]
+        return world(view, rng)
 
-    monkeypatch.setattr(expert.time, "perf_counter", lambda: now[0])
-    monkeypatch.setattr(expert, "world", slow_first_world)
-    rollouts: list[int] = []
-    monkeypatch.setattr(expert.ExpertBot, "_playout", lambda self, g, me, deadline=0.0: rollouts.append(1) or 0.0)
+    def counted_playout(self: ExpertBot, g: Game, me: int, deadline: float = 0.0) -> float:
+        rollouts.append(1)
+        return 0.0
+
+    monkeypatch.setattr("canasta.bots.expert.time.perf_counter", lambda: now[0])
+    monkeypatch.setattr("canasta.bots.expert.world", slow_first_world)
+    monkeypatch.setattr(ExpertBot, "_playout", counted_playout)
     rules = RuleSet.preset("classic-4p")
     game = Game(rules, 11)
     while True:  # a position with a real choice among discards
@@ -207,7 +212,7 @@ def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest
         if game.phase == MELD_PHASE and sum(1 for m in game.legal_moves if m.kind == DISCARD) >= 3:
             break
         game.push(next(m for m in game.legal_moves if m.kind == DISCARD))
-    bot = expert.ExpertBot(2, Budget(seconds=1.0, iterations=40))
+    bot = ExpertBot(2, Budget(seconds=1.0, iterations=40))
     move = bot.choose(seat_view(game, game.turn))
     assert rollouts == []
     assert move == bot.guide.pick(game.copy(), list(game.generate()))
