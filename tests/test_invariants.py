@@ -565,3 +565,40 @@ def test_cutthroat_combined_melds_keep_every_card_and_refuse_more_wilds() -> Non
     with pytest.raises(IllegalMoveError):
         game.push(Move.parse("meld A:JK"))  # seat 1 holds no joker, and the meld has no room
     assert position_of(game) == before
+
+
+@pytest.mark.parametrize(("preset", "options"), [
+    ("italian-4p", {}), ("italian-2p", {}), ("italian-6p-3x2", {}), ("italian-4p", {"I-O36": "required"})])
+def test_italian_going_out_answers_are_the_same_reused_or_fresh(preset: str, options: dict[str, Any]) -> None:
+    """``italian.can_go_out`` reuses the answers of searches it has made; every
+    reused answer must be the one a fresh search gives.  The budgets and the
+    "assume yes" flag are asked in turn at each position, the most permissive
+    first, so an answer reused across them would show."""
+    from canasta import italian
+    from canasta.bots import make_bot
+    from canasta.game import ANSWER_PHASE, MELD_PHASE
+    from canasta.view import seat_view
+
+    rules = RuleSet.preset(preset, options)
+    reused = 0
+    for seed in range(3):
+        game = Game(rules, seed)
+        bots = [make_bot("basic", seed=10 * seed + s) for s in range(rules.players)]
+        while not game.is_over():
+            if game.phase in (MELD_PHASE, ANSWER_PHASE):
+                for budget, assume_yes in ((20000, True), (20000, False), (60, True), (1, True)):
+                    kept = italian._OUT_ANSWERS
+                    before = len(kept)
+                    answer = italian.can_go_out(game, budget=budget, assume_yes=assume_yes)
+                    grew = len(kept) > before
+                    italian._OUT_ANSWERS = {}
+                    try:
+                        fresh = italian.can_go_out(game, budget=budget, assume_yes=assume_yes)
+                        searched = bool(italian._OUT_ANSWERS)
+                    finally:
+                        italian._OUT_ANSWERS = kept
+                    assert answer == fresh, f"{preset} seed {seed}: a reused answer differs"
+                    reused += searched and not grew
+            game.push(bots[game.to_move].choose(seat_view(game, game.to_move)))
+    if not options:  # (with I-O36 "required" the basic players' hands rarely repeat a search)
+        assert reused >= 3  # the check is not vacuous: answers were reused

@@ -917,7 +917,22 @@ def can_go_out(g: Game, budget: int = 60, assume_yes: bool = False) -> bool:
     side_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
     clean, dirty, natural = closed_counts(g, side)
     search = _OutSearch(g, budget, assume_yes)
-    return search.run(tuple(hand), side_melds, clean, dirty, natural)
+    # The search is a pure function of these inputs, so an answer is reused: the
+    # melds that differ only in their cards' suits (the yes-bound check tries each)
+    # pose the same search.  The budget is part of the key: a search it cut short
+    # gives the same answer again, never a different one.
+    key = (r, frozenset(search.closed_ranks), search.clean_turn, search.finish_blocked, budget,
+           tuple(hand), side_melds, clean, dirty, natural)
+    found = _OUT_ANSWERS.get(key)
+    if found is None:
+        if len(_OUT_ANSWERS) >= _OUT_ANSWERS_KEPT:
+            _OUT_ANSWERS.clear()
+        found = _OUT_ANSWERS[key] = search.run(tuple(hand), side_melds, clean, dirty, natural)
+    return found
+
+
+_OUT_ANSWERS: dict[tuple[object, ...], bool] = {}
+_OUT_ANSWERS_KEPT = 4096
 
 
 def _requirement_reachable(g: Game, side: int, rc: list[int]) -> bool:
