@@ -47,9 +47,14 @@ class GameResult:
     record: str  # the game in the record format (canasta.record)
 
 
+def _team_of(rules: RuleSet) -> list[int]:
+    """Each seat's team (its index in ``rules.teams``)."""
+    return [next(i for i, t in enumerate(rules.teams) if seat in t) for seat in range(rules.players)]
+
+
 def _slots(rules: RuleSet) -> list[int]:
     """Which bot (0 = A, 1 = B) sits in each seat: sides alternate A, B, A, ..."""
-    return [next(i for i, t in enumerate(rules.teams) if seat in t) % 2 for seat in range(rules.players)]
+    return [team % 2 for team in _team_of(rules)]
 
 
 def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, orientation: int,
@@ -104,7 +109,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
         for i, bot in enumerate(bots):
             errors.extend(f"{specs[slots[i]]} (seat {i}): {e}" for e in getattr(bot, "errors", []))
             bot.close()
-    team_of = [next(i for i, t in enumerate(rules.teams) if s in t) for s in range(rules.players)]
+    team_of = _team_of(rules)
     final = _per_seat_scores(rules, team_of, match.totals)
     record = record_from_match(match, all_moves, f"arena game {index}.{orientation}",
                                [specs[slots[s]] for s in range(rules.players)],
@@ -280,7 +285,7 @@ def tally(games: list[GameRecord]) -> ArenaReport:
             slots = _slots(rules)
             if event and event.group(1) == "1":
                 slots = [1 - x for x in slots]
-        team_of = [next(i for i, t in enumerate(rules.teams) if s in t) for s in range(rules.players)]
+        team_of = _team_of(rules)
         diffs: list[int] = []
         won = [0, 0]
         totals = [0] * (rules.players if rules.cutthroat else len(rules.teams))

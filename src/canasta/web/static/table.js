@@ -406,8 +406,7 @@ function dropOnMeld(e, rank) {
   if (i === null) return;
   const idx = selected.has(i) ? [...selected].sort((a, b) => a - b) : [i];
   const cards = idx.map((k) => state.view.hand[k]);
-  const wild = cards.some(isWild);
-  play("meld " + (wild ? `${rank}:` : "") + cards.join(" "));
+  play("meld " + groupText({ cards, target: cards.some(isWild) ? rank : null }));
 }
 
 function draggedIndex(e) {
