@@ -1,4 +1,4 @@
-"""Conformance: every case of ``shared/rules/cases.json`` (Classic and Italian) run against the engine.
+"""Conformance: every case of ``tests/data/cases.json`` (a copy of ``shared/rules/cases.json``) run against the engine.
 
 Each case becomes one test whose id is the case id (``pytest -k C-MELD-01``).  An
 adapter per ``action`` builds a real table from the case's ``setup`` (a position
@@ -100,7 +100,8 @@ from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_gro
 from canasta.position import game_from_position
 from canasta.scoring import hand_penalty, match_winner, red_three_score, score_side
 
-CASES_PATH = Path(__file__).resolve().parents[2] / "shared" / "rules" / "cases.json"
+CASES_PATH = Path(__file__).resolve().parent / "data" / "cases.json"  # the repository's copy
+SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "rules" / "cases.json"  # authoritative, when present
 
 SEATS: dict[str, int] = {"North": 0, "East": 1, "South": 2, "West": 3}
 SIDES: dict[str, int] = {"NS": 0, "EW": 1, "Team1": 0, "Team2": 1, "Team3": 2}
@@ -121,8 +122,8 @@ def _load_cases() -> list[dict[str, Any]] | None:
 
 
 CASES = _load_cases()
-_MISSING = (f"conformance cases not found at {CASES_PATH}: the repository expects shared/rules/cases.json "
-            "next to it (a sibling of the repo directory)")
+_MISSING = (f"conformance cases not found at {CASES_PATH}: the repository carries a copy of "
+            "shared/rules/cases.json there (cp ../shared/rules/cases.json tests/data/cases.json)")
 
 
 def test_cases_file_is_present() -> None:
@@ -130,6 +131,14 @@ def test_cases_file_is_present() -> None:
         pytest.fail(_MISSING, pytrace=False)
     variants = {str(c["variant"]).split("_")[0] for c in CASES}
     assert variants == {"classic", "italian"}, f"{CASES_PATH} holds cases of {sorted(variants)} only"
+
+
+@pytest.mark.skipif(not SHARED_CASES.is_file(), reason=f"no shared rules beside the repository ({SHARED_CASES})")
+def test_cases_copy_matches_the_shared_file() -> None:
+    """The shared file is authoritative: the repository's copy must be identical to it."""
+    assert CASES_PATH.read_bytes() == SHARED_CASES.read_bytes(), (
+        f"{CASES_PATH} differs from the authoritative {SHARED_CASES}: refresh the copy with "
+        "cp ../shared/rules/cases.json tests/data/cases.json")
 
 
 def _params() -> list[Any]:
