@@ -49,6 +49,7 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import IllegalMoveError
+from canasta.fairdeal import DealRandom
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, check_meld_shape, wild_limit
 from canasta.moves import (
     ASK,
@@ -114,6 +115,7 @@ class Game:
         deal: bool = True,
         deck: Sequence[Card] | None = None,
         cut: int | None = None,
+        stream: DealRandom | None = None,
     ) -> None:
         self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
         r = self.rules
@@ -168,8 +170,12 @@ class Game:
         self._snapshots: list[tuple[object, ...]] = []
         self._result: list[SideScore] | None = None
         if deal:
+            if stream is not None and deck is None:  # a fair deal: the stream shuffles (docs/fair-deals.md)
+                order = make_deck(r.packs)
+                stream.shuffle(order)
+                deck = order  # top first
             if r.italian:
-                italian.deal(self, deck, cut)
+                italian.deal(self, deck, cut, stream)
             else:
                 self._deal(deck)
 

@@ -30,6 +30,7 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import IllegalMoveError
+from canasta.fairdeal import DealRandom
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
@@ -66,12 +67,13 @@ def pozzo_count(card: Card) -> int:
 # ---------------------------------------------------------------------------- the deal
 
 
-def deal(g: Game, order: Sequence[Card] | None, cut: int | None) -> None:
+def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRandom | None = None) -> None:
     """Shuffle, cut (B.3.2), deal 15 each (B.3.3), replace dealt red threes
-    (B.3.4), form the pozzo (B.4)."""
+    (B.3.4), form the pozzo (B.4).  The randomness comes from ``stream`` (a fair
+    deal) or from the game's seed."""
     r = g.rules
     n = g.n
-    rng = random.Random(g.seed)
+    rng: DealRandom = stream if stream is not None else random.Random(g.seed)
     deck = make_deck(r.packs)
     if order is None:
         rng.shuffle(deck)
@@ -126,7 +128,7 @@ def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
                 break
 
 
-def form_pozzo(g: Game, rng: random.Random) -> None:
+def form_pozzo(g: Game, rng: DealRandom) -> None:
     """B.4: turn cards until a natural one; put as many cards as its value under it."""
     r = g.rules
     stock = g.stock

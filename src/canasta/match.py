@@ -6,6 +6,7 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 
+from canasta.fairdeal import FairDeal
 from canasta.game import Game
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore, match_winner
@@ -25,6 +26,7 @@ class HandRecord:
     scores: list[SideScore]
     went_out: int
     end_reason: str
+    fair: FairDeal | None = None  # a provably fair deal (the seed is then unused)
 
 
 @dataclass
@@ -39,6 +41,7 @@ class Match:
     hands: list[HandRecord] = field(default_factory=list)
     winner: int | None = None  # side (player in cut-throat); -1 for a drawn match
     game: Game | None = None
+    fair: FairDeal | None = None  # the current hand's fair deal, if it was dealt so
 
     def __post_init__(self) -> None:
         if self.first_dealer is None:
@@ -56,8 +59,9 @@ class Match:
         assert self.first_dealer is not None
         return (self.first_dealer + hand_number - 1) % self.rules.players
 
-    def next_hand(self) -> Game:
-        """Deal the next hand (the previous one must be finished and recorded)."""
+    def next_hand(self, fair: FairDeal | None = None) -> Game:
+        """Deal the next hand (the previous one must be finished and recorded):
+        from the match seed, or from ``fair``, a provably fair deal for this hand."""
         if self.over:
             raise ValueError("the match is over")
         if self.game is not None and not self.game.is_over():
@@ -65,8 +69,16 @@ class Match:
         if self.game is not None and len(self.hands) < self.game.hand_number:
             self.record_hand()
         k = len(self.hands) + 1
-        self.game = Game(self.rules, hand_seed(self.seed, k), dealer=self.dealer_of(k),
-                         scores=self.totals, hand_number=k)
+        if fair is not None:
+            if fair.hand_number != k or len(fair.client_seeds) != self.rules.players:
+                raise ValueError(f"the fair deal is for hand {fair.hand_number} of {len(fair.client_seeds)} "
+                                 f"players, not hand {k} of {self.rules.players}")
+            self.game = Game(self.rules, 0, dealer=self.dealer_of(k), scores=self.totals, hand_number=k,
+                             stream=fair.stream())
+        else:
+            self.game = Game(self.rules, hand_seed(self.seed, k), dealer=self.dealer_of(k),
+                             scores=self.totals, hand_number=k)
+        self.fair = fair
         return self.game
 
     def record_hand(self) -> HandRecord:
@@ -83,7 +95,7 @@ class Match:
         else:
             gains = [result[side].total for side in range(len(self.totals))]
         self.totals = [t + d for t, d in zip(self.totals, gains, strict=True)]
-        rec = HandRecord(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason)
+        rec = HandRecord(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason, self.fair)
         self.hands.append(rec)
         self.winner = match_winner(self.rules, self.totals)
         return rec

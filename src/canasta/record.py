@@ -22,10 +22,16 @@
     [Score "1340 495"]
     [End "went out"]
 
-A hand's ``Commitment`` is the SHA-256 of ``canasta-deal:<seed>``: shown before
-the hand is played and checked against the seed revealed after it, it proves
-the deal was fixed in advance.  ``canasta verify FILE`` replays a record
-through the engine and checks every move, every score and every commitment.
+A hand's ``Commitment`` is shown before the hand is played and checked against
+what is revealed after it, proving the deal was fixed in advance.  A hand dealt
+provably fairly (the card room; :mod:`canasta.fairdeal`, ``docs/fair-deals.md``)
+carries ``[Secret "<64 hex>"]`` and ``[ClientSeeds "0=3f9a 1= 2=c0de 3="]``: its
+commitment is the SHA-256 of the secret's bytes, and its deck is derived from
+secret, client seeds and hand number.  A seeded hand (local games, arena, tests)
+carries ``[Seed "N"]`` and its commitment is the SHA-256 of ``canasta-deal:N``
+(a 64-bit seed: fine on your own machine, not a defence against a brute-forcing
+opponent).  ``canasta verify FILE`` replays a record through the engine and
+checks every move, every score, every commitment and every fair deal.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
+from canasta.fairdeal import FairDeal, commitment_of, parse_secret, parse_seeds_text
 from canasta.match import Match
 from canasta.moves import Move
 from canasta.rules import PRESETS, RuleSet
@@ -80,7 +87,7 @@ class GameRecord:
         lines = [f'[{k} "{_esc(v)}"]' for k, v in self.headers.items()]
         for hand in self.hands:
             lines.append("")
-            order = ["Hand", "Dealer", "Commitment", "Seed"]
+            order = ["Hand", "Dealer", "Commitment", "Seed", "Secret", "ClientSeeds"]
             for key in order:
                 if key in hand.tags:
                     lines.append(f'[{key} "{_esc(hand.tags[key])}"]')
@@ -145,7 +152,7 @@ def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
                     games.append(game)
                 hand = HandRecord({"Hand": value})
                 game.hands.append(hand)
-            elif hand is not None and key in ("Dealer", "Commitment", "Seed", "Score", "End"):
+            elif hand is not None and key in ("Dealer", "Commitment", "Seed", "Secret", "ClientSeeds", "Score", "End"):
                 hand.tags[key] = value
             else:
                 if game is None or game.hands:
@@ -180,13 +187,25 @@ def verify(game: GameRecord) -> list[str]:
         match = game.match()
     except CanastaError as exc:
         return [f"headers: {exc}"]
-    for hand in game.hands:
+    for number, hand in enumerate(game.hands, start=1):
         label = f"hand {hand.tags.get('Hand', '?')}"
-        g = match.next_hand()
-        if "Seed" in hand.tags and hand.tags["Seed"] != str(g.seed):
-            problems.append(f"{label}: the seed {hand.tags['Seed']} is not the match's seed for this hand")
-        if "Commitment" in hand.tags and hand.tags["Commitment"] != commitment(g.seed):
-            problems.append(f"{label}: the commitment does not match the revealed seed")
+        if "Secret" in hand.tags:  # a provably fair deal
+            try:
+                fair = FairDeal(parse_secret(hand.tags["Secret"]),
+                                parse_seeds_text(hand.tags.get("ClientSeeds", ""), match.rules.players), number)
+            except CanastaError as exc:
+                problems.append(f"{label}: {exc}")
+                return problems
+            if hand.tags.get("Commitment") != commitment_of(fair.secret):
+                problems.append(f"{label}: the commitment shown before the deal is not the SHA-256 of the "
+                                "revealed secret")
+            g = match.next_hand(fair)
+        else:
+            g = match.next_hand()
+            if "Seed" in hand.tags and hand.tags["Seed"] != str(g.seed):
+                problems.append(f"{label}: the seed {hand.tags['Seed']} is not the match's seed for this hand")
+            if "Commitment" in hand.tags and hand.tags["Commitment"] != commitment(g.seed):
+                problems.append(f"{label}: the commitment does not match the revealed seed")
         if "Dealer" in hand.tags and hand.tags["Dealer"] != str(g.dealer):
             problems.append(f"{label}: the dealer should be seat {g.dealer}")
         for seat, move, _, line in hand.moves:
@@ -237,8 +256,13 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
     headers["Result"] = result_text(match)
     rec = GameRecord(headers)
     for hr, moves in zip(match.hands, hands_moves, strict=False):
-        hand = HandRecord({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
-                           "Commitment": commitment(hr.seed), "Seed": str(hr.seed)})
+        if hr.fair is not None:
+            hand = HandRecord({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
+                               "Commitment": hr.fair.commitment, "Secret": hr.fair.secret.hex(),
+                               "ClientSeeds": hr.fair.seeds_text()})
+        else:
+            hand = HandRecord({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
+                               "Commitment": commitment(hr.seed), "Seed": str(hr.seed)})
         hand.moves = [(seat, move, "", 0) for seat, move in moves]
         hand.tags["Score"] = " ".join(str(s.total) for s in hr.scores)
         hand.tags["End"] = hr.end_reason

@@ -28,7 +28,8 @@ from typing import Any
 
 from canasta.bots import Bot, make_bot
 from canasta.cards import cards_str
-from canasta.errors import CanastaError, IllegalMoveError, NotationError, RulesError, read_text
+from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
+from canasta.fairdeal import FairDeal
 from canasta.game import Game
 from canasta.match import Match
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
@@ -58,6 +59,7 @@ class LogEntry:
     seat: int
     move: Move
     text: str  # e.g. "West melds 8♥ 8♠ 2♣"
+    number: int = 0  # the move's number in its hand, from 1 (stable while the hand is played)
 
 
 def describe_move(who: str, move: Move) -> str:
@@ -96,7 +98,13 @@ class Table:
 
     def __init__(self, rules: RuleSet, seats: Sequence[str | None], seed: int = 0, *,
                  names: Sequence[str] | None = None, first_dealer: int | None = None,
-                 hint_level: str = "advanced", event: str = "Table", date: str | None = None) -> None:
+                 hint_level: str = "advanced", event: str = "Table", date: str | None = None,
+                 fair: bool = False, deal: bool = True) -> None:
+        """``fair``: deal every hand provably fairly (:mod:`canasta.fairdeal`: a
+        committed secret per hand and the players' client seeds; ``seed`` then
+        chooses only the first dealer and the bots' own randomness).  ``deal=False``:
+        wait for :meth:`next_hand` to deal the first hand (so client seeds can be
+        collected after the first commitment is shown)."""
         if len(seats) != rules.players:
             raise TableError(f"{rules.name} is played by {rules.players} players, not {len(seats)}")
         self.rules = rules
@@ -111,26 +119,36 @@ class Table:
         self.match = Match(rules, seed=seed, first_dealer=first_dealer)
         self.moves: list[list[tuple[int, Move]]] = []
         self.version = 0  # bumped on every change; clients resynchronise from it
+        self.fair = fair
+        self.deals: list[FairDeal] = []  # the fair deal of each hand dealt
+        self.pending: FairDeal | None = FairDeal.new(1, rules.players) if fair else None  # the next hand's
         self._bots: dict[int, Bot] = {}
         for s, spec in enumerate(self.seats):
             if spec is not None:
                 self._bots[s] = make_bot(spec, seed=self._bot_seed(s))
-        self._deal()
+        if deal:
+            self._deal()
 
     # ------------------------------------------------------------------ state
 
     @property
     def game(self) -> Game:
-        assert self.match.game is not None
+        if self.match.game is None:
+            raise TableError("no hand has been dealt yet")
         return self.match.game
 
     @property
+    def dealt(self) -> bool:
+        """Has the first hand been dealt?"""
+        return self.match.game is not None
+
+    @property
     def hand_number(self) -> int:
-        return self.game.hand_number
+        return self.game.hand_number if self.dealt else 0
 
     @property
     def hand_over(self) -> bool:
-        return self.game.is_over()
+        return self.dealt and self.game.is_over()
 
     @property
     def match_over(self) -> bool:
@@ -149,7 +167,7 @@ class Table:
 
     def bot_to_move(self) -> bool:
         """Is it a bot's move (in a hand still being played)?"""
-        return not self.hand_over and self.is_bot(self.game.to_move)
+        return self.dealt and not self.hand_over and self.is_bot(self.game.to_move)
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: the only way a player's client sees the table."""
@@ -161,18 +179,60 @@ class Table:
         return spectator_view(self.game)
 
     def commitment(self) -> str:
-        """The current hand's deal commitment, shown before the hand is played."""
+        """The current hand's deal commitment, shown before the hand is played
+        ("" before the first deal)."""
+        if not self.dealt:
+            return ""
+        if self.fair:
+            return self.deals[-1].commitment
         return commitment(self.game.seed)
 
+    def next_commitment(self) -> str | None:
+        """A fair table's commitment to the next hand's secret, published before
+        that hand is dealt (so client seeds can be sent for it); None otherwise."""
+        if self.pending is None or self.match_over:
+            return None
+        return self.pending.commitment
+
+    def client_seeds(self) -> tuple[str, ...]:
+        """The client seeds received so far for the next fair deal ("" for none)."""
+        return self.pending.client_seeds if self.pending is not None else ()
+
+    def set_client_seed(self, seat: int, seed: str) -> None:
+        """``seat``'s client seed for the next fair deal (up to 64 of ``A-Z a-z 0-9 _ -``);
+        it counts if it arrives before that hand is dealt."""
+        self._check_seat(seat)
+        if self.pending is None:
+            raise TableError("this table deals from a seed: it takes no client seeds")
+        if self.match_over:
+            raise TableError("the match is over: there is no next deal")
+        self.pending = self.pending.with_client_seed(seat, seed)
+        self.version += 1
+
+    def revealed(self) -> list[dict[str, Any]]:
+        """What proves each finished hand's deal: its commitment and, revealed now
+        that the hand is over, its secret and client seeds (or, for a seeded deal, its seed)."""
+        out: list[dict[str, Any]] = []
+        for h in self.match.hands:
+            if h.fair is not None:
+                out.append({"hand": h.hand_number, "commitment": h.fair.commitment, "secret": h.fair.secret.hex(),
+                            "client_seeds": list(h.fair.client_seeds)})
+            else:
+                out.append({"hand": h.hand_number, "commitment": commitment(h.seed), "seed": h.seed})
+        return out
+
     def revealed_seeds(self) -> list[tuple[int, int, str]]:
-        """(hand number, seed, commitment) of every finished hand."""
-        return [(h.hand_number, h.seed, commitment(h.seed)) for h in self.match.hands]
+        """(hand number, seed, commitment) of every finished seeded hand."""
+        return [(h.hand_number, h.seed, commitment(h.seed)) for h in self.match.hands if h.fair is None]
 
     def log(self, last: int | None = None) -> list[LogEntry]:
         """The moves of the current hand, described, oldest first."""
+        if not self.moves:
+            return []
         moves = self.moves[-1]
         start = 0 if last is None else max(0, len(moves) - last)
-        return [LogEntry(self.hand_number, seat, mv, self.describe(seat, mv)) for seat, mv in moves[start:]]
+        return [LogEntry(self.hand_number, seat, mv, self.describe(seat, mv), n)
+                for n, (seat, mv) in enumerate(moves[start:], start=start + 1)]
 
     def describe(self, seat: int, move: Move) -> str:
         return describe_move(self.names[seat], move)
@@ -184,6 +244,8 @@ class Table:
         Clients call this to explain a move before it is committed."""
         try:
             self._check_seat(seat)
+            if not self.dealt:
+                return TableError("the first hand has not been dealt yet")
             if self.hand_over:
                 return TableError("the hand is over: deal the next hand first")
             if seat != self.game.to_move:
@@ -200,6 +262,8 @@ class Table:
         """Play ``move`` for ``seat``.  Refused with a reason, changing nothing, when
         it is not that seat's move or the move is illegal (the rule is named)."""
         self._check_seat(seat)
+        if not self.dealt:
+            raise TableError("the first hand has not been dealt yet")
         if self.hand_over:
             raise TableError("the hand is over: deal the next hand first")
         g = self.game
@@ -225,7 +289,7 @@ class Table:
         """The move the bot to move would play (not played yet; may take a while).
         ``stand_in`` plays instead for a person's seat (a player who dropped out).
         Nothing may change the table while this runs."""
-        if self.hand_over:
+        if not self.dealt or self.hand_over:
             raise TableError("the hand is over")
         seat = self.game.to_move
         bot = stand_in if stand_in is not None else self._bots.get(seat)
@@ -251,7 +315,7 @@ class Table:
     def hint(self, seat: int) -> Move:
         """What the hint bot would play for ``seat`` (it sees only that seat's view)."""
         self._check_seat(seat)
-        if self.hand_over or self.game.to_move != seat:
+        if not self.dealt or self.hand_over or self.game.to_move != seat:
             raise TableError("a hint is given only when it is your move")
         bot = make_bot(self.hint_level, seed=self._bot_seed(seat) ^ len(self.moves[-1]))
         try:
@@ -263,7 +327,7 @@ class Table:
         """How many of ``seat``'s moves can be taken back: the melds laid since it
         drew or took the pile in this turn (drawing, taking, asking and discarding
         reveal or commit something and are never taken back)."""
-        if self.hand_over or self.game.to_move != seat:
+        if not self.dealt or self.hand_over or self.game.to_move != seat:
             return 0
         g = self.game
         moves = self.moves[-1]
@@ -291,8 +355,8 @@ class Table:
         return move
 
     def next_hand(self) -> Game:
-        """Deal the next hand once this one is over."""
-        if not self.hand_over:
+        """Deal the next hand once this one is over (or the first, if it waits)."""
+        if self.dealt and not self.hand_over:
             raise TableError("the hand is still being played")
         if self.match_over:
             raise TableError("the match is over")
@@ -324,6 +388,9 @@ class Table:
             "event": self.event,
             "date": self.date,
             "hands": [[f"{seat}: {mv}" for seat, mv in hand] for hand in self.moves],
+            **({"fair": {"deals": [d.to_dict() for d in self.deals],
+                         "pending": self.pending.to_dict() if self.pending is not None else None}}
+               if self.fair else {}),
         }
 
     def save(self, path: str | Path) -> None:
@@ -348,19 +415,35 @@ class Table:
             raise TableError(f"not a saved canasta table (expected \"format\": \"{SAVE_FORMAT}\")")
         try:
             rules = RuleSet.from_dict(data["rules"])
+            fair = data.get("fair")
             table = cls(rules, data["seats"], int(data["seed"]), names=data.get("names"),
                         first_dealer=data.get("first_dealer"), hint_level=str(data.get("hint_level", "advanced")),
-                        event=str(data.get("event", "Table")), date=data.get("date"))
+                        event=str(data.get("event", "Table")), date=data.get("date"), fair=fair is not None,
+                        deal=False)
             hands = data["hands"]
             if not isinstance(hands, list):
                 raise TableError("\"hands\" must be a list of hands")
+            deals: list[FairDeal] = []
+            if fair is not None:
+                if not isinstance(fair, Mapping) or not isinstance(fair.get("deals"), list):
+                    raise TableError("\"fair\" must hold the list of \"deals\"")
+                deals = [FairDeal.from_dict(d, rules.players) for d in fair["deals"]]
+                pending = fair.get("pending")
+                if len(deals) != len(hands) or [d.hand_number for d in deals] != list(range(1, len(deals) + 1)):
+                    raise TableError("a fair table saves one deal per hand, numbered from 1")
+                table.pending = FairDeal.from_dict(pending, rules.players) if pending is not None else None
         except KeyError as exc:
             raise TableError(f"the saved table lacks {exc}") from None
-        except (TypeError, ValueError, RulesError) as exc:
+        except (TypeError, ValueError, CanastaError) as exc:
             raise TableError(f"the saved table is malformed: {exc}") from None
+        if table.fair and not hands:  # waiting for its first deal
+            yield table, -1, None
+            return
+        pending_after = table.pending
         for h, hand in enumerate(hands or [[]], start=1):
-            if h > 1:
-                table.next_hand()
+            if table.fair:
+                table.pending = deals[h - 1]
+            table.next_hand()
             yield table, -1, None
             if not isinstance(hand, list):
                 raise TableError(f"hand {h} must be a list of moves")
@@ -374,6 +457,8 @@ class Table:
                 except (IllegalMoveError, TableError, ValueError) as exc:
                     raise TableError(f"hand {h}, move {i} ({str(line).strip()}): {exc}") from None
                 yield table, seat, move
+        if table.fair:
+            table.pending = pending_after
 
     @classmethod
     def load(cls, path: str | Path) -> Table:
@@ -387,7 +472,14 @@ class Table:
     # ---------------------------------------------------------------- helpers
 
     def _deal(self) -> None:
-        self.match.next_hand()
+        if self.fair:
+            assert self.pending is not None
+            deal = self.pending
+            self.match.next_hand(deal)
+            self.deals.append(deal)
+            self.pending = FairDeal.new(deal.hand_number + 1, self.rules.players)
+        else:
+            self.match.next_hand()
         self.moves.append([])
 
     def _bot_seed(self, seat: int) -> int:
