@@ -217,3 +217,18 @@ def test_fair_records_verify_and_tampering_is_caught() -> None:
 
     swapped = parse_records(text.replace("0=c0ffee", "0=c0ffef", 1))[0][0]
     assert verify(swapped) != []  # another deck: the moves or the scores no longer fit
+
+
+def test_the_terminal_replay_deals_a_fair_record_from_its_secret() -> None:
+    pytest.importorskip("textual")
+    from canasta.tui.replay import build_replay
+
+    rules = RuleSet.preset("italian-4p").with_options({"target": 500})
+    table = Table(rules, [None, "basic", "basic", "basic"], 5, fair=True)
+    _play_out(table, 2)
+    record = parse_records(table.record().to_text())[0][0]
+    replay = build_replay(record)
+    assert len(replay.hands) == len(table.match.hands)
+    last = replay.hands[-1].positions[-1]
+    assert position_of(last) == position_of(table.game)
+    assert replay.hands[0].commitment == table.revealed()[0]["commitment"]

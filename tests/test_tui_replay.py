@@ -134,7 +134,7 @@ def test_replay_app_steps_and_hides_what_a_seat_could_not_see(tmp_path: Path, re
             shown = app.query_one("#hand", HandView).hand
             assert sorted(shown) == sorted(game.hand(0))
             await pilot.press("end")
-            assert "Score sheet" in text("#status") and "Seed revealed" in text("#status")
+            assert "Score sheet" in text("#status") and "Deal revealed: seed" in text("#status")
             await pilot.press("pagedown")
             assert app.hand == 1 and app.index == 0 and "hand 2 of 2" in text("#topbar")
             await pilot.press("r")

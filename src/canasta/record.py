@@ -63,6 +63,22 @@ class HandRecord:
     tags: dict[str, str] = field(default_factory=dict)
     moves: list[tuple[int, Move, str, int]] = field(default_factory=list)  # seat, move, comment, line
 
+    def fair_deal(self, number: int, players: int) -> FairDeal | None:
+        """The hand's provably fair deal (from its revealed ``Secret`` and
+        ``ClientSeeds``), or None for a seeded hand; a malformed one raises
+        :class:`~canasta.fairdeal.FairDealError`."""
+        if "Secret" not in self.tags:
+            return None
+        return FairDeal(parse_secret(self.tags["Secret"]),
+                        parse_seeds_text(self.tags.get("ClientSeeds", ""), players), number)
+
+    def proof(self) -> str:
+        """What proves the deal, in words: the revealed secret or seed and its commitment."""
+        if "Secret" in self.tags:
+            return (f"secret {self.tags['Secret']}, client seeds {self.tags.get('ClientSeeds', '')!r}; "
+                    f"commitment {self.tags.get('Commitment', '?')}")
+        return f"seed {self.tags.get('Seed', '?')}; commitment {self.tags.get('Commitment', '?')}"
+
 
 @dataclass
 class GameRecord:
@@ -189,13 +205,12 @@ def verify(game: GameRecord) -> list[str]:
         return [f"headers: {exc}"]
     for number, hand in enumerate(game.hands, start=1):
         label = f"hand {hand.tags.get('Hand', '?')}"
-        if "Secret" in hand.tags:  # a provably fair deal
-            try:
-                fair = FairDeal(parse_secret(hand.tags["Secret"]),
-                                parse_seeds_text(hand.tags.get("ClientSeeds", ""), match.rules.players), number)
-            except CanastaError as exc:
-                problems.append(f"{label}: {exc}")
-                return problems
+        try:
+            fair = hand.fair_deal(number, match.rules.players)
+        except CanastaError as exc:
+            problems.append(f"{label}: {exc}")
+            return problems
+        if fair is not None:  # a provably fair deal
             if hand.tags.get("Commitment") != commitment_of(fair.secret):
                 problems.append(f"{label}: the commitment shown before the deal is not the SHA-256 of the "
                                 "revealed secret")

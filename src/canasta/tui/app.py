@@ -31,7 +31,6 @@ from canasta.bots import LEVELS
 from canasta.cards import CARD_RANK, IS_WILD, RANK_NAMES, Card
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move, make_group
-from canasta.record import commitment
 from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, TableError, seat_names
 from canasta.tui.render import (
@@ -296,8 +295,12 @@ class ScoreScreen(ModalScreen[None]):
         head = Text(f"Hand {hr.hand_number} is over: {hr.end_reason or 'ended'}; {went}.", style="bold")
         check = Text()
         check.append("Fair deal: ", style="bold")
-        check.append(f"the commitment shown at the deal was {commitment(hr.seed)}\n")
-        check.append(f"the seed is now revealed: {hr.seed} (sha256 of 'canasta-deal:{hr.seed}' is that commitment)\n")
+        shown = table.revealed()[self.hand_index]
+        check.append(f"the commitment shown at the deal was {shown['commitment']}\n")
+        if "secret" in shown:
+            check.append(f"the secret is now revealed: {shown['secret']} (its sha256 is that commitment)\n")
+        else:
+            check.append(f"the seed is now revealed: {hr.seed} (sha256 of 'canasta-deal:{hr.seed}' is that commitment)\n")
         if self.record_path is not None:
             check.append(f"Record written to {self.record_path}\ncheck it with:  canasta verify {self.record_path}\n")
         last = self.hand_index == len(table.match.hands) - 1

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Static
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.game import Game
 from canasta.moves import Move
-from canasta.record import GameRecord, commitment, read_file
+from canasta.record import GameRecord, read_file
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.table import describe_move, seat_names
@@ -40,7 +40,8 @@ from canasta.view import SeatView, seat_view, spectator_view
 @dataclass
 class HandReplay:
     number: int
-    seed: int
+    proof: str  # the revealed seed or secret and the commitment shown before the hand
+    commitment: str
     positions: list[Game]  # positions[i]: before move i (the last: after every move)
     moves: list[tuple[int, Move]]
     scores: list[SideScore] = field(default_factory=list)
@@ -71,11 +72,11 @@ def build_replay(record: GameRecord) -> Replay:
         if who.startswith("human:"):
             names[s] = who.removeprefix("human:").replace("_", " ")
     hands: list[HandReplay] = []
-    for hand in record.hands:
+    for number, hand in enumerate(record.hands, start=1):
         if match.over:
             break
-        g = match.next_hand()
-        replay = HandReplay(g.hand_number, g.seed, [g.copy()], [])
+        g = match.next_hand(hand.fair_deal(number, rules.players))
+        replay = HandReplay(g.hand_number, hand.proof(), hand.tags.get("Commitment", "?"), [g.copy()], [])
         for seat, move, _, line in hand.moves:
             if g.is_over():
                 raise CanastaError(f"line {line}: a move after the hand ended")
@@ -174,7 +175,7 @@ class ReplayApp(App[None]):
         top = Text()
         top.append(" replay ", style="bold #000000 on #ffd000")
         top.append(f" {rp.rules.name}  hand {hr.number} of {len(rp.hands)}  move {self.index} of {len(hr.moves)}"
-                   f"  table {looking}  commitment {commitment(hr.seed)[:16]}… ", style="bold")
+                   f"  table {looking}  commitment {hr.commitment[:16]}… ", style="bold")
         self.query_one("#topbar", Static).update(top)
         levels: list[str | None] = [None if p.startswith("human:") else p for p in rp.players]
         self.query_one("#seats", Static).update(
@@ -204,7 +205,7 @@ class ReplayApp(App[None]):
                       [" & ".join(rp.names[s] for s in members) for members in rp.rules.teams][:nsides])
             before = [t - s.total for t, s in zip(hr.totals, hr.scores, strict=True)]
             status.append(score_sheet(hr.scores, labels, before, hr.totals))
-            status.append(Text(f"Seed revealed: {hr.seed}; commitment {commitment(hr.seed)}"))
+            status.append(Text(f"Deal revealed: {hr.proof}"))
         hand_seat = self.seat if self.seat is not None else view.to_move
         status.append(Text(f"Below: {rp.names[hand_seat]}'s hand", style="bold"))
         status.append(Text("→ next move  ← back  PgDn/PgUp hand  v face up / each seat  r rules  q quit",
