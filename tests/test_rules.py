@@ -350,3 +350,59 @@ def test_describe_names_every_option() -> None:
     assert [r[0] for r in rows] == [o.id for o in CLASSIC_OPTIONS]
     assert all(o.id in OPTIONS_BY_ID for o in CLASSIC_OPTIONS)
     assert "house rule" in rows[0][2] and "default" in rows[1][2]
+
+
+# -- messages a person can act on (issue 13, points 6 and 7) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "nearest"),
+    [("C-O99", "C-O9"), ("c-o15", "C-O1"), ("I-O40", "I-O4"), ("wildratio", "wild_ratio"),
+     ("black_three_freeze", "black_three_freezes")],
+)
+def test_an_unknown_option_suggests_the_nearest_ones(key: str, nearest: str) -> None:
+    message = _refused({key: True}, key, "unknown", "did you mean", nearest, "canasta rules")
+    assert len(message) < 200, "the nearest ones, not the whole list of options"
+
+
+def test_an_unknown_option_with_nothing_near_points_to_the_rules_command() -> None:
+    message = _refused({"colour": "blue"}, "colour", "canasta rules")
+    assert "did you mean" not in message
+    assert "I-O39" not in message
+
+
+def test_boolean_errors_speak_toml() -> None:
+    message = _refused({"C-O2": "yes"}, "C-O2", "false or true", '"yes"')
+    assert "False" not in message and "True" not in message
+    _refused({"C-O1": "bogus"}, '"no_more_wild_than_natural" or "max3_only"', '"bogus"')
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('preset = "classic-4p"\n"C-O2" = "yes"\n', ("C-O2", "false or true")),
+        ('preset = "classic-4p"\ntarget = "high"\n', ("target", "whole number")),
+        ('preset = "classic-4p"\nminimum_table = "x"\n', ("minimum_table",)),
+        ('preset = "classic-4p"\nC-O99 = true\n', ("C-O99", "did you mean C-O9")),
+        ('preset = "classic-4p"\nfamily = "italian"\n', ("family", "italian", "classic-4p")),
+        ('preset = "italian-4p"\nfamily = "classic"\n', ("family", "classic", "italian-4p")),
+        ('name = "classic-2p"\nfamily = "italian"\n', ("family", "italian", "classic-2p")),
+    ],
+)
+def test_rules_file_errors_name_the_file_and_the_key(tmp_path: Path, text: str, words: tuple[str, ...]) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(text)
+    with pytest.raises(RulesError) as info:
+        load_rules(path)
+    message = str(info.value)
+    assert str(path) in message
+    for w in words:
+        assert w in message, f"{message!r} should mention {w!r}"
+
+
+def test_a_family_cannot_be_switched_by_an_override() -> None:
+    _refused({"family": "italian"}, "italian", "italian-4p")
+    # a family that agrees with the preset is fine, and a file without a preset starts from its family
+    assert RuleSet.preset("italian-3p", {"family": "italian"}).italian
+    assert RuleSet.from_dict({"name": "mine", "family": "italian", "players": 3}).players == 3
+    assert RuleSet.from_dict({"name": "mine", "family": "italian"}).italian

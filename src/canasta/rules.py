@@ -14,6 +14,7 @@ raise :class:`~canasta.errors.RulesError` with a message that says what to fix.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import tomllib
 from collections.abc import Mapping
@@ -261,6 +262,12 @@ class RuleSet:
         for key, value in overrides.items():
             fname = _field_name(key)
             changes[fname] = _coerce(fname, value)
+        family = changes.get("family", self.family)
+        if family != self.family:
+            if family not in FAMILY_OPTIONS:
+                raise RulesError(f"unknown rules family {_shown(family)}; choose \"classic\" or \"italian\"")
+            raise RulesError(f"the {self.family} rules {_shown(self.name)} cannot become {family}: "
+                             f"start from {_family_preset(family)}")
         implied: dict[str, Any] = {}
         if changes.get("cutthroat") is True and not self.cutthroat:
             implied.update(draw_count=2, canastas_to_go_out=2, target=7500)
@@ -370,8 +377,17 @@ class RuleSet:
         options = data.pop("options", {})
         if not isinstance(options, Mapping):
             raise RulesError("'options' must be a table such as {\"C-O1\": \"max3_only\"}")
-        base = preset or (name if name and name.lower() in PRESETS else "classic-4p")
-        rules = RuleSet.preset(base, {**data, **options})
+        family = data.get("family")
+        named = preset or (name if name and name.lower() in PRESETS else None)
+        if named is not None and isinstance(family, str) and named.strip().lower() in PRESETS:
+            preset_family = PRESETS[named.strip().lower()].family
+            if family != preset_family and family in FAMILY_OPTIONS:
+                raise RulesError(f"family = {_shown(family)} does not match the {preset_family} preset "
+                                 f"{_shown(named)}: start from {_family_preset(family)} "
+                                 "or remove the family line")
+        if named is None:
+            named = "italian-4p" if family == "italian" else "classic-4p"
+        rules = RuleSet.preset(named, {**data, **options})
         if name and name != rules.name:
             rules = dataclasses.replace(rules, name=name, teams=())
         return rules
@@ -421,25 +437,54 @@ def _field_name(key: str) -> str:
     k2 = k.replace("-", "_")
     if k2 in _FIELD_TYPES:
         return k2
-    known = ", ".join(sorted(OPTIONS_BY_ID)) + ", " + ", ".join(sorted(_FIELD_TYPES))
-    raise RulesError(f"unknown rule option {key!r}; known options: {known}")
+    raise RulesError(f"unknown rule option {key!r}; {_nearest_options(k)}")
+
+
+def _nearest_options(key: str) -> str:
+    """``did you mean C-O9 or I-O9?`` and where the full list is."""
+    names = {o.id: o.id for o in ALL_OPTIONS}
+    names.update({f: f for f in _FIELD_TYPES})
+    by_folded = {n.upper().replace("-", "_"): n for n in names}
+    folded = key.upper().replace("-", "_")
+    close = [by_folded[m] for m in difflib.get_close_matches(folded, list(by_folded), n=3, cutoff=0.6)]
+    hint = "'canasta rules' (or 'canasta rules italian-4p') lists every option"
+    if not close:
+        return hint
+    said = close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]
+    return f"did you mean {said}? {hint}"
+
+
+def _family_preset(family: str) -> str:
+    """Where to start for a family, as a rules file says it."""
+    return 'an italian preset (e.g. preset = "italian-4p")' if family == "italian" else \
+        'a classic preset (e.g. preset = "classic-4p")'
+
+
+def _shown(value: Any) -> str:
+    """A value as a rules file (TOML or JSON) writes it: ``true``, ``"max3_only"``, ``5000``."""
+    if value is None:
+        return "nothing"
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _coerce(fname: str, value: Any) -> Any:
     opt = OPTIONS_BY_FIELD.get(fname)
     if opt is not None:
         if value not in opt.choices or type(value) is not type(opt.choices[0]):
-            choices = " or ".join(repr(c) for c in opt.choices)
-            raise RulesError(f"option {opt.id} ({fname}) must be {choices}, not {value!r}")
+            choices = " or ".join(_shown(c) for c in opt.choices)
+            raise RulesError(f"option {opt.id} ({fname}) must be {choices}, not {_shown(value)}")
         return value
     ftype = _FIELD_TYPES[fname]
     if ftype == "int":
         if type(value) is not int:
-            raise RulesError(f"{fname} must be a whole number, not {value!r}")
+            raise RulesError(f"{fname} must be a whole number, not {_shown(value)}")
         return value
     if ftype == "str":
         if not isinstance(value, str):
-            raise RulesError(f"{fname} must be text, not {value!r}")
+            raise RulesError(f"{fname} must be text, not {_shown(value)}")
         return value
     if fname == "minimum_table":
         try:
@@ -553,7 +598,10 @@ def load_rules(path: str | Path) -> RuleSet:
             data = tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
         raise RulesError(f"rules file {str(p)!r} is not valid {p.suffix.lstrip('.') or 'TOML'}: {exc}") from None
-    return RuleSet.from_dict(data)
+    try:
+        return RuleSet.from_dict(data)
+    except RulesError as exc:
+        raise RulesError(f"rules file {str(p)!r}: {exc}") from None
 
 
 def save_rules(rules: RuleSet, path: str | Path) -> None:
