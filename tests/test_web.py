@@ -162,7 +162,7 @@ def test_table_creation_refusals(client: TestClient, body: dict[str, Any], needl
     base = {"preset": "classic-4p", "name": "Ann", "seats": [{}, {"kind": "bot"}, {"kind": "open"}, {"kind": "bot"}]}
     r = client.post("/api/tables", json=base | body)
     assert r.status_code == 400 and needle in r.json()["detail"]
-    assert client.post("/api/tables", content=b"not json").status_code == 400
+    assert client.post("/api/tables", content=b"not json", headers={"content-type": "application/json"}).status_code == 400
 
 
 # ------------------------------------------------------------------ refusals

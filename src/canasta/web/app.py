@@ -10,15 +10,19 @@ import contextlib
 import gc
 import html
 import json
+import math
+import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from canasta.errors import CanastaError
 from canasta.rules import PRESETS, RuleSet
@@ -29,6 +33,10 @@ from canasta.web.store import SeatRow, Store, TableRow, hash_token
 STATIC = Path(__file__).parent / "static"
 MAX_NAME = 24
 HELLO_TIMEOUT = 20.0
+MAX_BODY = 16384
+MAX_SEED = 2**63 - 1
+DEFAULT_PORTS = {"http": 80, "https": 443}
+HOST_CHARS = re.compile(r"^[A-Za-z0-9.:\[\]-]+$")
 
 
 def clean_name(value: Any, default: str = "") -> str:
@@ -38,8 +46,94 @@ def clean_name(value: Any, default: str = "") -> str:
     return "".join(ch for ch in text if ch.isprintable()) or default
 
 
-def bad(message: str, status: int = 400) -> HTTPException:
-    return HTTPException(status_code=status, detail=message)
+def bad(message: str, status: int = 400, headers: dict[str, str] | None = None) -> HTTPException:
+    return HTTPException(status_code=status, detail=message, headers=headers)
+
+
+def is_int(value: Any) -> TypeGuard[int]:
+    """A JSON whole number (``true`` is not 1, ``1.0`` is not 1)."""
+    return type(value) is int
+
+
+# ------------------------------------------------------------------ origins
+
+
+def normalise_origin(value: str) -> str | None:
+    """``scheme://host:port`` (port always written, host lower case), or None if ``value``
+    is not an origin (``null``, a path, another scheme)."""
+    try:
+        parts = urlsplit(value.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS or not parts.hostname or parts.path not in ("", "/") \
+            or parts.query or parts.fragment or parts.username or parts.password:
+        return None
+    host = parts.hostname.lower()
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    return f"{scheme}://{host}:{port or DEFAULT_PORTS[scheme]}"
+
+
+def own_origin(scope: Scope, headers: Mapping[str, str]) -> str | None:
+    """The origin a page of this server has, as the request reached us: its scheme
+    (``https``/``wss`` when uvicorn trusts the proxy's X-Forwarded-Proto) and Host."""
+    scheme = {"ws": "http", "wss": "https"}.get(scope.get("scheme", "http"), scope.get("scheme", "http"))
+    host = headers.get("host", "")
+    if not host or not HOST_CHARS.match(host):
+        return None
+    return normalise_origin(f"{scheme}://{host}")
+
+
+def origin_refusal(scope: Scope, headers: Mapping[str, str], allowed: Iterable[str]) -> str | None:
+    """Why a request's ``Origin`` is refused, or None.  Browsers send ``Origin`` with
+    every websocket and cross-site POST; a request without one (curl, scripts) is
+    not from another site's page and is let through."""
+    origin = headers.get("origin")
+    if origin is None:
+        return None
+    mine = normalise_origin(origin)
+    if mine is not None and (mine == own_origin(scope, headers) or mine in allowed):
+        return None
+    return (f"requests from pages of {origin[:100]!r} are not accepted here (only from this server's own "
+            "pages; behind a proxy, start the server with --allow-origin)")
+
+
+# ---------------------------------------------------------- security headers
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "connect-src 'self'{ws}; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+HEADERS = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+           (b"x-frame-options", b"DENY")]
+
+
+class SecurityHeaders:
+    """Every HTTP response (pages, static files, API) gets a Content-Security-Policy
+    that allows no inline script, no framing, no MIME sniffing and no referrer.
+    ``'unsafe-inline'`` is allowed for styles only (a page has style attributes)."""
+
+    def __init__(self, app: ASGIApp, docs_paths: Iterable[str] = ()) -> None:
+        self.app = app
+        self.docs_paths = set(docs_paths)  # the API docs load their script from a CDN
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = list(HEADERS)
+        if scope.get("path") not in self.docs_paths:
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            ws = f" ws://{host} wss://{host}" if host and HOST_CHARS.match(host) else ""
+            extra.append((b"content-security-policy", CSP.format(ws=ws).encode()))
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []), *((k, v) for k, v in extra if k not in present)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 def presets_info() -> list[dict[str, Any]]:
@@ -54,22 +148,41 @@ def presets_info() -> list[dict[str, Any]]:
 
 
 def build_rules(preset: Any, options: Any, target: Any) -> RuleSet:
+    """The rule set the lobby form describes: a preset, house rules among the preset's
+    options (each value one of the option's choices, of the same type), a target."""
     if not isinstance(preset, str):
         raise bad("choose a rules preset")
     try:
         rules = RuleSet.preset(preset)
         changes: dict[str, Any] = {}
-        if options:
+        if options is not None:
             if not isinstance(options, dict):
                 raise bad("house rules must be an object of option id: value")
-            changes.update(options)
+            known = {o.id: o for o in rules.options}
+            for key, value in options.items():
+                opt = known.get(key)
+                if opt is None:
+                    raise bad(f"unknown house rule {key[:40]!r} for {rules.name}: the options are "
+                              f"{', '.join(known)} (the target score has its own field)")
+                if not any(type(value) is type(c) and value == c for c in opt.choices):
+                    raise bad(f"house rule {opt.id} ({opt.topic}) must be one of "
+                              f"{', '.join(json.dumps(c) for c in opt.choices)}")
+                changes[key] = value
         if target not in (None, ""):
-            if not isinstance(target, int) or not 100 <= target <= 100000:
+            if not is_int(target) or not 100 <= target <= 100000:
                 raise bad("the target score must be a whole number from 100 to 100000")
             changes["target"] = target
         return rules.with_options(changes) if changes else rules
     except CanastaError as exc:
         raise bad(str(exc)) from None
+
+
+def text_field(body: Mapping[str, Any], key: str, what: str) -> Any:
+    """``body[key]`` if it is text or absent/null; refused otherwise."""
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise bad(f"{what} must be text")
+    return value
 
 
 class Lobby:
@@ -85,9 +198,9 @@ class Lobby:
         if not isinstance(specs, list) or len(specs) != n:
             raise bad(f"give {n} seats (open, bot or reserved) for {rules.name}")
         me = body.get("seat", 0)
-        if not isinstance(me, int) or not 0 <= me < n:
-            raise bad(f"your seat must be from 0 to {n - 1}")
-        my_name = clean_name(body.get("name"))
+        if not is_int(me) or not 0 <= me < n:
+            raise bad(f"your seat must be a whole number from 0 to {n - 1}")
+        my_name = clean_name(text_field(body, "name", "your name"))
         if not my_name:
             raise bad("pick a name")
         default_names = seat_names(n)
@@ -98,11 +211,14 @@ class Lobby:
             if not isinstance(spec, dict):
                 raise bad(f"seat {i}: expected an object like {{\"kind\": \"bot\", \"level\": \"basic\"}}")
             kind = spec.get("kind", "open")
+            if not isinstance(kind, str):
+                raise bad(f"seat {i}: kind must be open, bot or reserved")
+            level = spec.get("level", "basic") if kind == "bot" else None
+            name = text_field(spec, "name", f"seat {i}: the name")
             if i == me:
                 seats.append(SeatRow(i, "human", my_name, None, hash_token(token)))
             elif kind == "bot":
-                level = spec.get("level", "basic")
-                if level not in BOT_LEVELS:
+                if not isinstance(level, str) or level not in BOT_LEVELS:
                     raise bad(f"seat {i}: bot level must be one of {', '.join(BOT_LEVELS)}")
                 seats.append(SeatRow(i, "bot", default_names[i], level))
             elif kind == "open":
@@ -110,20 +226,24 @@ class Lobby:
             elif kind == "reserved":
                 key = secrets.token_urlsafe(12)
                 invites[i] = key
-                name = clean_name(spec.get("name"), default_names[i])
-                seats.append(SeatRow(i, "reserved", name, None, None, hash_token(key)))
+                seats.append(SeatRow(i, "reserved", clean_name(name, default_names[i]), None, None, hash_token(key)))
             else:
                 raise bad(f"seat {i}: kind must be open, bot or reserved")
-        turn_seconds = body.get("turn_seconds", 0) or 0
-        if not isinstance(turn_seconds, (int, float)) or not (turn_seconds == 0 or 10 <= turn_seconds <= 600):
-            raise bad("the turn timer is off (0) or from 10 to 600 seconds")
+        turn_seconds = body.get("turn_seconds")
+        if turn_seconds is None:
+            turn_seconds = 0
+        if not is_int(turn_seconds) or not (turn_seconds == 0 or 10 <= turn_seconds <= 600):
+            raise bad("the turn timer is off (0) or a whole number of seconds from 10 to 600")
         seed = body.get("seed")
-        if not self.hub.settings.fixed_seeds or not isinstance(seed, int) or isinstance(seed, bool):
+        if seed is not None and (not is_int(seed) or not 0 <= seed <= MAX_SEED):
+            raise bad("the seed is a whole number from 0 to 2**63 - 1")
+        title = text_field(body, "title", "the table's name")
+        if not self.hub.settings.fixed_seeds or seed is None:
             seed = secrets.randbits(31)  # nobody may know the deal in advance
         table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
                       names=[s.name for s in seats], event="canasta serve")
         table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
-        config = {"title": clean_name(body.get("title"), f"{my_name}'s table"), "preset": rules.name,
+        config = {"title": clean_name(title, f"{my_name}'s table"), "preset": rules.name,
                   "turn_seconds": turn_seconds}
         status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
         now = time.time()
@@ -135,14 +255,16 @@ class Lobby:
 
     def join(self, room: Room, body: dict[str, Any]) -> dict[str, Any]:
         seat = body.get("seat")
-        name = clean_name(body.get("name"))
+        name = clean_name(text_field(body, "name", "your name"))
         if not name:
             raise bad("pick a name")
-        if not isinstance(seat, int) or not 0 <= seat < room.players:
-            raise bad(f"choose a seat from 0 to {room.players - 1}")
+        if not is_int(seat) or not 0 <= seat < room.players:
+            raise bad(f"choose a seat: a whole number from 0 to {room.players - 1}")
+        invite = text_field(body, "invite", "the invite")
+        if room.status not in ("open", "playing"):
+            raise bad("the match is over", 409)
         s = room.seats[seat]
         if s.kind == "reserved":
-            invite = body.get("invite")
             if not isinstance(invite, str) or s.invite_hash is None or \
                     not secrets.compare_digest(hash_token(invite), s.invite_hash):
                 raise bad("this seat is reserved: use the invite link you were sent", 403)
@@ -208,41 +330,65 @@ async def freeze_survivors(every: float = 5.0) -> None:
         gc.freeze()
 
 
+def client_address(conn: Request | WebSocket) -> str:
+    return conn.client.host if conn.client is not None else "unknown"
+
+
 def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) -> FastAPI:
     store = Store(db_url)
     hub = Hub(store, settings)
     lobby = Lobby(hub)
+    cfg = hub.settings
+    allowed = {o for o in (normalise_origin(a) for a in cfg.allow_origins) if o is not None}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        hub.load_all()
+        hub.start()
         freezer = asyncio.create_task(freeze_survivors())
         yield
         freezer.cancel()
         await hub.shutdown()
         store.close()
 
-    app = FastAPI(title="canasta", lifespan=lifespan, docs_url=None, redoc_url=None)
+    docs = cfg.api_docs  # off by default: the API is the lobby's, not a public one
+    app = FastAPI(title="canasta", lifespan=lifespan, docs_url="/docs" if docs else None,
+                  redoc_url="/redoc" if docs else None, openapi_url="/openapi.json" if docs else None)
+    app.add_middleware(SecurityHeaders, docs_paths=("/docs", "/redoc") if docs else ())
     app.state.hub = hub
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def room_or_404(table_id: str) -> Room:
         room = hub.get(table_id)
         if room is None:
-            raise bad("no such table", 404)
+            why = hub.missing(table_id)
+            raise bad(why, 404 if why == "no such table" else 410)
         return room
 
     async def body_of(request: Request) -> dict[str, Any]:
+        """A JSON POST body: from this server's pages (or no browser), typed as JSON."""
+        refusal = origin_refusal(request.scope, request.headers, allowed)
+        if refusal is not None:
+            raise bad(refusal, 403)
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            raise bad("send the request body as JSON, with the header Content-Type: application/json", 415)
         raw = await request.body()
-        if len(raw) > 16384:
-            raise bad("request too large", 413)
+        if len(raw) > MAX_BODY:
+            raise bad(f"request too large: at most {MAX_BODY} bytes", 413)
         try:
             data = json.loads(raw or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             raise bad("the request body is not JSON") from None
         if not isinstance(data, dict):
             raise bad("the request body must be a JSON object")
         return data
+
+    def may_create(request: Request) -> None:
+        wait = hub.creation_wait(client_address(request))
+        if wait > 0:
+            seconds = max(1, math.ceil(wait))
+            raise bad(f"too many tables created from your address: at most {cfg.tables_per_minute} a minute; "
+                      f"try again in {seconds} s", 429, {"Retry-After": str(seconds)})
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
@@ -268,17 +414,26 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
 
     @app.post("/api/tables")
     async def create(request: Request) -> dict[str, Any]:
-        return lobby.create(await body_of(request))
+        body = await body_of(request)
+        may_create(request)
+        made = lobby.create(body)
+        hub.count_creation(client_address(request))
+        return made
 
     @app.post("/api/quick")
     async def quick(request: Request) -> dict[str, Any]:
         body = await body_of(request)
         level = body.get("level", "basic")
+        if not isinstance(level, str) or level not in BOT_LEVELS:
+            raise bad(f"the bots' level must be one of {', '.join(BOT_LEVELS)}")
         preset = body.get("preset", "classic-4p")
+        may_create(request)
         n = PRESETS[preset].players if isinstance(preset, str) and preset in PRESETS else 4
-        return lobby.create({"preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
+        made = lobby.create({"preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
                              "seats": [{"kind": "bot", "level": level}] * n, "seed": body.get("seed"),
                              "title": "Quick play"})
+        hub.count_creation(client_address(request))
+        return made
 
     @app.get("/api/tables")
     async def open_tables() -> dict[str, Any]:
@@ -325,24 +480,48 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
 
     @app.websocket("/ws/{table_id}")
     async def ws_table(ws: WebSocket, table_id: str) -> None:
+        address = client_address(ws)
+        if not hub.open_socket(address):
+            await ws.accept()
+            await ws.send_text(json.dumps(error(
+                "TOO_MANY_CONNECTIONS", f"too many connections from your address (at most "
+                f"{cfg.sockets_per_address}): close other tables' pages and reconnect")))
+            await ws.close(code=4429)
+            return
+        try:
+            await serve_socket(ws, table_id)
+        finally:
+            hub.close_socket(address)
+
+    async def serve_socket(ws: WebSocket, table_id: str) -> None:
         await ws.accept()
+        refusal = origin_refusal(ws.scope, ws.headers, allowed)
+        if refusal is not None:  # another site's page opening a socket from a player's browser
+            await ws.send_text(json.dumps(error("BAD_ORIGIN", refusal)))
+            await ws.close(code=4403)
+            return
         room = hub.get(table_id)
         if room is None:
-            await ws.send_text(json.dumps(error("NO_TABLE", "no such table")))
-            await ws.close(code=4404)
+            why = hub.missing(table_id)
+            await ws.send_text(json.dumps(error("NO_TABLE" if why == "no such table" else "TABLE_CLOSED", why)))
+            await ws.close(code=4404 if why == "no such table" else 4410)
             return
         conn: Conn | None = None
         try:
             # the first message must be hello (with the seat token, or none to watch)
             while conn is None:
-                raw = await asyncio.wait_for(ws.receive_text(), HELLO_TIMEOUT)
-                msg = parse(raw)
+                msg = parse(await asyncio.wait_for(receive(ws), HELLO_TIMEOUT))
                 if "error" in msg:
                     await ws.send_text(json.dumps(msg["error"]))
                     continue
                 if msg.get("type") != "hello":
                     await ws.send_text(json.dumps(error("NO_HELLO", "say hello first: {\"type\": \"hello\", "
                                                         "\"token\": YOUR SEAT TOKEN} (no token to watch)")))
+                    continue
+                if not (msg.get("seq") is None or is_int(msg["seq"])) or \
+                        not (msg.get("token") is None or isinstance(msg["token"], str)):
+                    await ws.send_text(json.dumps(error("BAD_MESSAGE", "hello's \"token\" is text and its "
+                                                        "\"seq\" a whole number (both may be left out)")))
                     continue
                 token = msg.get("token")
                 seat = -1
@@ -357,11 +536,10 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
                 conn.start()
                 conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
                            "title": room.config.get("title"), "seq": room.seq,
-                           "resync": isinstance(msg.get("seq"), int) and msg["seq"] != room.seq})
-                room.attach(conn)  # broadcasts the presence change: the new client gets its state
+                           "resync": is_int(msg.get("seq")) and msg["seq"] != room.seq})
+                room.attach(conn)  # the new client gets its state (everyone does if a seat came back)
             while True:
-                raw = await ws.receive_text()
-                msg = parse(raw)
+                msg = parse(await receive(ws))
                 if "error" in msg:
                     conn.send(msg["error"])
                     continue
@@ -376,14 +554,27 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
     return app
 
 
-def parse(raw: str) -> dict[str, Any]:
+async def receive(ws: WebSocket) -> str | None:
+    """The next text message; None for a binary one."""
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000))
+    text = message.get("text")
+    return text if isinstance(text, str) else None
+
+
+def parse(raw: str | None) -> dict[str, Any]:
     """A client message, or {"error": ...} saying what is wrong with it."""
-    if len(raw.encode("utf-8")) > MAX_MESSAGE:
+    if raw is None:
+        return {"error": error("BAD_JSON", "binary messages are not understood: send JSON text")}
+    if len(raw.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
         return {"error": error("TOO_LARGE", f"message too large: at most {MAX_MESSAGE} bytes")}
     try:
         msg = json.loads(raw)
     except ValueError as exc:
         return {"error": error("BAD_JSON", f"the message is not JSON: {exc}")}
+    except RecursionError:
+        return {"error": error("BAD_JSON", "the message is not JSON this server reads: nested too deeply")}
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         return {"error": error("BAD_MESSAGE", "a message is a JSON object with a \"type\"")}
     return msg

@@ -32,6 +32,23 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-fixed-seeds", action="store_true",
                         help="let a table's creator choose the deal by seed (for tests and demos: "
                              "never on a server where people play each other)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="also accept websockets and lobby requests from pages of ORIGIN "
+                             "(scheme://host[:port], e.g. https://cards.example.org behind a proxy); repeatable")
+    parser.add_argument("--api-docs", action="store_true",
+                        help="serve the API description (/openapi.json, /docs, /redoc); off by default")
+    parser.add_argument("--sockets-per-address", type=int, default=20, metavar="N",
+                        help="open websockets one client address may hold (default 20; 0: no limit)")
+    parser.add_argument("--tables-per-minute", type=int, default=10, metavar="N",
+                        help="tables one client address may create per minute (default 10; 0: no limit)")
+    parser.add_argument("--idle-hours", type=float, default=24.0, metavar="HOURS",
+                        help="close a table nobody is connected to and nobody played at for this long "
+                             "(status abandoned; kept in the database; default 24; 0: never)")
+    parser.add_argument("--bot-workers", type=int, default=None, metavar="N",
+                        help="processes for the advanced and expert bots (default: cores - 1, at least 1; "
+                             "0: a thread in the server process)")
+    parser.add_argument("--bot-timeout", type=argtypes.seconds, default=3.0, metavar="SECONDS",
+                        help="time a pooled bot decision may take before a basic bot moves instead (default 3)")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
 
 
@@ -39,7 +56,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from canasta.web.app import create_app
+        from canasta.web.app import create_app, normalise_origin
         from canasta.web.room import Settings
     except ImportError as exc:
         raise CanastaError(f"the web server needs more packages ({exc.name} is missing): "
@@ -50,8 +67,22 @@ def run_serve(args: argparse.Namespace) -> int:
         db = str(Path(db).expanduser())
     if args.grace < 0 or args.bot_delay < 0:
         raise CanastaError("--grace and --bot-delay must not be negative")
-    app = create_app(db, settings=Settings(grace=args.grace, bot_delay=args.bot_delay,
-                                                  fixed_seeds=args.allow_fixed_seeds))
+    for name in ("sockets_per_address", "tables_per_minute", "idle_hours"):
+        if getattr(args, name) < 0 or getattr(args, name) != getattr(args, name):  # NaN too
+            raise CanastaError(f"--{name.replace('_', '-')} must not be negative (0: no limit)")
+    if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
+        raise CanastaError("--bot-workers must be from 0 to 64")
+    if not args.bot_timeout > 0:
+        raise CanastaError("--bot-timeout must be more than 0 seconds")
+    for origin in args.allow_origin:
+        if normalise_origin(origin) is None:
+            raise CanastaError(f"--allow-origin {origin!r}: give an origin, scheme://host[:port] "
+                               "(http or https, no path), e.g. https://cards.example.org")
+    app = create_app(db, settings=Settings(
+        grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
+        allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
+        sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
+        idle_hours=args.idle_hours, bot_workers=args.bot_workers, bot_timeout=args.bot_timeout))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,

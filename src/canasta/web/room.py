@@ -24,7 +24,9 @@ import asyncio
 import contextlib
 import json
 import secrets
+import sys
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -34,6 +36,7 @@ from canasta.errors import CanastaError, IllegalMoveError
 from canasta.moves import Move
 from canasta.table import Table, TableError
 from canasta.view import pile_notes
+from canasta.web.botpool import BotPool, decision_seed, default_workers
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
@@ -42,6 +45,9 @@ MAX_CHECKS = 16
 MAX_QUEUE = 512  # messages waiting for one slow client
 LOG_LINES = 60
 QUICK_BOTS = ("random", "basic")  # levels that choose in well under a millisecond: played on the loop
+FALLBACK_BOT = "basic"  # plays a move the bot pool did not answer in time
+MAX_REF = 64  # characters of a check message's "id"
+LIVE = ("open", "playing")  # a table in play; "finished" and "abandoned" tables are over
 
 
 class Sink(Protocol):
@@ -56,6 +62,13 @@ class Settings:
     bot_delay: float = 0.7  # seconds between bot moves, so people can follow
     substitute: str = "basic"  # the bot level that plays for an absent player
     fixed_seeds: bool = False  # let a table's creator choose the deal (tests, demos; never in public)
+    allow_origins: tuple[str, ...] = ()  # origins besides the server's own (scheme://host[:port], behind a proxy)
+    api_docs: bool = False  # serve /openapi.json, /docs and /redoc
+    sockets_per_address: int = 20  # open websockets per client address (0: no limit)
+    tables_per_minute: int = 10  # tables one client address may create per minute (0: no limit)
+    idle_hours: float = 24.0  # a table nobody is connected to and nobody played at for this long closes (0: never)
+    bot_workers: int | None = None  # processes for the searching bots (None: cores - 1; 0: a thread, as before)
+    bot_timeout: float = 3.0  # seconds a pooled bot decision may take, waiting included; then a basic bot moves
 
 
 class Conn:
@@ -124,6 +137,8 @@ class Room:
     deadline: float | None = None
     sub_bots: dict[int, Bot] = field(default_factory=dict)
     next_idx: int = 0  # the store's index for the next move
+    last_active: float = field(default_factory=time.time)  # the last change, connection or disconnection
+    fallback_bots: dict[int, Bot] = field(default_factory=dict)  # play when the bot pool does not answer
 
     # ---------------------------------------------------------------- status
 
@@ -216,6 +231,7 @@ class Room:
     def _changed(self, change: str) -> None:
         """After an accepted change: store it, then tell everyone, then let bots and timers go."""
         self.seq += 1
+        self.last_active = time.time()
         if self.auto_turn is not None and (self.table.hand_over or self.table.game.to_move != self.auto_turn):
             self.auto_turn = None
         self._persist(change)
@@ -269,11 +285,18 @@ class Room:
                     break
                 t = self.table
                 seat, version = t.game.to_move, t.version
+                pool = self.hub.bot_pool()
                 try:
                     if self._quick_bot(seat):
                         move = self._choose(seat)  # well under a millisecond: no thread hand-off
-                    else:
+                    elif pool is None:
                         move = await asyncio.to_thread(self._choose, seat)
+                    else:  # in a worker process: the loop serves every other table meanwhile
+                        text = await pool.choose(t.view(seat).to_dict(), self._level(seat),
+                                                 decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1])))
+                        if t.version != version or not self.needs_bot() or t.game.to_move != seat:
+                            continue
+                        move = self._checked(seat, text) or self._fallback(seat)
                 except Exception:  # the position changed under the bot (a player came back)
                     continue
                 if t.version != version or not self.needs_bot() or t.game.to_move != seat:
@@ -284,9 +307,25 @@ class Room:
         if self.needs_bot():  # a change raced with the end of the loop
             self.kick()
 
-    def _quick_bot(self, seat: int) -> bool:
+    def _level(self, seat: int) -> str:
         level = self.table.seats[seat] if self.table.is_bot(seat) else self.hub.settings.substitute
-        return level in QUICK_BOTS
+        return level or self.hub.settings.substitute
+
+    def _quick_bot(self, seat: int) -> bool:
+        return self._level(seat) in QUICK_BOTS
+
+    def _checked(self, seat: int, text: str | None) -> Move | None:
+        """A pooled bot's answer, if it is a legal move now."""
+        if text is None or self.table.why_not(seat, text) is not None:
+            return None
+        return Move.parse(text)
+
+    def _fallback(self, seat: int) -> Move:
+        """A quick bot's move for a seat whose pooled decision did not come in time."""
+        bot = self.fallback_bots.get(seat)
+        if bot is None:
+            bot = self.fallback_bots[seat] = make_bot(FALLBACK_BOT, seed=secrets.randbits(32))
+        return self.table.bot_move(stand_in=bot)
 
     def _choose(self, seat: int) -> Move:
         t = self.table
@@ -299,19 +338,32 @@ class Room:
 
     # --------------------------------------------------------- presence/timers
 
+    def presence(self) -> tuple[frozenset[int], frozenset[int]]:
+        """What others see of who is here: the seats connected, the seats a bot plays."""
+        return frozenset(c.seat for c in self.conns if c.seat >= 0), frozenset(self.takeover)
+
     def attach(self, conn: Conn) -> None:
+        """A client said hello.  Only a seat's presence changing is an event (stored,
+        sent to all); a spectator, or a second window of a seat already here, just
+        gets the state."""
+        before = self.presence()
         self.conns.append(conn)
-        self._refresh_presence()
+        self.last_active = time.time()
+        self._refresh_presence(before)
+        if conn.last_sent_seq != self.seq:
+            self.send_state(conn)
 
     def detach(self, conn: Conn) -> None:
+        before = self.presence()
         if conn in self.conns:
             self.conns.remove(conn)
+        self.last_active = time.time()
         if self.status == "finished" and not self.conns:
             self.hub.rooms.pop(self.id, None)  # it lives on in the store (history, replay)
             return
-        self._refresh_presence()
+        self._refresh_presence(before)
 
-    def _refresh_presence(self) -> None:
+    def _refresh_presence(self, before: tuple[frozenset[int], frozenset[int]]) -> None:
         for s in self.seats:
             if s.kind != "human":
                 continue
@@ -322,7 +374,8 @@ class Room:
                 self.takeover.discard(s.seat)  # handed back on return
             elif s.seat not in self.takeover and s.seat not in self.grace_tasks:
                 self.grace_tasks[s.seat] = asyncio.create_task(self._grace(s.seat))
-        self._presence_changed()
+        if self.presence() != before:
+            self._presence_changed()
 
     async def _grace(self, seat: int) -> None:
         try:
@@ -364,15 +417,29 @@ class Room:
             self.auto_turn = self.table.game.to_move
             self._presence_changed()
 
-    async def shutdown(self) -> None:
+    def idle(self, now: float, seconds: float) -> bool:
+        """Nobody connected, and no change, connection or disconnection for ``seconds``."""
+        return self.status in LIVE and not self.conns and now - self.last_active >= seconds
+
+    def abandon(self) -> None:
+        """Close an idle table: it stays in the store (status ``abandoned``), is no
+        longer listed, loaded or played."""
+        self.status = "abandoned"
+        self.hub.store.set_status(self.id, self.status)
+        self._stop()
+
+    def _stop(self) -> None:
         for task in [self.bot_task, self.timer_task, *self.grace_tasks.values()]:
             if task is not None:
                 task.cancel()
+        self.table.close()
+        for b in [*self.sub_bots.values(), *self.fallback_bots.values()]:
+            b.close()
+
+    async def shutdown(self) -> None:
         for c in list(self.conns):
             await c.close()
-        self.table.close()
-        for b in self.sub_bots.values():
-            b.close()
+        self._stop()
 
     # --------------------------------------------------------------- messages
 
@@ -398,16 +465,26 @@ class Room:
         if seat < 0:
             reply(error("SPECTATOR", "spectators cannot act: join the table to take a seat", ref=kind))
             return
-        if "seat" in msg and msg["seat"] != seat:
-            reply(error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {msg['seat']!r}",
+        if "seat" in msg:
+            claimed = msg["seat"]
+            if type(claimed) is not int:  # true is not seat 1, "1" is not seat 1
+                reply(error("BAD_MESSAGE", "\"seat\" is a seat number (or leave it out)", ref=kind))
+                return
+            if claimed != seat:
+                reply(error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {claimed}",
                             ref=kind))
-            return
+                return
         t = self.table
         if kind == "check":
             moves = msg.get("moves")
             if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
                 reply(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
                                 ref=kind))
+                return
+            ref = msg.get("id")
+            if not (ref is None or type(ref) is int or (isinstance(ref, str) and len(ref) <= MAX_REF)):
+                reply(error("BAD_MESSAGE", f"a check's \"id\" is a whole number or a text of at most {MAX_REF} "
+                                "characters", ref=kind))
                 return
             results = []
             for m in moves:
@@ -463,6 +540,87 @@ class Hub:
         self.settings = settings or Settings()
         self.rooms: dict[str, Room] = {}
         self.listeners: list[Callable[[Room], None]] = []
+        self.sockets: Counter[str] = Counter()  # open websockets by client address
+        self.created: dict[str, deque[float]] = {}  # tables created in the last minute, by client address
+        self._pool: BotPool | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ resources
+
+    def bot_pool(self) -> BotPool | None:
+        """The worker processes of the searching bots (None: they think in a thread)."""
+        if self._pool is None:
+            workers = self.settings.bot_workers
+            if workers is None:
+                workers = default_workers()
+            if workers <= 0:
+                return None
+            self._pool = BotPool(workers, self.settings.bot_timeout)
+        return self._pool
+
+    def open_socket(self, address: str) -> bool:
+        """Count a new websocket from ``address``; False (not counted) when it has too many."""
+        limit = self.settings.sockets_per_address
+        if limit and self.sockets[address] >= limit:
+            return False
+        self.sockets[address] += 1
+        return True
+
+    def close_socket(self, address: str) -> None:
+        self.sockets[address] -= 1
+        if self.sockets[address] <= 0:
+            del self.sockets[address]
+
+    def creation_wait(self, address: str, now: float | None = None) -> float:
+        """Seconds ``address`` must wait before it may create another table (0: now)."""
+        limit = self.settings.tables_per_minute
+        times = self.created.get(address)
+        if not limit or not times:
+            return 0.0
+        now = time.monotonic() if now is None else now
+        while times and now - times[0] >= 60.0:
+            times.popleft()
+        return 60.0 - (now - times[0]) if len(times) >= limit else 0.0
+
+    def count_creation(self, address: str, now: float | None = None) -> None:
+        """``address`` created a table (refused requests are not counted)."""
+        if self.settings.tables_per_minute:
+            self.created.setdefault(address, deque()).append(time.monotonic() if now is None else now)
+
+    def expire_idle(self, now: float | None = None) -> list[str]:
+        """Close the tables idle for ``idle_hours``; forget finished tables nobody watches."""
+        now = time.time() if now is None else now
+        closed = []
+        seconds = self.settings.idle_hours * 3600
+        for room in list(self.rooms.values()):
+            if room.status == "finished" and not room.conns:
+                self.rooms.pop(room.id, None)
+            elif seconds > 0 and room.idle(now, seconds):
+                room.abandon()
+                self.rooms.pop(room.id, None)
+                closed.append(room.id)
+        mono = time.monotonic()
+        for address in [a for a, times in self.created.items() if not times or mono - times[-1] >= 60.0]:
+            del self.created[address]
+        return closed
+
+    async def _sweep(self) -> None:
+        every = min(60.0, max(1.0, self.settings.idle_hours * 360))  # a tenth of the idle time, at most a minute
+        while True:
+            await asyncio.sleep(every)
+            try:
+                self.expire_idle()
+            except Exception as exc:  # a database hiccup: try again at the next sweep
+                print(f"canasta: closing idle tables failed: {exc}", file=sys.stderr)
+
+    def start(self) -> None:
+        """At start-up, on the event loop: tables from the store, the idle sweeper, the bot workers."""
+        self.load_all()
+        self._sweeper = asyncio.create_task(self._sweep())
+        if self.settings.bot_workers:  # chosen explicitly: start them now (else at the first decision)
+            pool = self.bot_pool()
+            if pool is not None:
+                pool.start()
 
     def on_broadcast(self, room: Room) -> None:
         for f in self.listeners:
@@ -477,16 +635,26 @@ class Hub:
     def _room_from_row(self, row: TableRow) -> Room:
         table = Table.from_dict(row.state)
         # events go on from where they were: a client that saw seq N before a restart gets N+1
-        return Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status, next_idx=row.next_idx)
+        return Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status, next_idx=row.next_idx,
+                    last_active=row.updated)
 
     def get(self, table_id: str) -> Room | None:
+        """A live or finished table (None: no such table, or it was closed as abandoned)."""
         room = self.rooms.get(table_id)
         if room is None:
             row = self.store.load(table_id)
-            if row is None:
+            if row is None or row.status == "abandoned":
                 return None
             room = self.rooms[table_id] = self._room_from_row(row)
         return room
+
+    def missing(self, table_id: str) -> str:
+        """Why there is no table ``table_id`` to show."""
+        row = self.store.load(table_id)
+        if row is not None and row.status == "abandoned":
+            return (f"this table was closed: nobody was connected or played at it for "
+                    f"{self.settings.idle_hours:g} hours")
+        return "no such table"
 
     def authenticate(self, room: Room, token: Any) -> int | None:
         """The seat a token holds, or None."""
@@ -499,8 +667,16 @@ class Hub:
         return None
 
     async def shutdown(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for room in self.rooms.values():
             await room.shutdown()
+        if self._pool is not None:
+            st = self._pool.stats
+            if st.decisions or st.timeouts or st.failures:
+                print(f"canasta: bot pool: {st.decisions} decisions in time, {st.timeouts} timed out, "
+                      f"{st.failures} failed (a basic bot moved instead)", file=sys.stderr, flush=True)
+            self._pool.close()
 
 
 __all__ = ["BOT_LEVELS", "MAX_MESSAGE", "Conn", "Hub", "Room", "Settings", "error"]

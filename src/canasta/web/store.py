@@ -6,7 +6,8 @@ name) and the ordered list of moves, one row per move, appended as it is played
 (an undo deletes the last row; dealing a hand bumps ``hands``).  Loading puts
 them back together and :meth:`~canasta.table.Table.from_dict` replays them, so a
 table is rebuilt exactly, and a move costs one small insert however long the
-match.  A seat row holds the player's name and the SHA-256 of their seat token
+match.  An idle table closed by the server keeps its rows, with status
+``abandoned``: it is neither loaded nor listed again.  A seat row holds the player's name and the SHA-256 of their seat token
 (never the token itself).  Every accepted change is written before it is broadcast.
 """
 
@@ -45,7 +46,7 @@ tables_t = Table(
     Column("id", String(32), primary_key=True),
     Column("created", Float, nullable=False),
     Column("updated", Float, nullable=False),
-    Column("status", String(16), nullable=False, index=True),  # open | playing | finished
+    Column("status", String(16), nullable=False, index=True),  # open | playing | finished | abandoned
     Column("config", Text, nullable=False),  # JSON: preset, bots, timers, title
     Column("header", Text, nullable=False),  # JSON: Table.to_dict() without its moves
     Column("hands", Integer, nullable=False),  # hands dealt
@@ -181,6 +182,11 @@ class Store:
         with self.engine.begin() as db:
             db.execute(update(tables_t).where(tables_t.c.id == table_id).values(seq=seq))
 
+    def set_status(self, table_id: str, status: str) -> None:
+        """A table closed without a move (``abandoned``: idle too long)."""
+        with self.engine.begin() as db:
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(status=status, updated=time.time()))
+
     def save_seat(self, table_id: str, s: SeatRow, status: str | None = None) -> None:
         with self.engine.begin() as db:
             db.execute(update(seats_t).where(seats_t.c.table_id == table_id, seats_t.c.seat == s.seat).values(
@@ -196,7 +202,8 @@ class Store:
         return rows[0] if rows else None
 
     def unfinished(self) -> list[TableRow]:
-        return self._load(tables_t.c.status != "finished")
+        """The tables in play (neither finished nor abandoned)."""
+        return self._load(tables_t.c.status.in_(("open", "playing")))
 
     def finished(self, limit: int = 100) -> list[TableRow]:
         return self._load(tables_t.c.status == "finished", limit=limit)
