@@ -1,18 +1,28 @@
 // The table page: a thin client.  The server decides; this page proposes moves,
 // asks the server whether each button's move is legal now (and why not), and
-// draws the seat's own view.
-import { cardEl, isWild, rankIndex, rankOf } from "/static/cards.js";
+// draws the seat's own view as a card table: your hand at the bottom, the others
+// around it, the stock and the pile (the pozzo in Italian) in the middle, each
+// side's melds with their count and canasta status in words.  Every card that
+// moves is flown from where it was to where it went, found by comparing each
+// state with the one before.
+import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
 
 const $ = (id) => document.getElementById(id);
 const tableId = location.pathname.split("/")[2];
 const params = new URLSearchParams(location.search);
 const storeKey = `canasta:${tableId}`;
+const SEED_KEY = "canasta:seed";
+const PACE_KEY = "canasta:pace";
+const SEED_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const RANK_WORDS = { 3: "threes", 4: "fours", 5: "fives", 6: "sixes", 7: "sevens", 8: "eights", 9: "nines", 10: "tens",
+  J: "jacks", Q: "queens", K: "kings", A: "aces", 2: "twos", JK: "jokers" };
 
 let saved = JSON.parse(localStorage.getItem(storeKey) || "null"); // {token, seat, invites}
 let ws = null;
 let lastSeq = -1;
 let state = null;
 let rules = null;
+let title = "";
 let selected = new Set(); // indices into the hand
 let staged = []; // groups of card codes laid aside for a composite meld
 let stagedIdx = new Set(); // their indices in the hand
@@ -21,8 +31,24 @@ let handKey = "";
 let checkId = 0;
 let checked = {}; // button id -> null (legal) or reason
 let retry = 500;
+let fresh = []; // codes of the cards this seat just drew or took (highlighted)
+let sheetShownFor = -1; // the score sheet opened by itself once per finished hand
+let sheetTimer = null;
+let seedSentFor = null; // the next deal this connection sent its seed for
 
 $("rules-link").href = `/t/${tableId}/rules`;
+
+// ------------------------------------------------------------------ words
+
+const italian = () => !!rules && rules.family === "italian";
+const pileWord = () => (italian() ? "pozzo" : "pile");
+const hasView = () => !!state && !!state.view;
+const me = () => (state ? state.seat : -1);
+
+function playerName(seat) {
+  const p = state && state.players[seat];
+  return p ? p.name : "?";
+}
 
 // ------------------------------------------------------------------ joining
 
@@ -37,7 +63,7 @@ async function showJoin() {
     if (s.kind === "open" || (s.kind === "reserved" && invite && String(s.seat) === wanted)) {
       const o = document.createElement("option");
       o.value = s.seat;
-      o.textContent = `Seat ${s.seat}: ${s.name}`;
+      o.textContent = s.kind === "reserved" ? `the seat kept for ${s.name}` : `the open seat (${s.name})`;
       sel.appendChild(o);
     }
   }
@@ -68,7 +94,8 @@ function connect() {
   ws = new WebSocket(`${proto}://${location.host}/ws/${tableId}`);
   ws.onopen = () => {
     retry = 500;
-    const hello = { type: "hello", seq: lastSeq };
+    seedSentFor = null;
+    const hello = { type: "hello", seq: lastSeq, client_seed: clientSeed() };
     if (saved && saved.token) hello.token = saved.token;
     ws.send(JSON.stringify(hello));
   };
@@ -88,20 +115,30 @@ function send(msg) {
 function onMessage(m) {
   if (m.type === "welcome") {
     rules = m.rules;
+    title = m.title || "";
     $("title").textContent = m.title || "Canasta";
     $("conn").textContent = m.seat >= 0 ? "connected" : "watching";
     $("conn").className = "";
     if (m.seat < 0 && saved && saved.token) { saved = null; }
-    $("btn-end").hidden = !(rules.family === "italian" || rules.empty_stock);
-    $("btn-open").hidden = rules.family !== "italian";
+    $("btn-take").textContent = italian() ? "Take the pozzo" : "Take the pile";
+    $("pile").setAttribute("aria-label", italian() ? "the pozzo" : "the discard pile");
+    $("btn-open").hidden = !(italian() && rules.opening_draws_one);
+    document.body.dataset.family = rules.family;
   } else if (m.type === "state") {
     if (m.seq < lastSeq) return; // stale
     lastSeq = m.seq;
+    const prev = state;
+    const before = prev && prev.view && m.view ? snapshot() : null;
     state = m;
+    const v = m.view;
     const b = document.body.dataset;
-    Object.assign(b, { seq: m.seq, seat: m.seat, toMove: m.view.to_move, phase: m.view.phase,
-      handOver: m.hand_over, hand: m.view.hand_number });
+    Object.assign(b, { seq: m.seq, seat: m.seat, handOver: m.hand_over, matchOver: m.match_over,
+      dealt: v ? "true" : "false" });
+    if (v) Object.assign(b, { toMove: v.to_move, phase: v.phase, hand: v.hand_number });
+    trackFresh(prev, m);
     render();
+    if (before) animate(prev, m, before);
+    maybeSendSeed();
   } else if (m.type === "check") {
     if (m.id !== checkId) return;
     applyChecks(m.results);
@@ -110,9 +147,113 @@ function onMessage(m) {
     $("hint").textContent = `Hint: ${m.text}  (${m.move})`;
   } else if (m.type === "error") {
     if (m.code === "BAD_TOKEN") { saved = null; localStorage.removeItem(storeKey); ws.close(); return; }
+    if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
+    if (m.ref === "pace") return; // a server without pace control: the select stays hidden
     $("reason").textContent = m.message;
   }
 }
+
+// ------------------------------------------------------------------ fair deals
+
+function randomSeed() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function ownSeed() {
+  const s = localStorage.getItem(SEED_KEY) || "";
+  return SEED_RE.test(s) ? s : null;
+}
+
+function clientSeed() {
+  return ownSeed() || randomSeed();
+}
+
+function maybeSendSeed() {
+  if (!state || state.seat < 0 || !state.next_deal || state.my_seed) return;
+  const key = `${state.next_deal.hand}:${state.next_deal.commitment}`;
+  if (seedSentFor === key) return;
+  seedSentFor = key;
+  send({ type: "seed", seed: clientSeed() });
+}
+
+$("btn-fair").onclick = () => { renderFair(); $("fair-error").textContent = ""; $("fair-modal").hidden = false; };
+$("btn-fair-close").onclick = () => { $("fair-modal").hidden = true; };
+$("fair-seed").value = ownSeed() || "";
+$("btn-fair-save").onclick = () => {
+  const s = $("fair-seed").value.trim();
+  if (s && !SEED_RE.test(s)) { $("fair-error").textContent = "a seed is 1 to 64 letters, digits, _ or -"; return; }
+  if (s) localStorage.setItem(SEED_KEY, s); else localStorage.removeItem(SEED_KEY);
+  $("fair-error").textContent = "";
+  renderFair();
+};
+
+function seedsText(seeds) {
+  if (!seeds) return "";
+  const entries = Array.isArray(seeds) ? seeds.map((s, i) => [i, s]) : Object.entries(seeds);
+  return entries.map(([k, s]) => `${/^\d+$/.test(String(k)) ? playerName(Number(k)) : k}: ${s === null ? "none" : s}`).join(" · ");
+}
+
+function hexLine(label, value) {
+  const p = document.createElement("p");
+  p.innerHTML = "<span></span> <code class=\"hex\"></code>";
+  p.firstChild.textContent = label;
+  p.lastChild.textContent = value;
+  return p;
+}
+
+function renderFair() {
+  const cur = $("fair-current");
+  cur.innerHTML = "";
+  if (!state) return;
+  const deal = state.deal || (state.commitment && state.view ? { hand: state.view.hand_number, commitment: state.commitment } : null);
+  if (deal) cur.appendChild(hexLine(`This hand (hand ${deal.hand}) was committed to as`, deal.commitment));
+  if (state.next_deal) {
+    cur.appendChild(hexLine(`The next hand (hand ${state.next_deal.hand}) is committed to as`, state.next_deal.commitment));
+    cur.appendChild(hexLine("Your seed for it:", state.my_seed || "not sent yet"));
+  }
+  if (!cur.childNodes.length) cur.textContent = "No commitment has been shown yet.";
+  const rev = $("fair-revealed");
+  const list = state.revealed || [];
+  rev.innerHTML = list.length ? "" : "none yet";
+  for (const r of list) {
+    const d = document.createElement("div");
+    d.className = "revealed";
+    const h = document.createElement("b");
+    h.textContent = `Hand ${r.hand}`;
+    d.appendChild(h);
+    d.appendChild(hexLine("commitment", r.commitment));
+    d.appendChild(hexLine("secret", r.secret));
+    d.appendChild(hexLine("players' seeds", seedsText(r.client_seeds)));
+    rev.appendChild(d);
+  }
+}
+
+// ------------------------------------------------------------------ pace
+
+function showPace() {
+  const box = $("pace-box");
+  const hasBots = state.players.some((p) => p.kind === "bot" || p.bot_playing);
+  box.hidden = !(state.seat >= 0 && state.bot_delay !== undefined && state.bot_delay !== null && hasBots);
+  if (box.hidden || document.activeElement === $("pace")) return;
+  const sel = $("pace");
+  const val = String(state.bot_delay);
+  if (![...sel.options].some((o) => o.value === val)) {
+    const o = document.createElement("option");
+    o.value = val;
+    o.textContent = `${val} s`;
+    o.dataset.custom = "1";
+    sel.appendChild(o);
+  }
+  sel.value = val;
+}
+
+$("pace").onchange = () => {
+  const seconds = Number($("pace").value);
+  localStorage.setItem(PACE_KEY, String(seconds));
+  send({ type: "pace", seconds });
+};
 
 // ------------------------------------------------------------------ moves
 
@@ -125,11 +266,17 @@ function selectionGroup() {
   return { cards, target: wildOnly && target ? target : null };
 }
 
+function hasPartner() {
+  const v = state.view;
+  return state.seat >= 0 && v.side_of.some((s, i) => i !== state.seat && s === v.side_of[state.seat]);
+}
+
 function candidates() {
   const sel = selectionGroup();
   const groups = staged.concat(sel.cards.length ? [sel] : []);
-  const c = { "btn-draw": "draw", "btn-ask": "ask", "btn-end": "end", "btn-open": "open",
-    "ask-yes": "yes", "ask-no": "no" };
+  const c = { "btn-draw": "draw", "btn-end": "end", "ask-yes": "yes", "ask-no": "no" };
+  if (hasPartner()) c["btn-ask"] = "ask";
+  if (!$("btn-open").hidden) c["btn-open"] = "open";
   const rest = staged.map(groupText);
   c["btn-take"] = ("take" + (sel.cards.length ? " " + sel.cards.join(" ") : "") + (rest.length ? " + " + rest.join(" + ") : "")).trim();
   if (groups.length) c["btn-meld"] = "meld " + groups.map(groupText).join(" + ");
@@ -139,7 +286,7 @@ function candidates() {
 
 let pending = {};
 function requestChecks() {
-  if (!state || state.seat < 0) return;
+  if (!hasView() || state.seat < 0) return;
   pending = candidates();
   const ids = Object.keys(pending);
   checkId += 1;
@@ -155,6 +302,7 @@ function setButton(id, reason) {
   const b = $(id);
   b.disabled = reason !== null;
   b.title = reason === null ? pending[id] || "" : reason;
+  if (id === "btn-end") b.hidden = reason !== null; // shown only when the rules let you end the hand now
 }
 
 function applyChecks(results) {
@@ -167,8 +315,6 @@ function applyChecks(results) {
     if (meld && (disc === undefined || disc) && (take === undefined || take)) why = "Meld: " + meld;
     if (meld === null || disc === null || take === null) why = "";
     if (selected.size === 1 && disc && meld) why = "Discard: " + disc;
-  } else if (state.view.to_move === state.seat && checked["btn-draw"] && checked["btn-draw"] !== null) {
-    why = "";
   }
   $("reason").textContent = why;
 }
@@ -185,12 +331,10 @@ function clearSelection() {
   staged = [];
   stagedIdx = new Set();
   target = null;
-  if (state) { renderHand(); renderSides(); requestChecks(); }
+  if (hasView()) { renderHand(); renderSides(); requestChecks(); }
 }
 
-for (const [id, build] of Object.entries({ "btn-draw": null, "btn-take": null, "btn-meld": null, "btn-discard": null,
-  "btn-ask": null, "btn-end": null, "btn-open": null, "ask-yes": null, "ask-no": null })) {
-  void build;
+for (const id of ["btn-draw", "btn-take", "btn-meld", "btn-discard", "btn-ask", "btn-end", "btn-open", "ask-yes", "ask-no"]) {
   $(id).onclick = () => { if (pending[id]) play(pending[id]); };
 }
 $("btn-group").onclick = () => {
@@ -205,151 +349,395 @@ $("btn-group").onclick = () => {
 $("btn-clear").onclick = clearSelection;
 $("btn-undo").onclick = () => send({ type: "undo" });
 $("btn-hint").onclick = () => send({ type: "hint" });
-$("btn-next").onclick = () => { send({ type: "next_hand" }); $("sheet-modal").hidden = true; };
-$("btn-sheet-close").onclick = () => { $("sheet-modal").hidden = true; sheetClosedFor = state ? state.sheet.length : 0; };
+const nextHand = () => { send({ type: "next_hand" }); $("sheet-modal").hidden = true; };
+for (const id of ["btn-next", "btn-deal", "btn-deal2"]) $(id).onclick = nextHand;
+for (const id of ["btn-rematch", "btn-rematch2"]) $(id).onclick = rematch;
+$("btn-sheet-close").onclick = () => { $("sheet-modal").hidden = true; };
+for (const id of ["btn-sheet", "btn-sheet2"]) $(id).onclick = () => { if (state) showSheet(); };
 $("btn-invite").onclick = showInvite;
 $("btn-invite-close").onclick = () => { $("invite-modal").hidden = true; };
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Escape") return;
+  for (const id of ["sheet-modal", "invite-modal", "fair-modal"]) $(id).hidden = true;
+});
 
 function showInvite() {
   const base = `${location.origin}/t/${tableId}`;
-  let text = `<p>Share this link: anyone can take an open seat or watch.</p><p><input readonly size="40" value="${base}"></p>`;
+  const box = $("invite-body");
+  box.innerHTML = "<p>Share this link: anyone can take an open seat or watch.</p>";
+  const line = (label, url) => {
+    const p = document.createElement("p");
+    p.innerHTML = "<span></span><br><input readonly size=\"40\">";
+    p.firstChild.textContent = label;
+    p.lastChild.value = url;
+    box.appendChild(p);
+  };
+  line("The table:", base);
   const inv = (saved && saved.invites) || {};
-  for (const [seat, link] of Object.entries(inv)) {
-    text += `<p>Reserved seat ${seat}: <input readonly size="40" value="${location.origin}${link}"></p>`;
-  }
-  $("invite-body").innerHTML = text;
+  for (const [seat, link] of Object.entries(inv)) line(`The seat kept for ${playerName(Number(seat))}:`, location.origin + link);
   $("invite-modal").hidden = false;
 }
 
-// ------------------------------------------------------------------ render
-
-let sheetClosedFor = -1;
-
-function render() {
-  const v = state.view;
-  const me = state.seat;
-  const key = v.hand.join(" ");
-  if (key !== handKey) { handKey = key; selected = new Set(); staged = []; stagedIdx = new Set(); target = null; }
-  renderPlayers();
-  renderCentre();
-  renderSides();
-  renderHand();
-  renderScores();
-  const log = $("log");
-  log.innerHTML = "";
-  for (const line of state.log) { const li = document.createElement("li"); li.textContent = line; log.appendChild(li); }
-  log.scrollTop = log.scrollHeight;
-  const myTurn = me >= 0 && v.to_move === me && !state.hand_over && state.status === "playing";
-  $("btn-undo").disabled = !state.undoable;
-  $("btn-undo").title = state.undoable ? "take back your last meld of this turn" : "only melds laid in this turn can be taken back";
-  $("btn-hint").disabled = !myTurn;
-  $("btn-group").disabled = !myTurn;
-  $("ask-modal").hidden = !(myTurn && v.phase === "answer");
-  if (state.hand_over && state.sheet.length !== sheetClosedFor) showSheet(); else if (!state.hand_over) $("sheet-modal").hidden = true;
-  $("deadline").textContent = state.deadline ? `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s` : "";
-  if (me >= 0) requestChecks();
+async function rematch() {
+  const others = state.players.filter((p, i) => i !== state.seat);
+  const levels = new Set(others.map((p) => p.level));
+  const pace = state.bot_delay ?? (Number(localStorage.getItem(PACE_KEY)) || null);
+  if (title === "Quick play" && others.every((p) => p.kind === "bot") && levels.size === 1) {
+    const body = { name: localStorage.getItem("canasta:name") || playerName(state.seat), level: [...levels][0],
+      preset: rules.name, target: rules.target };
+    if (pace !== null) body.bot_delay = pace;
+    const r = await fetch("/api/quick", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const data = await r.json();
+    if (r.ok) {
+      localStorage.setItem(`canasta:${data.table}`, JSON.stringify({ token: data.token, seat: data.seat, invites: data.invites }));
+      location.href = `/t/${data.table}`;
+      return;
+    }
+  }
+  // back to the lobby, the same table filled in (people are invited again there)
+  const q = new URLSearchParams({ preset: rules.name, target: String(rules.target),
+    seats: state.players.map((p, i) => (i === state.seat ? "me" : p.kind === "bot" ? `bot:${p.level}` : "open")).join(",") });
+  if (pace !== null) q.set("pace", String(pace));
+  location.href = `/?${q}#create`;
 }
 
-function sideName(side) {
-  const v = state.view;
-  const names = v.side_of.map((s, i) => (s === side ? state.players[i].name : null)).filter(Boolean);
-  const mine = state.seat >= 0 && v.side_of[state.seat] === side;
-  return (mine ? "Your side: " : "") + names.join(" & ");
+// ------------------------------------------------------------------ seats around the table
+
+/** Where each other seat sits, seen from this seat: play goes to the left, round the top,
+ * to the right; with two players the other sits across. */
+function layout() {
+  const n = state.players.length;
+  const base = state.seat >= 0 ? state.seat : 0;
+  const ccw = rules && rules.direction === "counter_clockwise";
+  const order = []; // the others, in the order they play after this seat
+  for (let k = 1; k < n; k++) order.push((base + (ccw ? n - k : k)) % n);
+  if (n === 2) return { top: order, left: [], right: [] };
+  return { left: [order[0]], top: order.slice(1, -1), right: [order[order.length - 1]] };
 }
 
-function renderPlayers() {
+function sideName(side, short = false) {
   const v = state.view;
-  const box = $("players");
-  box.innerHTML = "";
-  state.players.forEach((p, i) => {
-    const d = document.createElement("div");
-    d.className = "player" + (v.to_move === i && !state.hand_over ? " to-move" : "");
-    d.dataset.seat = i;
-    const kind = p.kind === "bot" ? `<span class="badge">${p.level} bot</span>` : p.kind === "open" ? '<span class="badge">open seat</span>' : p.kind === "reserved" ? '<span class="badge">reserved</span>' : "";
-    const dot = p.kind === "human" ? `<span class="dot ${p.connected ? "on" : ""}" title="${p.connected ? "connected" : "away"}"></span>` : "";
-    const sub = p.bot_playing ? '<span class="badge">a bot is playing</span>' : "";
-    d.innerHTML = `<div>${dot}<b></b>${i === state.seat ? " (you)" : ""}${kind}${sub}</div><div class="muted">${v.hand_sizes[i]} cards · minimum ${p.minimum}</div><div class="reds row"></div>`;
-    d.querySelector("b").textContent = p.name;
-    const reds = d.querySelector(".reds");
-    for (const c of v.red_threes[i]) reds.appendChild(cardEl(c, "small"));
-    if (i !== state.seat) for (const c of v.known[i]) { const k = cardEl(c, "small"); k.title = "known: picked up with the pile"; k.style.opacity = ".75"; reds.appendChild(k); }
-    box.appendChild(d);
+  const names = v.side_of.map((s, i) => (s === side ? (i === state.seat ? "you" : playerName(i)) : null)).filter(Boolean);
+  if (state.seat >= 0 && v.side_of[state.seat] === side) {
+    const others = names.filter((x) => x !== "you");
+    return short ? "Your side" : `Your side (you${others.length ? " & " + others.join(" & ") : ""})`;
+  }
+  return names.join(" & ");
+}
+
+function scoreName(i) {
+  if (rules && rules.cutthroat && state.totals.length === state.players.length) {
+    return i === state.seat ? "You" : playerName(i);
+  }
+  return sideName(i);
+}
+
+/** The log as objects {n, seat, move, text}, whichever form the server sends. */
+function logEntries() {
+  const names = state.players.map((p, i) => [p.name, i]).sort((a, b) => b[0].length - a[0].length);
+  return (state.log || []).map((e, k) => {
+    if (typeof e === "object" && e !== null) return { n: e.n ?? k + 1, seat: e.seat, move: e.move ?? null, text: e.text ?? String(e.move) };
+    const hit = names.find(([name]) => e === name || e.startsWith(name + " ") || e.startsWith(name + ":"));
+    return { n: k + 1, seat: hit ? hit[1] : -1, move: null, text: e };
   });
 }
+
+function lastMoves() {
+  const out = {};
+  for (const e of logEntries()) if (e.seat >= 0) out[e.seat] = e;
+  return out;
+}
+
+function moveWords(e) {
+  const name = playerName(e.seat);
+  let t = e.text.startsWith(name) ? e.text.slice(name.length).replace(/^[:\s]+/, "") : e.text;
+  if (italian()) t = t.replace(/\bthe pile\b/g, "the pozzo");
+  return prettyCards(t);
+}
+
+function renderSeats() {
+  const v = state.view;
+  const pos = layout();
+  const last = lastMoves();
+  const mySide = state.seat >= 0 ? v.side_of[state.seat] : -1;
+  $("felt").dataset.n = state.players.length;
+  for (const [slot, seats] of Object.entries(pos)) {
+    const box = $(`slot-${slot}`);
+    box.innerHTML = "";
+    box.dataset.count = seats.length;
+    for (const i of seats) box.appendChild(seatPlate(i, slot, last[i], mySide));
+  }
+}
+
+function seatPlate(i, slot, last, mySide) {
+  const v = state.view;
+  const p = state.players[i];
+  const d = document.createElement("div");
+  const toMove = v.to_move === i && !state.hand_over && state.status === "playing";
+  d.className = `player seat-${slot}` + (toMove ? " to-move" : "");
+  d.dataset.seat = i;
+  const head = document.createElement("div");
+  head.className = "plate-head";
+  if (p.kind === "human") {
+    const dot = document.createElement("span");
+    dot.className = "dot" + (p.connected ? " on" : "");
+    dot.title = p.connected ? "connected" : "away";
+    head.appendChild(dot);
+  }
+  const nm = document.createElement("b");
+  nm.className = "name";
+  nm.textContent = p.name;
+  head.appendChild(nm);
+  const badge = (text, cls = "") => { const s = document.createElement("span"); s.className = "badge " + cls; s.textContent = text; head.appendChild(s); };
+  if (mySide >= 0 && v.side_of[i] === mySide) badge("partner", "partner");
+  if (p.kind === "bot") badge(`${p.level} bot`);
+  else if (p.kind === "open") badge("open seat");
+  else if (p.kind === "reserved") badge("invited");
+  if (p.bot_playing) badge("a bot is playing");
+  if (toMove) badge("to move", "turn");
+  d.appendChild(head);
+  const body = document.createElement("div");
+  body.className = "plate-body";
+  const backs = document.createElement("div");
+  backs.className = "backs";
+  const shown = Math.min(v.hand_sizes[i], slot === "top" || state.players.length === 2 ? 8 : 6);
+  for (let k = 0; k < shown; k++) backs.appendChild(cardEl("??", "tiny"));
+  body.appendChild(backs);
+  const count = document.createElement("div");
+  count.className = "handcount";
+  count.textContent = `${v.hand_sizes[i]} card${v.hand_sizes[i] === 1 ? "" : "s"}`;
+  body.appendChild(count);
+  const known = v.known[i] || [];
+  if (known.length) {
+    const k = document.createElement("div");
+    k.className = "known";
+    const cut = new Set(v.cut_cards || []);
+    const label = document.createElement("span");
+    label.className = "muted";
+    label.textContent = known.every((c) => cut.has(c)) ? "from the cut:" : "holds:";
+    label.title = "cards known to be in this hand (picked up from the pile, or kept from the cut)";
+    k.appendChild(label);
+    for (const c of known) k.appendChild(cardEl(c, "small"));
+    body.appendChild(k);
+  }
+  d.appendChild(body);
+  const lm = document.createElement("div");
+  lm.className = "lastmove";
+  lm.textContent = last ? moveWords(last) : "";
+  d.appendChild(lm);
+  return d;
+}
+
+// ------------------------------------------------------------------ centre
 
 function renderCentre() {
   const v = state.view;
   const stock = $("stock");
   stock.innerHTML = "";
-  if (v.stock_size) stock.appendChild(cardEl("??"));
-  $("stock-count").textContent = `stock ${v.stock_size}`;
+  if (v.stock_size) {
+    stock.appendChild(cardEl("??"));
+    stock.dataset.depth = Math.min(3, Math.ceil(v.stock_size / 20));
+  }
+  $("stock-count").textContent = `stock: ${v.stock_size} card${v.stock_size === 1 ? "" : "s"}`;
   const pile = $("pile");
   pile.innerHTML = "";
-  if (v.pile.length) pile.appendChild(cardEl(v.pile[v.pile.length - 1]));
-  $("pile-info").innerHTML = `pile ${v.pile.length}` + (v.pile_frozen ? ' · <span class="frozen">frozen</span>' : "");
+  const down = v.pile.filter((c) => c === "??").length;
+  const up = v.pile.filter((c) => c !== "??");
+  if (down) {
+    // the pozzo's face-down cards, as a squared stack with their number on it
+    const stack = document.createElement("div");
+    stack.className = "facedown";
+    for (let k = 0; k < Math.min(down, 4); k++) stack.appendChild(cardEl("??"));
+    const n = document.createElement("span");
+    n.className = "count";
+    n.textContent = String(down);
+    stack.appendChild(n);
+    stack.title = `${down} face-down card${down === 1 ? "" : "s"}`;
+    pile.appendChild(stack);
+  }
+  if (up.length) {
+    const fan = document.createElement("div");
+    fan.className = "fan";
+    const show = up.slice(-Math.min(up.length, italian() ? 5 : 3));
+    show.forEach((c, k) => fan.appendChild(cardEl(c, k === show.length - 1 ? "top" : "under")));
+    pile.appendChild(fan);
+  }
+  let info = `${pileWord()}: ${v.pile.length} card${v.pile.length === 1 ? "" : "s"}`;
+  if (down) info += ` (${down} face down)`;
+  $("pile-info").innerHTML = "";
+  $("pile-info").append(info);
+  if (v.pile_frozen) {
+    const f = document.createElement("span");
+    f.className = "frozen";
+    f.textContent = " FROZEN";
+    $("pile-info").appendChild(f);
+  }
   const notes = $("pile-notes");
   notes.innerHTML = "";
   for (const text of state.pile_notes || []) {
+    if (text === "empty") continue;
     const li = document.createElement("li");
     li.textContent = text;
     notes.appendChild(li);
+  }
+  const cut = $("cut");
+  cut.textContent = "";
+  if (v.cut_cards && v.cut_cards.length) {
+    const holder = v.known.findIndex((k) => v.cut_cards.some((c) => k.includes(c)));
+    const mine = holder < 0 && state.seat >= 0 && v.cut_cards.every((c) => v.hand.includes(c));
+    const who = holder >= 0 ? playerName(holder) : mine ? "you" : "";
+    cut.textContent = `Cut card${v.cut_cards.length > 1 ? "s" : ""}: ${v.cut_cards.map(cardText).join(" ")}` + (who ? `, kept by ${who}` : "");
   }
   let turn = "";
   if (state.status === "open") turn = "Waiting for players to take the open seats.";
   else if (state.match_over) turn = "The match is over.";
   else if (state.hand_over) turn = "The hand is over.";
   else {
-    const who = v.to_move === state.seat ? "Your" : `${state.players[v.to_move].name}'s`;
-    const phase = { draw: "draw or take the pile", meld: "meld, then discard", answer: "answer the question", final: "finish" }[v.phase] || v.phase;
-    turn = `${who} move: ${phase}.`;
+    const mine = v.to_move === state.seat;
+    const phase = { draw: `draw, or take the ${pileWord()}`, meld: "meld, then discard", answer: "answer the question",
+      final: "meld, then the hand ends" }[v.phase] || v.phase;
+    turn = mine ? `Your move: ${phase}.` : `${playerName(v.to_move)} to move: ${phase}.`;
   }
   $("turn").textContent = turn;
+  $("turn").className = v.to_move === state.seat && !state.hand_over && state.status === "playing" ? "mine" : "";
+}
+
+// ------------------------------------------------------------------ melds
+
+function natural(cards) {
+  return cards.find((c) => !isWild(c)) || cards[0];
+}
+
+function wildWords(cards) {
+  const twos = cards.filter((c) => rankOf(c) === "2").length;
+  const jokers = cards.filter((c) => c === "JK").length;
+  if (!italian()) {
+    const w = twos + jokers;
+    return w ? `${w} wild` : "";
+  }
+  const parts = [];
+  if (twos) parts.push(`${twos} ${twos === 1 ? "pinella" : "pinelle"}`);
+  if (jokers) parts.push(`${jokers} jolly`);
+  return parts.join(", ");
+}
+
+/** The words a meld's badge shows: its rank, its count and its canasta status. */
+function meldWords(cards, closed = false) {
+  const n = cards.length;
+  const allWild = cards.every(isWild);
+  const rank = allWild ? "wild cards" : RANK_WORDS[rankOf(natural(cards))] || rankOf(natural(cards));
+  const wild = wildWords(cards);
+  const clean = !cards.some(isWild) || allWild;
+  let status = "";
+  if (n >= 7 || closed) {
+    if (italian()) status = (closed ? "closed " : "") + (clean ? "clean canasta (pulita)" : "dirty canasta (sporca)");
+    else status = clean ? "natural canasta" : "mixed canasta";
+  }
+  return { rank, count: n >= 7 || closed ? `${n} cards` : `${n}/7`, wild, status, clean };
+}
+
+function meldEl(cards, key, closed = false) {
+  const el = document.createElement("div");
+  const w = meldWords(cards, closed);
+  el.className = "meld" + (w.status ? " canasta " + (w.clean ? "clean" : "dirty") : "") + (closed ? " closed" : "");
+  el.dataset.key = key;
+  const fan = document.createElement("div");
+  fan.className = "meldcards";
+  const ordered = cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b)));
+  for (const c of ordered) fan.appendChild(cardEl(c, "small" + (isWild(c) && !w.rank.startsWith("wild") ? " wild" : "")));
+  el.appendChild(fan);
+  const lab = document.createElement("div");
+  lab.className = "meldlabel";
+  const line1 = document.createElement("span");
+  line1.className = "mrank";
+  line1.textContent = `${w.rank} · ${w.count}`;
+  lab.appendChild(line1);
+  if (w.wild) { const s = document.createElement("span"); s.className = "mwild"; s.textContent = ` · ${w.wild}`; line1.appendChild(s); }
+  if (w.status) { const s = document.createElement("span"); s.className = "mstatus"; s.textContent = w.status; lab.appendChild(s); }
+  el.appendChild(lab);
+  el.title = [w.rank, w.count, w.wild, w.status].filter(Boolean).join(", ");
+  return el;
 }
 
 function renderSides() {
   const v = state.view;
-  const box = $("sides");
-  box.innerHTML = "";
   const mySide = state.seat >= 0 ? v.side_of[state.seat] : -1;
-  v.melds.forEach((side, si) => {
+  const them = $("sides-them");
+  const us = $("sides-us");
+  them.innerHTML = "";
+  us.innerHTML = "";
+  const nSides = v.melds.length;
+  for (let si = 0; si < nSides; si++) {
+    const side = v.melds[si];
     const p = document.createElement("div");
-    p.className = "panel";
+    p.className = "panel sidepanel" + (si === mySide ? " mine" : "");
     p.dataset.side = si;
     const h = document.createElement("h3");
     h.textContent = sideName(si);
     p.appendChild(h);
     const row = document.createElement("div");
     row.className = "melds";
+    const reds = [];
+    v.side_of.forEach((s, seat) => { if (s === si) reds.push(...v.red_threes[seat]); });
+    if (reds.length) {
+      const r = document.createElement("div");
+      r.className = "meld reds";
+      r.dataset.key = `${si}:reds`;
+      const fan = document.createElement("div");
+      fan.className = "meldcards";
+      for (const c of reds) fan.appendChild(cardEl(c, "small"));
+      r.appendChild(fan);
+      const lab = document.createElement("div");
+      lab.className = "meldlabel";
+      lab.innerHTML = `<span class="mrank">red three${reds.length > 1 ? "s" : ""}</span>`;
+      r.appendChild(lab);
+      row.appendChild(r);
+    }
     const sorted = side.slice().sort((a, b) => rankIndex(natural(a.cards)) - rankIndex(natural(b.cards)));
     for (const m of sorted) {
-      const el = document.createElement("div");
-      const rank = rankOf(natural(m.cards));
-      el.className = "meld" + (m.cards.length >= 7 ? " canasta" : "") + (si === mySide && target === rank ? " target" : "");
+      const rank = m.cards.every(isWild) ? "wild" : rankOf(natural(m.cards));
+      const el = meldEl(m.cards, `${si}:${rank}`);
       el.dataset.rank = rank;
-      for (const c of m.cards) el.appendChild(cardEl(c, "small"));
-      if (m.cards.length >= 7) el.title = m.cards.some(isWild) ? "mixed canasta" : "natural canasta";
+      if (si === mySide && target === rank) el.classList.add("target");
       if (si === mySide) {
+        el.classList.add("own");
         el.onclick = () => { target = target === rank ? null : rank; renderSides(); requestChecks(); };
         el.ondragover = (e) => e.preventDefault();
         el.ondrop = (e) => { e.preventDefault(); dropOnMeld(e, rank); };
       }
       row.appendChild(el);
     }
-    for (const closed of (v.closed[si] || [])) {
-      const el = document.createElement("div");
-      el.className = "meld canasta";
-      el.title = "closed canasta";
-      el.appendChild(cardEl(closed[0], "small"));
-      el.appendChild(cardEl("??", "small"));
-      row.appendChild(el);
+    (v.closed[si] || []).forEach((cards, k) => row.appendChild(meldEl(cards, `${si}:closed${k}`, true)));
+    if (!row.childNodes.length) {
+      const e = document.createElement("span");
+      e.className = "muted nomelds";
+      e.textContent = v.has_melded && v.side_of.some((s, seat) => s === si && v.has_melded[seat]) ? "" : "no melds yet";
+      row.appendChild(e);
     }
     p.appendChild(row);
-    box.appendChild(p);
-  });
+    (si === mySide ? us : them).appendChild(p);
+  }
 }
 
-function natural(cards) {
-  return cards.find((c) => !isWild(c)) || cards[0];
+// ------------------------------------------------------------------ your hand
+
+function trackFresh(prev, m) {
+  const v = m.view;
+  if (!v || m.seat < 0) { fresh = []; return; }
+  const pv = prev && prev.view;
+  if (!pv || pv.hand_number !== v.hand_number || m.hand_over) { fresh = []; return; }
+  if (pv.to_move === m.seat && v.to_move !== m.seat) { fresh = []; return; } // the turn ended
+  const gained = multisetMinus(v.hand, pv.hand);
+  if (gained.length && v.hand.length > pv.hand.length && pv.to_move === m.seat) fresh = gained;
+  else fresh = fresh.filter((c) => v.hand.includes(c));
+}
+
+function multisetMinus(a, b) {
+  const left = {};
+  for (const c of b) left[c] = (left[c] || 0) + 1;
+  const out = [];
+  for (const c of a) { if (left[c]) left[c] -= 1; else out.push(c); }
+  return out;
 }
 
 function renderHand() {
@@ -358,6 +746,8 @@ function renderHand() {
   box.innerHTML = "";
   const idx = v.hand.map((c, i) => i).filter((i) => !stagedIdx.has(i));
   idx.sort((a, b) => rankIndex(v.hand[a]) - rankIndex(v.hand[b]) || v.hand[a].localeCompare(v.hand[b]));
+  const freshLeft = {};
+  for (const c of fresh) freshLeft[c] = (freshLeft[c] || 0) + 1;
   let group = null;
   let rank = null;
   for (const i of idx) {
@@ -369,8 +759,11 @@ function renderHand() {
       group.dataset.rank = rank;
       box.appendChild(group);
     }
-    const el = cardEl(c, selected.has(i) ? "selected" : "");
+    let cls = selected.has(i) ? "selected" : "";
+    if (freshLeft[c]) { freshLeft[c] -= 1; cls += " fresh"; }
+    const el = cardEl(c, cls.trim());
     el.dataset.index = i;
+    if (cls.includes("fresh")) el.title += " (just drawn)";
     el.onclick = () => {
       if (selected.has(i)) selected.delete(i); else selected.add(i);
       el.classList.toggle("selected");
@@ -385,11 +778,46 @@ function renderHand() {
   for (const g of staged) {
     const d = document.createElement("div");
     d.className = "group";
-    d.title = g.target ? `joins the ${g.target} meld` : "a group of the composite meld";
+    d.title = g.target ? `joins the ${g.target} meld` : "a group of the meld you are building";
     for (const c of g.cards) d.appendChild(cardEl(c, "small"));
     st.appendChild(d);
   }
+  if (staged.length) {
+    const s = document.createElement("span");
+    s.className = "muted";
+    s.textContent = "laid aside: press Meld (or Take) to play them all";
+    st.appendChild(s);
+  }
+  fitHand();
 }
+
+/** Card size and overlap so the whole hand fits in a few rows of the screen's width. */
+function fitHand() {
+  const box = $("hand");
+  const W = box.clientWidth;
+  if (!W) return;
+  const phone = window.innerWidth <= 760;
+  const groups = box.children.length;
+  const n = box.querySelectorAll(".card").length;
+  let cw = phone ? Math.min(54, Math.floor(W / 7)) : 76;
+  const gap = phone ? 5 : 10;
+  const maxRows = phone ? 3 : 2;
+  let step = cw * 0.55;
+  for (let tries = 0; tries < 8; tries++) {
+    let ok = false;
+    for (let rows = 1; rows <= maxRows && !ok; rows++) {
+      const room = rows * W * 0.9 - groups * cw - (groups - 1) * gap;
+      const s = n > groups ? room / (n - groups) : cw;
+      if (s >= cw * 0.36) { step = Math.min(s, cw * 0.55); ok = true; }
+    }
+    if (ok) break;
+    cw = Math.floor(cw * 0.88);
+    step = cw * 0.36;
+  }
+  box.style.setProperty("--cw", `${cw}px`);
+  box.style.setProperty("--step", `${Math.round(step)}px`);
+}
+window.addEventListener("resize", () => { if (hasView()) fitHand(); });
 
 // drag a card onto the pile to discard it
 $("pile").ondragover = (e) => e.preventDefault();
@@ -414,48 +842,300 @@ function draggedIndex(e) {
   return state && Number.isInteger(i) && state.view.hand[i] ? i : null;
 }
 
+// ------------------------------------------------------------------ scores, log, sheet
+
 function renderScores() {
   const v = state.view;
-  const rows = state.totals.map((t, side) => `<tr><td>${escapeHtml(sideName(side))}</td><td class="num">${t}</td></tr>`).join("");
-  $("scores").innerHTML = `<table class="sheet">${rows}</table><p class="muted">Target ${state.target} · hand ${v.hand_number}` +
-    (state.seat >= 0 ? ` · your initial meld needs ${state.players[state.seat].minimum}` : "") + "</p>";
+  const rows = state.totals.map((t, i) => {
+    const mine = rules && rules.cutthroat ? i === state.seat : state.seat >= 0 && v.side_of[state.seat] === i;
+    return `<tr${mine ? ' class="mine"' : ""}><td>${escapeHtml(scoreName(i))}</td><td class="num">${t}</td></tr>`;
+  }).join("");
+  $("scores").innerHTML = `<table class="sheet">${rows}</table><p class="muted">Playing to ${state.target} · hand ${v.hand_number}` +
+    (state.seat >= 0 ? ` · your first meld needs ${state.players[state.seat].minimum} points` : "") + "</p>";
+}
+
+function renderLog() {
+  const log = $("log");
+  log.innerHTML = "";
+  for (const e of logEntries()) {
+    const li = document.createElement("li");
+    li.value = e.n;
+    li.textContent = italian() ? prettyCards(e.text.replace(/\bthe pile\b/g, "the pozzo")) : prettyCards(e.text);
+    if (e.seat === state.seat) li.className = "mine";
+    log.appendChild(li);
+  }
+  log.scrollTop = log.scrollHeight;
 }
 
 function escapeHtml(s) {
-  return s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+}
+
+function howEnded(h, last) {
+  if (h.went_out !== undefined && h.went_out !== null && h.went_out >= 0) {
+    const who = h.went_out === state.seat ? "You" : playerName(h.went_out);
+    const concealed = h.concealed_out ?? h.concealed ?? (last && state.hand_over && state.view ? state.view.concealed_out : false);
+    return `${who} went out${concealed ? " concealed (the whole hand melded in one turn)" : ""}.`;
+  }
+  const reason = h.end_reason || "";
+  return reason ? `Nobody went out: ${reason}.` : "";
+}
+
+function resultText() {
+  if (!state.match_over) return "";
+  const w = state.winner;
+  const totals = state.totals.map((t, i) => `${scoreName(i)} ${t}`).join(", ");
+  if (w === -1 || w === null || w === undefined) return `The match is drawn. Final scores: ${totals}.`;
+  const mine = rules && rules.cutthroat ? w === state.seat : state.seat >= 0 && state.view && state.view.side_of[state.seat] === w;
+  return `${mine ? "You win" : scoreName(w) + " win" + (rules && rules.cutthroat ? "s" : "")}! Final scores: ${totals}.`;
 }
 
 function showSheet() {
-  const hands = state.sheet;
+  const hands = state.sheet || [];
   const last = hands[hands.length - 1];
   const nSides = state.totals.length;
-  const head = [...Array(nSides).keys()].map((s) => `<th class="num">${escapeHtml(sideName(s))}</th>`).join("");
+  const head = [...Array(nSides).keys()].map((s) => `<th class="num">${escapeHtml(scoreName(s))}</th>`).join("");
   const items = [["meld_points", "Melds"], ["canasta_bonuses", "Canasta bonuses"], ["red_threes", "Red threes"],
     ["going_out", "Going out"], ["five_canasta_bonus", "Five-canasta bonus"], ["cards_in_hand", "Cards left in hand"],
     ["total", "Hand total"]];
   let body = "";
   if (last) {
-    for (const [k, label] of items) if (k !== "five_canasta_bonus" || last.scores.some((x) => x[k])) body += `<tr><td>${label}</td>${last.scores.map((s) => `<td class="num">${s[k]}</td>`).join("")}</tr>`;
+    for (const [k, label] of items) {
+      if (k !== "five_canasta_bonus" || last.scores.some((x) => x[k])) {
+        body += `<tr${k === "total" ? ' class="total"' : ""}><td>${label}</td>${last.scores.map((s) => `<td class="num">${s[k] ?? ""}</td>`).join("")}</tr>`;
+      }
+    }
   }
   let history = "";
   let run = Array(nSides).fill(0);
   for (const h of hands) {
     run = run.map((t, s) => t + h.scores[s].total);
-    history += `<tr><td>Hand ${h.hand}</td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
+    history += `<tr><td>Hand ${h.hand}<br><span class="muted">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
   }
-  $("sheet").innerHTML = `<table class="sheet"><tr><th></th>${head}</tr>${body}</table><h3>Running totals</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>` +
-    (last ? `<p class="muted">${escapeHtml(last.end_reason || "")}</p>` : "");
-  $("sheet-title").textContent = state.match_over ? "The match is over" : `Hand ${last ? last.hand : ""} is over`;
-  $("btn-next").hidden = state.match_over || state.seat < 0;
+  $("sheet").innerHTML = last
+    ? `<table class="sheet"><tr><th>Hand ${last.hand}</th>${head}</tr>${body}</table><h3>Running totals (playing to ${state.target})</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>`
+    : "<p>No hand has been scored yet.</p>";
+  $("sheet-how").textContent = state.match_over ? resultText() : last && state.hand_over ? howEnded(last, true) : "";
+  $("sheet-title").textContent = state.match_over ? "The match is over" : state.hand_over && last ? `Hand ${last.hand} is over` : "Score sheet";
+  const seated = state.seat >= 0;
+  $("btn-next").hidden = !(state.hand_over && !state.match_over && seated);
+  $("btn-rematch2").hidden = !(state.match_over && seated);
+  $("btn-sheet-close").textContent = state.hand_over ? "Look at the table" : "Close";
   for (const id of ["record-link", "replay-link"]) $(id).hidden = !state.match_over;
   $("record-link").href = `/api/tables/${tableId}/record`;
   $("replay-link").href = `/replay/${tableId}`;
   $("sheet-modal").hidden = false;
 }
 
+function renderBanner() {
+  const over = state.hand_over;
+  $("banner").hidden = !over;
+  const seated = state.seat >= 0;
+  $("btn-deal2").hidden = !(over && !state.match_over && seated);
+  for (const b of document.querySelectorAll("#buttons button:not(#btn-deal2)")) b.classList.toggle("gone", over);
+  if (!over) return;
+  const hands = state.sheet || [];
+  const last = hands[hands.length - 1];
+  $("banner-title").textContent = state.match_over ? "The match is over" : `Hand ${last ? last.hand : state.view.hand_number} is over`;
+  let text = state.match_over ? resultText() : last ? howEnded(last, true) : "";
+  if (!state.match_over && last) {
+    text += " This hand: " + last.scores.map((s, i) => `${scoreName(i)} ${s.total}`).join(", ") + ".";
+  }
+  $("banner-text").textContent = text;
+  $("btn-deal").hidden = !(!state.match_over && seated);
+  $("btn-rematch").hidden = !(state.match_over && seated);
+  updateCountdown();
+}
+
+function updateCountdown() {
+  let text = "";
+  if (state && state.hand_over && !state.match_over && state.auto_deal_at) {
+    const s = Math.max(0, Math.ceil(state.auto_deal_at - Date.now() / 1000));
+    text = `The next hand is dealt in ${s} s`;
+  }
+  $("countdown").textContent = text;
+  $("countdown2").textContent = text;
+}
+
+// ------------------------------------------------------------------ render
+
+function render() {
+  const v = state.view;
+  const waiting = !v;
+  $("waiting").hidden = !waiting;
+  $("tablewrap").hidden = waiting;
+  $("dock").hidden = waiting;
+  showPace();
+  if (waiting) {
+    const open = state.players.filter((p) => p.kind === "open" || (p.kind === "reserved")).map((p) => p.name);
+    $("waiting-title").textContent = state.status === "open" ? "Waiting for players" : "Waiting for the first deal";
+    $("waiting-text").textContent = state.status === "open"
+      ? `The table starts when every seat is taken. Still free: ${open.join(", ")}. Use Invite to share the link.`
+      : "The cards are dealt as soon as every player's browser has added its share of randomness (see Fair deals). This takes a moment.";
+    return;
+  }
+  const key = v.hand.join(" ");
+  if (key !== handKey) { handKey = key; selected = new Set(); staged = []; stagedIdx = new Set(); target = null; }
+  document.body.classList.toggle("spectator", state.seat < 0);
+  renderSeats();
+  renderCentre();
+  renderSides();
+  renderHand();
+  renderScores();
+  renderLog();
+  renderBanner();
+  const seat = state.seat;
+  const myTurn = seat >= 0 && v.to_move === seat && !state.hand_over && state.status === "playing";
+  $("me-name").textContent = seat >= 0 ? `${playerName(seat)} (you)` : "You are watching";
+  $("me-info").textContent = seat >= 0 ? `${v.hand.length} cards` + (myTurn ? " · your move" : "") : "";
+  const mine = lastMoves()[seat];
+  $("me-last").textContent = mine ? `your last move: ${moveWords(mine)}` : "";
+  $("dock").classList.toggle("my-turn", myTurn);
+  $("btn-ask").hidden = !hasPartner();
+  $("btn-undo").disabled = !state.undoable;
+  $("btn-undo").title = state.undoable ? "take back your last meld of this turn" : "only melds laid in this turn can be taken back";
+  $("btn-hint").disabled = !myTurn;
+  $("btn-group").disabled = !myTurn;
+  $("ask-modal").hidden = !(myTurn && v.phase === "answer");
+  const nSheet = (state.sheet || []).length;
+  if (state.hand_over && nSheet !== sheetShownFor) {
+    sheetShownFor = nSheet;
+    clearTimeout(sheetTimer);
+    sheetTimer = setTimeout(() => { if (state.hand_over) showSheet(); }, flightMs() + 250); // after the last cards land
+  } else if (!state.hand_over) {
+    $("sheet-modal").hidden = true;
+  }
+  if (!$("sheet-modal").hidden) showSheet(); // keep it current
+  if (!$("fair-modal").hidden) renderFair();
+  $("deadline").textContent = state.deadline ? `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s` : "";
+  if (seat >= 0) requestChecks();
+}
+
+// ------------------------------------------------------------------ moving cards
+
+const reduceMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+function flightMs() {
+  const pace = state && typeof state.bot_delay === "number" ? state.bot_delay : 0.8;
+  return Math.round(Math.min(700, Math.max(260, pace * 600)));
+}
+
+const rectOf = (el) => {
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return r.width && r.height ? r : null;
+};
+
+function seatAnchor(seat) {
+  if (seat === state.seat) return $("hand");
+  const plate = document.querySelector(`.player[data-seat="${seat}"]`);
+  return plate ? plate.querySelector(".backs") || plate : null;
+}
+
+/** Where things are on the screen now (before the next state is drawn). */
+function snapshot() {
+  const s = { stock: rectOf($("stock").firstChild) || rectOf($("stock")), pile: rectOf($("pile").querySelector(".fan .card:last-child")) || rectOf($("pile")),
+    seats: {}, hand: [], melds: {} };
+  state.players.forEach((_, i) => { s.seats[i] = rectOf(seatAnchor(i)); });
+  for (const c of document.querySelectorAll("#hand .card, #staged .card")) s.hand.push({ code: c.dataset.code, rect: rectOf(c) });
+  for (const m of document.querySelectorAll(".sidepanel .meld")) s.melds[m.dataset.key] = rectOf(m);
+  return s;
+}
+
+function meldCounts(v) {
+  const out = {};
+  v.melds.forEach((side, si) => {
+    for (const m of side) {
+      const rank = m.cards.every(isWild) ? "wild" : rankOf(natural(m.cards));
+      out[`${si}:${rank}`] = m.cards;
+    }
+  });
+  return out;
+}
+
+/** Fly every card that moved between two states, for every seat. */
+function animate(prev, cur, before) {
+  const pv = prev.view, v = cur.view;
+  if (reduceMotion || !pv || !v || pv.hand_number !== v.hand_number || document.hidden) return;
+  const entries = logEntries();
+  const lastEntry = entries[entries.length - 1];
+  const actor = lastEntry && lastEntry.seat >= 0 && (prev.log || []).length !== (cur.log || []).length ? lastEntry.seat : pv.to_move;
+  const mine = actor === state.seat;
+  const dur = flightMs();
+  const flights = [];
+  const handRects = before.hand.slice();
+  const fromHand = (code) => {
+    const k = handRects.findIndex((h) => h.code === code && h.rect);
+    if (k < 0) return before.seats[actor];
+    return handRects.splice(k, 1)[0].rect;
+  };
+  const actorNow = () => rectOf(seatAnchor(actor));
+  // red threes laid out by the actor
+  const redsNew = v.red_threes[actor].length - pv.red_threes[actor].length;
+  const redsEl = document.querySelector(`.meld.reds[data-key="${v.side_of[actor]}:reds"]`);
+  // drawing from the stock
+  const drawn = pv.stock_size - v.stock_size;
+  if (drawn > 0) {
+    const newReds = v.red_threes[actor].slice(-Math.max(0, redsNew));
+    for (const c of newReds) flights.push({ code: c, from: before.stock, to: rectOf(redsEl) });
+    const toHand = drawn - newReds.length;
+    if (mine) {
+      const els = [...document.querySelectorAll("#hand .card.fresh")];
+      els.slice(0, toHand).forEach((el) => flights.push({ code: el.dataset.code, from: before.stock, to: rectOf(el), el }));
+    } else {
+      for (let k = 0; k < toHand; k++) flights.push({ code: "??", from: before.stock, to: actorNow() });
+    }
+  }
+  // taking the pile (the pozzo)
+  let took = false;
+  if (v.pile.length < pv.pile.length) {
+    took = true;
+    const gone = pv.pile.slice(v.pile.length).slice(-8);
+    for (const c of gone) flights.push({ code: c, from: before.pile, to: actorNow() });
+  }
+  // melds: every card added to a meld comes from the actor's hand
+  const pm = meldCounts(pv), nm = meldCounts(v);
+  for (const [key, cards] of Object.entries(nm)) {
+    const added = multisetMinus(cards, pm[key] || []);
+    const el = document.querySelector(`.sidepanel .meld[data-key="${key}"]`);
+    for (const c of added) flights.push({ code: c, from: mine ? fromHand(c) : (took ? before.pile : before.seats[actor]), to: rectOf(el) });
+  }
+  // closed canastas (Italian) move from the meld row into the closed ones: drawn where they are
+  // a discard: the new top card of the pile comes from the actor
+  if (!took && v.pile.length === pv.pile.length + 1) {
+    const c = v.pile[v.pile.length - 1];
+    const top = $("pile").querySelector(".fan .card:last-child");
+    flights.push({ code: c, from: mine ? fromHand(c) : before.seats[actor], to: rectOf(top), el: top });
+  }
+  flights.forEach((f, k) => fly(f, dur, k * 70));
+}
+
+function fly(f, dur, delay) {
+  if (!f.from || !f.to) return;
+  const el = cardEl(f.code, "flying");
+  const to = f.to;
+  Object.assign(el.style, { left: `${to.left}px`, top: `${to.top}px`, width: `${to.width}px`, height: `${to.height}px` });
+  const dx = f.from.left - to.left, dy = f.from.top - to.top;
+  const sc = Math.max(0.3, Math.min(3, f.from.width / to.width));
+  $("fly").appendChild(el);
+  if (f.el) f.el.classList.add("arriving");
+  const anim = el.animate([
+    { transform: `translate(${dx}px, ${dy}px) scale(${sc})`, offset: 0 },
+    { transform: "translate(0, 0) scale(1)", offset: 1 },
+  ], { duration: dur, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
+  const done = () => { el.remove(); if (f.el) f.el.classList.remove("arriving"); };
+  anim.onfinish = done;
+  anim.oncancel = done;
+  setTimeout(done, dur + delay + 400); // never leave a card in the air
+}
+
+// ------------------------------------------------------------------ timers
+
 setInterval(() => {
-  if (state && state.deadline) $("deadline").textContent = `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s`;
-}, 1000);
+  if (!state) return;
+  if (state.deadline) $("deadline").textContent = `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s`;
+  updateCountdown();
+}, 500);
 
 if (!saved) showJoin();
 connect();
