@@ -9,8 +9,9 @@ Skipped when Chromium or Playwright is missing, unless ``CANASTA_E2E_REQUIRED=1`
 from __future__ import annotations
 
 import os
+import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
+MATCH_SEED = 11  # a classic-2p deal whose match, at MATCH_TARGET, needs more than one hand
+MATCH_TARGET = 1500
 
 
 def _missing() -> str | None:
@@ -54,18 +57,18 @@ def browser() -> Iterator[Browser]:
 
 
 def data(page: Page, key: str) -> Any:
-    return page.evaluate(f"document.body.dataset.{key}")
+    return page.evaluate(f"() => document.body.dataset.{key}")
 
 
 def wait_checked(page: Page) -> None:
-    page.wait_for_function("document.body.dataset.checked === document.body.dataset.checking", timeout=5000)
+    page.wait_for_function("() => document.body.dataset.checked === document.body.dataset.checking", timeout=5000)
 
 
 def meld_and_undo_hint(page: Page) -> bool:
     """If the hint is a plain meld, lay it by clicking (groups with "+ Group"), check the
     hand shrank, then take it back with Undo.  Returns whether it did."""
     page.click("#btn-hint")
-    page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint:')")
+    page.wait_for_function("() => document.getElementById('hint').textContent.startsWith('Hint:')")
     text = page.inner_text("#hint")
     move = text[text.rindex("(") + 1: text.rindex(")")]
     if not move.startswith("meld ") or ":" in move:
@@ -81,19 +84,18 @@ def meld_and_undo_hint(page: Page) -> bool:
     assert page.is_enabled("#btn-meld"), page.inner_text("#reason")
     seq = data(page, "seq")
     page.click("#btn-meld")
-    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
     assert page.locator("#hand .card").count() == before - sum(len(g) for g in groups)
     assert page.is_enabled("#btn-undo")
     seq = data(page, "seq")
     page.click("#btn-undo")
-    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
     assert page.locator("#hand .card").count() == before
     return True
 
 
 FIND_LAYOFF = """() => {
-  const panel = [...document.querySelectorAll('#sides .panel')]
-    .find((p) => p.querySelector('h3').textContent.startsWith('Your side'));
+  const panel = document.querySelector('.sidepanel.mine');
   if (!panel) return null;
   const ranks = [...panel.querySelectorAll('.meld')].map((m) => m.dataset.rank);
   for (const c of document.querySelectorAll('#hand .card')) {
@@ -125,14 +127,17 @@ def drag_onto_a_meld(page: Page) -> bool:
     if not found:
         return False
     index, side, rank = found
-    meld = page.locator(f'#sides .panel[data-side="{side}"] .meld[data-rank="{rank}"]')
+    meld = page.locator(f'.sidepanel[data-side="{side}"] .meld[data-rank="{rank}"]')
     before = meld.locator(".card").count()
     seq = data(page, "seq")
     with mouse_sized(page):
         page.locator(f'#hand .card[data-index="{index}"]').drag_to(meld, source_position={"x": 6, "y": 10})
-    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
     assert meld.locator(".card").count() == before + 1, page.inner_text("#reason")
     return True
+
+
+fresh_seen: list[int] = []
 
 
 def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[str] | None = None) -> bool:
@@ -151,9 +156,22 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
     seq = data(page, "seq")
     if phase == "draw":
         wait_checked(page)
-        assert page.is_enabled("#btn-draw"), page.inner_text("#reason")
+        if not page.is_enabled("#btn-draw") and page.get_attribute("#btn-draw", "title") == "the stock is empty (rule A.13.2)":
+            # the stock ran out: end the hand (the button shows only now), or take the pile when one must
+            page.click("#btn-end" if page.is_visible("#btn-end") else "#btn-take")
+            page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+            return True
+        assert page.is_enabled("#btn-draw"), page.get_attribute("#btn-draw", "title")
         assert not page.is_enabled("#btn-discard")  # enabled only when legal
+        before = page.locator("#hand .card").count()
         page.click("#btn-draw")
+        page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+        gained = page.locator("#hand .card").count() - before
+        fresh = page.locator("#hand .card.fresh").count()
+        assert fresh == gained, f"{gained} cards drawn, {fresh} highlighted"
+        if fresh:
+            fresh_seen.append(1)
+        return True
     elif phase == "meld":
         if undone is not None and not undone and meld_and_undo_hint(page):
             undone.append(1)
@@ -179,49 +197,244 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
             raise AssertionError("the page offered no legal discard")
     else:
         return False
-    page.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
     return True
 
 
-def test_a_person_plays_a_hand_against_three_bots(browser: Browser, tmp_path: Path) -> None:
+SEAT_NUMBER = re.compile(r"\bseat \d", re.IGNORECASE)
+
+WATCH_FLIGHTS = """() => {
+  window.__flights = { up: 0, down: 0 };
+  new MutationObserver((changes) => {
+    for (const c of changes) for (const n of c.addedNodes) {
+      if (n.dataset && n.dataset.code === '??') window.__flights.down += 1; else window.__flights.up += 1;
+    }
+  }).observe(document.getElementById('fly'), { childList: true });
+}"""
+
+ON_SCREEN = """() => {
+  const out = [];
+  const inside = (el, what) => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) { out.push(what + ' is not shown'); return; }
+    if (r.top < -1 || r.left < -1 || r.bottom > innerHeight + 1 || r.right > innerWidth + 1) {
+      out.push(`${what} is off the screen: ${Math.round(r.left)},${Math.round(r.top)} to ${Math.round(r.right)},${Math.round(r.bottom)}`);
+    }
+  };
+  inside(document.getElementById('hand'), 'the hand');
+  document.querySelectorAll('#hand .card').forEach((c) => inside(c, 'card ' + c.dataset.code));
+  const buttons = [...document.querySelectorAll('#buttons button')].filter((b) => b.offsetParent !== null);
+  if (!buttons.length) out.push('no button is shown');
+  buttons.forEach((b) => inside(b, 'the button ' + b.textContent));
+  if (document.scrollingElement.scrollTop > 0) out.push('the page itself scrolled');
+  return out;
+}"""
+
+
+def quick_table(page: Page, url: str, seed: int, name: str = "Ann") -> None:
+    """Quick play from the lobby, with a fixed deal and bots that do not wait."""
+    page.goto(url + f"/?seed={seed}&pace=0")
+    page.fill("#name", name)
+    page.click("#btn-quick")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("#hand .card")
+
+
+def api_table(page: Page, url: str, body: dict[str, Any]) -> None:
+    """A table made through the API (any preset), then opened as its creator."""
+    page.goto(url + "/")
+    page.evaluate("""async (body) => {
+      const r = await fetch('/api/quick', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const d = await r.json();
+      localStorage.setItem('canasta:' + d.table, JSON.stringify({ token: d.token, seat: d.seat }));
+      location.href = '/t/' + d.table;
+    }""", body)
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("#hand .card")
+
+
+def check_the_table_layout(page: Page) -> None:
+    """Names around the table, seen from South: West left, North (the partner) across, East right."""
+    assert "West" in page.inner_text("#slot-left")
+    assert "East" in page.inner_text("#slot-right")
+    top = page.inner_text("#slot-top")
+    assert "North" in top and "partner" in top
+    assert "partner" not in page.inner_text("#slot-left") + page.inner_text("#slot-right")
+    assert "Ann (you)" in page.inner_text("#dock")
+    assert not SEAT_NUMBER.search(page.inner_text("body"))
+
+
+def check_melds_read(page: Page) -> int:
+    """Every meld says what it is: rank, count (n/7 or n cards), and a canasta says which kind."""
+    labels = page.eval_on_selector_all(".sidepanel .meld:not(.reds)",
+                                       "ms => ms.map(m => [m.querySelectorAll('.card').length, m.innerText])")
+    for n, text in labels:
+        assert re.search(r"\d+/7|\d+ cards", text), text
+        if n >= 7:
+            assert re.search(r"natural canasta|mixed canasta|clean canasta|dirty canasta", text), text
+    return len(labels)
+
+
+def play_hand(page: Page, deadline: float, undone: list[int] | None = None, dragged: set[str] | None = None,
+              check: Callable[[], None] | None = None) -> None:
+    while not page.is_visible("#sheet-modal"):
+        assert time.monotonic() < deadline, "the hand did not end in time"
+        if check is not None:
+            check()
+        if not play_turn_or_wait(page, undone, dragged):
+            page.wait_for_timeout(30)
+
+
+def test_a_person_plays_a_hand_at_a_desktop_table(browser: Browser, tmp_path: Path) -> None:
     server = ServerProcess(str(tmp_path / "e2e.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
-        page = browser.new_page(viewport={"width": 390, "height": 844})  # a phone
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(server.url + "/?seed=5")
-        page.fill("#name", "Ann")
-        page.click("#btn-quick")
-        page.wait_for_url("**/t/*")
-        page.wait_for_selector("#hand .card")
+        quick_table(page, server.url, 5)
+        page.evaluate(WATCH_FLIGHTS)
         assert page.locator("#hand .card").count() == 11
-        assert "Ann" in page.inner_text("#players")
+        check_the_table_layout(page)
+        assert page.inner_text("#btn-take") == "Take the pile"
+        assert page.is_hidden("#btn-open")  # Italian only
         # a move that is not allowed says why: select one card before drawing
-        page.wait_for_function("document.body.dataset.toMove === document.body.dataset.seat", timeout=10000)
+        page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat", timeout=10000)
         page.locator("#hand .card").first.click(position={"x": 6, "y": 10})
         wait_checked(page)
         assert not page.is_enabled("#btn-discard")
         assert page.get_attribute("#btn-discard", "title")
         page.click("#btn-clear")
         page.click("#btn-hint")  # the hint bot's suggestion, in words
-        page.wait_for_function("document.getElementById('hint').textContent.startsWith('Hint: Ann')")
-        deadline = time.monotonic() + 45
+        page.wait_for_function("() => document.getElementById('hint').textContent.startsWith('Hint: Ann')")
         undone: list[int] = []  # once: lay the hinted meld by clicking, then undo it
         dragged: set[str] = set()  # once each: a card dragged onto a meld, and onto the pile
-        while not page.is_visible("#sheet-modal"):
-            assert time.monotonic() < deadline, "the hand did not end in time"
-            if not play_turn_or_wait(page, undone, dragged):
-                page.wait_for_timeout(30)
+        play_hand(page, time.monotonic() + 45, undone, dragged)
         assert undone, "no meld was laid and taken back through the page"
         assert dragged == {"meld", "discard"}, f"only {dragged or 'nothing'} was dragged"
-        sheet = page.inner_text("#sheet")
+        assert fresh_seen, "the card just drawn was never highlighted"
+        flights = page.evaluate("window.__flights")
+        assert flights["down"] >= 5 and flights["up"] >= 10, f"too few cards were seen moving: {flights}"
+        for seat in ("1", "2", "3"):  # each bot's last move is written beside it
+            assert page.inner_text(f'.player[data-seat="{seat}"] .lastmove').strip()
+        assert check_melds_read(page) > 0
+        sheet = page.inner_text("#sheet-modal")
         assert "Hand total" in sheet and "Running totals" in sheet
+        assert re.search(r"went out|Nobody went out", sheet), sheet
         assert page.locator("#log li").count() > 10
-        page.click("#btn-next")
-        page.wait_for_function("document.body.dataset.hand === '2'", timeout=5000)
+        # "Look at the table" keeps a way on: the banner deals the next hand
+        page.click("#btn-sheet-close")
+        assert page.is_hidden("#sheet-modal")
+        assert page.is_visible("#banner") and "is over" in page.inner_text("#banner")
+        page.click("#btn-sheet2")  # and the score sheet opens again
+        assert page.is_visible("#sheet-modal")
+        page.click("#btn-sheet-close")
+        page.click("#btn-deal")
+        page.wait_for_function("() => document.body.dataset.hand === '2'", timeout=5000)
+        assert page.is_hidden("#banner")
+        page.click("#btn-sheet")  # the score sheet, at any time
+        assert "Hand 1" in page.inner_text("#sheet")
+        page.click("#btn-sheet-close")
         assert not errors, errors
         page.goto(page.url + "/rules")
         assert "Initial meld minimums" in page.inner_text("body")
+    finally:
+        server.stop()
+
+
+def test_on_a_phone_the_hand_and_buttons_stay_on_screen(browser: Browser, tmp_path: Path) -> None:
+    server = ServerProcess(str(tmp_path / "phone.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        quick_table(page, server.url, 7)
+        check_the_table_layout(page)
+        samples = 0
+
+        def on_screen() -> None:
+            nonlocal samples
+            problems = page.evaluate(ON_SCREEN)
+            assert not problems, problems
+            samples += 1
+
+        play_hand(page, time.monotonic() + 45, check=on_screen)
+        assert samples > 20
+        assert check_melds_read(page) > 0
+        page.click("#btn-sheet-close")
+        assert not page.evaluate(ON_SCREEN)  # the Next hand button is at the bottom too
+        assert page.is_visible("#btn-deal2")
+        page.click("#btn-deal2")
+        page.wait_for_function("() => document.body.dataset.hand === '2'", timeout=5000)
+        assert not page.evaluate(ON_SCREEN)
+        assert not errors, errors
+    finally:
+        server.stop()
+
+
+def test_a_match_deals_on_until_it_is_won(browser: Browser, tmp_path: Path) -> None:
+    server = ServerProcess(str(tmp_path / "match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": MATCH_TARGET,
+                                     "level": "random", "bot_delay": 0})
+        assert "North" in page.inner_text("#slot-top")  # two players: the other sits across
+        deadline = time.monotonic() + 50
+        hands = 0
+        while True:
+            play_hand(page, deadline)
+            hands += 1
+            page.wait_for_function("() => document.body.dataset.handOver === 'true'")
+            if data(page, "matchOver") == "true":
+                break
+            assert page.is_visible("#btn-next")
+            seq = data(page, "seq")
+            page.click("#btn-next")  # auto-dealing servers may have dealt already: either way it goes on
+            page.wait_for_function(f"() => document.body.dataset.handOver === 'false' && document.body.dataset.seq !== '{seq}'",
+                                   timeout=5000)
+            assert data(page, "hand") == str(hands + 1)
+        assert hands >= 2, "the match ended after one hand: no deal on was tested"
+        result = page.inner_text("#sheet-how")
+        assert re.search(r"You win|North wins?|drawn", result), result
+        assert "Final scores" in result
+        assert page.is_visible("#btn-rematch2") and page.is_hidden("#btn-next")
+        assert page.is_visible("#replay-link")
+        old = page.url
+        page.click("#btn-rematch2")
+        page.wait_for_function(f"() => location.href !== '{old}' && !!document.querySelector('#hand .card')", timeout=10000)
+        assert "/t/" in page.url or "#create" in page.url
+        assert not errors, errors
+    finally:
+        server.stop()
+
+
+def test_italian_table_words_and_the_pozzo(browser: Browser, tmp_path: Path) -> None:
+    server = ServerProcess(str(tmp_path / "it.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        api_table(page, server.url, {"name": "Ann", "preset": "italian-4p", "seed": 5, "bot_delay": 0})
+        assert page.inner_text("#btn-take") == "Take the pozzo"
+        info = page.inner_text("#pile-info")
+        assert info.startswith("pozzo:") and "face down" in info, info
+        down = int(page.inner_text("#pile .facedown .count"))
+        assert down > 0 and page.locator("#pile .facedown .card").count() >= 1
+        assert "pile" not in page.inner_text("#centre").replace("pozzo", "")
+        deadline = time.monotonic() + 40
+        turns = 0
+        while turns < 6:
+            assert time.monotonic() < deadline
+            if play_turn_or_wait(page):
+                turns += 1
+            else:
+                page.wait_for_timeout(30)
+            check_melds_read(page)
+        words = page.inner_text("#felt")
+        assert "/7" in words
+        assert not re.search(r"\bwild\b", page.eval_on_selector_all(".meldlabel", "ls => ls.map(l => l.innerText).join(' ')"))
+        assert not errors, errors
     finally:
         server.stop()
 
@@ -240,8 +453,7 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
         ann.click("#btn-create")
         link = ann.input_value("#created input")
         ann.click("#created a")
-        ann.wait_for_selector("#hand .card")
-        assert "Waiting for players" in ann.inner_text("#turn")
+        ann.wait_for_function("() => document.body.innerText.includes('Waiting for players')")
 
         bea = browser.new_context().new_page()
         bea.goto(link)
@@ -249,8 +461,9 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
         bea.fill("#join-name", "Bea")
         bea.click("#btn-join")
         bea.wait_for_selector("#hand .card")
-        bea.wait_for_function("document.body.dataset.seat === '2'")
-        ann.wait_for_function("document.getElementById('players').innerText.includes('Bea')")
+        bea.wait_for_function("() => document.body.dataset.seat === '2'")
+        ann.wait_for_function("() => document.getElementById('players').innerText.includes('Bea')")
+        ann.wait_for_selector("#hand .card")
 
         def play_until(turns: int) -> None:
             done = 0
@@ -262,7 +475,7 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
                     if p.is_visible("#sheet-modal") and p.is_visible("#btn-next"):
                         seq = data(p, "seq")
                         p.click("#btn-next")  # the hand ended: deal the next one
-                        p.wait_for_function(f"document.body.dataset.seq !== '{seq}'", timeout=5000)
+                        p.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
                         acted = True
                     elif play_turn_or_wait(p):
                         acted = True
@@ -273,10 +486,10 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
         play_until(6)
         server.kill()
         for p in (ann, bea):
-            p.wait_for_function("document.getElementById('conn').textContent.includes('reconnecting')")
+            p.wait_for_function("() => document.getElementById('conn').textContent.includes('reconnecting')")
         server.start()
         for p in (ann, bea):
-            p.wait_for_function("document.getElementById('conn').textContent === 'connected'", timeout=15000)
+            p.wait_for_function("() => document.getElementById('conn').textContent === 'connected'", timeout=15000)
         assert "Bea" in ann.inner_text("#players") and "Ann" in bea.inner_text("#players")
         play_until(6)  # both go on
     finally:

@@ -7,6 +7,27 @@ const nameInput = $("name");
 nameInput.value = localStorage.getItem("canasta:name") || "";
 nameInput.onchange = () => localStorage.setItem("canasta:name", nameInput.value.trim());
 const myName = () => nameInput.value.trim() || "Guest";
+const query = new URLSearchParams(location.search); // a rematch comes back here with its table filled in
+const PACE_KEY = "canasta:pace";
+
+// the bots' pace: remembered, and sent with a new table as "bot_delay" (seconds)
+for (const id of ["quick-pace", "create-pace"]) {
+  const sel = $(id);
+  const asked = query.get("pace"); // any pace from 0 to 5 s through the address (tests, demos)
+  if (asked !== null && Number(asked) >= 0 && Number(asked) <= 5 && ![...sel.options].some((o) => o.value === String(Number(asked)))) {
+    const o = document.createElement("option");
+    o.value = String(Number(asked));
+    o.textContent = `${Number(asked)} s`;
+    sel.appendChild(o);
+  }
+  const want = asked ?? localStorage.getItem(PACE_KEY);
+  if (want && [...sel.options].some((o) => o.value === String(Number(want)))) sel.value = String(Number(want));
+  sel.onchange = () => {
+    localStorage.setItem(PACE_KEY, sel.value);
+    for (const other of ["quick-pace", "create-pace"]) $(other).value = sel.value;
+  };
+}
+const pace = (id) => Number($(id).value);
 
 async function post(url, body) {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -22,7 +43,7 @@ function remember(data) {
 
 $("btn-quick").onclick = async () => {
   try {
-    const body = { name: myName(), level: $("quick-level").value };
+    const body = { name: myName(), level: $("quick-level").value, bot_delay: pace("quick-pace") };
     const seed = new URLSearchParams(location.search).get("seed"); // a fixed deal, for demos and tests
     if (seed) body.seed = Number(seed);
     const data = await post("/api/quick", body);
@@ -73,6 +94,30 @@ function drawSeats() {
     opts.appendChild(tr);
   }
   $("target").value = p.target;
+  const names = COMPASS[p.players];
+  if (names) box.querySelectorAll("label").forEach((l, i) => { l.lastChild.textContent = ` ${names[i]}`; });
+}
+
+const COMPASS = { 2: ["South", "North"], 3: ["South", "West", "East"], 4: ["South", "West", "North", "East"],
+  5: ["South", "South-west", "North-west", "North-east", "South-east"],
+  6: ["South", "South-west", "North-west", "North", "North-east", "South-east"] };
+
+/** A rematch link (/?preset=…&seats=me,bot:basic,…&target=…&pace=…) fills in the create form. */
+function prefill() {
+  const name = query.get("preset");
+  if (!name || !presets.some((p) => p.name === name)) return;
+  $("preset").value = name;
+  drawSeats();
+  const seats = (query.get("seats") || "").split(",");
+  seats.forEach((kind, i) => {
+    const sel = document.querySelector(`select[data-seat="${i}"]`);
+    if (!sel) return;
+    if (kind === "me") { const r = document.querySelector(`input[name=myseat][value="${i}"]`); if (r) { r.checked = true; r.dispatchEvent(new Event("change")); } }
+    else if ([...sel.options].some((o) => o.value === kind)) sel.value = kind;
+  });
+  const t = Number(query.get("target"));
+  if (t) $("target").value = t;
+  $("create").scrollIntoView();
 }
 
 $("btn-create").onclick = async () => {
@@ -91,7 +136,7 @@ $("btn-create").onclick = async () => {
     if (sel.value !== JSON.stringify(o.value)) options[o.id] = JSON.parse(sel.value);
   }
   const body = { preset: p.name, name: myName(), seat: me, seats, options, target: Number($("target").value) || null,
-    turn_seconds: Number($("timer").value), title: $("table-title").value };
+    turn_seconds: Number($("timer").value), title: $("table-title").value, bot_delay: pace("create-pace") };
   const seed = new URLSearchParams(location.search).get("seed"); // honoured only with --allow-fixed-seeds
   if (seed) body.seed = Number(seed);
   try {
@@ -142,6 +187,7 @@ async function start() {
   for (const p of presets) { const o = document.createElement("option"); o.value = p.name; o.textContent = `${p.name} (${p.players} players)`; if (p.name === "classic-4p") o.selected = true; $("preset").appendChild(o); }
   $("preset").onchange = drawSeats;
   drawSeats();
+  prefill();
   refresh();
   setInterval(refresh, 5000);
 }
