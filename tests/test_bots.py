@@ -99,7 +99,9 @@ def test_a_tally_skips_a_game_cut_off_mid_write(tmp_path: Path) -> None:
     games, _ = parse_records(cut)
     report = tally(games)
     assert report.games == 1
-    assert report.errors == ["game 2 is incomplete (the run stopped while writing it?) and is not counted"]
+    assert report.errors == []  # a cut-off game is not a bot error (issue 13, point 4)
+    assert report.cut_off == ["game 2"]
+    assert "1 cut-off game not counted" in report.table() and "bot error" not in report.table()
 
 
 def test_a_tally_refuses_games_of_other_bots() -> None:

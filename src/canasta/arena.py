@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import math
 import multiprocessing
+import queue as queue_module
 import re
 import statistics
 import sys
@@ -25,7 +26,7 @@ from canasta.bots.base import Bot
 from canasta.errors import CanastaError
 from canasta.match import Match, hand_seed
 from canasta.moves import Move
-from canasta.record import GameRecord, record_from_match
+from canasta.record import GameRecord, record_from_match, verify
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -57,9 +58,26 @@ def _slots(rules: RuleSet) -> list[int]:
     return [team % 2 for team in _team_of(rules)]
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where one game stands, as the process playing it reports it: after every
+    hand, and every ``MOVE_REPORT_SECONDS`` within a hand (a slow hand, e.g.
+    expert bots, still shows its moves)."""
+
+    game: tuple[int, int]  # (duplicate pair, orientation)
+    hands: int  # hands finished in this game
+    moves: int  # moves of the hand under way (0 at a hand's end)
+    hand_moves: int = 0  # when a hand has just ended: its moves
+    lead: float = 0.0  # the leading side's total as a fraction of the target
+    over: bool = False  # the game is finished
+
+
+MOVE_REPORT_SECONDS = 0.25
+
+
 def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, orientation: int,
-              max_hands: int = 60) -> GameResult:
-    """Play one match of the duplicate pair ``index``."""
+              max_hands: int = 60, report: Callable[[Progress], None] | None = None) -> GameResult:
+    """Play one match of the duplicate pair ``index``; ``report`` hears how far it is."""
     match_seed = hand_seed(seed, 1_000_000 + index)
     slots = _slots(rules)
     if orientation:
@@ -74,11 +92,16 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
     diffs: list[int] = []
     won = [0, 0]
     hands = 0
+    key = (index, orientation)
+    last_report = time.perf_counter()
     try:
         while not match.over and hands < max_hands:
             game = match.next_hand()
             moves: list[tuple[int, Move]] = []
             while not game.is_over():
+                if report is not None and time.perf_counter() - last_report >= MOVE_REPORT_SECONDS:
+                    last_report = time.perf_counter()
+                    report(Progress(key, hands, len(moves), lead=_lead(rules, match.totals)))
                 seat = game.to_move
                 view = seat_view(game, seat)
                 t0 = time.perf_counter()
@@ -105,6 +128,10 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                 hook = getattr(bot, "hand_over", None)
                 if callable(hook):
                     hook([s.total for s in rec.scores])
+            if report is not None:
+                last_report = time.perf_counter()
+                report(Progress(key, hands, 0, len(moves), _lead(rules, match.totals),
+                                match.over or hands >= max_hands))
     finally:
         for i, bot in enumerate(bots):
             errors.extend(f"{specs[slots[i]]} (seat {i}): {e}" for e in getattr(bot, "errors", []))
@@ -116,6 +143,11 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                                datetime.date.today().strftime("%Y.%m.%d")).to_text()
     return GameResult(index, orientation, _bot_score(final, slots, 0), _bot_score(final, slots, 1), hands,
                       won[0], won[1], diffs, times, errors, record)
+
+
+def _lead(rules: RuleSet, totals: list[int]) -> float:
+    """How near the match is to its end: the leading total over the target."""
+    return max(totals, default=0) / rules.target
 
 
 def _per_seat_scores(rules: RuleSet, side_of: list[int], totals: list[int]) -> list[int]:
@@ -131,9 +163,89 @@ def _bot_score(per_seat: list[int], slots: list[int], who: int) -> int:
     return max(mine) if mine else 0
 
 
-def _worker(args: tuple[RuleSet, tuple[str, str], int, int, int, int]) -> list[GameResult]:
+_Task = tuple[RuleSet, tuple[str, str], int, int, int, int]
+#: in a worker process: where its games' progress goes (set by the pool's initializer)
+_QUEUE: Any = None
+
+
+def _init_worker(queue: Any) -> None:
+    global _QUEUE
+    _QUEUE = queue
+
+
+def _worker(args: _Task, report: Callable[[Progress], None] | None = None) -> list[GameResult]:
     rules, specs, seed, index, max_hands, _ = args
-    return [play_game(rules, specs, seed, index, o, max_hands) for o in (0, 1)]
+    if report is None and _QUEUE is not None:
+        report = _QUEUE.put
+    return [play_game(rules, specs, seed, index, o, max_hands, report) for o in (0, 1)]
+
+
+class ProgressEstimate:
+    """Progress of a run in hands (a fraction of a hand for the moves of the
+    hands under way) and an estimate of its total, from the games' reports.
+
+    A game that is over counts its hands; one under way is projected from how
+    near its leading side is to the target; a game not yet started is taken to
+    last as long as the games seen so far (``prior_hands`` before any)."""
+
+    def __init__(self, games: int, max_hands: int, prior_hands: float = 6.0, prior_moves: float = 100.0) -> None:
+        self.games = games
+        self.max_hands = max_hands
+        self.prior_hands = min(float(max_hands), prior_hands)
+        self.prior_moves = prior_moves
+        self.latest: dict[tuple[int, int], Progress] = {}
+        self.finished_hands = 0
+        self.finished_hand_moves = 0
+
+    def update(self, p: Progress) -> None:
+        before = self.latest.get(p.game)
+        if before is not None and (before.hands, before.moves) >= (p.hands, p.moves):
+            return  # heard already
+        if p.hand_moves:
+            self.finished_hands += 1
+            self.finished_hand_moves += p.hand_moves
+        self.latest[p.game] = p
+
+    @property
+    def moves(self) -> int:
+        """Every move played so far (as reported)."""
+        return self.finished_hand_moves + sum(p.moves for p in self.latest.values())
+
+    @property
+    def games_done(self) -> int:
+        return sum(p.over for p in self.latest.values())
+
+    @property
+    def moves_per_hand(self) -> float:
+        if self.finished_hands:
+            return self.finished_hand_moves / self.finished_hands
+        return self.prior_moves
+
+    @property
+    def hands_done(self) -> float:
+        """Finished hands, plus the share of the hands under way their moves make."""
+        part = sum(min(0.95, p.moves / self.moves_per_hand) for p in self.latest.values() if not p.over)
+        return self.finished_hands + part
+
+    def _projected(self, p: Progress) -> float | None:
+        if p.over:
+            return float(p.hands)
+        if p.hands and p.lead > 0.05:
+            return min(float(self.max_hands), max(p.hands + 1.0, p.hands / p.lead))
+        return None
+
+    @property
+    def total_hands(self) -> float:
+        """The estimated hands of the whole run (never below the hands done)."""
+        over = [float(p.hands) for p in self.latest.values() if p.over]
+        seen = [x for x in (self._projected(p) for p in self.latest.values()) if x is not None]
+        typical = statistics.fmean(over) if over else statistics.fmean(seen) if seen else self.prior_hands
+        total = 0.0
+        for p in self.latest.values():
+            projected = self._projected(p)
+            total += projected if projected is not None else max(p.hands + 1.0, typical)
+        total += (self.games - len(self.latest)) * typical
+        return max(total, self.hands_done)
 
 
 @dataclass
@@ -148,6 +260,7 @@ class ArenaReport:
     times: dict[str, list[float]] = field(default_factory=lambda: {"A": [], "B": []})
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    cut_off: list[str] = field(default_factory=list)  # tally: games a stopped run left unfinished, not counted
 
     def add(self, r: GameResult) -> None:
         self.games += 1
@@ -182,6 +295,7 @@ class ArenaReport:
         out["mean_score_diff_per_hand_A_minus_B"] = round(statistics.fmean(self.diffs), 1) if self.diffs else 0
         out["hands_per_game"] = round(self.hands / self.games, 2) if self.games else 0
         out["errors"] = self.errors[:50]
+        out["cut_off_games_not_counted"] = list(self.cut_off)
         return out
 
     def table(self) -> str:
@@ -201,8 +315,16 @@ class ArenaReport:
                 f"{_ms(x['mean_decision_ms'], 2):>10}{_ms(x['worst_decision_ms'], 1):>10}")
         lines.append(f"mean score difference per hand (A - B): {d['mean_score_diff_per_hand_A_minus_B']}")
         if self.errors:
-            lines.append(f"{len(self.errors)} bot errors, e.g.: {self.errors[0]}")
+            lines.append(f"{_count(len(self.errors), 'bot error')}, e.g.: {self.errors[0]}")
+        if self.cut_off:
+            lines.append(f"{_count(len(self.cut_off), 'cut-off game')} not counted (the run stopped while "
+                         f"writing {'it' if len(self.cut_off) == 1 else 'them'}): {'; '.join(self.cut_off[:5])}")
         return "\n".join(lines)
+
+
+def _count(n: int, word: str) -> str:
+    """``1 bot error``, ``2 bot errors``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _ms(value: float | None, digits: int) -> str:
@@ -227,26 +349,31 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, jobs: int = 1,
               max_hands: int = 60, save: Path | None = None,
-              progress: Callable[[int, int], None] | None = None) -> ArenaReport:
-    """Play ``games`` matches (rounded up to whole duplicate pairs)."""
+              progress: Callable[[ProgressEstimate], None] | None = None) -> ArenaReport:
+    """Play ``games`` matches (rounded up to whole duplicate pairs).  ``progress``
+    is called with the run's :class:`ProgressEstimate` as games report."""
     pairs = max(1, (games + 1) // 2)
     report = ArenaReport(rules.name, specs)
     start = time.perf_counter()
-    tasks = [(rules, specs, seed, i, max_hands, 0) for i in range(pairs)]
+    tasks: list[_Task] = [(rules, specs, seed, i, max_hands, 0) for i in range(pairs)]
+    estimate = ProgressEstimate(2 * pairs, max_hands)
+    heard: Callable[[Progress], None] | None = None
+    if progress is not None:
+        def heard(p: Progress) -> None:
+            estimate.update(p)
+            progress(estimate)
     out = None
     if save is not None:
         save.parent.mkdir(parents=True, exist_ok=True)
         out = save.open("w", encoding="utf-8")
     try:
-        for results in _map(tasks, jobs):
+        for results in _map(tasks, jobs, heard):
             for r in results:
                 report.add(r)
                 if out is not None:
                     out.write(r.record + "\n")
             if out is not None:
                 out.flush()  # a stopped run keeps every finished pair (see tally)
-            if progress is not None:
-                progress(report.games, 2 * pairs)
     finally:
         if out is not None:
             out.close()
@@ -254,30 +381,58 @@ def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, job
     return report
 
 
-def tally(games: list[GameRecord]) -> ArenaReport:
+def cut_off(game: GameRecord, problems: list[str]) -> bool:
+    """Is this a game a stopped run left unfinished (and nothing else wrong with
+    it)?  Its last hand has no score, and replaying it finds nothing but that
+    the record stops early."""
+    if not game.hands:
+        return True
+    if any("Score" not in hand.tags for hand in game.hands[:-1]) or "Score" in game.hands[-1].tags:
+        return False
+    return all(p.endswith("the record stops before the hand is over") for p in problems)
+
+
+def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaReport:
     """The figures of saved arena games (the records an arena run writes as it
     goes), e.g. of a run that was stopped.  Decision times are not in records.
+
+    Every game is replayed (:func:`canasta.record.verify`) before it is counted:
+    a damaged record (an illegal move, a changed score, a wrong deal) is refused
+    with the game's name (``names``, e.g. ``"runs/x.cgn, game 3"``) and its first
+    problem; a game cut off by a stopped run is not counted and is listed in
+    ``cut_off``.
 
     Bot A is the bot in seat 0 of the first game; a game's orientation is read
     from its seats, or from its ``Event`` tag when both bots have one name."""
     if not games:
         raise CanastaError("no games to tally")
+    if names is None:
+        names = [f"game {n}" for n in range(1, len(games) + 1)]
     first = _seat_labels(games[0])
-    names = sorted(set(first), key=first.index)
-    if len(names) > 2:
-        raise CanastaError(f"an arena game has two bots, this one has {len(names)}: {', '.join(names)}")
-    a_name = names[0]
-    b_name = names[-1]
+    bots = sorted(set(first), key=first.index)
+    if len(bots) > 2:
+        raise CanastaError(f"an arena game has two bots, this one has {len(bots)}: {', '.join(bots)}")
+    a_name = bots[0]
+    b_name = bots[-1]
     report = ArenaReport(games[0].headers.get("Rules", "?"), (a_name, b_name))
     for n, game in enumerate(games, start=1):
+        name = names[n - 1]
         try:
             rules = game.rules()
         except CanastaError as exc:
-            raise CanastaError(f"game {n}: {exc}") from None
+            raise CanastaError(f"{name}: {exc}") from None
         labels = _seat_labels(game)
         if len(labels) != rules.players or not set(labels) <= {a_name, b_name}:
-            raise CanastaError(f"game {n}: its players {game.headers.get('Players', '')!r} are not "
+            raise CanastaError(f"{name}: its players {game.headers.get('Players', '')!r} are not "
                                f"{a_name} and {b_name} in {rules.players} seats")
+        problems = verify(game)
+        if cut_off(game, problems):
+            report.cut_off.append(name)
+            continue
+        if problems:
+            more = f" (and {_count(len(problems) - 1, 'more problem')})" if len(problems) > 1 else ""
+            raise CanastaError(f"{name} is damaged: {problems[0]}{more}; tally counts only records that "
+                               "replay exactly ('canasta verify' shows every problem)")
         if a_name != b_name:
             slots = [0 if label == a_name else 1 for label in labels]
         else:
@@ -289,18 +444,12 @@ def tally(games: list[GameRecord]) -> ArenaReport:
         diffs: list[int] = []
         won = [0, 0]
         totals = [0] * (rules.players if rules.cutthroat else len(rules.teams))
-        if not game.hands or any("Score" not in hand.tags for hand in game.hands):
-            report.errors.append(f"game {n} is incomplete (the run stopped while writing it?) and is not counted")
-            continue
         for hand in game.hands:
-            try:
-                scores = [int(x) for x in hand.tags["Score"].split()]
-            except ValueError:
-                raise CanastaError(f"game {n}, hand {hand.tags.get('Hand', '?')}: the [Score] tag "
-                                   f"{hand.tags['Score']!r} is not numbers") from None
-            if len(scores) != len(totals):
-                raise CanastaError(f"game {n}, hand {hand.tags.get('Hand', '?')}: {len(scores)} scores, "
-                                   f"expected {len(totals)}")
+            if "Score" not in hand.tags:
+                raise CanastaError(f"{name}, hand {hand.tags.get('Hand', '?')}: no [Score] tag; tally counts "
+                                   "only records with every hand's score")
+            # verify compared the [Score] tags with the engine's, so they are numbers of the right count
+            scores = [int(x) for x in hand.tags["Score"].split()]
             totals = [t + x for t, x in zip(totals, scores, strict=True)]
             per_seat = _per_seat_scores(rules, team_of, scores)
             a, b = _bot_score(per_seat, slots, 0), _bot_score(per_seat, slots, 1)
@@ -319,25 +468,65 @@ def _seat_labels(game: GameRecord) -> list[str]:
     return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
 
 
-def _map(tasks: list[tuple[RuleSet, tuple[str, str], int, int, int, int]], jobs: int) -> Iterator[list[GameResult]]:
+def _map(tasks: list[_Task], jobs: int, heard: Callable[[Progress], None] | None = None) -> Iterator[list[GameResult]]:
     if jobs <= 1:
         for t in tasks:
-            yield _worker(t)
+            yield _worker(t, heard)
         return
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    with ctx.Pool(jobs) as pool:
-        yield from pool.imap_unordered(_worker, tasks)
+    queue = ctx.Queue() if heard is not None else None
+
+    def drain() -> None:
+        while queue is not None and heard is not None:
+            try:
+                heard(queue.get_nowait())
+            except queue_module.Empty:
+                return
+
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(queue,)) as pool:
+        results = pool.imap_unordered(_worker, tasks)
+        for _ in tasks:
+            while True:
+                try:
+                    done = results.next(timeout=0.2)
+                    break
+                except multiprocessing.TimeoutError:
+                    drain()
+            drain()
+            yield done
 
 
 def plot(report: ArenaReport, path: Path) -> None:
     """Draw the distribution of per-hand score differences (needs matplotlib)."""
-    try:
-        import matplotlib
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise RuntimeError("plotting needs matplotlib: pip install 'canasta[arena]'") from None
+    fig = figure(report)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_needs() -> str | None:
+    """What ``--plot`` lacks (a one-line message naming the extra), or None."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else "--plot needs matplotlib: pip install -e '.[arena]' (or pip install matplotlib)"
+
+
+def figure(report: ArenaReport) -> Any:
+    """The histogram of per-hand score differences (a matplotlib figure)."""
+    need = plot_needs()
+    if need is not None:
+        raise CanastaError(need)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
     fig, ax = plt.subplots(figsize=(8, 4.5))
     ax.hist(report.diffs, bins=60, color="#3465a4")
     ax.axvline(0, color="black", linewidth=1)
@@ -345,6 +534,6 @@ def plot(report: ArenaReport, path: Path) -> None:
                  f"({len(report.diffs)} hands)")
     ax.set_xlabel("score difference per hand")
     ax.set_ylabel("hands")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # hands are counted: no half-hand ticks
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig

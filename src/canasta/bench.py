@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 
 from canasta.game import Game
-from canasta.rules import RuleSet
+from canasta.rules import PRESETS, RuleSet
 
 
 def random_hand(rules: RuleSet, seed: int, dealer: int, rng: random.Random) -> tuple[Game, int]:
@@ -72,3 +72,15 @@ def run_bench(rules: RuleSet, hands: int, seed: int, runs: int = 1) -> BenchResu
     med = statistics.median(rates)
     t, d = min(results, key=lambda r: abs(hands / r[0] - med))
     return BenchResult(rules.name, hands, t, d, rates)
+
+
+#: the presets ``canasta bench --all`` measures, in this order (the README's speed table)
+BENCH_ORDER: tuple[str, ...] = tuple(sorted(PRESETS, key=lambda n: (not n.startswith("classic"), n)))
+
+MARKDOWN_HEADER = ("| preset | hands/s | decisions/s | decisions per hand |\n"
+                   "|---|---|---|---|")
+
+
+def markdown_row(res: BenchResult) -> str:
+    """One preset's figures as a row of the Markdown table ``bench --markdown`` prints."""
+    return f"| {res.rules} | {res.hands_per_s:.0f} | {res.decisions_per_s:.0f} | {res.decisions_per_hand:.1f} |"

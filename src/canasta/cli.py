@@ -8,10 +8,10 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from canasta import argtypes
-from canasta.bench import run_bench
+from canasta.bench import BENCH_ORDER, MARKDOWN_HEADER, BenchResult, markdown_row, run_bench
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
 from canasta.rules import PRESETS, RuleSet, save_rules
@@ -24,59 +24,158 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` shows each option's default, except for on/off switches and
+    options without one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False, [], argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(argparse.Action(action.option_strings or ["x"], action.dest,
+                                                        nargs=action.nargs, default=action.default,
+                                                        help=text or " "))
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="canasta", description="Canasta: rules engine, simulations and tools.")
+    p = _Parser(prog="canasta", description="Canasta: rules engine, simulations and tools.", formatter_class=_Help)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     rules_help = f"a preset ({', '.join(sorted(PRESETS))}) or a .toml/.json rules file"
 
-    b = sub.add_parser("bench", help="random players play whole hands; prints hands/s and decisions/s")
-    b.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
-    b.add_argument("--hands", type=argtypes.positive, default=2000)
-    b.add_argument("--seed", type=argtypes.whole, default=1)
-    b.add_argument("--runs", type=argtypes.positive, default=1, help="repeat and report the median run")
-    b.add_argument("--json", action="store_true", help="print one JSON line")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, formatter_class=_Help)
 
-    d = sub.add_parser("demo", help="deal one hand, let bots play it, show every move and the score")
-    d.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
-    d.add_argument("--seed", type=argtypes.whole, default=1)
+    b = command("bench", "random players play whole hands; prints hands/s and decisions/s")
+    b.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
+    b.add_argument("--all", action="store_true", help="every preset in turn (--rules is ignored)")
+    b.add_argument("--hands", type=argtypes.positive, default=2000, help="hands per run")
+    b.add_argument("--seed", type=argtypes.whole, default=1, help="the first hand's seed")
+    b.add_argument("--runs", type=argtypes.positive, default=1, help="repeat and report the median run")
+    out = b.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON line (per preset)")
+    out.add_argument("--markdown", action="store_true",
+                     help="print a Markdown table, one row per preset (the README's speed table)")
+
+    d = command("demo", "deal one hand, let bots play it, show every move and the score")
+    d.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
+    d.add_argument("--seed", type=argtypes.whole, default=1, help="the deal and the bots' seed")
     d.add_argument("--bot", default="basic", help="the level of every player: random, basic, advanced, expert")
 
-    c = sub.add_parser("selfcheck", help="soak: random hands through the checked API, invariants after every move")
-    c.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
-    c.add_argument("--hands", type=argtypes.positive, default=200)
-    c.add_argument("--seed", type=argtypes.whole, default=1)
+    c = command("selfcheck", "soak: random hands through the checked API, invariants after every move")
+    c.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
+    c.add_argument("--hands", type=argtypes.positive, default=200, help="hands to play")
+    c.add_argument("--seed", type=argtypes.whole, default=1, help="the first hand's seed")
     c.add_argument("--end-only", action="store_true", help="check the invariants only at the end of each hand")
 
-    a = sub.add_parser("arena", help="two bots play matches on duplicate deals, in parallel")
-    a.add_argument("--rules", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
+    a = command("arena", "two bots play matches on duplicate deals, in parallel")
+    a.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     a.add_argument("--bots", metavar="A,B",
                    help="two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND")
     a.add_argument("--games", type=argtypes.positive, default=100, help="matches (two per duplicate deal)")
-    a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1)
-    a.add_argument("--seed", type=argtypes.whole, default=1)
+    a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
+                   help="processes playing at once (default: this machine's cores, %(default)s)")
+    a.add_argument("--seed", type=argtypes.whole, default=1, help="the run's seed: the same seed, the same deals")
     a.add_argument("--max-hands", type=argtypes.positive, default=60, help="a match stops after this many hands")
-    a.add_argument("--save", metavar="FILE", help="write every game as a record (default runs/arena-*.cgn)")
-    a.add_argument("--plot", metavar="FILE.png", help="draw the per-hand score differences (needs matplotlib)")
-    a.add_argument("--json", action="store_true", help="print the figures as one JSON line")
+    a.add_argument("--save", metavar="FILE",
+                   help="write every game as a record (default: runs/arena-RULES-A-vs-B-SEED.cgn)")
+    a.add_argument("--force", action="store_true", help="overwrite the record file of an earlier run")
+    a.add_argument("--plot", metavar="FILE.png",
+                   help="draw the per-hand score differences (needs the arena extra: matplotlib)")
+    a.add_argument("--json", action="store_true", help="print the figures as one JSON line (no progress bar)")
     a.add_argument("--tally", metavar="FILE.cgn", nargs="+",
                    help="play nothing: the figures of the games arena runs saved (a stopped run, or several "
-                        "runs together)")
+                        "runs together); every game is replayed first and a damaged record is refused")
 
-    v = sub.add_parser("verify", help="replay game records through the engine: every move, score and commitment")
+    v = command("verify", "replay game records through the engine: every move, score and commitment")
     v.add_argument("file", help="a record file (.cgn)")
 
-    r = sub.add_parser("rules", help="show a rule set with every option; save it as a rules file")
-    r.add_argument("rules", nargs="?", type=argtypes.rules, default=RuleSet.preset("classic-4p"), help=rules_help)
+    r = command("rules", "show a rule set with every option; save it as a rules file")
+    r.add_argument("rules", nargs="?", type=argtypes.rules, default="classic-4p", help=rules_help)
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help="change an option, e.g. --set C-O1=max3_only --set target=3000")
     r.add_argument("--save", metavar="FILE", help="write the rules to FILE (.toml or .json)")
     from canasta.tui.commands import configure_play, configure_replay
     from canasta.web.commands import configure_serve
 
-    configure_play(sub.add_parser("play", help="play at a table in the terminal, against or with bots"))
-    configure_replay(sub.add_parser("replay", help="step through a game record in the terminal"))
-    configure_serve(sub.add_parser("serve", help="run the online card room (web server)"))
+    configure_play(command("play", "play at a table in the terminal, against or with bots"))
+    configure_replay(command("replay", "step through a game record in the terminal"))
+    configure_serve(command("serve", "run the online card room (web server)"))
     return p
+
+
+#: seconds before a progress line appears, so a quick run shows none
+_PROGRESS_DELAY = 0.5
+#: seconds at least between two redraws of the progress line
+_PROGRESS_EVERY = 0.2
+
+
+class _Progress:
+    """One progress line on stderr while a long command works: tqdm's bar when
+    it is installed (the ``arena`` extra), else a plain line.  Shown only when
+    stderr is a terminal; nothing is written otherwise."""
+
+    def __init__(self, total: float, unit: str, fmt: str, leave: bool = True) -> None:
+        self.start = time.perf_counter()
+        self.unit = unit
+        self.leave = leave
+        self.shown_at = 0.0
+        self.text = ""
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            self.bar: Any = None
+        else:
+            self.bar = tqdm(total=total, unit=f" {unit}", file=sys.stderr, delay=_PROGRESS_DELAY, leave=leave,
+                            smoothing=0, mininterval=_PROGRESS_EVERY, bar_format=fmt)
+
+    @staticmethod
+    def wanted(quiet: bool = False) -> bool:
+        return not quiet and sys.stderr.isatty()
+
+    def show(self, n: float, total: float, note: str) -> None:
+        if self.bar is not None:
+            self.bar.total = total
+            self.bar.set_postfix_str(note, refresh=False)
+            self.bar.update(max(0.0, n - self.bar.n))
+            return
+        now = time.perf_counter()
+        if now - self.start < _PROGRESS_DELAY or (self.text and now - self.shown_at < _PROGRESS_EVERY):
+            return
+        self.shown_at = now
+        self._draw(n, total, note)
+
+    def _draw(self, n: float, total: float, note: str) -> None:
+        elapsed = time.perf_counter() - self.start
+        rate = n / elapsed if elapsed > 0 else 0.0
+        left = _duration((total - n) / rate) if rate > 0 else "?"
+        self.text = (f"{n:.1f}/{total:.0f} {self.unit}, {rate:.2f} {self.unit}/s, {left} left, {note}"
+                     if self.unit == "hands" else f"{n:.0f}/{total:.0f} {self.unit}, at most {left} left, {note}")
+        print(f"\r{self.text}", end="", file=sys.stderr, flush=True)
+
+    def close(self, n: float | None = None, note: str = "") -> None:
+        if self.bar is not None:
+            if n is not None:
+                self.bar.total = n
+                self.bar.set_postfix_str(note, refresh=False)
+                self.bar.update(max(0.0, n - self.bar.n))
+            self.bar.close()
+        elif self.text:
+            if n is not None:
+                self._draw(n, n, note)
+            end = "\n" if self.leave else "\r" + " " * len(self.text) + "\r"
+            print(end, end="", file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    h, rest = divmod(seconds, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
+def _count(n: int, word: str) -> str:
+    """``1 problem``, ``2 problems``."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _parse_value(text: str) -> object:
@@ -92,17 +191,27 @@ def _parse_value(text: str) -> object:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    res = run_bench(args.rules, args.hands, args.seed, args.runs)
-    if args.json:
-        print(json.dumps(res.as_dict()))
-    else:
-        print(f"rules {res.rules}: {res.hands} hands in {res.seconds:.2f} s on one core")
-        print(f"  hands/s            {res.hands_per_s:10.1f}")
-        print(f"  decisions/s        {res.decisions_per_s:10.1f}")
-        print(f"  decisions per hand {res.decisions_per_hand:10.1f}")
-        if len(res.runs) > 1:
-            print("  runs (hands/s)     " + ", ".join(f"{x:.1f}" for x in res.runs))
+    presets = [RuleSet.preset(name) for name in BENCH_ORDER] if args.all else [args.rules]
+    if args.markdown:
+        print(MARKDOWN_HEADER)
+    for rules in presets:
+        res = run_bench(rules, args.hands, args.seed, args.runs)
+        if args.json:
+            print(json.dumps(res.as_dict()), flush=True)
+        elif args.markdown:
+            print(markdown_row(res), flush=True)
+        else:
+            _print_bench(res)
     return 0
+
+
+def _print_bench(res: BenchResult) -> None:
+    print(f"rules {res.rules}: {res.hands} hands in {res.seconds:.2f} s on one core")
+    print(f"  hands/s            {res.hands_per_s:10.1f}")
+    print(f"  decisions/s        {res.decisions_per_s:10.1f}")
+    print(f"  decisions per hand {res.decisions_per_hand:10.1f}")
+    if len(res.runs) > 1:
+        print("  runs (hands/s)     " + ", ".join(f"{x:.1f}" for x in res.runs))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -125,11 +234,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     shown = ["??" if lo <= i < hi else cards_str([c]) for i, c in enumerate(game.pile)]
     print(f"  the pile, bottom to top: {' '.join(shown)}")
     moves = []
+    stock = len(game.stock)
+    line = _Progress(stock, "stock cards", "this hand: {n:.0f}/{total:.0f} stock cards drawn |{bar}| "
+                     "{elapsed}, at most {remaining} left{postfix}", leave=False) if _Progress.wanted() else None
+    start = time.perf_counter()
     while not game.is_over():
         seat = game.to_move
         move = bots[seat].choose(seat_view(game, seat))
         game.push(move)
         moves.append((seat, move))
+        if line is not None:
+            secs = time.perf_counter() - start
+            line.show(stock - len(game.stock), stock,
+                      _count(len(moves), "move") + (f", {len(moves) / secs:.1f} moves/s" if secs > 0 else ""))
+    if line is not None:
+        line.close()
     match.record_hand()
     record = record_from_match(match, [moves], "demo", [args.bot] * rules.players,
                                datetime.date.today().strftime("%Y.%m.%d"))
@@ -138,10 +257,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print()
     print(f"the hand ended: {game.end_reason}" + (f" (seat {game.went_out})" if game.went_out >= 0 else ""))
     for i, sc in enumerate(game.result or []):
-        parts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sc.as_dict().items()
+        parts = ", ".join(f"{k.replace('_', ' ')} {_words(v)}" for k, v in sc.as_dict().items()
                           if v not in (0, []) or k == "total")
         print(f"  {'player' if rules.cutthroat else 'side'} {i}: {parts}")
     return 0
+
+
+def _words(value: object) -> str:
+    """A score-sheet value as words: ``clean aces, mixed`` for a list of canastas."""
+    if isinstance(value, (list, tuple)):
+        return " and ".join(str(v).replace("_", " ") for v in value)
+    return str(value)
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
@@ -160,8 +286,8 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     if tty:
         print(file=sys.stderr)
     secs = time.perf_counter() - start
-    print(f"rules {rep.rules}: {rep.hands} hands, {rep.decisions} moves checked in {secs:.1f} s; "
-          f"{rep.went_out} hands ended by going out; {len(rep.problems)} problems")
+    print(f"rules {rep.rules}: {_count(rep.hands, 'hand')}, {_count(rep.decisions, 'move')} checked in {secs:.1f} s; "
+          f"{_count(rep.went_out, 'hand')} ended by going out; {_count(len(rep.problems), 'problem')}")
     for p in rep.problems[:20]:
         print("  " + p)
     return 1 if rep.problems else 0
@@ -170,14 +296,20 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canasta.arena import ArenaReport, plot, run_arena, tally
+    from canasta.arena import ArenaReport, ProgressEstimate, plot, plot_needs, run_arena, tally
     from canasta.bots import make_bot
 
+    if args.plot:  # before any work: the package, and a place to write
+        need = plot_needs()
+        if need is not None:
+            raise CanastaError(need)
+        _check_writable(args.plot, "picture file")
     report: ArenaReport
     if args.tally:
         from canasta.record import read_file
 
         games = []
+        names: list[str] = []
         for name in args.tally:
             found, errors = read_file(name)
             if not found:
@@ -185,7 +317,8 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             for e in errors[:5]:
                 print(f"{name}: {e}", file=sys.stderr)
             games.extend(found)
-        report = tally(games)
+            names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))
+        report = tally(games, names)
         print(json.dumps(report.as_dict()) if args.json else report.table())
         if args.plot:
             plot(report, Path(args.plot))
@@ -198,31 +331,33 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     for spec in specs:
         if not spec.startswith("cmd:"):
             make_bot(spec)  # refuse a bad name before starting
-    save = Path(args.save) if args.save else Path("runs") / (
-        f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn".replace(":", "_").replace("/", "_")
-        .replace(" ", "_"))
-    tty = sys.stderr.isatty()
-    bar = None
+    if args.save:
+        _check_writable(args.save, "record file")
+        save = Path(args.save)
+    else:
+        save = Path("runs") / (f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn"
+                               .replace(":", "_").replace("/", "_").replace(" ", "_"))
+    if save.exists() and not args.force:
+        raise CanastaError(f"{str(save)!r} holds the games of an earlier run: --tally it, choose another file "
+                           "with --save FILE, or add --force to overwrite it")
+    pairs = max(1, (args.games + 1) // 2)
+    line = _Progress(pairs * 2 * 6, "hands", "{n:.1f}/{total:.0f} hands (estimated) |{bar}| {rate_noinv_fmt}, "
+                     "{remaining} left{postfix}") if _Progress.wanted(args.json) else None
+
+    def progress(est: ProgressEstimate) -> None:
+        if line is not None:
+            line.show(est.hands_done, est.total_hands,
+                      f"{est.games_done}/{est.games} games, {est.moves} moves")
+
     try:
-        from tqdm import tqdm
-
-        bar = tqdm(total=2 * ((args.games + 1) // 2), unit="game", disable=not tty)
-    except ImportError:
-        pass
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar.n = done
-            bar.refresh()
-        elif tty:
-            print(f"\r{done}/{total} games", end="", file=sys.stderr, flush=True)
-
-    report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
-                       save, progress)
-    if bar is not None:
-        bar.close()
-    elif tty:
-        print(file=sys.stderr)
+        report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
+                           save, progress)
+    except BaseException:
+        if line is not None:
+            line.close()
+        raise
+    if line is not None:  # the figures as counted (the last reports of a pool may still be on their way)
+        line.close(report.hands, f"{report.games}/{report.games} games")
     if args.json:
         print(json.dumps(report.as_dict()))
     else:
@@ -249,11 +384,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         moves = sum(len(h.moves) for h in game.hands)
         if problems:
             bad += 1
-            print(f"game {i}: {hands} hands, {moves} moves: {len(problems)} problems")
+            print(f"game {i}: {_count(hands, 'hand')}, {_count(moves, 'move')}: {_count(len(problems), 'problem')}")
             for p in problems[:10]:
                 print("  " + p)
         else:
-            print(f"game {i}: {hands} hands, {moves} moves, scores and commitments verified")
+            print(f"game {i}: {_count(hands, 'hand')}, {_count(moves, 'move')}, scores and commitments verified")
     return 1 if bad or errors else 0
 
 
@@ -272,9 +407,23 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     for oid, topic, value in rules.describe():
         print(f"  {oid:6} {topic}: {value}")
     if args.save:
+        _check_writable(args.save)
         save_rules(rules, args.save)
         print(f"saved to {args.save}")
     return 0
+
+
+def _check_writable(name: str, what: str = "file") -> None:
+    """Refuse, in one line, a file that cannot be written: a missing folder, a folder."""
+    from pathlib import Path
+
+    path = Path(name)
+    folder = path.parent
+    if not folder.is_dir():
+        raise CanastaError(f"cannot write {name!r}: the folder {str(folder)!r} does not exist "
+                           "(create it first, or choose another place)")
+    if path.is_dir():
+        raise CanastaError(f"cannot write {name!r}: it is a folder; give a {what} name")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -300,7 +449,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
-        print(f"canasta: error: {exc}", file=sys.stderr)
+        text = f"{exc.strerror}: {str(exc.filename)!r}" if exc.filename and exc.strerror else str(exc)
+        print(f"canasta: error: {text}", file=sys.stderr)
         return 2
     except Exception as exc:  # never a traceback at the command line
         if os.environ.get("CANASTA_DEBUG"):
