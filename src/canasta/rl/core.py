@@ -1,0 +1,171 @@
+"""One table driven by actions: the engine, the step layer and the observer together.
+
+:class:`Table` is what every environment wraps (PettingZoo, Gymnasium, OpenSpiel): it deals a
+hand (or plays a match), says whose action it is, gives any seat's observation and the mover's
+mask, applies an action, and scores the end.  Pure apart from numpy; all randomness comes from
+the seed given to :meth:`Table.reset`.
+
+Rewards (``docs/rl.md``): ``reward="hand"`` ends the episode with the hand and gives each seat
+its hand score minus the mean hand score of the other sides (the plain score difference with
+two sides; zero-sum); ``reward="match"`` plays hands until the match is decided and gives the
+winning side +1 and every other side -1/(sides - 1) (0 to all for a drawn or unfinished match).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from canasta.game import Game
+from canasta.match import Match
+from canasta.moves import Move
+from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer, action_name
+from canasta.rules import RuleSet
+
+REWARDS: Final = ("hand", "match")
+
+
+def hand_rewards(game: Game) -> list[float]:
+    """Each seat's hand score minus the mean hand score of the other sides (sides of the
+    scoring: per player in cut-throat); zero-sum."""
+    result = game.result
+    if result is None:
+        raise ValueError("the hand is not over")
+    totals = [s.total for s in result]
+    k = len(totals)
+    slot = list(range(game.n)) if game.rules.cutthroat else game.side_of
+    whole = sum(totals)
+    if k < 2:
+        return [0.0] * game.n
+    return [float(totals[slot[s]] - (whole - totals[slot[s]]) / (k - 1)) for s in range(game.n)]
+
+
+def match_rewards(rules: RuleSet, match: Match) -> list[float]:
+    """+1 to the seats of the winning side, -1/(sides - 1) to the others; 0 to all when drawn
+    or undecided."""
+    n = rules.players
+    k = len(match.totals)
+    if match.winner is None or match.winner < 0 or k < 2:
+        return [0.0] * n
+    game = match.game
+    slot = list(range(n)) if rules.cutthroat or game is None else game.side_of
+    return [1.0 if slot[s] == match.winner else -1.0 / (k - 1) for s in range(n)]
+
+
+class Table:
+    """A hand (or a match) of Canasta played by action indices."""
+
+    def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
+                 max_hands: int = 60) -> None:
+        self.rules = RuleSet.preset(rules) if isinstance(rules, str) else rules
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+        self.reward = reward
+        self.reward_scale = reward_scale
+        self.max_hands = max_hands
+        self.observer = Observer(self.rules)
+        self.n = self.rules.players
+        self.rng = random.Random(0)
+        self.match: Match | None = None
+        self.game = Game(self.rules, 0)
+        self._decision: Decision | None = None
+        self.last_move: Move | None = None
+        self.moves = 0
+        self.over = False
+
+    # -- episode
+
+    def reset(self, seed: int | None = None) -> None:
+        """Deal a new hand (or start a new match) from ``seed`` (None: from the table's own
+        random sequence)."""
+        if seed is not None:
+            self.rng = random.Random(seed)
+        hand_seed = self.rng.getrandbits(63)
+        dealer = self.rng.randrange(self.n)
+        if self.reward == "match":
+            self.match = Match(self.rules, seed=hand_seed, first_dealer=dealer)
+            self.game = self.match.next_hand()
+        else:
+            self.match = None
+            self.game = Game(self.rules, hand_seed, dealer=dealer)
+        self._decision = None
+        self.last_move = None
+        self.moves = 0
+        self.over = False
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose action it is (-1 once the episode is over)."""
+        return -1 if self.over else self.game.to_move
+
+    @property
+    def decision(self) -> Decision:
+        if self._decision is None:
+            self._decision = Decision(self.game)
+        return self._decision
+
+    @property
+    def pending(self) -> tuple[int, ...]:
+        """Actions chosen so far in an unfinished sequence."""
+        return self._decision.prefix if self._decision is not None else ()
+
+    def legal_actions(self) -> list[int]:
+        return [] if self.over else self.decision.legal_actions()
+
+    def mask(self, dtype: type = np.int8) -> npt.NDArray[Any]:
+        m: npt.NDArray[Any] = np.zeros(NUM_ACTIONS, dtype=dtype)
+        if not self.over:
+            m[self.decision.legal_actions()] = 1
+        return m
+
+    def observe(self, seat: int) -> FloatArray:
+        return self.observer.encode(self.game, seat, self.pending)
+
+    def step(self, action: int) -> Move | None:
+        """Apply an action of the seat to move; returns the engine move once one is complete.
+        An illegal action raises :class:`~canasta.rl.encoding.EncodingError` and changes nothing."""
+        if self.over:
+            raise ValueError("the episode is over: reset the table")
+        move = self.decision.apply(int(action))
+        if move is None:
+            return None
+        self._decision = None
+        self.play(move, checked=False)
+        return move
+
+    def play(self, move: Move, checked: bool = True) -> None:
+        """Play an engine move of the seat to move (a bot's); ``checked=False`` only for a move
+        of this position's generating set."""
+        if self._decision is not None and self._decision.prefix:
+            raise ValueError("a sequence of actions is under way")
+        if self.over:
+            raise ValueError("the episode is over: reset the table")
+        if checked:
+            self.game.play(move)
+        else:
+            self.game.play_unchecked(move)
+        self._decision = None
+        self.last_move = move
+        self.moves += 1
+        if self.game.is_over():
+            if self.match is None:
+                self.over = True
+            else:
+                self.match.record_hand()
+                if self.match.over or len(self.match.hands) >= self.max_hands:
+                    self.over = True
+                else:
+                    self.game = self.match.next_hand()
+
+    def rewards(self) -> list[float]:
+        """Per seat, once the episode is over (zeros before)."""
+        if not self.over:
+            return [0.0] * self.n
+        raw = hand_rewards(self.game) if self.match is None else match_rewards(self.rules, self.match)
+        return [r * self.reward_scale for r in raw]
+
+    def describe_action(self, action: int) -> str:
+        return action_name(action)

@@ -1,0 +1,634 @@
+"""The action space, the legal-action mask and the observation tensor (``docs/rl.md``).
+
+**Actions.**  One fixed discrete space of :data:`NUM_ACTIONS` indices for every preset.  A move of
+the engine's generating set (``Game.generate``: suits picked canonically, melds grown a card at a
+time except initial melds, canastas laid complete and going out) is one action or a short sequence
+of actions, one per meld group:
+
+* ``draw``, ``open``, ``end``, ``ask``, ``yes``, ``no``: the move of that name;
+* ``discard R``: discard a card of rank R (14 indices);
+* ``group K n d j``: a meld group on the meld of rank K (3 to A) made of ``n`` natural cards,
+  ``d`` deuces and ``j`` jokers from the hand (``d + j <= 3``);
+* ``wild d j``: Italian, a group of ``d`` deuces and ``j`` jokers on the side's meld of wild cards;
+* ``take n d j``: take the pile, showing ``n`` natural cards, ``d`` deuces and ``j`` jokers with
+  its top card; the initial meld laid with it follows as groups;
+* ``commit``: play the groups chosen so far as one move (offered only where those groups are a
+  whole move *and* the start of a longer one).
+
+A move's groups come in a canonical order (take's group first, then by index), so every move
+has exactly one sequence and every sequence of legal actions ends in exactly one move:
+:class:`Decision` is that step layer over one position.  Suits are the engine's canonical ones.
+
+**Observation.**  :class:`Observer` builds a fixed-size ``float32`` vector from what the acting
+seat may know: :meth:`Observer.encode_view` from a :class:`~canasta.view.SeatView` (the
+definition) and :meth:`Observer.encode` straight from the game (the fast path, tested equal to
+the first on every preset).  Seats and sides are relative: the observer first, then in order of
+play.  The groups chosen so far in an unfinished sequence are part of the acting seat's
+observation.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from canasta.cards import CARD_RANK, IS_WILD, JOKER, JOKER_RANK, NUM_RANKS, RANK_NAMES, THREE, TWO, Card
+from canasta.game import ASK_NAMES, PHASE_NAMES, Game, Option
+from canasta.italian import group_key as _italian_group_key
+from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, it_canasta, meld_from_cards
+from canasta.moves import (
+    ASK,
+    DISCARD,
+    DRAW,
+    END,
+    MELD,
+    NO,
+    OPEN,
+    TAKE,
+    YES,
+    Group,
+    Move,
+    group_cards,
+    group_target,
+)
+from canasta.rules import RuleSet
+from canasta.view import SeatView
+
+FloatArray = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+# ---------------------------------------------------------------------------- the action space
+
+A_DRAW: Final = 0
+A_OPEN: Final = 1
+A_END: Final = 2
+A_ASK: Final = 3
+A_YES: Final = 4
+A_NO: Final = 5
+A_COMMIT: Final = 6
+DISCARD_BASE: Final = 7  # + rank (14)
+
+MAX_NATURALS: Final = 12  # most natural cards of one rank in a group: 3 packs x 4 suits
+#: wild-card compositions (deuces, jokers) of a group on a natural meld: at most three wild cards
+WILD_COMPS: Final[tuple[tuple[int, int], ...]] = (
+    (0, 0), (1, 0), (0, 1), (2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3))
+_WIDX: Final = {dj: i for i, dj in enumerate(WILD_COMPS)}
+#: compositions of a group on the Italian meld of wild cards: 1 to 7 cards, at most 6 jokers
+WILD_MELD_COMPS: Final[tuple[tuple[int, int], ...]] = tuple(sorted(
+    ((d, j) for d in range(8) for j in range(7) if 1 <= d + j <= CANASTA_SIZE), key=lambda dj: (sum(dj), dj[1])))
+_WMIDX: Final = {dj: i for i, dj in enumerate(WILD_MELD_COMPS)}
+
+TAKE_BASE: Final = DISCARD_BASE + NUM_RANKS
+_PER_KEY: Final = (MAX_NATURALS + 1) * len(WILD_COMPS)
+GROUP_BASE: Final = TAKE_BASE + _PER_KEY
+#: meld keys of group actions: THREE (black threes) to ACE
+GROUP_KEYS: Final = tuple(range(THREE, JOKER_RANK))
+WILD_BASE: Final = GROUP_BASE + len(GROUP_KEYS) * _PER_KEY
+NUM_ACTIONS: Final = WILD_BASE + len(WILD_MELD_COMPS)
+
+#: meld slots of the observation: THREE .. ACE, then the Italian meld of wild cards
+MELD_SLOTS: Final = len(GROUP_KEYS) + 1
+
+
+def _slot(key: int) -> int:
+    return len(GROUP_KEYS) if key == WILD_MELD else key - THREE
+
+
+class EncodingError(ValueError):
+    """A move or an action the encoding cannot represent (a bug, or a move outside the generating set)."""
+
+
+def take_action(n: int, d: int, j: int) -> int:
+    """The ``take`` action showing ``n`` natural cards, ``d`` deuces and ``j`` jokers with the top card."""
+    w = _WIDX.get((d, j))
+    if w is None or not 0 <= n <= MAX_NATURALS:
+        raise EncodingError(f"no take action for {n} naturals, {d} deuces, {j} jokers")
+    return TAKE_BASE + n * len(WILD_COMPS) + w
+
+
+def group_action(key: int, n: int, d: int, j: int) -> int:
+    """The action of one meld group: ``key`` is the meld's rank (THREE..ACE) or ``WILD_MELD``."""
+    if key == WILD_MELD:
+        w = _WMIDX.get((d, j))
+        if n or w is None:
+            raise EncodingError(f"no group action for {n} naturals, {d} deuces, {j} jokers on the wild meld")
+        return WILD_BASE + w
+    w = _WIDX.get((d, j))
+    if w is None or not THREE <= key <= JOKER_RANK - 1 or not 0 <= n <= MAX_NATURALS:
+        raise EncodingError(f"no group action for rank {key}, {n} naturals, {d} deuces, {j} jokers")
+    return GROUP_BASE + ((key - THREE) * (MAX_NATURALS + 1) + n) * len(WILD_COMPS) + w
+
+
+ActionInfo = tuple[str, int, int, int, int]
+"""(kind, key, naturals, deuces, jokers); kind is draw/open/end/ask/yes/no/commit/discard/take/group."""
+
+
+def _build_info() -> tuple[ActionInfo, ...]:
+    out: list[ActionInfo] = [(name, -1, 0, 0, 0) for name in ("draw", "open", "end", "ask", "yes", "no", "commit")]
+    out += [("discard", r, 0, 0, 0) for r in range(NUM_RANKS)]
+    out += [("take", -1, n, d, j) for n in range(MAX_NATURALS + 1) for d, j in WILD_COMPS]
+    out += [("group", k, n, d, j) for k in GROUP_KEYS for n in range(MAX_NATURALS + 1) for d, j in WILD_COMPS]
+    out += [("group", WILD_MELD, 0, d, j) for d, j in WILD_MELD_COMPS]
+    assert len(out) == NUM_ACTIONS
+    return tuple(out)
+
+
+ACTION_INFO: Final = _build_info()
+
+
+def _comp_str(n: int, d: int, j: int) -> str:
+    parts = ([f"{n} natural" + ("s" if n != 1 else "")] if n else []) + (
+        [f"{d} deuce" + ("s" if d != 1 else "")] if d else []) + ([f"{j} joker" + ("s" if j != 1 else "")] if j else [])
+    return ", ".join(parts) if parts else "nothing more"
+
+
+def action_name(action: int) -> str:
+    """Words for an action index, e.g. ``'group K: 2 naturals, 1 deuce'``."""
+    if not 0 <= action < NUM_ACTIONS:
+        raise EncodingError(f"{action} is not an action (0 to {NUM_ACTIONS - 1})")
+    kind, key, n, d, j = ACTION_INFO[action]
+    if kind == "discard":
+        return f"discard {RANK_NAMES[key]}"
+    if kind == "take":
+        return f"take, showing {_comp_str(n, d, j)}"
+    if kind == "group":
+        where = "wild meld" if key == WILD_MELD else RANK_NAMES[key]
+        return f"group {where}: {_comp_str(n, d, j)}"
+    return kind
+
+
+# option codes of Game._options (code * 16 + rank) -> action
+def _option_table() -> tuple[int, ...]:
+    table = [-1] * 256
+    for r in range(NUM_RANKS):
+        table[r] = DISCARD_BASE + r
+        if THREE <= r < JOKER_RANK:
+            table[16 + r] = group_action(r, 1, 0, 0)
+            table[32 + r] = group_action(r, 0, 1, 0)
+            table[48 + r] = group_action(r, 0, 0, 1)
+            table[64 + r] = group_action(r, 3, 0, 0)
+            table[80 + r] = group_action(r, 2, 1, 0)
+            table[96 + r] = group_action(r, 2, 0, 1)
+    table[7 << 4] = group_action(WILD_MELD, 0, 1, 0)
+    table[8 << 4] = group_action(WILD_MELD, 0, 0, 1)
+    for jj in range(4):
+        table[(9 << 4) + jj] = group_action(WILD_MELD, 0, 3 - jj, jj)
+    return tuple(table)
+
+
+_OPTION_ACTION: Final = _option_table()
+_SIMPLE: Final = {DRAW: (A_DRAW,), OPEN: (A_OPEN,), END: (A_END,), ASK: (A_ASK,), YES: (A_YES,), NO: (A_NO,)}
+
+
+def _composition(cards: Iterable[Card]) -> tuple[int, int, int]:
+    n = d = j = 0
+    for c in cards:
+        if c == JOKER:
+            j += 1
+        elif CARD_RANK[c] == TWO:
+            d += 1
+        else:
+            n += 1
+    return n, d, j
+
+
+def _group_key(italian: bool, g: Group) -> int:
+    if italian:
+        return _italian_group_key(g)
+    target = group_target(g)
+    if target is not None:
+        return target
+    for c in g:
+        if not IS_WILD[c]:
+            return CARD_RANK[c]
+    raise EncodingError("a classic meld group of wild cards only names no meld")
+
+
+def _group_act(italian: bool, g: Group) -> int:
+    n, d, j = _composition(group_cards(g))
+    return group_action(_group_key(italian, g), n, d, j)
+
+
+def move_actions(move: Move, italian: bool) -> tuple[int, ...]:
+    """The canonical action sequence of a move (without a final ``commit``; see
+    :meth:`Decision.actions_for`).  Raises :class:`EncodingError` if it has none."""
+    kind = move.kind
+    simple = _SIMPLE.get(kind)
+    if simple is not None:
+        return simple
+    if kind == DISCARD:
+        return (DISCARD_BASE + CARD_RANK[move.groups[0][0]],)
+    if kind == MELD:
+        return tuple(sorted(_group_act(italian, g) for g in move.groups))
+    if kind == TAKE:
+        head = group_cards(move.groups[0]) if move.groups else ()
+        return (take_action(*_composition(head)),) + tuple(sorted(_group_act(italian, g) for g in move.groups[1:]))
+    raise EncodingError(f"unknown move kind {kind}")
+
+
+def _option_actions(game: Game, opt: Option) -> tuple[int, ...]:
+    if isinstance(opt, int):
+        a = _OPTION_ACTION[opt]
+        if a < 0:
+            raise EncodingError(f"unknown option code {opt}")
+        return (a,)
+    if isinstance(opt, tuple):
+        return tuple(sorted(group_action(k, n, d, j) for k, n, d, j in opt))
+    return move_actions(opt, game.it)
+
+
+class Decision:
+    """The choice the seat to move faces in one position, as a tree of actions.
+
+    ``legal_actions()`` lists the actions allowed after the ones already chosen (``prefix``);
+    ``apply(action)`` returns the engine move once a sequence is complete, else None.  The game
+    must not change while a decision is in use."""
+
+    __slots__ = ("game", "entries", "prefix", "_single")
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.prefix: tuple[int, ...] = ()
+        self.entries: list[tuple[tuple[int, ...], Option]] = []
+        single: dict[int, Option] | None = {}
+        for opt in game._options():
+            seq = _option_actions(game, opt)
+            self.entries.append((seq, opt))
+            if single is not None:
+                if len(seq) == 1:
+                    single.setdefault(seq[0], opt)
+                else:
+                    single = None
+        self._single = single
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions now, ascending."""
+        if self._single is not None:
+            return sorted(self._single)
+        children, terminal = self._node(self.prefix)
+        out = sorted(children)
+        if terminal and children:
+            out.append(A_COMMIT)
+            out.sort()
+        return out
+
+    def mask(self, out: BoolArray | None = None) -> BoolArray:
+        m = np.zeros(NUM_ACTIONS, dtype=np.bool_) if out is None else out
+        if out is not None:
+            m[:] = False
+        m[self.legal_actions()] = True
+        return m
+
+    def _node(self, prefix: tuple[int, ...]) -> tuple[set[int], bool]:
+        k = len(prefix)
+        children: set[int] = set()
+        terminal = False
+        for seq, _ in self.entries:
+            if seq[:k] == prefix:
+                if len(seq) == k:
+                    terminal = True
+                else:
+                    children.add(seq[k])
+        return children, terminal
+
+    def _option(self, seq: tuple[int, ...]) -> Option:
+        for s, opt in self.entries:
+            if s == seq:
+                return opt
+        raise EncodingError("no move for this sequence")  # pragma: no cover - checked by callers
+
+    def apply(self, action: int) -> Move | None:
+        """Choose ``action``: the finished move, or None while the move is being built.
+        An illegal action raises :class:`EncodingError` and changes nothing."""
+        if self._single is not None:
+            opt = self._single.get(action)
+            if opt is None:
+                raise EncodingError(f"illegal action {action} ({action_name(action)})")
+            return self.game._materialize(opt)
+        if action == A_COMMIT:
+            children, terminal = self._node(self.prefix)
+            if not (terminal and children):
+                raise EncodingError("commit is legal only after groups that make a whole move")
+            return self.game._materialize(self._option(self.prefix))
+        new = self.prefix + (action,)
+        children, terminal = self._node(new)
+        if not children and not terminal:
+            raise EncodingError(f"illegal action {action} ({action_name(action)})")
+        if terminal and not children:
+            return self.game._materialize(self._option(new))
+        self.prefix = new
+        return None
+
+    def moves(self) -> list[Move]:
+        """The moves of this decision (the generating set)."""
+        return [self.game._materialize(opt) for _, opt in self.entries]
+
+    def actions_for(self, move: Move) -> list[int]:
+        """The action sequence that plays ``move`` from an empty prefix; :class:`EncodingError`
+        if the move is not in the generating set (up to suits)."""
+        seq = move_actions(move, self.game.it)
+        if not any(s == seq for s, _ in self.entries):
+            raise EncodingError(f"{move} is not in the generating set of this position")
+        children, _ = self._node(seq)
+        return list(seq) + ([A_COMMIT] if children else [])
+
+
+# ---------------------------------------------------------------------------- the observation
+
+#: card kinds of the observation: deuce, black three, red three, 4 .. A, joker
+NUM_KINDS: Final = 15
+KIND_NAMES: Final = ("2", "3 black", "3 red", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK")
+KIND_OF: Final[tuple[int, ...]] = tuple(
+    0 if r == TWO else (2 if c in (5, 6) else 1) if r == THREE else 14 if r == JOKER_RANK else r + 1
+    for c, r in enumerate(CARD_RANK))
+
+SEAT_FEATURES: Final = 6 + NUM_KINDS + 1  # hand size, known kinds, red threes, 3 flags, score, minimum
+SIDE_FEATURES: Final = 2 + 4 * MELD_SLOTS + MELD_SLOTS + 2
+PILE_FEATURES: Final = 3 + NUM_KINDS + NUM_KINDS + 1
+PENDING_FEATURES: Final = 4 + 3 * MELD_SLOTS
+_ZERO_KINDS: Final = (0,) * NUM_KINDS
+_ZERO_MELDS: Final = [0] * (4 * MELD_SLOTS)
+_ZERO_CLOSED: Final = (0,) * (MELD_SLOTS + 2)
+#: one-hot top card: a kind, face down, or (last) an empty pile
+_TOP_HOT: Final = [tuple(1.0 if i == k else 0.0 for i in range(NUM_KINDS + 1)) for k in range(NUM_KINDS + 2)]
+_SLOT: Final = {key: 4 * _slot(key) for key in (*GROUP_KEYS, WILD_MELD)}
+SCORE_SCALE: Final = 1000.0
+MINIMUM_SCALE: Final = 100.0
+SIZE_SCALE: Final = 10.0
+TURN_SCALE: Final = 100.0
+
+
+def _order(n: int, step: int, seat: int) -> list[int]:
+    return [(seat + k * step) % n for k in range(n)]
+
+
+def _side_order(seats: Sequence[int], side_of: Sequence[int], nsides: int) -> list[int]:
+    out: list[int] = []
+    for s in seats:
+        if side_of[s] not in out:
+            out.append(side_of[s])
+    out += [x for x in range(nsides) if x not in out]
+    return out
+
+
+def pending_features(prefix: Sequence[int]) -> list[float]:
+    """The groups chosen so far in an unfinished action sequence."""
+    out = [0.0] * PENDING_FEATURES
+    for a in prefix:
+        kind, key, n, d, j = ACTION_INFO[a]
+        if kind == "take":
+            out[0] = 1.0
+            out[1], out[2], out[3] = float(n), float(d), float(j)
+        elif kind == "group":
+            base = 4 + 3 * _slot(key)
+            out[base] += n
+            out[base + 1] += d
+            out[base + 2] += j
+    return out
+
+
+class Observer:
+    """Observation vectors of one rule set (``size`` floats; layout in ``docs/rl.md``)."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules = rules
+        self.n = rules.players
+        self.nsides = len(rules.teams)
+        self.step = -1 if rules.direction == "counter_clockwise" else 1
+        n = self.n
+        sections = [
+            ("hand", NUM_KINDS),
+            ("seats", n * SEAT_FEATURES),
+            ("sides", self.nsides * SIDE_FEATURES),
+            ("pile", PILE_FEATURES),
+            ("stock_and_turn", 2),
+            ("phase", len(PHASE_NAMES)),
+            ("ask", len(ASK_NAMES)),
+            ("turn_flags", 4),
+            ("draw_mode", 3),
+            ("to_move", n),
+            ("turn", n),
+            ("lone", n + 1),
+            ("went_out", n + 1),
+            ("pending", PENDING_FEATURES),
+        ]
+        self.slices: dict[str, slice] = {}
+        at = 0
+        for name, width in sections:
+            self.slices[name] = slice(at, at + width)
+            at += width
+        self.size = at
+        self._clean_cache: dict[tuple[int, ...], str | None] = {}
+        self._const: dict[tuple[int, tuple[int, ...], tuple[int, ...]], list[tuple[float, float]]] = {}
+        self._side_cache: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+        self._order = [_order(n, self.step, s) for s in range(n)]
+        self._rel = [[order.index(s) for s in range(n)] for order in self._order]
+        self._pack = struct.Struct(f"{self.size}f").pack
+
+        def hot(width: int) -> list[tuple[float, ...]]:
+            return [tuple(1.0 if i == k else 0.0 for i in range(width)) for k in range(width)]
+
+        self._phase_hot = hot(len(PHASE_NAMES))
+        self._ask_hot = hot(len(ASK_NAMES))
+        self._draw_hot = hot(3)
+        self._seat_hot = hot(n)
+        self._seat_hot1 = hot(n + 1)
+        self._no_pending = (0.0,) * PENDING_FEATURES
+
+    # -- shared pieces
+
+    def _closed_kind(self, cards: Sequence[Card]) -> str | None:
+        key = tuple(sorted(cards))
+        hit = self._clean_cache.get(key, "?")
+        if hit == "?":
+            m = meld_from_cards(cards)
+            if m.rank < 0:
+                m.rank = WILD_MELD
+            hit = it_canasta(self.rules, m)[1]
+            self._clean_cache[key] = hit
+        return hit
+
+    def _closed_block(self, closed: Sequence[Sequence[Card]]) -> list[float]:
+        per = [0.0] * (MELD_SLOTS + 2)
+        for cards in closed:
+            key = WILD_MELD
+            for c in cards:
+                if not IS_WILD[c]:
+                    key = CARD_RANK[c]
+                    break
+            per[_slot(key)] += 1
+            kind = self._closed_kind(cards)
+            if kind == "clean":
+                per[MELD_SLOTS] += 1
+            elif kind == "dirty":
+                per[MELD_SLOTS + 1] += 1
+        return per
+
+    def _tail(self, out: list[float], seat: int, stock: int, turn_no: int, phase: int, ask: int,
+              flags: tuple[bool, bool, bool, bool], draw_mode: int, to_move: int, turn: int, lone: int,
+              went_out: int, pending: Sequence[int]) -> FloatArray:
+        n = self.n
+        rel = self._rel[seat]
+        out.append(stock / SIZE_SCALE)
+        out.append(turn_no / TURN_SCALE)
+        out += self._phase_hot[phase]
+        out += self._ask_hot[ask]
+        out += flags
+        out += self._draw_hot[draw_mode]
+        out += self._seat_hot[rel[to_move]]
+        out += self._seat_hot[rel[turn]]
+        out += self._seat_hot1[rel[lone] if lone >= 0 else n]
+        out += self._seat_hot1[rel[went_out] if went_out >= 0 else n]
+        out += pending_features(pending) if pending else self._no_pending
+        return np.frombuffer(self._pack(*out), dtype=np.float32)
+
+    # -- from the game (fast)
+
+    def _seat_constants(self, game: Game, seat: int) -> list[tuple[float, float]]:
+        """(score, minimum) of each seat in the observer's order: fixed for a hand except
+        when cut-throat sides form."""
+        key = (seat, tuple(game.start_scores), tuple(game.side_of))
+        hit = self._const.get(key)
+        if hit is None:
+            if len(self._const) > 4096:
+                self._const.clear()
+            cut = self.rules.cutthroat
+            hit = []
+            for s in self._order[seat]:
+                score = game.start_scores[s] if cut else game.start_scores[game.side_of[s]]
+                hit.append((score / SCORE_SCALE, self.rules.minimum_for(score) / MINIMUM_SCALE))
+            self._const[key] = hit
+        return hit
+
+    def encode(self, game: Game, seat: int, pending: Sequence[int] = ()) -> FloatArray:
+        """What ``seat`` may know of ``game`` (equal to ``encode_view(seat_view(game, seat))``)."""
+        g = game
+        seats = self._order[seat]
+        rc = g.rc[seat]
+        hand = g.hands[seat]
+        red = hand[5] + hand[6]
+        out: list[float] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
+        const = self._seat_constants(g, seat)
+        hsize = g.hsize
+        known_all = g.known
+        red3 = g.red3
+        has_melded = g.has_melded
+        added = g.added_to_partner
+        pending3 = g.red3_pending
+        kind_of = KIND_OF
+        for i, s in enumerate(seats):
+            out.append(hsize[s])
+            known = known_all[s]
+            if any(known):
+                kinds = [0] * NUM_KINDS
+                for c, x in enumerate(known):
+                    if x:
+                        kinds[kind_of[c]] += x
+                out += kinds
+            else:
+                out += _ZERO_KINDS
+            score, minimum = const[i]
+            out += (len(red3[s]), has_melded[s], added[s], pending3[s], score, minimum)
+        side_of = g.side_of
+        order = self._side_cache.get((seat, tuple(side_of)))
+        if order is None:
+            order = _side_order(seats, side_of, self.nsides)
+            self._side_cache[(seat, tuple(side_of))] = order
+        slot = _SLOT
+        for side in order:
+            block = _ZERO_MELDS[:]
+            canastas = 0
+            for key, m in g.melds[side].items():
+                b = slot[key]
+                size = m.naturals + m.deuces + m.jokers
+                block[b:b + 4] = (m.naturals, m.deuces, m.jokers, m.concealed)
+                if size >= CANASTA_SIZE and key != THREE:
+                    canastas += 1
+            out.append(g.opened[side])
+            out.append(canastas)
+            out += block
+            closed = g.closed[side]
+            out += self._closed_block([m.cards for m in closed]) if closed else _ZERO_CLOSED
+        pile = g.pile
+        lo, hi = g.hidden
+        npile = len(pile)
+        kinds = [0] * NUM_KINDS
+        if hi > lo:
+            for i, c in enumerate(pile):
+                if not lo <= i < hi:
+                    kinds[kind_of[c]] += 1
+        else:
+            for c in pile:
+                kinds[kind_of[c]] += 1
+        out += (npile / SIZE_SCALE, max(0, min(hi, npile) - lo), g.pile_frozen)
+        out += kinds
+        if pile:
+            out += _TOP_HOT[NUM_KINDS if lo <= npile - 1 < hi else kind_of[pile[-1]]]
+        else:
+            out += _TOP_HOT[NUM_KINDS + 1]
+        return self._tail(out, seat, len(g.stock), g.turn_no, g.phase, g.ask,
+                          (g.took_pile, g.melded_now, g.touched_old, g.clean_turn), g.draw_mode,
+                          g.to_move, g.turn, g.lone, g.went_out, pending if seat == g.to_move else ())
+
+    # -- from a seat view (the definition)
+
+    def encode_view(self, view: SeatView, pending: Sequence[int] = ()) -> FloatArray:
+        """The observation of ``view.seat``, built from its view only."""
+        if view.seat < 0:
+            raise ValueError("a spectator's view has no observation")
+        n = self.n
+        seat = view.seat
+        seats = _order(n, self.step, seat)
+        out: list[float] = [0.0] * NUM_KINDS
+        for c in view.hand:
+            out[KIND_OF[c]] += 1
+        for s in seats:
+            kinds = [0.0] * NUM_KINDS
+            for c in view.known[s]:
+                kinds[KIND_OF[c]] += 1
+            score = view.scores[s] if self.rules.cutthroat else view.scores[view.side_of[s]]
+            out.append(view.hand_sizes[s])
+            out += kinds
+            out += [len(view.red_threes[s]), view.has_melded[s], view.added_to_partner[s],
+                    view.red_threes_pending[s], score / SCORE_SCALE, view.minimum(s) / MINIMUM_SCALE]
+        for side in _side_order(seats, view.side_of, self.nsides):
+            block = [0.0] * (4 * MELD_SLOTS)
+            canastas = 0
+            for cards, concealed, _, _ in view.melds[side]:
+                m: Meld = meld_from_cards(cards, concealed)
+                key = m.rank if m.rank >= 0 else WILD_MELD
+                b = 4 * _slot(key)
+                block[b:b + 4] = [m.naturals, m.deuces, m.jokers, m.concealed]
+                if key != THREE and m.size >= CANASTA_SIZE:
+                    canastas += 1
+            out.append(view.opened[side] if view.opened else bool(view.melds[side]))
+            out.append(canastas)
+            out += block
+            out += self._closed_block(view.closed[side] if view.closed else ())
+        kinds = [0.0] * NUM_KINDS
+        hidden = 0
+        for shown in view.pile:
+            if shown is None:
+                hidden += 1
+            else:
+                kinds[KIND_OF[shown]] += 1
+        top = [0.0] * (NUM_KINDS + 1)
+        if view.pile:
+            last = view.pile[-1]
+            top[NUM_KINDS if last is None else KIND_OF[last]] = 1.0
+        out += [len(view.pile) / SIZE_SCALE, hidden, view.pile_frozen]
+        out += kinds
+        out += top
+        return self._tail(out, seat, view.stock_size, view.turn_number, PHASE_NAMES.index(view.phase),
+                          ASK_NAMES.index(view.ask),
+                          (view.took_pile, view.melded_this_turn, view.touched_old_melds, view.clean_turn),
+                          view.draw_mode, view.to_move, view.turn, view.lone, view.went_out,
+                          pending if seat == view.to_move else ())
+
+    def describe(self) -> list[tuple[str, int, int]]:
+        """(section, first index, width) of each part of the vector."""
+        return [(name, s.start, s.stop - s.start) for name, s in self.slices.items()]
