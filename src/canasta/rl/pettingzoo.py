@@ -1,0 +1,131 @@
+"""A PettingZoo AEC environment: ``canasta.rl.pettingzoo.env(rules="classic-4p")``.
+
+Agents are the seats, ``seat_0`` ... ``seat_N-1``; the agent to act is the seat to move (the
+partner while "may I go out?" waits for an answer).  Each observation is a dict with
+``observation`` (the seat's :class:`~canasta.rl.encoding.Observer` vector) and ``action_mask``
+(int8, all zeros for a seat that is not to act).  Rewards come at the end of the episode (see
+:mod:`canasta.rl.core`): ``reward="hand"`` (the default) is the hand's score difference,
+``reward="match"`` the match's outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from canasta.rl.core import Table
+from canasta.rl.encoding import NUM_ACTIONS
+from canasta.rules import RuleSet
+from canasta.view import seat_view
+
+
+def agent_name(seat: int) -> str:
+    return f"seat_{seat}"
+
+
+class CanastaAECEnv(AECEnv):  # type: ignore[misc]
+    """Canasta as an AEC game: one agent per seat."""
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "canasta_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
+                 max_hands: int = 60, render_mode: str | None = None) -> None:
+        super().__init__()
+        self.table = Table(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
+        self.rules = self.table.rules
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(self.rules.players)]
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
+        size = self.table.observer.size
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(-np.inf, np.inf, (size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.table.reset(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = agent_name(self.table.to_move)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        t = self.table
+        mask = t.mask() if seat == t.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": t.observe(seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} must act: give an action index")
+        t = self.table
+        self._cumulative_rewards[agent] = 0.0
+        t.step(int(action))
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if t.over:
+            for a, r in zip(self.possible_agents, t.rewards(), strict=True):
+                self.rewards[a] = r
+                self.terminations[a] = True
+            self._accumulate_rewards()
+            # every agent sees the end once, starting with the one that acted
+            self.agent_selection = agent
+        else:
+            self.agent_selection = agent_name(t.to_move)
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        t = self.table
+        g = t.game
+        lines = [f"{self.rules.name} hand {g.hand_number}, {self.agent_selection} to act"
+                 + (f"; last move: {t.last_move}" if t.last_move is not None else "")]
+        if t.over and g.result is not None:
+            lines.append("scores: " + " ".join(str(s.total) for s in g.result))
+        else:
+            view = seat_view(g, g.to_move)
+            lines.append("hand: " + " ".join(sorted(str(c) for c in view.hand)))
+        text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> CanastaAECEnv:
+    return CanastaAECEnv(rules, **kwargs)
+
+
+def env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's usual guards (an illegal action ends the episode with a
+    penalty for the agent that played it; order enforcement)."""
+    e: AECEnv = raw_env(rules, **kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
