@@ -349,3 +349,11 @@ def test_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["arena", "--help"], capsys)
     assert "(default: 100)" in out and "(default: classic-4p)" in " ".join(out.split())
     assert "(default: False)" not in out
+
+
+def test_progress_reaches_the_parent_from_worker_processes() -> None:
+    seen: list[tuple[float, int]] = []
+    report = run_arena(RuleSet.preset("classic-2p"), ("basic", "random"), games=4, seed=4, jobs=2, max_hands=2,
+                       progress=lambda e: seen.append((e.hands_done, e.moves)))
+    assert seen, "the workers' reports arrived"
+    assert all(0 < h <= report.hands for h, _ in seen)
