@@ -13,6 +13,7 @@ winning side +1 and every other side -1/(sides - 1) (0 to all for a drawn or unf
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, Final
 
@@ -95,6 +96,34 @@ class Table:
         self.last_move = None
         self.moves = 0
         self.over = False
+
+    def start(self, game: Game) -> None:
+        """Play ``game`` (a hand already dealt) as one episode with hand rewards."""
+        self.match = None
+        self.game = game
+        self._decision = None
+        self.last_move = None
+        self.moves = 0
+        self.over = game.is_over()
+
+    def copy(self) -> Table:
+        """An independent copy (the game copied, the pending actions kept)."""
+        t = Table.__new__(Table)
+        t.__dict__.update(self.__dict__)
+        t.rng = random.Random()
+        t.rng.setstate(self.rng.getstate())
+        if self.match is None:
+            t.game = self.game.copy()
+        else:
+            t.match = copy.deepcopy(self.match)
+            assert t.match.game is not None
+            t.game = t.match.game
+        t._decision = None
+        if self._decision is not None and self._decision.prefix:
+            t._decision = Decision(t.game)
+            for a in self._decision.prefix:
+                t._decision.apply(a)
+        return t
 
     @property
     def to_move(self) -> int:

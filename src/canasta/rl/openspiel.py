@@ -1,0 +1,252 @@
+"""The engine as an OpenSpiel Python game: ``python_canasta``.
+
+Importing this module registers it::
+
+    import pyspiel
+    import canasta.rl.openspiel  # registers python_canasta
+    game = pyspiel.load_game("python_canasta", {"rules": "italian-4p"})
+
+One hand per episode.  Imperfect information with explicit chance: the shuffle is dealt at
+chance nodes, one card code per position of the pack from the top (each outcome's probability
+its count among the cards left), then, in Italian, the cut (B.3.2: 30 to all but 30 cards
+lifted, uniform); the rest is the engine's deterministic deal from that order.  The players'
+actions are :mod:`canasta.rl.encoding`'s (a move is one action or a few).  Returns: each seat's
+hand score minus the mean of the other sides' (zero-sum).
+
+Observation and information-state tensors are the seat's :class:`~canasta.rl.encoding.Observer`
+vector (the information-state tensor is the same vector: it is not perfect recall).  The
+observation string is the seat's view; the information-state string is perfect recall: the
+seat's dealt hand, then every move with what it showed the table, and after the seat's own
+moves its hand.  ``resample_from_infostate`` deals the unseen cards anew with
+:func:`canasta.view.sample_world`, which is what OpenSpiel's ISMCTS needs.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from canasta.cards import CARD_VALUE, cards_str, make_deck
+from canasta.game import Game
+from canasta.italian import card_values
+from canasta.melds import CANASTA_SIZE
+from canasta.rl.core import Table
+from canasta.rl.encoding import NUM_ACTIONS, Observer, action_name
+from canasta.rules import PRESETS, RuleSet
+from canasta.view import sample_world, seat_view
+
+SHORT_NAME = "python_canasta"
+DEFAULT_RULES = "classic-4p"
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Canasta (classic and Italian, the canasta engine)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=6,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"rules": DEFAULT_RULES, "dealer": 0},
+)
+
+
+def max_length(rules: RuleSet) -> int:
+    """A bound on the number of actions in a hand: the pack's chance nodes and the cut, then
+    at most 2 * D + 1 turns (a draw takes a card from the stock, a take lays a pile card on a
+    meld for good), each with a draw, an ask and its answer and a discard, and at most 2 * D
+    meld actions (each group lays a card; a commit follows two groups or more)."""
+    d = rules.deck_size
+    return d + 1 + 4 * (2 * d + 1) + 2 * d
+
+
+def score_bound(rules: RuleSet) -> int:
+    """A bound on any side's hand score, either sign."""
+    values = card_values(rules) if rules.italian else CARD_VALUE
+    cards = sum(values[c] for c in make_deck(rules.packs))
+    reds = 2 * rules.packs
+    return 2 * cards + (rules.deck_size // CANASTA_SIZE) * 5000 + 2 * rules.red_three_points(reds) + 10_000
+
+
+def _rules_of(params: dict[str, Any]) -> RuleSet:
+    name = str(params.get("rules", DEFAULT_RULES))
+    if name not in PRESETS:
+        raise ValueError(f"unknown rules preset {name!r}: choose one of {', '.join(sorted(PRESETS))}")
+    return RuleSet.preset(name)
+
+
+class CanastaGame(pyspiel.Game):  # type: ignore[misc]
+    """``python_canasta``: parameters ``rules`` (a preset name) and ``dealer`` (a seat)."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        self.rules = _rules_of(params)
+        self.dealer = int(params.get("dealer", 0)) % self.rules.players
+        self.observer = Observer(self.rules)
+        bound = 2 * score_bound(self.rules)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_ACTIONS,
+            max_chance_outcomes=max(53, self.rules.deck_size),
+            num_players=self.rules.players,
+            min_utility=float(-bound),
+            max_utility=float(bound),
+            utility_sum=0.0,
+            max_game_length=max_length(self.rules),
+        )
+        super().__init__(_GAME_TYPE, info, {"rules": self.rules.name, "dealer": self.dealer})
+
+    def new_initial_state(self) -> CanastaState:
+        return CanastaState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> CanastaObserver:
+        perfect = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        return CanastaObserver(self, perfect)
+
+
+class CanastaState(pyspiel.State):  # type: ignore[misc]
+    """A hand: the pack being dealt at chance nodes, then the seats' actions."""
+
+    def __init__(self, game: CanastaGame) -> None:
+        super().__init__(game)
+        self.cgame = game
+        self.rules = game.rules
+        self.order: list[int] = []  # the pack, top first, as chance dealt it
+        self.left = [0] * 53
+        for c in make_deck(self.rules.packs):
+            self.left[c] += 1
+        self.cut: int | None = None
+        self.table: Table | None = None
+        self.logs: list[list[str]] = [[] for _ in range(self.rules.players)]
+
+    # -- chance
+
+    def current_player(self) -> int:
+        if self.table is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.table.over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return self.table.to_move
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        assert self.table is None
+        if len(self.order) < self.rules.deck_size:
+            total = self.rules.deck_size - len(self.order)
+            return [(c, k / total) for c, k in enumerate(self.left) if k]
+        lifts = range(30, self.rules.deck_size - 30)
+        return [(x, 1.0 / len(lifts)) for x in lifts]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        assert self.table is not None and player == self.table.to_move
+        return self.table.legal_actions()
+
+    def _apply_action(self, action: int) -> None:
+        if self.table is None:
+            if len(self.order) < self.rules.deck_size:
+                if not self.left[action]:
+                    raise ValueError(f"no {action_name(action)} left to deal")
+                self.left[action] -= 1
+                self.order.append(action)
+                if len(self.order) == self.rules.deck_size and not self.rules.italian:
+                    self._deal()
+            else:
+                self.cut = action
+                self._deal()
+            return
+        t = self.table
+        seat = t.to_move
+        move = t.step(action)
+        if move is not None:
+            self._log(seat, str(move))
+
+    def _deal(self) -> None:
+        # the only other randomness of a deal (Italian I-O11 random reinsertion) follows the pack
+        stream = random.Random(hash(tuple(self.order)) & 0xFFFFFFFF)
+        game = Game(self.rules, 0, dealer=self.cgame.dealer, deck=self.order, cut=self.cut, stream=stream)
+        self.table = Table(self.rules)
+        self.table.start(game)
+        for s in range(self.rules.players):
+            self.logs[s].append(f"dealt {cards_str(sorted(game.hand(s)))}")
+
+    def _log(self, seat: int, move: str) -> None:
+        assert self.table is not None
+        g = self.table.game
+        public = (f"{seat}: {move} | red threes {[len(x) for x in g.red3]} hands {g.hsize} "
+                  f"stock {len(g.stock)}")
+        for s in range(self.rules.players):
+            self.logs[s].append(public + (f" | hand {cards_str(sorted(g.hand(s)))}" if s == seat else ""))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == int(pyspiel.PlayerId.CHANCE):
+            if len(self.order) < self.rules.deck_size:
+                return f"deal {cards_str([action])}"
+            return f"cut {action}"
+        return action_name(action)
+
+    def is_terminal(self) -> bool:
+        return self.table is not None and self.table.over
+
+    def returns(self) -> list[float]:
+        if self.table is None:
+            return [0.0] * self.rules.players
+        return self.table.rewards()
+
+    def __str__(self) -> str:
+        if self.table is None:
+            return f"dealing: {len(self.order)} of {self.rules.deck_size} cards" + (
+                f", cut {self.cut}" if self.cut is not None else "")
+        g = self.table.game
+        hands = " / ".join(cards_str(sorted(g.hand(s))) for s in range(g.n))
+        return f"{g!r} hands {hands} pile {cards_str(g.pile)} pending {list(self.table.pending)}"
+
+    # -- ISMCTS
+
+    def resample_from_infostate(self, player: int, sampler: Any) -> CanastaState:
+        """A state ``player`` cannot tell from this one: the unseen cards dealt anew."""
+        if self.table is None:
+            return self.clone()  # type: ignore[no-any-return]
+        rng = random.Random(int(sampler() * 2**53))
+        new: CanastaState = self.clone()
+        assert new.table is not None
+        world = sample_world(seat_view(self.table.game, player), rng)
+        pending = self.table.pending
+        new.table.start(world)
+        for a in pending:
+            new.table.step(a)
+        return new
+
+
+class CanastaObserver:
+    """Observation (``perfect_recall=False``) or information state (``True``) of a seat."""
+
+    def __init__(self, game: CanastaGame, perfect_recall: bool) -> None:
+        self.observer = game.observer
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(self.observer.size, np.float32)
+        self.dict = {name: self.tensor[sl] for name, sl in self.observer.slices.items()}
+
+    def set_from(self, state: CanastaState, player: int) -> None:
+        if state.table is None:
+            self.tensor.fill(0.0)
+            return
+        t = state.table
+        self.tensor[:] = self.observer.encode(t.game, player, t.pending)
+
+    def string_from(self, state: CanastaState, player: int) -> str:
+        if state.table is None:
+            return f"seat {player}: dealing"  # no seat sees a card before the deal is complete
+        t = state.table
+        pending = " ".join(str(a) for a in t.pending) if player == t.to_move else ""
+        if self.perfect_recall:
+            return f"seat {player}\n" + "\n".join(state.logs[player]) + f"\npending {pending}"
+        return seat_view(t.game, player).to_json() + f" pending {pending}"
+
+
+pyspiel.register_game(_GAME_TYPE, CanastaGame)
