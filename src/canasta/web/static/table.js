@@ -630,10 +630,11 @@ function meldWords(cards, closed = false) {
   const clean = !cards.some(isWild) || allWild;
   let status = "";
   if (n >= 7 || closed) {
-    if (italian()) status = (closed ? "closed " : "") + (clean ? "clean canasta (pulita)" : "dirty canasta (sporca)");
+    if (italian()) status = clean ? "clean (pulita)" : "dirty (sporca)";
     else status = clean ? "natural canasta" : "mixed canasta";
   }
-  return { rank, count: n >= 7 || closed ? `${n} cards` : `${n}/7`, wild, status, clean };
+  const count = n >= 7 || closed ? (italian() ? `canasta of ${n}` : `${n} cards`) : `${n}/7`;
+  return { rank, count, wild, status, clean };
 }
 
 function meldEl(cards, key, closed = false) {
@@ -643,7 +644,8 @@ function meldEl(cards, key, closed = false) {
   el.dataset.key = key;
   const fan = document.createElement("div");
   fan.className = "meldcards";
-  const ordered = cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b)));
+  let ordered = cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b)));
+  if (closed) ordered = ordered.slice(-3); // a closed canasta is squared up: its last cards show
   for (const c of ordered) fan.appendChild(cardEl(c, "small" + (isWild(c) && !w.rank.startsWith("wild") ? " wild" : "")));
   el.appendChild(fan);
   const lab = document.createElement("div");
@@ -652,10 +654,19 @@ function meldEl(cards, key, closed = false) {
   line1.className = "mrank";
   line1.textContent = `${w.rank} · ${w.count}`;
   lab.appendChild(line1);
-  if (w.wild) { const s = document.createElement("span"); s.className = "mwild"; s.textContent = ` · ${w.wild}`; line1.appendChild(s); }
-  if (w.status) { const s = document.createElement("span"); s.className = "mstatus"; s.textContent = w.status; lab.appendChild(s); }
+  if (w.wild) { const s = document.createElement("span"); s.className = "mwild"; s.textContent = w.wild; lab.appendChild(s); }
+  if (w.status) {
+    const line = document.createElement("span");
+    line.className = "mbadges";
+    const s = document.createElement("span");
+    s.className = "mstatus";
+    s.textContent = w.status;
+    line.appendChild(s);
+    if (closed) { const c = document.createElement("span"); c.className = "mstatus closedword"; c.textContent = "closed"; line.appendChild(c); }
+    lab.appendChild(line);
+  }
   el.appendChild(lab);
-  el.title = [w.rank, w.count, w.wild, w.status].filter(Boolean).join(", ");
+  el.title = [w.rank, w.count, w.wild, w.status, closed ? "closed" : ""].filter(Boolean).join(", ");
   return el;
 }
 
@@ -716,6 +727,22 @@ function renderSides() {
     }
     p.appendChild(row);
     (si === mySide ? us : them).appendChild(p);
+  }
+  fitMelds();
+}
+
+/** Many melds (an Italian hand): smaller meld cards rather than a row out of sight. */
+function fitMelds() {
+  const felt = $("felt");
+  const boxes = [$("sides-them"), $("sides-us")];
+  for (const box of boxes) box.classList.remove("dense", "denser");
+  if (window.innerWidth <= 760) return; // a phone scrolls the whole table instead
+  for (const cls of ["dense", "denser"]) {
+    if (felt.scrollHeight <= felt.clientHeight + 2) return;
+    // the side with more melds gives way first
+    const [a, b] = boxes.slice().sort((x, y) => y.offsetHeight - x.offsetHeight);
+    a.classList.add(cls);
+    if (felt.scrollHeight > felt.clientHeight + 2) b.classList.add(cls);
   }
 }
 
@@ -817,7 +844,7 @@ function fitHand() {
   box.style.setProperty("--cw", `${cw}px`);
   box.style.setProperty("--step", `${Math.round(step)}px`);
 }
-window.addEventListener("resize", () => { if (hasView()) fitHand(); });
+window.addEventListener("resize", () => { if (hasView()) { fitHand(); fitMelds(); } });
 
 // drag a card onto the pile to discard it
 $("pile").ondragover = (e) => e.preventDefault();
@@ -930,6 +957,7 @@ function showSheet() {
 function renderBanner() {
   const over = state.hand_over;
   $("banner").hidden = !over;
+  $("felt").classList.toggle("over", over);
   const seated = state.seat >= 0;
   $("btn-deal2").hidden = !(over && !state.match_over && seated);
   for (const b of document.querySelectorAll("#buttons button:not(#btn-deal2)")) b.classList.toggle("gone", over);
@@ -1009,6 +1037,7 @@ function render() {
   if (!$("fair-modal").hidden) renderFair();
   $("deadline").textContent = state.deadline ? `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s` : "";
   if (seat >= 0) requestChecks();
+  requestAnimationFrame(fitMelds); // the banner and the hand change the room the melds have
 }
 
 // ------------------------------------------------------------------ moving cards
@@ -1053,8 +1082,11 @@ function meldCounts(v) {
   return out;
 }
 
+const flying = new Set(); // running flights: a new state lands them at once, so none pile up
+
 /** Fly every card that moved between two states, for every seat. */
 function animate(prev, cur, before) {
+  for (const a of [...flying]) a.finish();
   const pv = prev.view, v = cur.view;
   if (reduceMotion || !pv || !v || pv.hand_number !== v.hand_number || document.hidden) return;
   const entries = logEntries();
@@ -1123,7 +1155,8 @@ function fly(f, dur, delay) {
     { transform: `translate(${dx}px, ${dy}px) scale(${sc})`, offset: 0 },
     { transform: "translate(0, 0) scale(1)", offset: 1 },
   ], { duration: dur, delay, easing: "cubic-bezier(.2,.7,.3,1)", fill: "backwards" });
-  const done = () => { el.remove(); if (f.el) f.el.classList.remove("arriving"); };
+  flying.add(anim);
+  const done = () => { flying.delete(anim); el.remove(); if (f.el) f.el.classList.remove("arriving"); };
   anim.onfinish = done;
   anim.oncancel = done;
   setTimeout(done, dur + delay + 400); // never leave a card in the air
