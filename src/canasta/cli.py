@@ -394,6 +394,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _cmd_rules(args: argparse.Namespace) -> int:
     rules: RuleSet = args.rules
+    if args.save:
+        _check_writable(args.save)  # before anything is printed
     changes = {}
     for item in args.set:
         key, sep, value = item.partition("=")
@@ -407,7 +409,6 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     for oid, topic, value in rules.describe():
         print(f"  {oid:6} {topic}: {value}")
     if args.save:
-        _check_writable(args.save)
         save_rules(rules, args.save)
         print(f"saved to {args.save}")
     return 0
