@@ -161,3 +161,27 @@ def test_observation_leaks_nothing(preset: str) -> None:
         checked += 1
     assert checked > 20
     assert differs > checked // 2, "sampled worlds should differ in the cards this seat cannot see"
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_table_observations_reuse_nothing_stale(preset: str) -> None:
+    """The table reuses the melds' and the pile's parts between moves that cannot change them;
+    its observations still equal the view's at every step, for the mover and for another seat."""
+    from canasta.rl.core import Table
+
+    table = Table(preset)
+    obs = table.observer
+    rng = random.Random(2)
+    steps = 0
+    for hand in range(2):
+        table.reset(hand)
+        while not table.over:
+            seat = table.to_move
+            for s in (seat, (seat + 1) % table.n):
+                fast = table.observe(s)
+                slow = obs.encode_view(seat_view(table.game, s), table.pending)
+                assert np.array_equal(fast, slow), f"{preset}: differs at {np.flatnonzero(fast != slow)[:5]}"
+            legal = np.flatnonzero(table.mask())
+            table.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+    assert steps > 50

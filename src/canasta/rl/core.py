@@ -14,6 +14,7 @@ winning side +1 and every other side -1/(sides - 1) (0 to all for a drawn or unf
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from typing import Any, Final
 
@@ -22,11 +23,12 @@ import numpy.typing as npt
 
 from canasta.game import Game
 from canasta.match import Match
-from canasta.moves import Move
+from canasta.moves import DISCARD, MELD, TAKE, Move
 from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer, action_name
 from canasta.rules import RuleSet
 
 REWARDS: Final = ("hand", "match")
+_STAMPS: Final = itertools.count(1)  # process-wide, never reused: see Observer.encode
 
 
 def hand_rewards(game: Game) -> list[float]:
@@ -73,6 +75,7 @@ class Table:
         self.match: Match | None = None
         self.game = Game(self.rules, 0)
         self._decision: Decision | None = None
+        self.stamps = (next(_STAMPS), next(_STAMPS))
         self.last_move: Move | None = None
         self.moves = 0
         self.over = False
@@ -96,6 +99,10 @@ class Table:
         self.last_move = None
         self.moves = 0
         self.over = False
+        self._fresh_stamps()
+
+    def _fresh_stamps(self) -> None:
+        self.stamps = (next(_STAMPS), next(_STAMPS))
 
     def start(self, game: Game) -> None:
         """Play ``game`` (a hand already dealt) as one episode with hand rewards."""
@@ -105,6 +112,7 @@ class Table:
         self.last_move = None
         self.moves = 0
         self.over = game.is_over()
+        self._fresh_stamps()
 
     def copy(self) -> Table:
         """An independent copy (the game copied, the pending actions kept)."""
@@ -151,7 +159,7 @@ class Table:
         return m
 
     def observe(self, seat: int) -> FloatArray:
-        return self.observer.encode(self.game, seat, self.pending)
+        return self.observer.encode(self.game, seat, self.pending, self.stamps)
 
     def step(self, action: int) -> Move | None:
         """Apply an action of the seat to move; returns the engine move once one is complete.
@@ -172,10 +180,17 @@ class Table:
             raise ValueError("a sequence of actions is under way")
         if self.over:
             raise ValueError("the episode is over: reset the table")
+        g = self.game
+        lone = g.lone
         if checked:
-            self.game.play(move)
+            g.play(move)
         else:
-            self.game.play_unchecked(move)
+            g.play_unchecked(move)
+        kind = move.kind
+        if kind in (MELD, TAKE) or g.lone != lone:
+            self.stamps = (next(_STAMPS), self.stamps[1] if kind == MELD else next(_STAMPS))
+        elif kind == DISCARD:
+            self.stamps = (self.stamps[0], next(_STAMPS))
         self._decision = None
         self.last_move = move
         self.moves += 1
@@ -188,6 +203,7 @@ class Table:
                     self.over = True
                 else:
                     self.game = self.match.next_hand()
+                    self._fresh_stamps()
 
     def rewards(self) -> list[float]:
         """Per seat, once the episode is over (zeros before)."""

@@ -248,33 +248,53 @@ class Decision:
     ``apply(action)`` returns the engine move once a sequence is complete, else None.  The game
     must not change while a decision is in use."""
 
-    __slots__ = ("game", "entries", "prefix", "_single")
+    __slots__ = ("game", "_entries", "_opts", "prefix", "_single", "_legal")
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.prefix: tuple[int, ...] = ()
-        self.entries: list[tuple[tuple[int, ...], Option]] = []
-        single: dict[int, Option] | None = {}
-        for opt in game._options():
-            seq = _option_actions(game, opt)
-            self.entries.append((seq, opt))
-            if single is not None:
-                if len(seq) == 1:
-                    single.setdefault(seq[0], opt)
-                else:
-                    single = None
+        self._legal: list[int] | None = None
+        self._entries: list[tuple[tuple[int, ...], Option]] | None = None
+        opts = game._options()
+        table = _OPTION_ACTION
+        single: dict[int, Option] = {}
+        for opt in opts:  # the common case: every move is one action
+            if opt.__class__ is not int:
+                seq = _option_actions(game, opt)
+                if len(seq) > 1:
+                    self._entries = [(_option_actions(game, o), o) for o in opts]
+                    self._single: dict[int, Option] | None = None
+                    return
+                a = seq[0]
+            else:
+                a = table[opt]
+            if a not in single:
+                single[a] = opt
+        if -1 in single:
+            raise EncodingError("an option code without an action")
         self._single = single
+        self._opts = opts
+
+    @property
+    def entries(self) -> list[tuple[tuple[int, ...], Option]]:
+        """(action sequence, engine option) of every move of the position."""
+        if self._entries is None:
+            self._entries = [(_option_actions(self.game, o), o) for o in self._opts]
+        return self._entries
 
     def legal_actions(self) -> list[int]:
-        """The legal actions now, ascending."""
-        if self._single is not None:
-            return sorted(self._single)
-        children, terminal = self._node(self.prefix)
-        out = sorted(children)
-        if terminal and children:
-            out.append(A_COMMIT)
-            out.sort()
-        return out
+        """The legal actions now, ascending (a new list)."""
+        if self._legal is None:
+            if self._single is not None:
+                self._legal = sorted(self._single)
+            else:
+                children, terminal = self._node(self.prefix)
+                out = sorted(children)
+                if terminal and children:
+                    out.append(A_COMMIT)
+                    out.sort()
+                self._legal = out
+        return self._legal[:]
 
     def mask(self, out: BoolArray | None = None) -> BoolArray:
         m = np.zeros(NUM_ACTIONS, dtype=np.bool_) if out is None else out
@@ -321,6 +341,7 @@ class Decision:
         if terminal and not children:
             return self.game._materialize(self._option(new))
         self.prefix = new
+        self._legal = None
         return None
 
     def moves(self) -> list[Move]:
@@ -360,6 +381,14 @@ SCORE_SCALE: Final = 1000.0
 MINIMUM_SCALE: Final = 100.0
 SIZE_SCALE: Final = 10.0
 TURN_SCALE: Final = 100.0
+
+
+def _kinds_of(counts: Sequence[int]) -> tuple[int, ...]:
+    kinds = [0] * NUM_KINDS
+    for c, x in enumerate(counts):
+        if x:
+            kinds[KIND_OF[c]] += x
+    return tuple(kinds)
 
 
 def _order(n: int, step: int, seat: int) -> list[int]:
@@ -423,8 +452,13 @@ class Observer:
             at += width
         self.size = at
         self._clean_cache: dict[tuple[int, ...], str | None] = {}
-        self._const: dict[tuple[int, tuple[int, ...], tuple[int, ...]], list[tuple[float, float]]] = {}
-        self._side_cache: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+        self._per_seat: dict[tuple[int, ...], tuple[list[int], list[tuple[float, float]], list[int]]] = {}
+        self._tails: dict[tuple[int, ...], tuple[float, ...]] = {}
+        self._known_kinds: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._meld_stamp = -1
+        self._pile_stamp = -1
+        self._sides: list[list[float]] = []
+        self._pile: list[float] = []
         self._order = [_order(n, self.step, s) for s in range(n)]
         self._rel = [[order.index(s) for s in range(n)] for order in self._order]
         self._pack = struct.Struct(f"{self.size}f").pack
@@ -468,94 +502,134 @@ class Observer:
                 per[MELD_SLOTS + 1] += 1
         return per
 
-    def _tail(self, out: list[float], seat: int, stock: int, turn_no: int, phase: int, ask: int,
-              flags: tuple[bool, bool, bool, bool], draw_mode: int, to_move: int, turn: int, lone: int,
-              went_out: int, pending: Sequence[int]) -> FloatArray:
+    def _view_tail(self, out: list[float], seat: int, stock: int, turn_no: int, phase: int, ask: int,
+                   flags: tuple[bool, bool, bool, bool], draw_mode: int, to_move: int, turn: int, lone: int,
+                   went_out: int, pending: Sequence[int]) -> FloatArray:
         n = self.n
         rel = self._rel[seat]
         out.append(stock / SIZE_SCALE)
         out.append(turn_no / TURN_SCALE)
-        out += self._phase_hot[phase]
-        out += self._ask_hot[ask]
-        out += flags
-        out += self._draw_hot[draw_mode]
-        out += self._seat_hot[rel[to_move]]
-        out += self._seat_hot[rel[turn]]
-        out += self._seat_hot1[rel[lone] if lone >= 0 else n]
-        out += self._seat_hot1[rel[went_out] if went_out >= 0 else n]
+        out += self._tail_of(phase, ask, *flags, draw_mode, rel[to_move], rel[turn],
+                             rel[lone] if lone >= 0 else n, rel[went_out] if went_out >= 0 else n)
         out += pending_features(pending) if pending else self._no_pending
         return np.frombuffer(self._pack(*out), dtype=np.float32)
 
     # -- from the game (fast)
 
-    def _seat_constants(self, game: Game, seat: int) -> list[tuple[float, float]]:
-        """(score, minimum) of each seat in the observer's order: fixed for a hand except
-        when cut-throat sides form."""
-        key = (seat, tuple(game.start_scores), tuple(game.side_of))
-        hit = self._const.get(key)
-        if hit is None:
-            if len(self._const) > 4096:
-                self._const.clear()
-            cut = self.rules.cutthroat
-            hit = []
-            for s in self._order[seat]:
-                score = game.start_scores[s] if cut else game.start_scores[game.side_of[s]]
-                hit.append((score / SCORE_SCALE, self.rules.minimum_for(score) / MINIMUM_SCALE))
-            self._const[key] = hit
-        return hit
+    def encode(self, game: Game, seat: int, pending: Sequence[int] = (),
+               stamps: tuple[int, int] | None = None) -> FloatArray:
+        """What ``seat`` may know of ``game`` (equal to ``encode_view(seat_view(game, seat))``).
 
-    def encode(self, game: Game, seat: int, pending: Sequence[int] = ()) -> FloatArray:
-        """What ``seat`` may know of ``game`` (equal to ``encode_view(seat_view(game, seat))``)."""
+        ``stamps`` (from :class:`canasta.rl.core.Table`): numbers that change whenever the
+        melds (first) or the pile (second) may have changed; with them the melds' and the
+        pile's parts are reused from the last call instead of computed again."""
         g = game
-        seats = self._order[seat]
         rc = g.rc[seat]
         hand = g.hands[seat]
         red = hand[5] + hand[6]
         out: list[float] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
-        const = self._seat_constants(g, seat)
+        key = (seat, *g.start_scores, *g.side_of)
+        per = self._per_seat.get(key)
+        if per is None:
+            per = self._seat_setup(g, seat)
+            self._per_seat[key] = per
+        seats, consts, order = per
         hsize = g.hsize
         known_all = g.known
         red3 = g.red3
         has_melded = g.has_melded
         added = g.added_to_partner
         pending3 = g.red3_pending
-        kind_of = KIND_OF
-        for i, s in enumerate(seats):
+        known_kinds = self._known_kinds
+        for s, const in zip(seats, consts, strict=True):
             out.append(hsize[s])
             known = known_all[s]
             if any(known):
-                kinds = [0] * NUM_KINDS
-                for c, x in enumerate(known):
-                    if x:
-                        kinds[kind_of[c]] += x
+                kt = tuple(known)
+                kinds = known_kinds.get(kt)
+                if kinds is None:
+                    kinds = _kinds_of(known)
+                    if len(known_kinds) > 65536:
+                        known_kinds.clear()
+                    known_kinds[kt] = kinds
                 out += kinds
             else:
                 out += _ZERO_KINDS
-            score, minimum = const[i]
-            out += (len(red3[s]), has_melded[s], added[s], pending3[s], score, minimum)
-        side_of = g.side_of
-        order = self._side_cache.get((seat, tuple(side_of)))
-        if order is None:
-            order = _side_order(seats, side_of, self.nsides)
-            self._side_cache[(seat, tuple(side_of))] = order
-        slot = _SLOT
+            out += (len(red3[s]), has_melded[s], added[s], pending3[s])
+            out += const
+        if stamps is None or stamps[0] != self._meld_stamp:
+            self._sides = [self._side_block(g, side) for side in range(self.nsides)]
+            self._meld_stamp = -1 if stamps is None else stamps[0]
+        sides = self._sides
         for side in order:
-            block = _ZERO_MELDS[:]
-            canastas = 0
-            for key, m in g.melds[side].items():
-                b = slot[key]
-                size = m.naturals + m.deuces + m.jokers
-                block[b:b + 4] = (m.naturals, m.deuces, m.jokers, m.concealed)
-                if size >= CANASTA_SIZE and key != THREE:
-                    canastas += 1
-            out.append(g.opened[side])
-            out.append(canastas)
-            out += block
-            closed = g.closed[side]
-            out += self._closed_block([m.cards for m in closed]) if closed else _ZERO_CLOSED
+            out += sides[side]
+        if stamps is None or stamps[1] != self._pile_stamp:
+            self._pile = self._pile_block(g)
+            self._pile_stamp = -1 if stamps is None else stamps[1]
+        out += self._pile
+        out.append(len(g.stock) / SIZE_SCALE)
+        out.append(g.turn_no / TURN_SCALE)
+        rel = self._rel[seat]
+        lone = g.lone
+        went = g.went_out
+        to_move = g.to_move
+        tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, g.clean_turn, g.draw_mode,
+                    rel[to_move], rel[g.turn], rel[lone] if lone >= 0 else self.n,
+                    rel[went] if went >= 0 else self.n)
+        tail = self._tails.get(tail_key)
+        if tail is None:
+            tail = self._tail_of(*tail_key)
+            self._tails[tail_key] = tail
+        out += tail
+        out += pending_features(pending) if pending and seat == to_move else self._no_pending
+        return np.frombuffer(self._pack(*out), dtype=np.float32)
+
+    def _seat_setup(self, g: Game, seat: int) -> tuple[list[int], list[tuple[float, float]], list[int]]:
+        """Per hand (and cut-throat sides): the seat order, each seat's (score, minimum), the side order."""
+        seats = self._order[seat]
+        cut = self.rules.cutthroat
+        consts = []
+        for s in seats:
+            score = g.start_scores[s] if cut else g.start_scores[g.side_of[s]]
+            consts.append((score / SCORE_SCALE, self.rules.minimum_for(score) / MINIMUM_SCALE))
+        if len(self._per_seat) > 4096:
+            self._per_seat.clear()
+        return seats, consts, _side_order(seats, g.side_of, self.nsides)
+
+    def _tail_of(self, phase: int, ask: int, took: bool, melded: bool, touched: bool, clean: bool,
+                 draw_mode: int, to_move: int, turn: int, lone: int, went_out: int) -> tuple[float, ...]:
+        """The one-hot part after the stock (relative seats given)."""
+        out: list[float] = []
+        out += self._phase_hot[phase]
+        out += self._ask_hot[ask]
+        out += (took, melded, touched, clean)
+        out += self._draw_hot[draw_mode]
+        out += self._seat_hot[to_move]
+        out += self._seat_hot[turn]
+        out += self._seat_hot1[lone]
+        out += self._seat_hot1[went_out]
+        return tuple(float(x) for x in out)
+
+    def _side_block(self, g: Game, side: int) -> list[float]:
+        slot = _SLOT
+        block = _ZERO_MELDS[:]
+        canastas = 0
+        for key, m in g.melds[side].items():
+            b = slot[key]
+            block[b:b + 4] = (m.naturals, m.deuces, m.jokers, m.concealed)
+            if m.naturals + m.deuces + m.jokers >= CANASTA_SIZE and key != THREE:
+                canastas += 1
+        out: list[float] = [g.opened[side], canastas]
+        out += block
+        closed = g.closed[side]
+        out += self._closed_block([m.cards for m in closed]) if closed else _ZERO_CLOSED
+        return out
+
+    def _pile_block(self, g: Game) -> list[float]:
         pile = g.pile
         lo, hi = g.hidden
         npile = len(pile)
+        kind_of = KIND_OF
         kinds = [0] * NUM_KINDS
         if hi > lo:
             for i, c in enumerate(pile):
@@ -564,15 +638,13 @@ class Observer:
         else:
             for c in pile:
                 kinds[kind_of[c]] += 1
-        out += (npile / SIZE_SCALE, max(0, min(hi, npile) - lo), g.pile_frozen)
+        out: list[float] = [npile / SIZE_SCALE, max(0, min(hi, npile) - lo), g.pile_frozen]
         out += kinds
         if pile:
             out += _TOP_HOT[NUM_KINDS if lo <= npile - 1 < hi else kind_of[pile[-1]]]
         else:
             out += _TOP_HOT[NUM_KINDS + 1]
-        return self._tail(out, seat, len(g.stock), g.turn_no, g.phase, g.ask,
-                          (g.took_pile, g.melded_now, g.touched_old, g.clean_turn), g.draw_mode,
-                          g.to_move, g.turn, g.lone, g.went_out, pending if seat == g.to_move else ())
+        return out
 
     # -- from a seat view (the definition)
 
@@ -623,7 +695,7 @@ class Observer:
         out += [len(view.pile) / SIZE_SCALE, hidden, view.pile_frozen]
         out += kinds
         out += top
-        return self._tail(out, seat, view.stock_size, view.turn_number, PHASE_NAMES.index(view.phase),
+        return self._view_tail(out, seat, view.stock_size, view.turn_number, PHASE_NAMES.index(view.phase),
                           ASK_NAMES.index(view.ask),
                           (view.took_pile, view.melded_this_turn, view.touched_old_melds, view.clean_turn),
                           view.draw_mode, view.to_move, view.turn, view.lone, view.went_out,

@@ -83,8 +83,6 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
         t = self.table
         self._cumulative_rewards[agent] = 0.0
         t.step(int(action))
-        for a in self.agents:
-            self.rewards[a] = 0.0
         if t.over:
             for a, r in zip(self.possible_agents, t.rewards(), strict=True):
                 self.rewards[a] = r
@@ -93,7 +91,7 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
             # every agent sees the end once, starting with the one that acted
             self.agent_selection = agent
         else:
-            self.agent_selection = agent_name(t.to_move)
+            self.agent_selection = self.possible_agents[t.to_move]
         if self.render_mode == "human":
             self.render()
 
