@@ -2,19 +2,24 @@
 
     python -m canasta.web.load --tables 500 --duration 60
     python -m canasta.web.load --tables 200 --humans 1      # one person and three bots per table
+    python -m canasta.web.load --tables 200 --expert-tables 8   # and 8 tables of expert bots beside them
 
 By default it starts ``canasta serve`` in a child process on a fresh SQLite file
 (``--url`` points it at a running server instead).  Every seat is a websocket
 client; when its turn comes it waits 1-3 s (``--pace``), then plays the move a
 basic bot picks from the seat's own view.  Reported: concurrent tables, moves/s,
 p50/p99 move latency (move sent -> every seat's update received) and the
-server's resident memory.
+server's resident memory.  ``--expert-tables N`` adds N tables where one
+scripted person plays with three expert bots (the server's searching level):
+their latency is not counted; they are there to show whether thinking bots slow
+the human-pace tables down (they should not: they think in worker processes).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -52,8 +57,16 @@ class Bench:
     seats_of: dict[str, set[int]] = field(default_factory=dict)  # connected scripted seats per table
     active: set[str] = field(default_factory=set)
     last_move: dict[str, float] = field(default_factory=dict)
+    unmeasured: set[str] = field(default_factory=set)  # the expert-bot tables: there to load the server
+    background_events: int = 0  # events seen at the unmeasured tables while measuring
+    last_seq: dict[str, int] = field(default_factory=dict)
 
     def on_state(self, table: str, seat: int, seq: int) -> None:
+        if table in self.unmeasured:
+            if self.measuring and seq > self.last_seq.get(table, seq):
+                self.background_events += seq - self.last_seq[table]
+            self.last_seq[table] = max(seq, self.last_seq.get(table, seq))
+            return
         p = self.pending.get(table)
         if p is not None and seq >= p.seq:
             p.waiting.discard(seat)
@@ -63,6 +76,8 @@ class Bench:
                 del self.pending[table]
 
     def sent(self, table: str, seq: int) -> None:
+        if table in self.unmeasured:
+            return
         self.pending[table] = Pending(time.perf_counter(), seq + 1, set(self.seats_of[table]))
         self.last_move[table] = time.monotonic()
         if self.measuring:
@@ -76,9 +91,9 @@ def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
         return data
 
 
-def create_table(base: str, humans: int, seed: int) -> tuple[str, list[tuple[int, str]]]:
+def create_table(base: str, humans: int, seed: int, level: str = "basic") -> tuple[str, list[tuple[int, str]]]:
     if humans == 1:
-        data = post(base + "/api/quick", {"name": "Load", "seed": seed, "target": 100000})
+        data = post(base + "/api/quick", {"name": "Load", "seed": seed, "target": 100000, "level": level})
         return data["table"], [(0, data["token"])]
     seats: list[dict[str, Any]] = [{}] + [{"kind": "open"}] * (humans - 1) + \
         [{"kind": "bot", "level": "basic"}] * (4 - humans)
@@ -180,8 +195,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         from canasta.web.devserver import ServerProcess
 
         db = args.db or str(Path(tempfile.mkdtemp(prefix="canasta-load-")) / "load.db")
+        extra = [] if args.bot_workers is None else ["--bot-workers", str(args.bot_workers)]
+        # one address (this machine) opens every table and socket: the per-address limits are off
         server = ServerProcess(db, args=["--bot-delay", str(args.bot_delay), "--grace", "600",
-                                                      "--allow-fixed-seeds"]).start()
+                                         "--allow-fixed-seeds", "--tables-per-minute", "0",
+                                         "--sockets-per-address", "0", *extra]).start()
         base = server.url
     ws_base = "ws" + base[4:]
     pace = (args.pace[0], args.pace[1])
@@ -194,6 +212,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         async with sem:
             return await asyncio.to_thread(create_table, base, args.humans, args.seed * 100003 + i)
 
+    async def make_expert(i: int) -> tuple[str, list[tuple[int, str]]]:
+        async with sem:
+            return await asyncio.to_thread(create_table, base, 1, args.seed * 100003 + 50000 + i, "expert")
+
     async def freezer() -> None:  # as the server does: keep full collections off the clients' states
         while True:
             await asyncio.sleep(5)
@@ -201,8 +223,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
     freeze_task = asyncio.create_task(freezer())
     tables = await asyncio.gather(*(make(i) for i in range(args.tables)))
+    experts = await asyncio.gather(*(make_expert(i) for i in range(args.expert_tables)))
+    bench.unmeasured = {t for t, _ in experts}
     setup = time.monotonic() - t0
     tasks = []
+    for table, tokens in experts:
+        for seat, token in tokens:
+            tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
+                                                         random.Random(rng.random()))))
     for table, tokens in tables:
         for seat, token in tokens:
             tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
@@ -231,7 +259,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     server_rss = max(rss_samples) if rss_samples else 0.0
+    pool_report = ""
     if server is not None:
+        if server.proc is not None and server.proc.poll() is None and server.proc.stderr is not None:
+            server.proc.terminate()  # a clean stop: the server reports its bot pool on the way out
+            with contextlib.suppress(Exception):  # the report is optional
+                server.proc.wait(10)
+                pool_report = " ".join(line for line in server.proc.stderr.read().decode().splitlines()
+                                       if "bot pool" in line)
         server.stop()
     lat = bench.latencies
     return {
@@ -248,6 +283,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "machine_load_avg": round(loadavg, 2),
         "loadgen_cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
         "errors": bench.errors, "error_samples": bench.error_samples,
+        "expert_tables": args.expert_tables,
+        "expert_table_events_per_s": round(bench.background_events / elapsed, 1),
+        "server_bot_pool": pool_report,
     }
 
 
@@ -262,6 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pace", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"),
                    help="seconds a seat waits after its turn begins before each move (default 1 3)")
     p.add_argument("--bot-delay", type=float, default=0.7, help="the server's pause before bot moves")
+    p.add_argument("--expert-tables", type=int, default=0, metavar="N",
+                   help="also N tables of one scripted person and three expert bots (not measured)")
+    p.add_argument("--bot-workers", type=int, default=None, metavar="N",
+                   help="the started server's --bot-workers (default: its own; 0: bots think in a thread)")
     p.add_argument("--url", help="a running server (default: start one)")
     p.add_argument("--db", help="the database of the started server (default: a temporary SQLite file)")
     p.add_argument("--seed", type=int, default=1)
