@@ -5,8 +5,8 @@ uniformly random legal actions, taking every step's observation and mask, and pr
 per second and the ratio to the bare engine's decisions per second (random playouts through
 ``Game.random_move``, :func:`canasta.bench.random_hand`) measured in the same process right
 before.  ``--env`` is ``table`` (:class:`canasta.rl.core.Table`, what every environment
-wraps), ``pettingzoo`` (the AEC environment, raw), ``pettingzoo-wrapped`` (with PettingZoo's
-guards) or ``gymnasium`` (one learning seat; the other seats random masked actions through the
+wraps), ``pettingzoo`` (``canasta.rl.pettingzoo.env()``, as users get it), ``pettingzoo-raw``
+(without PettingZoo's order-enforcing wrapper) or ``gymnasium`` (one learning seat; the other seats random masked actions through the
 same encoding, so each step includes theirs).
 """
 
@@ -26,7 +26,7 @@ from canasta.bench import random_hand
 from canasta.rl.core import Table
 from canasta.rules import RuleSet, resolve_rules
 
-ENVS = ("table", "pettingzoo", "pettingzoo-wrapped", "gymnasium")
+ENVS = ("table", "pettingzoo", "pettingzoo-raw", "gymnasium")
 
 
 @dataclass
@@ -154,8 +154,8 @@ def env_bench(rules: RuleSet | str = "classic-4p", env: str = "pettingzoo", seco
     engine = engine_rate(r, seconds if engine_seconds is None else engine_seconds, seed)
     runners: dict[str, Callable[[], tuple[int, int, float]]] = {
         "table": lambda: _run_table(r, seconds, seed),
-        "pettingzoo": lambda: _run_pettingzoo(r, seconds, seed, wrapped=False),
-        "pettingzoo-wrapped": lambda: _run_pettingzoo(r, seconds, seed, wrapped=True),
+        "pettingzoo": lambda: _run_pettingzoo(r, seconds, seed, wrapped=True),
+        "pettingzoo-raw": lambda: _run_pettingzoo(r, seconds, seed, wrapped=False),
         "gymnasium": lambda: _run_gymnasium(r, seconds, seed),
     }
     steps, hands, elapsed = runners[env]()

@@ -75,7 +75,7 @@ class Table:
         self.match: Match | None = None
         self.game = Game(self.rules, 0)
         self._decision: Decision | None = None
-        self.stamps = (next(_STAMPS), next(_STAMPS))
+        self.stamps = (next(_STAMPS), next(_STAMPS), next(_STAMPS))
         self.last_move: Move | None = None
         self.moves = 0
         self.over = False
@@ -102,7 +102,7 @@ class Table:
         self._fresh_stamps()
 
     def _fresh_stamps(self) -> None:
-        self.stamps = (next(_STAMPS), next(_STAMPS))
+        self.stamps = (next(_STAMPS), next(_STAMPS), next(_STAMPS))
 
     def start(self, game: Game) -> None:
         """Play ``game`` (a hand already dealt) as one episode with hand rewards."""
@@ -155,11 +155,15 @@ class Table:
     def mask(self, dtype: type = np.int8) -> npt.NDArray[Any]:
         m: npt.NDArray[Any] = np.zeros(NUM_ACTIONS, dtype=dtype)
         if not self.over:
-            m[self.decision.legal_actions()] = 1
+            d = self._decision
+            if d is None:
+                d = self._decision = Decision(self.game)
+            m[d.legal_list()] = 1
         return m
 
     def observe(self, seat: int) -> FloatArray:
-        return self.observer.encode(self.game, seat, self.pending, self.stamps)
+        d = self._decision
+        return self.observer.encode(self.game, seat, d.prefix if d is not None else (), self.stamps)
 
     def step(self, action: int) -> Move | None:
         """Apply an action of the seat to move; returns the engine move once one is complete.
@@ -187,10 +191,15 @@ class Table:
         else:
             g.play_unchecked(move)
         kind = move.kind
-        if kind in (MELD, TAKE) or g.lone != lone:
-            self.stamps = (next(_STAMPS), self.stamps[1] if kind == MELD else next(_STAMPS))
+        m, p, c = self.stamps
+        if g.lone != lone:  # cut-throat sides formed: everything may have moved
+            self._fresh_stamps()
+        elif kind == MELD:
+            self.stamps = (next(_STAMPS), p, c)
+        elif kind == TAKE:
+            self.stamps = (next(_STAMPS), next(_STAMPS), c)
         elif kind == DISCARD:
-            self.stamps = (self.stamps[0], next(_STAMPS))
+            self.stamps = (m, next(_STAMPS), c)
         self._decision = None
         self.last_move = move
         self.moves += 1

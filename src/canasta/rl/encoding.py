@@ -275,6 +275,17 @@ class Decision:
         self._single = single
         self._opts = opts
 
+    def legal_set(self) -> frozenset[int] | dict[int, Option]:
+        """The legal actions now, for membership tests."""
+        if self._single is not None:
+            return self._single
+        return frozenset(self.legal_actions())
+
+    def reset(self) -> None:
+        """Forget the actions chosen so far."""
+        self.prefix = ()
+        self._legal = None
+
     @property
     def entries(self) -> list[tuple[tuple[int, ...], Option]]:
         """(action sequence, engine option) of every move of the position."""
@@ -284,6 +295,10 @@ class Decision:
 
     def legal_actions(self) -> list[int]:
         """The legal actions now, ascending (a new list)."""
+        return self.legal_list()[:]
+
+    def legal_list(self) -> list[int]:
+        """:meth:`legal_actions` without the copy: do not change it."""
         if self._legal is None:
             if self._single is not None:
                 self._legal = sorted(self._single)
@@ -294,7 +309,7 @@ class Decision:
                     out.append(A_COMMIT)
                     out.sort()
                 self._legal = out
-        return self._legal[:]
+        return self._legal
 
     def mask(self, out: BoolArray | None = None) -> BoolArray:
         m = np.zeros(NUM_ACTIONS, dtype=np.bool_) if out is None else out
@@ -375,7 +390,7 @@ _ZERO_KINDS: Final = (0,) * NUM_KINDS
 _ZERO_MELDS: Final = [0] * (4 * MELD_SLOTS)
 _ZERO_CLOSED: Final = (0,) * (MELD_SLOTS + 2)
 #: one-hot top card: a kind, face down, or (last) an empty pile
-_TOP_HOT: Final = [tuple(1.0 if i == k else 0.0 for i in range(NUM_KINDS + 1)) for k in range(NUM_KINDS + 2)]
+_TOP_HOT: Final = [tuple(1 if i == k else 0 for i in range(NUM_KINDS + 1)) for k in range(NUM_KINDS + 2)]
 _SLOT: Final = {key: 4 * _slot(key) for key in (*GROUP_KEYS, WILD_MELD)}
 SCORE_SCALE: Final = 1000.0
 MINIMUM_SCALE: Final = 100.0
@@ -404,14 +419,14 @@ def _side_order(seats: Sequence[int], side_of: Sequence[int], nsides: int) -> li
     return out
 
 
-def pending_features(prefix: Sequence[int]) -> list[float]:
+def pending_features(prefix: Sequence[int]) -> list[int]:
     """The groups chosen so far in an unfinished action sequence."""
-    out = [0.0] * PENDING_FEATURES
+    out = [0] * PENDING_FEATURES
     for a in prefix:
         kind, key, n, d, j = ACTION_INFO[a]
         if kind == "take":
-            out[0] = 1.0
-            out[1], out[2], out[3] = float(n), float(d), float(j)
+            out[0] = 1
+            out[1], out[2], out[3] = n, d, j
         elif kind == "group":
             base = 4 + 3 * _slot(key)
             out[base] += n
@@ -452,26 +467,38 @@ class Observer:
             at += width
         self.size = at
         self._clean_cache: dict[tuple[int, ...], str | None] = {}
-        self._per_seat: dict[tuple[int, ...], tuple[list[int], list[tuple[float, float]], list[int]]] = {}
-        self._tails: dict[tuple[int, ...], tuple[float, ...]] = {}
+        self._per_seat: dict[tuple[int, ...], tuple[list[int], list[tuple[int, int]], list[int]]] = {}
+        self._tails: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._known_kinds: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._meld_stamp = -1
+        self._const_stamp = -1
+        self._const: list[tuple[list[int], list[tuple[int, int]], list[int]] | None] = []
         self._pile_stamp = -1
-        self._sides: list[list[float]] = []
-        self._pile: list[float] = []
+        self._sides: list[list[int]] = []
+        self._pile: list[int] = []
         self._order = [_order(n, self.step, s) for s in range(n)]
         self._rel = [[order.index(s) for s in range(n)] for order in self._order]
-        self._pack = struct.Struct(f"{self.size}f").pack
+        self._pack = struct.Struct(f"{self.size}i").pack
+        # features are gathered as integers, packed, and scaled into float32 in one numpy call
+        scale = np.ones(self.size, dtype=np.float32)
+        seats_at = self.slices["seats"].start
+        for k in range(n):
+            scale[seats_at + k * SEAT_FEATURES + SEAT_FEATURES - 2] = 1 / SCORE_SCALE
+            scale[seats_at + k * SEAT_FEATURES + SEAT_FEATURES - 1] = 1 / MINIMUM_SCALE
+        scale[self.slices["pile"].start] = 1 / SIZE_SCALE
+        scale[self.slices["stock_and_turn"].start] = 1 / SIZE_SCALE
+        scale[self.slices["stock_and_turn"].start + 1] = 1 / TURN_SCALE
+        self.scale = scale
 
-        def hot(width: int) -> list[tuple[float, ...]]:
-            return [tuple(1.0 if i == k else 0.0 for i in range(width)) for k in range(width)]
+        def hot(width: int) -> list[tuple[int, ...]]:
+            return [tuple(1 if i == k else 0 for i in range(width)) for k in range(width)]
 
         self._phase_hot = hot(len(PHASE_NAMES))
         self._ask_hot = hot(len(ASK_NAMES))
         self._draw_hot = hot(3)
         self._seat_hot = hot(n)
         self._seat_hot1 = hot(n + 1)
-        self._no_pending = (0.0,) * PENDING_FEATURES
+        self._no_pending = (0,) * PENDING_FEATURES
 
     # -- shared pieces
 
@@ -486,8 +513,8 @@ class Observer:
             self._clean_cache[key] = hit
         return hit
 
-    def _closed_block(self, closed: Sequence[Sequence[Card]]) -> list[float]:
-        per = [0.0] * (MELD_SLOTS + 2)
+    def _closed_block(self, closed: Sequence[Sequence[Card]]) -> list[int]:
+        per = [0] * (MELD_SLOTS + 2)
         for cards in closed:
             key = WILD_MELD
             for c in cards:
@@ -502,37 +529,46 @@ class Observer:
                 per[MELD_SLOTS + 1] += 1
         return per
 
-    def _view_tail(self, out: list[float], seat: int, stock: int, turn_no: int, phase: int, ask: int,
+    def _view_tail(self, out: list[int], seat: int, stock: int, turn_no: int, phase: int, ask: int,
                    flags: tuple[bool, bool, bool, bool], draw_mode: int, to_move: int, turn: int, lone: int,
                    went_out: int, pending: Sequence[int]) -> FloatArray:
         n = self.n
         rel = self._rel[seat]
-        out.append(stock / SIZE_SCALE)
-        out.append(turn_no / TURN_SCALE)
+        out.append(stock)
+        out.append(turn_no)
         out += self._tail_of(phase, ask, *flags, draw_mode, rel[to_move], rel[turn],
                              rel[lone] if lone >= 0 else n, rel[went_out] if went_out >= 0 else n)
         out += pending_features(pending) if pending else self._no_pending
-        return np.frombuffer(self._pack(*out), dtype=np.float32)
+        return self._array(out)
 
     # -- from the game (fast)
 
     def encode(self, game: Game, seat: int, pending: Sequence[int] = (),
-               stamps: tuple[int, int] | None = None) -> FloatArray:
+               stamps: tuple[int, int, int] | None = None) -> FloatArray:
         """What ``seat`` may know of ``game`` (equal to ``encode_view(seat_view(game, seat))``).
 
         ``stamps`` (from :class:`canasta.rl.core.Table`): numbers that change whenever the
-        melds (first) or the pile (second) may have changed; with them the melds' and the
-        pile's parts are reused from the last call instead of computed again."""
+        melds (first), the pile (second) or the scores and sides (third) may have changed; with
+        them those parts are reused from the last call instead of computed again."""
         g = game
         rc = g.rc[seat]
         hand = g.hands[seat]
         red = hand[5] + hand[6]
-        out: list[float] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
-        key = (seat, *g.start_scores, *g.side_of)
-        per = self._per_seat.get(key)
-        if per is None:
-            per = self._seat_setup(g, seat)
-            self._per_seat[key] = per
+        out: list[int] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
+        if stamps is not None and stamps[2] == self._const_stamp:
+            per = self._const[seat]
+            if per is None:
+                per = self._const[seat] = self._seat_setup(g, seat)
+        else:
+            key = (seat, *g.start_scores, *g.side_of)
+            per = self._per_seat.get(key)
+            if per is None:
+                per = self._seat_setup(g, seat)
+                self._per_seat[key] = per
+            if stamps is not None:
+                self._const_stamp = stamps[2]
+                self._const = [None] * self.n
+                self._const[seat] = per
         seats, consts, order = per
         hsize = g.hsize
         known_all = g.known
@@ -542,7 +578,6 @@ class Observer:
         pending3 = g.red3_pending
         known_kinds = self._known_kinds
         for s, const in zip(seats, consts, strict=True):
-            out.append(hsize[s])
             known = known_all[s]
             if any(known):
                 kt = tuple(known)
@@ -552,11 +587,9 @@ class Observer:
                     if len(known_kinds) > 65536:
                         known_kinds.clear()
                     known_kinds[kt] = kinds
-                out += kinds
             else:
-                out += _ZERO_KINDS
-            out += (len(red3[s]), has_melded[s], added[s], pending3[s])
-            out += const
+                kinds = _ZERO_KINDS
+            out += (hsize[s], *kinds, len(red3[s]), has_melded[s], added[s], pending3[s], *const)
         if stamps is None or stamps[0] != self._meld_stamp:
             self._sides = [self._side_block(g, side) for side in range(self.nsides)]
             self._meld_stamp = -1 if stamps is None else stamps[0]
@@ -567,8 +600,8 @@ class Observer:
             self._pile = self._pile_block(g)
             self._pile_stamp = -1 if stamps is None else stamps[1]
         out += self._pile
-        out.append(len(g.stock) / SIZE_SCALE)
-        out.append(g.turn_no / TURN_SCALE)
+        out.append(len(g.stock))
+        out.append(g.turn_no)
         rel = self._rel[seat]
         lone = g.lone
         went = g.went_out
@@ -582,24 +615,28 @@ class Observer:
             self._tails[tail_key] = tail
         out += tail
         out += pending_features(pending) if pending and seat == to_move else self._no_pending
-        return np.frombuffer(self._pack(*out), dtype=np.float32)
+        return self._array(out)
 
-    def _seat_setup(self, g: Game, seat: int) -> tuple[list[int], list[tuple[float, float]], list[int]]:
+    def _array(self, out: list[int]) -> FloatArray:
+        raw = np.frombuffer(self._pack(*out), dtype=np.int32)
+        return np.multiply(raw, self.scale, dtype=np.float32)  # a new writable array
+
+    def _seat_setup(self, g: Game, seat: int) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         """Per hand (and cut-throat sides): the seat order, each seat's (score, minimum), the side order."""
         seats = self._order[seat]
         cut = self.rules.cutthroat
         consts = []
         for s in seats:
             score = g.start_scores[s] if cut else g.start_scores[g.side_of[s]]
-            consts.append((score / SCORE_SCALE, self.rules.minimum_for(score) / MINIMUM_SCALE))
+            consts.append((score, self.rules.minimum_for(score)))
         if len(self._per_seat) > 4096:
             self._per_seat.clear()
         return seats, consts, _side_order(seats, g.side_of, self.nsides)
 
     def _tail_of(self, phase: int, ask: int, took: bool, melded: bool, touched: bool, clean: bool,
-                 draw_mode: int, to_move: int, turn: int, lone: int, went_out: int) -> tuple[float, ...]:
+                 draw_mode: int, to_move: int, turn: int, lone: int, went_out: int) -> tuple[int, ...]:
         """The one-hot part after the stock (relative seats given)."""
-        out: list[float] = []
+        out: list[int] = []
         out += self._phase_hot[phase]
         out += self._ask_hot[ask]
         out += (took, melded, touched, clean)
@@ -608,9 +645,9 @@ class Observer:
         out += self._seat_hot[turn]
         out += self._seat_hot1[lone]
         out += self._seat_hot1[went_out]
-        return tuple(float(x) for x in out)
+        return tuple(int(x) for x in out)
 
-    def _side_block(self, g: Game, side: int) -> list[float]:
+    def _side_block(self, g: Game, side: int) -> list[int]:
         slot = _SLOT
         block = _ZERO_MELDS[:]
         canastas = 0
@@ -619,13 +656,13 @@ class Observer:
             block[b:b + 4] = (m.naturals, m.deuces, m.jokers, m.concealed)
             if m.naturals + m.deuces + m.jokers >= CANASTA_SIZE and key != THREE:
                 canastas += 1
-        out: list[float] = [g.opened[side], canastas]
+        out: list[int] = [g.opened[side], canastas]
         out += block
         closed = g.closed[side]
         out += self._closed_block([m.cards for m in closed]) if closed else _ZERO_CLOSED
         return out
 
-    def _pile_block(self, g: Game) -> list[float]:
+    def _pile_block(self, g: Game) -> list[int]:
         pile = g.pile
         lo, hi = g.hidden
         npile = len(pile)
@@ -638,7 +675,7 @@ class Observer:
         else:
             for c in pile:
                 kinds[kind_of[c]] += 1
-        out: list[float] = [npile / SIZE_SCALE, max(0, min(hi, npile) - lo), g.pile_frozen]
+        out: list[int] = [npile, max(0, min(hi, npile) - lo), g.pile_frozen]
         out += kinds
         if pile:
             out += _TOP_HOT[NUM_KINDS if lo <= npile - 1 < hi else kind_of[pile[-1]]]
@@ -655,20 +692,20 @@ class Observer:
         n = self.n
         seat = view.seat
         seats = _order(n, self.step, seat)
-        out: list[float] = [0.0] * NUM_KINDS
+        out: list[int] = [0] * NUM_KINDS
         for c in view.hand:
             out[KIND_OF[c]] += 1
         for s in seats:
-            kinds = [0.0] * NUM_KINDS
+            kinds = [0] * NUM_KINDS
             for c in view.known[s]:
                 kinds[KIND_OF[c]] += 1
             score = view.scores[s] if self.rules.cutthroat else view.scores[view.side_of[s]]
             out.append(view.hand_sizes[s])
             out += kinds
             out += [len(view.red_threes[s]), view.has_melded[s], view.added_to_partner[s],
-                    view.red_threes_pending[s], score / SCORE_SCALE, view.minimum(s) / MINIMUM_SCALE]
+                    view.red_threes_pending[s], score, view.minimum(s)]
         for side in _side_order(seats, view.side_of, self.nsides):
-            block = [0.0] * (4 * MELD_SLOTS)
+            block = [0] * (4 * MELD_SLOTS)
             canastas = 0
             for cards, concealed, _, _ in view.melds[side]:
                 m: Meld = meld_from_cards(cards, concealed)
@@ -681,18 +718,18 @@ class Observer:
             out.append(canastas)
             out += block
             out += self._closed_block(view.closed[side] if view.closed else ())
-        kinds = [0.0] * NUM_KINDS
+        kinds = [0] * NUM_KINDS
         hidden = 0
         for shown in view.pile:
             if shown is None:
                 hidden += 1
             else:
                 kinds[KIND_OF[shown]] += 1
-        top = [0.0] * (NUM_KINDS + 1)
+        top = [0] * (NUM_KINDS + 1)
         if view.pile:
             last = view.pile[-1]
-            top[NUM_KINDS if last is None else KIND_OF[last]] = 1.0
-        out += [len(view.pile) / SIZE_SCALE, hidden, view.pile_frozen]
+            top[NUM_KINDS if last is None else KIND_OF[last]] = 1
+        out += [len(view.pile), hidden, view.pile_frozen]
         out += kinds
         out += top
         return self._view_tail(out, seat, view.stock_size, view.turn_number, PHASE_NAMES.index(view.phase),

@@ -3,7 +3,8 @@
 Agents are the seats, ``seat_0`` ... ``seat_N-1``; the agent to act is the seat to move (the
 partner while "may I go out?" waits for an answer).  Each observation is a dict with
 ``observation`` (the seat's :class:`~canasta.rl.encoding.Observer` vector) and ``action_mask``
-(int8, all zeros for a seat that is not to act).  Rewards come at the end of the episode (see
+(int8, all zeros for a seat that is not to act).  An illegal action ends the episode with
+``illegal_reward`` (-1) for the agent that played it.  Rewards come at the end of the episode (see
 :mod:`canasta.rl.core`): ``reward="hand"`` (the default) is the hand's score difference,
 ``reward="match"`` the match's outcome.
 """
@@ -33,8 +34,9 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
     metadata: ClassVar[dict[str, Any]] = {"name": "canasta_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
-                 max_hands: int = 60, render_mode: str | None = None) -> None:
+                 max_hands: int = 60, illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
         super().__init__()
+        self.illegal_reward = illegal_reward
         self.table = Table(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
         self.rules = self.table.rules
         self.render_mode = render_mode
@@ -70,7 +72,7 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         t = self.table
-        mask = t.mask() if seat == t.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask = t.mask() if not t.over and seat == t.game.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": t.observe(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -82,7 +84,18 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
             raise ValueError(f"{agent} must act: give an action index")
         t = self.table
         self._cumulative_rewards[agent] = 0.0
-        t.step(int(action))
+        act = int(action)
+        if not 0 <= act < NUM_ACTIONS or act not in t.decision.legal_set():
+            # PettingZoo's TerminateIllegalWrapper, built in: the episode ends, the agent pays
+            for other in self.agents:
+                self.terminations[other] = True
+                self.rewards[other] = 0.0
+                self._cumulative_rewards[other] = 0.0
+                self.infos[other] = {"illegal_move": True}
+            self.rewards[agent] = float(self.illegal_reward)
+            self._accumulate_rewards()
+            return
+        t.step(act)
         if t.over:
             for a, r in zip(self.possible_agents, t.rewards(), strict=True):
                 self.rewards[a] = r
@@ -116,14 +129,39 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
         pass
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order enforcement, with ``last()``, ``agents`` and ``agent_selection`` going
+    straight to the environment (inherited, they read attributes through two ``__getattr__``
+    layers, several times a step)."""
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        agents: list[str] = self.env.agents
+        return agents
+
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        selection: str = self.env.agent_selection
+        return selection
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise AttributeError("last cannot be called before reset")
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return result
+
+
 def raw_env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> CanastaAECEnv:
     return CanastaAECEnv(rules, **kwargs)
 
 
 def env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> AECEnv:
-    """The environment with PettingZoo's usual guards (an illegal action ends the episode with a
-    penalty for the agent that played it; order enforcement)."""
-    e: AECEnv = raw_env(rules, **kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    """The environment with PettingZoo's order enforcement.  An illegal or out-of-range action
+    ends the episode with ``illegal_reward`` (-1) for the agent that played it and
+    ``info["illegal_move"]`` (what PettingZoo's ``TerminateIllegalWrapper`` does, built in: that
+    wrapper would compute every observation twice)."""
+    return _OrderEnforcing(raw_env(rules, **kwargs))
