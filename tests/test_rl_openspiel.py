@@ -56,13 +56,16 @@ def test_resampling_keeps_the_information_state(preset: str) -> None:
     assert changed > 0, "resampled worlds deal the unseen cards anew"
 
 
-@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
-def test_ismcts_plays_whole_hands(preset: str) -> None:
+def _ismcts_hands(preset: str, hands: int) -> list[list[int]]:
+    """Seat 0 an ISMCTS bot (its world samples seeded), the others uniformly random."""
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
     rng = np.random.RandomState(1)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(2))
     bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(3))
-    for _ in range(2):
+    worlds = np.random.RandomState(4)
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, worlds.random_sample))
+    histories = []
+    for _ in range(hands):
         state = game.new_initial_state()
         decisions = 0
         while not state.is_terminal():
@@ -80,3 +83,51 @@ def test_ismcts_plays_whole_hands(preset: str) -> None:
         assert abs(sum(returns)) < 1e-6
         assert returns[0] == returns[2] == -returns[1]
         assert state.move_number() <= game.max_game_length()
+        histories.append(state.history())
+    return histories
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+def test_ismcts_plays_whole_hands(preset: str) -> None:
+    assert _ismcts_hands(preset, 2) == _ismcts_hands(preset, 2), "seeded, a run repeats exactly"
+
+
+def test_resampled_worlds_keep_an_askers_promise() -> None:
+    """A seat that asked "may I go out?" can go out in every world resampled for another seat
+    (``sample_world`` alone does not see to it: some of its worlds break the promise)."""
+    import random
+
+    from canasta.game import ASK_PENDING, Game
+    from canasta.rl.core import Table
+    from canasta.view import sample_world, seat_view
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "classic-4p"})
+    rules = game.rules
+    positions = broken = 0
+    for seed in range(300):
+        g = Game(rules, seed)
+        r = random.Random(seed)
+        while not g.is_over() and g.ask != ASK_PENDING:
+            moves = list(g.legal_moves)
+            asks = [m for m in moves if str(m) == "ask"]
+            g.push(asks[0] if asks else moves[r.randrange(len(moves))])
+        if g.is_over():
+            continue
+        positions += 1
+        other = (g.turn + 1) % 4
+        state = game.new_initial_state()
+        state.table = Table(rules)
+        state.table.start(g)
+        draws = np.random.RandomState(seed)
+        for k in range(10):
+            world = sample_world(seat_view(g, other), random.Random(k))
+            probe = world.copy()
+            probe.push("yes")
+            broken += not probe.can_go_out()
+            resampled = state.resample_from_infostate(other, draws.random_sample).table.game.copy()
+            resampled.push("yes")
+            assert resampled.can_go_out()
+        if positions >= 8:
+            break
+    assert positions >= 3
+    assert broken > 0, "unfiltered worlds do break the promise, so this test can see a regression"

@@ -18,7 +18,8 @@ vector (the information-state tensor is the same vector: it is not perfect recal
 observation string is the seat's view; the information-state string is perfect recall: the
 seat's dealt hand, then every move with what it showed the table, and after the seat's own
 moves its hand.  ``resample_from_infostate`` deals the unseen cards anew with
-:func:`canasta.view.sample_world`, which is what OpenSpiel's ISMCTS needs.
+:func:`canasta.view.sample_world` (what OpenSpiel's ISMCTS needs), sampling again a world in
+which a seat that asked "may I go out?" could not (see :func:`plausible`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 import pyspiel
 
 from canasta.cards import CARD_VALUE, cards_str, make_deck
-from canasta.game import Game
+from canasta.game import ASK_PENDING, ASK_YES, Game
 from canasta.italian import card_values
 from canasta.melds import CANASTA_SIZE
 from canasta.rl.core import Table
@@ -124,7 +125,9 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
             self.left[c] += 1
         self.cut: int | None = None
         self.table: Table | None = None
-        self.logs: list[list[str]] = [[] for _ in range(self.rules.players)]
+        # perfect recall: the public record, and per seat its private notes (at a record position)
+        self.public: list[str] = []
+        self.private: list[list[tuple[int, str]]] = [[] for _ in range(self.rules.players)]
 
     # -- chance
 
@@ -173,15 +176,28 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
         self.table = Table(self.rules)
         self.table.start(game)
         for s in range(self.rules.players):
-            self.logs[s].append(f"dealt {cards_str(sorted(game.hand(s)))}")
+            self.private[s].append((0, f"dealt {cards_str(sorted(game.hand(s)))}"))
 
     def _log(self, seat: int, move: str) -> None:
         assert self.table is not None
         g = self.table.game
         public = (f"{seat}: {move} | red threes {[len(x) for x in g.red3]} hands {g.hsize} "
                   f"stock {len(g.stock)}")
-        for s in range(self.rules.players):
-            self.logs[s].append(public + (f" | hand {cards_str(sorted(g.hand(s)))}" if s == seat else ""))
+        self.public.append(public)
+        self.private[seat].append((len(self.public), f"hand {cards_str(sorted(g.hand(seat)))}"))
+
+    def history_of(self, player: int) -> list[str]:
+        """What ``player`` has seen of the hand, in order (perfect recall)."""
+        out: list[str] = []
+        notes = self.private[player]
+        k = 0
+        for i in range(len(self.public) + 1):
+            while k < len(notes) and notes[k][0] == i:
+                out.append(notes[k][1])
+                k += 1
+            if i < len(self.public):
+                out.append(self.public[i])
+        return out
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == int(pyspiel.PlayerId.CHANCE):
@@ -215,12 +231,41 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
         rng = random.Random(int(sampler() * 2**53))
         new: CanastaState = self.clone()
         assert new.table is not None
-        world = sample_world(seat_view(self.table.game, player), rng)
-        pending = self.table.pending
+        view = seat_view(self.table.game, player)
+        for _ in range(RESAMPLE_TRIES):
+            world = sample_world(view, rng)
+            if plausible(world, player):
+                break
         new.table.start(world)
-        for a in pending:
-            new.table.step(a)
+        if player == self.table.to_move:  # the actions chosen so far are the player's own
+            for a in self.table.pending:
+                new.table.step(a)
+        # the other seats' private past is unknown in the new world: from here on, their notes
+        # start from the hands the world gave them (so their information states differ from the
+        # real ones wherever their hands do)
+        for s in range(self.rules.players):
+            if s != player:
+                new.private[s] = [(len(new.public), f"resampled hand {cards_str(sorted(world.hand(s)))}")]
         return new
+
+
+RESAMPLE_TRIES = 200
+
+
+def plausible(world: Game, player: int) -> bool:
+    """Whether a sampled world fits what the table knows beyond the cards: ``sample_world``
+    deals the unseen cards without it, so a seat that asked "may I go out?" may get a hand that
+    cannot go out (and, after a yes, no legal move at all).  Worlds that fail are sampled again."""
+    if world.is_over():
+        return True
+    asker = world.turn
+    if asker != player and world.ask in (ASK_PENDING, ASK_YES):
+        probe = world.copy()
+        if world.ask == ASK_PENDING:
+            probe.push("yes")
+        if not probe.can_go_out():
+            return False
+    return bool(world.legal_moves)
 
 
 class CanastaObserver:
@@ -245,7 +290,7 @@ class CanastaObserver:
         t = state.table
         pending = " ".join(str(a) for a in t.pending) if player == t.to_move else ""
         if self.perfect_recall:
-            return f"seat {player}\n" + "\n".join(state.logs[player]) + f"\npending {pending}"
+            return f"seat {player}\n" + "\n".join(state.history_of(player)) + f"\npending {pending}"
         return seat_view(t.game, player).to_json() + f" pending {pending}"
 
 
