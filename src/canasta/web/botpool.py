@@ -33,6 +33,8 @@ import contextlib
 import hashlib
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -52,9 +54,22 @@ def decision_seed(table_seed: int, seat: int, hand: int, move_number: int) -> in
     return int.from_bytes(digest[:4], "big")
 
 
+def _watch_parent(parent: int, every: float = 1.0) -> None:
+    """Exit when the server process is gone (killed without a chance to stop its
+    workers): a worker holds its own queue open, so it would wait for ever."""
+    while True:
+        time.sleep(every)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _start_worker() -> None:
+    """Worker start-up (importing this module imported the engine and the bots)."""
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True, name="parent-watch").start()
+
+
 def _warm() -> None:
-    """Worker start-up: nothing to do but be called; unpickling it imported this
-    module, and with it the engine and the bots."""
+    """Submitted once per worker at start: nothing to do but be called."""
 
 
 def decide(view: dict[str, Any], level: str, seed: int) -> str:
@@ -98,7 +113,7 @@ class BotPool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_warm)
+                                                 initializer=_start_worker)
         return self._executor
 
     def _broken(self, executor: ProcessPoolExecutor) -> None:

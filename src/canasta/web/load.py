@@ -161,6 +161,21 @@ async def seat_client(bench: Bench, ws_base: str, table: str, seat: int, token: 
             bench.error_samples.append(f"connection: {exc!r}")
 
 
+def read_available(stream: Any, timeout: float = 2.0) -> str:
+    """What a pipe holds, without waiting for its end (a leftover child may hold it open)."""
+    import select
+
+    chunks = []
+    deadline = time.monotonic() + timeout
+    fd = stream.fileno()
+    while (left := deadline - time.monotonic()) > 0 and select.select([fd], [], [], left)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode(errors="replace")
+
+
 def rss_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -265,7 +280,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             server.proc.terminate()  # a clean stop: the server reports its bot pool on the way out
             with contextlib.suppress(Exception):  # the report is optional
                 server.proc.wait(10)
-                pool_report = " ".join(line for line in server.proc.stderr.read().decode().splitlines()
+                pool_report = " ".join(line for line in read_available(server.proc.stderr).splitlines()
                                        if "bot pool" in line)
         server.stop()
     lat = bench.latencies
