@@ -1,0 +1,171 @@
+"""Trained policies as players: a saved network plays any seat with numpy only.
+
+A policy file (``.npz``) holds a multilayer perceptron over the observation vector
+(:class:`~canasta.rl.encoding.Observer`) whose output is one logit per action; the legal action
+with the highest logit is played.  ``examples/train.py`` writes one from a MaskablePPO model
+(:func:`export_sb3`); :class:`PolicyBot` plays it behind the bot interface (it sees only a
+:class:`~canasta.view.SeatView`), so the arena and the interfaces can seat it as
+``policy:PATH``.  Playing needs numpy, not torch.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from canasta.bots import make_bot
+from canasta.bots.base import Bot
+from canasta.moves import Move
+from canasta.rl.core import Table
+from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer
+from canasta.rules import RuleSet
+from canasta.view import SeatView, sample_world, seat_view
+
+FORMAT = "canasta-policy/1"
+ACTIVATIONS: dict[str, Callable[[FloatArray], FloatArray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+class NumpyPolicy:
+    """An MLP: ``layers`` of (weights ``out x in``, bias), ``activation`` between them."""
+
+    def __init__(self, layers: Sequence[tuple[FloatArray, FloatArray]], activation: str = "tanh",
+                 rules: str = "", meta: dict[str, str] | None = None) -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
+        if not layers or layers[-1][0].shape[0] != NUM_ACTIONS:
+            raise ValueError(f"the last layer must have {NUM_ACTIONS} outputs, one per action")
+        self.layers = [(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self.rules = rules
+        self.meta = dict(meta or {})
+        self.inputs = self.layers[0][0].shape[1]
+
+    def logits(self, obs: FloatArray) -> FloatArray:
+        act = ACTIVATIONS[self.activation]
+        x = obs
+        for i, (w, b) in enumerate(self.layers):
+            x = w @ x + b
+            if i < len(self.layers) - 1:
+                x = act(x)
+        return x
+
+    def act(self, obs: FloatArray, mask: npt.NDArray[Any]) -> int:
+        """The legal action with the highest logit (ties: the lowest index)."""
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask")
+        logits = self.logits(obs)
+        return int(legal[int(np.argmax(logits[legal]))])
+
+    def __call__(self, obs: FloatArray, mask: npt.NDArray[Any]) -> int:
+        return self.act(obs, mask)
+
+    def save(self, path: str | Path) -> None:
+        arrays: dict[str, Any] = {"format": np.array(FORMAT), "activation": np.array(self.activation),
+                                  "rules": np.array(self.rules), "layers": np.array(len(self.layers))}
+        for i, (w, b) in enumerate(self.layers):
+            arrays[f"w{i}"] = w
+            arrays[f"b{i}"] = b
+        for k, v in self.meta.items():
+            arrays[f"meta_{k}"] = np.array(v)
+        with open(path, "wb") as fh:
+            np.savez(fh, **arrays)
+
+    @staticmethod
+    def load(path: str | Path) -> NumpyPolicy:
+        try:
+            data = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read a policy from {path}: {exc}") from None
+        with data:
+            if "format" not in data or str(data["format"]) != FORMAT:
+                raise ValueError(f"{path} is not a canasta policy ({FORMAT})")
+            n = int(data["layers"])
+            layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+            meta = {k[5:]: str(data[k]) for k in data.files if k.startswith("meta_")}
+            return NumpyPolicy(layers, str(data["activation"]), str(data["rules"]), meta)
+
+
+def export_sb3(model: Any, rules: str, meta: dict[str, str] | None = None) -> NumpyPolicy:
+    """The policy part of a stable-baselines3 / sb3-contrib ``MlpPolicy`` (flatten, the policy
+    MLP, the action head) as a :class:`NumpyPolicy`."""
+    policy = model.policy
+    layers = []
+    activation = "tanh"
+    for module in policy.mlp_extractor.policy_net:
+        name = type(module).__name__
+        if name == "Linear":
+            layers.append((module.weight.detach().cpu().numpy(), module.bias.detach().cpu().numpy()))
+        elif name in ("Tanh", "ReLU"):
+            activation = name.lower()
+        else:
+            raise ValueError(f"cannot export a {name} layer")
+    head = policy.action_net
+    layers.append((head.weight.detach().cpu().numpy(), head.bias.detach().cpu().numpy()))
+    return NumpyPolicy(layers, activation, rules, meta)
+
+
+class PolicyBot(Bot):
+    """A saved policy behind the bot interface (``policy:PATH``)."""
+
+    name = "policy"
+
+    def __init__(self, path: str | Path | NumpyPolicy, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.policy = path if isinstance(path, NumpyPolicy) else NumpyPolicy.load(path)
+        self._observers: dict[str, Observer] = {}
+
+    def choose(self, view: SeatView) -> Move:
+        observer = self._observers.get(view.rules.name)
+        if observer is None:
+            observer = self._observers[view.rules.name] = Observer(view.rules)
+        if observer.size != self.policy.inputs:
+            raise ValueError(f"this policy reads {self.policy.inputs} features; {view.rules.name} "
+                             f"observations have {observer.size}")
+        # the legal moves of the seat to move depend only on its hand and the table
+        decision = Decision(sample_world(view, self.rng))
+        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        while True:
+            mask[:] = False
+            mask[decision.legal_list()] = True
+            move = decision.apply(self.policy.act(observer.encode_view(view, decision.prefix), mask))
+            if move is not None:
+                return move
+
+
+def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleSet | str, opponent: str,
+             hands: int, seed: int = 0) -> dict[str, float]:
+    """The policy's side (two seats of it in partnership games) against ``opponent`` bots over
+    ``hands`` seeded hands, the sides' seats swapped every other hand.  Returns hands won,
+    lost and tied, and the mean score difference per hand."""
+    table = Table(rules)
+    n = table.n
+    won = lost = 0
+    diff = 0.0
+    rng = random.Random(seed)
+    for h in range(hands):
+        table.reset(seed * 1_000_003 + h)
+        side = h % 2  # the policy plays the seats of this side (seat parity)
+        mine = {s for s in range(n) if table.game.side_of[s] == table.game.side_of[side]}
+        bots: dict[int, Bot] = {s: make_bot(opponent, seed=rng.getrandbits(32)) for s in range(n) if s not in mine}
+        while not table.over:
+            s = table.to_move
+            if s in mine:
+                table.step(policy(table.observe(s), table.mask()))
+            else:
+                table.play(bots[s].choose(seat_view(table.game, s)))
+        r = table.rewards()[side]
+        won += r > 0
+        lost += r < 0
+        diff += r
+    return {"hands": hands, "won": won, "lost": lost, "tied": hands - won - lost,
+            "won_pct": round(100 * won / hands, 1) if hands else 0.0,
+            "score_diff_per_hand": round(diff / hands, 1) if hands else 0.0}
