@@ -322,7 +322,7 @@ def test_an_idle_table_is_closed_and_kept(client: TestClient) -> None:
     row = hub.store.load(tid)
     assert row is not None and row.status == "abandoned" and row.state == saved.state  # kept, moves and all
     assert tid not in [r.id for r in hub.store.unfinished()]
-    for path in (f"/t/{tid}", f"/api/tables/{tid}"):
+    for path in (f"/t/{tid}", f"/api/tables/{tid}", f"/api/tables/{tid}/record", f"/api/tables/{tid}/replay"):
         r = client.get(path)
         assert r.status_code == 410 and "closed" in r.json()["detail"], path
     r = client.post(f"/api/tables/{tid}/join", json={"name": "Eve", "seat": 1})

@@ -461,6 +461,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
         row = store.load(table_id)
         if row is None:
             raise bad("no such table", 404)
+        if row.status == "abandoned":
+            raise bad(hub.missing(table_id), 410)
         if row.status != "finished":
             raise bad("the match is not over: its record and replay are available when it ends", 409)
         return row

@@ -57,6 +57,7 @@ def run_serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from canasta.web.app import create_app, normalise_origin
+        from canasta.web.botpool import default_workers
         from canasta.web.room import Settings
     except ImportError as exc:
         raise CanastaError(f"the web server needs more packages ({exc.name} is missing): "
@@ -82,7 +83,9 @@ def run_serve(args: argparse.Namespace) -> int:
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
-        idle_hours=args.idle_hours, bot_workers=args.bot_workers, bot_timeout=args.bot_timeout))
+        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout,
+        # a number, so the workers start with the server rather than at the first decision
+        bot_workers=default_workers() if args.bot_workers is None else args.bot_workers))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,
