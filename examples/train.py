@@ -6,7 +6,7 @@
     python examples/train.py --smoke       # a few seconds: the loop runs, a policy is saved and plays
 
 The learning seat plays classic-4p (``--rules``) with its partner played by the current policy
-itself and its two opponents by ``random`` bots in half of the environments and ``basic`` bots
+itself (a numpy copy, refreshed after every update) and its two opponents by ``random`` bots in half of the environments and ``basic`` bots
 in the other half.  The reward is the hand's score difference / 1000.  At each checkpoint (in
 minutes of training, evaluation not counted) the policy is saved as ``policy-<m>min.npz`` (a
 numpy network that ``canasta.rl.policy.PolicyBot`` plays, ``policy:PATH``) and measured: hands
@@ -39,19 +39,23 @@ from canasta.rl.policy import NumpyPolicy, evaluate, export_sb3
 
 
 class Partner:
-    """The learning seat's partner: the policy being trained (random legal actions before the
-    first update)."""
+    """The learning seat's partner: the policy being trained, as a numpy copy refreshed after
+    every update (random legal actions before the first)."""
 
-    def __init__(self, seed: int) -> None:
-        self.model: Any = None
+    def __init__(self, rules: str, seed: int) -> None:
+        self.rules = rules
+        self.policy: NumpyPolicy | None = None
         self.rng = random.Random(seed)
+        self.updates = -1
+
+    def refresh(self, model: Any) -> None:
+        self.policy = export_sb3(model, self.rules)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        if self.model is None:
+        if self.policy is None:
             legal = np.flatnonzero(mask)
             return int(legal[self.rng.randrange(len(legal))])
-        action, _ = self.model.predict(obs, action_masks=mask.astype(bool), deterministic=True)
-        return int(action)
+        return self.policy.act(obs, mask)
 
 
 class Checkpoints:
@@ -74,7 +78,10 @@ class Checkpoints:
 
     def __call__(self, locals_: dict[str, Any], globals_: dict[str, Any]) -> bool:
         self.model = locals_["self"]
-        self.partner.model = self.model
+        updates = int(self.model._n_updates)
+        if updates != self.partner.updates:  # a new policy since the last refresh
+            self.partner.updates = updates
+            self.partner.refresh(self.model)
         now = time.perf_counter()
         self.trained += now - self.started
         self.started = now
@@ -120,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    partner = Partner(args.seed)
+    partner = Partner(args.rules, args.seed)
 
     def make(i: int) -> Any:
         opponent = "random" if i % 2 == 0 else "basic"

@@ -78,17 +78,19 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(seed)
-        self.table.reset(self._rng.getrandbits(63))
-        if self.fixed_seat is None:
-            self.seat = self._rng.randrange(self.rules.players)
-        for bot in self.bots.values():
-            bot.close()
-        self.bots = {}
-        for s, player in zip(self._others(), self.players, strict=True):
-            if isinstance(player, str):
-                self.bots[s] = make_bot(player, seed=self._rng.getrandbits(32))
-        self._play_others()
-        return self._obs(), self._info()
+        while True:  # a hand that ends before the learning seat acts (very rare) is dealt again
+            self.table.reset(self._rng.getrandbits(63))
+            if self.fixed_seat is None:
+                self.seat = self._rng.randrange(self.rules.players)
+            for bot in self.bots.values():
+                bot.close()
+            self.bots = {}
+            for s, player in zip(self._others(), self.players, strict=True):
+                if isinstance(player, str):
+                    self.bots[s] = make_bot(player, seed=self._rng.getrandbits(32))
+            self._play_others()
+            if not self.table.over:
+                return self._obs(), self._info()
 
     def _play_others(self) -> None:
         t = self.table
