@@ -120,7 +120,7 @@ def test_presets_quick_play_and_a_human_move(client: TestClient) -> None:
         assert check["results"][1]["message"] and check["results"][2]["code"] == "BAD_MOVE"
         send(ws, type="move", move="draw")
         after = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > state["seq"])
-        assert after["log"][-1] == "Ann draws" and len(after["view"]["hand"]) == 12
+        assert after["log"][-1]["text"] == "Ann draws" and after["log"][-1]["move"] == "draw" and len(after["view"]["hand"]) == 12
         send(ws, type="hint")
         hint = recv_until(ws, lambda m: m["type"] == "hint")
         assert hint["move"] and hint["text"].startswith("Ann")
@@ -393,7 +393,7 @@ def test_reconnect_resynchronises_from_the_sequence_number(client: TestClient) -
 
 
 def discarded(card: str) -> Callable[[Msg], bool]:
-    return lambda m: m["type"] == "state" and m["log"][-1].endswith(f"discards {card}")
+    return lambda m: m["type"] == "state" and m["log"][-1]["text"].endswith(f"discards {card}")
 
 
 def draw_and_discard(ws: WebSocketTestSession) -> Msg:
@@ -415,7 +415,7 @@ def test_a_dropped_player_is_replaced_by_a_bot_and_gets_the_seat_back(client: Te
     with client.websocket_connect(f"/ws/{tid}") as ann:
         state = hello(ann, tokens[0])
         # seat 2 never connects: after the grace period a bot plays it
-        while not any(line.startswith("P2") for line in state["log"]):
+        while not any(line["text"].startswith("P2") for line in state["log"]):
             if state["view"]["to_move"] == 0 and state["view"]["phase"] == "draw":
                 state = draw_and_discard(ann)
             state = recv_until(ann, lambda m: m["type"] == "state")
@@ -447,7 +447,7 @@ def test_turn_timer_lets_a_bot_finish_the_turn(client: TestClient) -> None:
         assert state["deadline"] > time.time() - 1
         recv_until(ws, lambda m: m["type"] == "state" and m["players"][0]["bot_playing"])
         after = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] != 0)
-        assert any(line.startswith("Ann") for line in after["log"])
+        assert any(line["text"].startswith("Ann") for line in after["log"])
 
 
 # --------------------------------------------------------- history, replay

@@ -497,3 +497,38 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
         play_until(6)  # both go on
     finally:
         server.stop()
+
+
+def test_a_fair_deal_is_committed_then_revealed_in_the_page(browser: Browser, tmp_path: Path) -> None:
+    """No fixed seed: the page sends its client seed with its hello, the server deals,
+    the Fair deals panel shows the commitment, and after the hand the secret whose
+    SHA-256 it is."""
+    import hashlib
+
+    server = ServerProcess(str(tmp_path / "fair.db"), args=["--bot-delay", "0.02"]).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/?pace=0")
+        page.fill("#name", "Ann")
+        page.click("#btn-quick")
+        page.wait_for_url("**/t/*")
+        page.wait_for_selector("#hand .card")  # dealt: the page's seed reached the server
+        page.click("#btn-fair")
+        current = page.inner_text("#fair-current")
+        committed = re.findall(r"\b[0-9a-f]{64}\b", current)
+        assert len(committed) == 2, current  # this hand's and the next hand's commitments
+        page.wait_for_function("() => !document.getElementById('fair-current').textContent.includes('not sent')",
+                               timeout=5000)  # the page sent its seed for the next hand too
+        page.click("#btn-fair-close")
+        play_hand(page, time.monotonic() + 60)
+        page.click("#btn-sheet-close")
+        page.click("#btn-fair")
+        revealed = page.inner_text("#fair-revealed")
+        secret = re.search(r"secret\s+([0-9a-f]{64})", revealed)
+        assert secret is not None, revealed
+        assert hashlib.sha256(bytes.fromhex(secret.group(1))).hexdigest() == committed[0]
+        assert not errors, errors
+    finally:
+        server.stop()

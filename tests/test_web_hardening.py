@@ -583,7 +583,7 @@ def test_pooled_bots_play_their_answer_or_a_quick_bots(client: TestClient, mode:
     room = room_of(client, data["table"])
     with client.websocket_connect(f"/ws/{data['table']}") as ws:
         state = hello(ws, data["token"])
-        while not any(line.startswith("North") for line in state["log"]):  # three bot turns at least
+        while not any(line["text"].startswith("North") for line in state["log"]):  # three bot turns at least
             if state["view"]["to_move"] == 0 and state["view"]["phase"] == "draw" and not state["hand_over"]:
                 send(ws, type="move", move="draw")
                 state = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["phase"] != "draw")

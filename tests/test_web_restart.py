@@ -110,7 +110,7 @@ def test_kill_and_restart_mid_hand_loses_nothing(tmp_path: Path) -> None:
             assert c.state["seq"] > seq  # the event numbers go on
         # both continue: Ann plays, Bea sees it
         ann.turn()
-        bea.until(lambda m: m["type"] == "state" and m["log"][-1].startswith("Ann discards"))
+        bea.until(lambda m: m["type"] == "state" and m["log"][-1]["text"].startswith("Ann discards"))
         info = httpx.get(f"{server.url}/api/tables/{table}").json()
         assert [s["name"] for s in info["seats"]] == ["Ann", "West", "Bea", "East"]
         ann.close()

@@ -27,6 +27,7 @@ class HandRecord:
     went_out: int
     end_reason: str
     fair: FairDeal | None = None  # a provably fair deal (the seed is then unused)
+    concealed_out: bool = False  # went out concealed (without having melded before)
 
 
 @dataclass
@@ -95,7 +96,8 @@ class Match:
         else:
             gains = [result[side].total for side in range(len(self.totals))]
         self.totals = [t + d for t, d in zip(self.totals, gains, strict=True)]
-        rec = HandRecord(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason, self.fair)
+        rec = HandRecord(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason, self.fair,
+                         g.out_concealed)
         self.hands.append(rec)
         self.winner = match_winner(self.rules, self.totals)
         return rec

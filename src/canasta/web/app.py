@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from canasta.errors import CanastaError
 from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, seat_names
-from canasta.web.room import BOT_LEVELS, MAX_MESSAGE, Conn, Hub, Room, Settings, error
+from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, MAX_MESSAGE, Conn, Hub, Room, Settings, error
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 STATIC = Path(__file__).parent / "static"
@@ -237,18 +237,29 @@ class Lobby:
         seed = body.get("seed")
         if seed is not None and (not is_int(seed) or not 0 <= seed <= MAX_SEED):
             raise bad("the seed is a whole number from 0 to 2**63 - 1")
+        bot_delay = body.get("bot_delay")
+        if bot_delay is not None and (not isinstance(bot_delay, (int, float)) or isinstance(bot_delay, bool)
+                                      or not 0 <= bot_delay <= MAX_BOT_DELAY):
+            raise bad(f"the bots' pace (bot_delay) is a number of seconds from 0 to {MAX_BOT_DELAY:g}")
         title = text_field(body, "title", "the table's name")
-        if not self.hub.settings.fixed_seeds or seed is None:
-            seed = secrets.randbits(31)  # nobody may know the deal in advance
+        # Every deal is provably fair (docs/fair-deals.md): a secret per hand, committed
+        # before the players' client seeds arrive.  A fixed seed only where the server
+        # allows it (tests, demonstrations).
+        fair = not (self.hub.settings.fixed_seeds and seed is not None)
+        if fair or seed is None:
+            seed = secrets.randbits(63)  # chooses the first dealer and the bots' own randomness, not the deal
         table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
-                      names=[s.name for s in seats], event="canasta serve")
+                      names=[s.name for s in seats], event="canasta serve", fair=fair, deal=not fair)
         table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
         config = {"title": clean_name(title, f"{my_name}'s table"), "preset": rules.name,
                   "turn_seconds": turn_seconds}
+        if bot_delay is not None:
+            config["bot_delay"] = float(bot_delay)
         status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
         now = time.time()
         self.hub.store.create(TableRow(table_id, now, now, status, config, table.to_dict(), 0, seats))
-        self.hub.rooms[table_id] = Room(self.hub, table_id, config, seats, table, 0, status)
+        room = self.hub.rooms[table_id] = Room(self.hub, table_id, config, seats, table, 0, status)
+        room.resume()
         return {"table": table_id, "seat": me, "token": token,
                 "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
                 "link": f"/t/{table_id}"}
@@ -431,7 +442,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
         n = PRESETS[preset].players if isinstance(preset, str) and preset in PRESETS else 4
         made = lobby.create({"preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
                              "seats": [{"kind": "bot", "level": level}] * n, "seed": body.get("seed"),
-                             "title": "Quick play"})
+                             "bot_delay": body.get("bot_delay"), "title": "Quick play"})
         hub.count_creation(client_address(request))
         return made
 
@@ -539,6 +550,11 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
                 conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
                            "title": room.config.get("title"), "seq": room.seq,
                            "resync": is_int(msg.get("seq")) and msg["seq"] != room.seq})
+                if seat >= 0 and msg.get("client_seed") is not None and room.table.pending is not None \
+                        and not room.table.match_over:  # the page's seed for the next deal
+                    refused = room.set_seed(seat, msg["client_seed"])
+                    if refused is not None:
+                        conn.send(refused)
                 room.attach(conn)  # the new client gets its state (everyone does if a seat came back)
             while True:
                 msg = parse(await receive(ws))

@@ -41,6 +41,7 @@ from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
 MAX_MESSAGE = 4096
+MAX_BOT_DELAY = 5.0  # the slowest bot pace a table may ask for, in seconds
 MAX_CHECKS = 16
 MAX_QUEUE = 512  # messages waiting for one slow client
 LOG_LINES = 60
@@ -69,6 +70,7 @@ class Settings:
     idle_hours: float = 24.0  # a table nobody is connected to and nobody played at for this long closes (0: never)
     bot_workers: int | None = None  # processes for the searching bots (None: cores - 1; 0: a thread, as before)
     bot_timeout: float = 3.0  # seconds a pooled bot decision may take, waiting included; then a basic bot moves
+    auto_deal: float = 15.0  # a table with at most one person deals the next hand by itself after this (0: never)
 
 
 class Conn:
@@ -139,6 +141,8 @@ class Room:
     next_idx: int = 0  # the store's index for the next move
     last_active: float = field(default_factory=time.time)  # the last change, connection or disconnection
     fallback_bots: dict[int, Bot] = field(default_factory=dict)  # play when the bot pool does not answer
+    deal_task: asyncio.Task[None] | None = None  # deals by itself: the first hand after the grace, or the next
+    deal_at: float | None = None  # when deal_task deals (sent to clients as auto_deal_at)
 
     # ---------------------------------------------------------------- status
 
@@ -160,40 +164,61 @@ class Room:
 
     def needs_bot(self) -> bool:
         t = self.table
-        return (self.status == "playing" and not t.hand_over and self.any_human_connected()
+        return (self.status == "playing" and t.dealt and not t.hand_over and self.any_human_connected()
                 and self.bot_plays(t.game.to_move))
+
+    @property
+    def bot_delay(self) -> float:
+        """Seconds between bot moves at this table (its players may change it)."""
+        value = self.config.get("bot_delay")
+        return float(value) if isinstance(value, (int, float)) else self.hub.settings.bot_delay
 
     # ------------------------------------------------------------- payloads
 
     def public(self) -> dict[str, Any]:
+        """What everyone at the table may know.  Of the deals: the current hand's
+        commitment, the next hand's (before it is dealt) and, for finished hands
+        only, the revealed secrets and client seeds."""
         t = self.table
-        g = t.game
         players = []
         for s in self.seats:
             players.append({
                 "name": t.names[s.seat], "kind": s.kind, "level": s.level,
                 "connected": self.connected(s.seat), "bot_playing": s.seat in self.takeover or s.seat == self.auto_turn,
-                "minimum": g.minimum(s.seat),
+                "minimum": t.game.minimum(s.seat) if t.dealt else None,
             })
         sheet = [{"hand": h.hand_number, "went_out": h.went_out, "end_reason": h.end_reason,
-                  "scores": [sc.as_dict() for sc in h.scores]} for h in t.match.hands]
+                  "concealed_out": h.concealed_out, "scores": [sc.as_dict() for sc in h.scores]}
+                 for h in t.match.hands]
+        shown = t.next_commitment()
         return {
-            "type": "state", "seq": self.seq, "table": self.id, "status": self.status,
-            "players": players, "log": [e.text for e in t.log(LOG_LINES)],
+            "type": "state", "seq": self.seq, "table": self.id, "status": self.status, "dealt": t.dealt,
+            "players": players,
+            "log": [{"n": e.number, "seat": e.seat, "move": str(e.move), "text": e.text} for e in t.log(LOG_LINES)],
             "totals": list(t.match.totals), "target": t.rules.target, "sheet": sheet,
             "hand_over": t.hand_over, "match_over": t.match_over, "winner": t.match.winner,
             "commitment": t.commitment(), "deadline": self.deadline,
+            "deal": {"hand": t.hand_number, "commitment": t.commitment()} if t.dealt else None,
+            "next_deal": ({"hand": t.hand_number + 1, "commitment": shown,
+                           "seeds": [bool(x) for x in t.client_seeds()]} if shown is not None else None),
+            "revealed": t.revealed(), "auto_deal_at": self.deal_at if t.dealt else None,
+            "bot_delay": self.bot_delay,
         }
 
     def payload_for(self, seat: int, public: dict[str, Any]) -> dict[str, Any]:
         # the rules are sent once, in the welcome
-        seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
-        view = seen.to_dict(include_rules=False)
         out = dict(public)
         out["seat"] = seat
-        out["view"] = view
-        out["pile_notes"] = pile_notes(seen)
+        if self.table.dealt:
+            seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
+            out["view"] = seen.to_dict(include_rules=False)
+            out["pile_notes"] = pile_notes(seen)
+        else:
+            out["view"] = None
+            out["pile_notes"] = []
         out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
+        mine = self.table.client_seeds()[seat] if seat >= 0 and self.table.pending is not None else ""
+        out["my_seed"] = mine or None
         return out
 
     def broadcast(self) -> None:
@@ -225,6 +250,8 @@ class Room:
             store.undo_move(self.id, self.seq)
         elif change == "deal":
             store.set_hands(self.id, len(t.moves), self.seq, self.status)
+            if t.fair:  # the next hand's secret was drawn with this deal
+                store.save_header(self.id, t.to_dict(), self.seq, self.status)
         else:
             store.save_header(self.id, t.to_dict(), self.seq, self.status)
 
@@ -236,6 +263,7 @@ class Room:
             self.auto_turn = None
         self._persist(change)
         self._arm_timer()
+        self._arm_deal()
         self.broadcast()
         self.kick()
 
@@ -255,6 +283,8 @@ class Room:
             return error("BAD_MESSAGE", "a move message needs \"move\": the move in notation, e.g. \"draw\"")
         if self.status == "open":
             return error("WAITING", "the table is waiting for players to take the open seats")
+        if not self.table.dealt:
+            return error("WAITING", "the first hand is dealt once every player's page has sent its client seed")
         if self.status == "finished":
             return error("MATCH_OVER", "the match is over")
         t = self.table
@@ -280,7 +310,7 @@ class Room:
     async def _run_bots(self) -> None:
         try:
             while self.needs_bot():
-                await asyncio.sleep(self.hub.settings.bot_delay)  # 0: still lets others in
+                await asyncio.sleep(self.bot_delay)  # 0: still lets others in
                 if not self.needs_bot():
                     break
                 t = self.table
@@ -390,7 +420,7 @@ class Room:
     def _arm_timer(self) -> None:
         seconds = float(self.config.get("turn_seconds") or 0)
         t = self.table
-        if seconds <= 0 or t.hand_over or self.status != "playing" or self.bot_plays(t.game.to_move):
+        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.game.to_move):
             key = None
         else:
             key = (t.hand_number, t.game.turn_no, t.game.to_move)
@@ -417,6 +447,91 @@ class Room:
             self.auto_turn = self.table.game.to_move
             self._presence_changed()
 
+    # ------------------------------------------------------------------ deals
+
+    def people(self) -> list[int]:
+        return [s.seat for s in self.seats if s.kind == "human"]
+
+    def seeds_in(self) -> bool:
+        """Has every seated person's page sent its client seed for the next deal?"""
+        seeds = self.table.client_seeds()
+        return all(seeds[s] for s in self.people()) if seeds else True
+
+    def _deal_delay(self) -> float | None:
+        """Seconds until this table deals by itself, or None: the first hand once
+        every seat is taken (at once when every person's seed is in, else after the
+        grace period, so an absent player cannot hold the table); a next hand after
+        the auto-deal pause when at most one person plays here (a bot game)."""
+        t = self.table
+        if self.status != "playing" or t.match_over:
+            return None
+        if not t.dealt:
+            return 0.0 if self.seeds_in() else self.hub.settings.grace
+        pause = self.hub.settings.auto_deal
+        if t.hand_over and len(self.people()) <= 1 and pause > 0:
+            return pause
+        return None
+
+    def resume(self) -> None:
+        """Start what the table waits for by itself (a deal) once it is live on a loop."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._arm_deal()
+
+    def _arm_deal(self) -> None:
+        delay = self._deal_delay()
+        key_hand = self.table.hand_number
+        if delay is None:
+            if self.deal_task is not None:
+                self.deal_task.cancel()
+            self.deal_task, self.deal_at = None, None
+            return
+        if delay == 0.0:
+            if self.deal_task is not None:
+                self.deal_task.cancel()
+            self.deal_task, self.deal_at = None, None
+            self.deal()
+            return
+        if self.deal_task is None:
+            self.deal_at = time.time() + delay
+            self.deal_task = asyncio.create_task(self._deal_later(delay, key_hand))
+
+    async def _deal_later(self, delay: float, hand: int) -> None:
+        try:
+            await asyncio.sleep(delay)
+        except asyncio.CancelledError:
+            return
+        self.deal_task, self.deal_at = None, None
+        if self.table.hand_number == hand and self._deal_delay() is not None:
+            self.deal()
+
+    def deal(self) -> bool:
+        """Deal the next hand (or the first) if the table may; True if it did."""
+        t = self.table
+        if self.status != "playing" or t.match_over or (t.dealt and not t.hand_over):
+            return False
+        t.next_hand()
+        self._changed("deal")
+        return True
+
+    def set_seed(self, seat: int, value: Any) -> dict[str, Any] | None:
+        """A seated person's client seed for the next deal; an error message if refused."""
+        t = self.table
+        if t.pending is None:
+            return error("REFUSED", "this table's deals come from a fixed seed: it takes no client seeds", ref="seed")
+        if t.match_over:
+            return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
+        try:
+            t.set_client_seed(seat, value)
+        except CanastaError as exc:
+            return error("BAD_SEED", str(exc), ref="seed")
+        self.hub.store.save_header(self.id, t.to_dict(), self.seq, self.status)  # not an event: seq unchanged
+        if not t.dealt:
+            self._arm_deal()
+        return None
+
     def idle(self, now: float, seconds: float) -> bool:
         """Nobody connected, and no change, connection or disconnection for ``seconds``."""
         return self.status in LIVE and not self.conns and now - self.last_active >= seconds
@@ -429,7 +544,7 @@ class Room:
         self._stop()
 
     def _stop(self) -> None:
-        for task in [self.bot_task, self.timer_task, *self.grace_tasks.values()]:
+        for task in [self.bot_task, self.timer_task, self.deal_task, *self.grace_tasks.values()]:
             if task is not None:
                 task.cancel()
         self.table.close()
@@ -458,9 +573,9 @@ class Room:
         if kind == "sync":
             self.send_state(conn)
             return
-        if kind not in ("move", "check", "hint", "undo", "next_hand"):
+        if kind not in ("move", "check", "hint", "undo", "next_hand", "seed", "pace"):
             reply(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use move, check, hint, undo, "
-                            "next_hand, sync or ping", ref=kind if isinstance(kind, str) else None))
+                            "next_hand, seed, pace, sync or ping", ref=kind if isinstance(kind, str) else None))
             return
         if seat < 0:
             reply(error("SPECTATOR", "spectators cannot act: join the table to take a seat", ref=kind))
@@ -475,6 +590,24 @@ class Room:
                             ref=kind))
                 return
         t = self.table
+        if kind == "seed":
+            refused = self.set_seed(seat, msg.get("seed"))
+            if refused is not None:
+                reply(refused)
+                return
+            reply({"type": "seed", "hand": t.hand_number + 1, "seed": msg["seed"]})
+            self.send_state(conn)
+            return
+        if kind == "pace":
+            seconds = msg.get("seconds")
+            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= MAX_BOT_DELAY:
+                reply(error("BAD_MESSAGE", f"the bots' pace is a number of seconds from 0 to {MAX_BOT_DELAY:g}",
+                            ref=kind))
+                return
+            self.config["bot_delay"] = float(seconds)
+            self.hub.store.save_config(self.id, self.config)
+            self._presence_changed()  # everyone sees the new pace
+            return
         if kind == "check":
             moves = msg.get("moves")
             if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
@@ -519,17 +652,19 @@ class Room:
             self._changed("undo")
             return
         if kind == "next_hand":
+            if not t.dealt:
+                reply(error("WAITING", "the first hand is dealt once every player's page has sent its client seed",
+                            ref=kind))
+                return
             if not t.hand_over or t.match_over:
                 reply(error("HAND_NOT_OVER" if not t.hand_over else "MATCH_OVER",
                                 "the hand is still being played" if not t.hand_over else "the match is over",
                                 ref=kind))
                 return
             try:
-                t.next_hand()
+                self.deal()
             except TableError as exc:
                 reply(error("REFUSED", str(exc), ref=kind))
-                return
-            self._changed("deal")
 
 
 class Hub:
@@ -635,8 +770,10 @@ class Hub:
     def _room_from_row(self, row: TableRow) -> Room:
         table = Table.from_dict(row.state)
         # events go on from where they were: a client that saw seq N before a restart gets N+1
-        return Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status, next_idx=row.next_idx,
+        room = Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status, next_idx=row.next_idx,
                     last_active=row.updated)
+        room.resume()
+        return room
 
     def get(self, table_id: str) -> Room | None:
         """A live or finished table (None: no such table, or it was closed as abandoned)."""

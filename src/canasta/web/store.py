@@ -178,6 +178,11 @@ class Store:
             db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
                 header=json.dumps(header), seq=seq, status=status, updated=time.time()))
 
+    def save_config(self, table_id: str, config: dict[str, Any]) -> None:
+        """The table's settings (title, timers, the bots' pace)."""
+        with self.engine.begin() as db:
+            db.execute(update(tables_t).where(tables_t.c.id == table_id).values(config=json.dumps(config)))
+
     def save_seq(self, table_id: str, seq: int) -> None:
         with self.engine.begin() as db:
             db.execute(update(tables_t).where(tables_t.c.id == table_id).values(seq=seq))
@@ -220,7 +225,7 @@ class Store:
                 seats = [SeatRow(s.seat, s.kind, s.name, s.level, s.token_hash, s.invite_hash) for s in srows]
                 mrows = db.execute(select(moves_t.c.idx, moves_t.c.hand, moves_t.c.line)
                                    .where(moves_t.c.table_id == t.id).order_by(moves_t.c.idx)).all()
-                hands: list[list[str]] = [[] for _ in range(max(1, t.hands))]
+                hands: list[list[str]] = [[] for _ in range(t.hands)]  # none: a fair table awaiting its deal
                 for m in mrows:
                     hands[m.hand - 1].append(m.line)
                 state = {**json.loads(t.header), "hands": hands}

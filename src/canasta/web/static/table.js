@@ -224,8 +224,12 @@ function renderFair() {
     h.textContent = `Hand ${r.hand}`;
     d.appendChild(h);
     d.appendChild(hexLine("commitment", r.commitment));
-    d.appendChild(hexLine("secret", r.secret));
-    d.appendChild(hexLine("players' seeds", seedsText(r.client_seeds)));
+    if (r.secret) {
+      d.appendChild(hexLine("secret", r.secret));
+      d.appendChild(hexLine("players' seeds", seedsText(r.client_seeds)));
+    } else {  // a table dealt from a fixed seed (tests, demonstrations)
+      d.appendChild(hexLine("fixed seed", String(r.seed)));
+    }
     rev.appendChild(d);
   }
 }
