@@ -602,3 +602,28 @@ def test_pooled_bots_play_their_answer_or_a_quick_bots(client: TestClient, mode:
     if mode == "answers":  # the pool's moves were played
         played = [str(mv) for s, mv in room.table.moves[-1] if s != 0]
         assert played[: len(legal)] == legal[: len(played)]
+
+
+def test_serve_refuses_a_busy_port_and_a_missing_database_folder(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Through the real entry point: one line each, nothing started, no folder made."""
+    import socket
+
+    from canasta.cli import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = main(["serve", "--port", str(port), "--db", str(tmp_path / "a.db")])
+    out, err = capsys.readouterr()
+    assert code != 0 and f"port {port} on 127.0.0.1 is already in use" in err
+    assert "serving on" not in out and len(err.strip().splitlines()) == 1
+    missing = tmp_path / "no" / "such" / "folder" / "c.db"
+    for db in (str(missing), f"sqlite:///{missing}"):
+        code = main(["serve", "--db", db])
+        err = capsys.readouterr().err
+        assert code != 0 and "does not exist: create it first" in err, err
+    assert not (tmp_path / "no").exists()
+    code = main(["serve", "--db", str(tmp_path)])
+    assert code != 0 and "that is a folder" in capsys.readouterr().err

@@ -6,7 +6,9 @@ only when the command runs."""
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 from pathlib import Path
 
 from canasta import argtypes
@@ -17,6 +19,44 @@ def default_db() -> str:
     """A SQLite file in the user's data directory (``$XDG_DATA_HOME/canasta``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return str(Path(base) / "canasta" / "canasta.db")
+
+
+def database_path(db: str, explicit: bool) -> str:
+    """The database URL to use.  A SQLite file's folder must exist when the user named
+    it (a typo must not create folders anywhere); the default folder is created."""
+    if "://" in db and not db.startswith("sqlite:///"):
+        return db
+    path = Path(db.removeprefix("sqlite:///")).expanduser()
+    folder = path.parent
+    if not folder.is_dir():
+        if explicit:
+            raise CanastaError(f"--db {db}: the folder {str(folder)!r} does not exist: create it first "
+                               "(mkdir -p), or give another path")
+        folder.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise CanastaError(f"--db {db}: that is a folder; give a file path such as {str(path / 'canasta.db')!r}")
+    return db if db.startswith("sqlite:///") else str(path)
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line, a port that is taken or an address this machine does not have."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise CanastaError(f"--host {host}: not an address of this machine ({exc.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise CanastaError(f"port {port} on {host} is already in use (another canasta serve?): "
+                                   "stop it, or choose another port with --port") from None
+            if exc.errno == errno.EACCES:
+                raise CanastaError(f"port {port} needs administrator rights here: choose one above 1023 "
+                                   "with --port") from None
+            raise CanastaError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +89,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                              "0: a thread in the server process)")
     parser.add_argument("--bot-timeout", type=argtypes.seconds, default=3.0, metavar="SECONDS",
                         help="time a pooled bot decision may take before a basic bot moves instead (default 3)")
+    parser.add_argument("--auto-deal", type=argtypes.seconds, default=15.0, metavar="SECONDS",
+                        help="a table where at most one person plays deals the next hand by itself after "
+                             "this pause (default 15; 0: only on a click)")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
 
 
@@ -62,10 +105,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CanastaError(f"the web server needs more packages ({exc.name} is missing): "
                            "pip install 'canasta[serve]'") from None
-    db = args.db or default_db()
-    if "://" not in db:
-        Path(db).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        db = str(Path(db).expanduser())
+    db = database_path(args.db or default_db(), explicit=args.db is not None)
     if args.grace < 0 or args.bot_delay < 0:
         raise CanastaError("--grace and --bot-delay must not be negative")
     for name in ("sockets_per_address", "tables_per_minute", "idle_hours"):
@@ -79,11 +119,12 @@ def run_serve(args: argparse.Namespace) -> int:
         if normalise_origin(origin) is None:
             raise CanastaError(f"--allow-origin {origin!r}: give an origin, scheme://host[:port] "
                                "(http or https, no path), e.g. https://cards.example.org")
+    check_port(args.host, args.port)  # before anything is made: a busy port is one clear line
     app = create_app(db, settings=Settings(
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
-        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout,
+        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
         # a number, so the workers start with the server rather than at the first decision
         bot_workers=default_workers() if args.bot_workers is None else args.bot_workers))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db})", flush=True)
