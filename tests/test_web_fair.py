@@ -19,12 +19,11 @@ with warnings.catch_warnings():  # starlette's notice about httpx2
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
     from starlette.testclient import WebSocketTestSession
-from tests.test_web import database, hello, recv_until, room_of, send
-
 from canasta.bots import make_bot
 from canasta.record import parse_records, verify
 from canasta.web.app import create_app
 from canasta.web.room import Settings
+from test_web import database, hello, recv_until, room_of, send
 
 Msg = dict[str, Any]
 
