@@ -4,6 +4,7 @@ re-derivation in JavaScript, fair tables and their records."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import random
 import re
@@ -232,3 +233,21 @@ def test_the_terminal_replay_deals_a_fair_record_from_its_secret() -> None:
     last = replay.hands[-1].positions[-1]
     assert position_of(last) == position_of(table.game)
     assert replay.hands[0].commitment == table.revealed()[0]["commitment"]
+
+
+def test_nothing_but_the_secret_decides_a_fair_deal() -> None:
+    """The attack on the old scheme was to search the table's seed; here the table
+    seed, the client seeds and the hand number can all be known (or guessed) and the
+    deal still depends on a 256-bit secret that nothing sent before the hand ends carries."""
+    rules = RuleSet.preset("classic-4p")
+    deals = set()
+    for _ in range(3):
+        table = Table(rules, [None, "basic", "basic", "basic"], 1234, fair=True, deal=False)
+        table.set_client_seed(0, "known-to-everyone")
+        table.next_hand()
+        deals.add(tuple(table.game.stock))
+        sent = json.dumps([table.view(s).to_dict() for s in range(4)] + [table.spectator_view().to_dict(),
+                          table.commitment(), table.next_commitment()])
+        assert table.deals[0].secret.hex() not in sent and (table.pending is None
+                                                           or table.pending.secret.hex() not in sent)
+    assert len(deals) == 3
