@@ -14,9 +14,10 @@ import math
 import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
@@ -29,6 +30,9 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, seat_names
 from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, MAX_MESSAGE, Conn, Hub, Room, Settings, error
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
+
+if TYPE_CHECKING:
+    from canasta.web.cluster import ClusterConfig
 
 STATIC = Path(__file__).parent / "static"
 MAX_NAME = 24
@@ -258,8 +262,8 @@ class Lobby:
         status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
         now = time.time()
         self.hub.store.create(TableRow(table_id, now, now, status, config, table.to_dict(), 0, seats))
-        room = self.hub.rooms[table_id] = Room(self.hub, table_id, config, seats, table, 0, status)
-        room.resume()
+        room = self.hub.rooms[table_id] = self.hub.make_room(table_id, config, seats, table, 0, status)
+        self.hub.after_create(room)
         return {"table": table_id, "seat": me, "token": token,
                 "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
                 "link": f"/t/{table_id}"}
@@ -282,11 +286,9 @@ class Lobby:
         elif s.kind != "open":
             raise bad("this seat is taken", 409)
         token = secrets.token_urlsafe(24)
-        s.kind, s.name, s.token_hash, s.invite_hash = "human", name, hash_token(token), None
-        room.table.rename(seat, name)
-        room.status = "playing" if room.filled() else "open"
-        room.hub.store.save_seat(room.id, s)
-        room._changed("header")  # the new name is in the saved table; everyone sees the seat taken
+        refused = room.take_seat(seat, name, hash_token(token))
+        if refused is not None:
+            raise bad(refused, 409)
         return {"table": room.id, "seat": seat, "token": token}
 
     def info(self, room: Room) -> dict[str, Any]:
@@ -345,16 +347,27 @@ def client_address(conn: Request | WebSocket) -> str:
     return conn.client.host if conn.client is not None else "unknown"
 
 
-def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) -> FastAPI:
-    store = Store(db_url)
-    hub = Hub(store, settings)
+def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
+               cluster: ClusterConfig | None = None) -> FastAPI:
+    """The card room on ``db_url``; with ``cluster``, one of several servers on one
+    database and one Redis (:mod:`canasta.web.cluster`)."""
+    store: Store
+    hub: Hub
+    if cluster is None:
+        store = Store(db_url)
+        hub = Hub(store, settings)
+    else:
+        from canasta.web.cluster import ClusterHub, ClusterStore
+
+        store = ClusterStore(db_url)
+        hub = ClusterHub(store, settings, cluster)
     lobby = Lobby(hub)
     cfg = hub.settings
     allowed = {o for o in (normalise_origin(a) for a in cfg.allow_origins) if o is not None}
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        hub.start()
+        await hub.astart()
         freezer = asyncio.create_task(freeze_survivors())
         yield
         freezer.cancel()
@@ -419,6 +432,37 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
         room = room_or_404(table_id)
         return rules_page(room.table.rules, str(room.config.get("title", table_id)))
 
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, Any]:
+        """Liveness: the process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> JSONResponse:
+        """Readiness: the database (and, in a cluster, Redis) answer."""
+        try:
+            await hub.ping()
+        except Exception as exc:
+            return JSONResponse({"status": "unavailable", "reason": str(exc)[:200]}, status_code=503)
+        return JSONResponse({"status": "ready"})
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> PlainTextResponse:
+        """Prometheus text format: tables, sockets, moves, latency, the job queue."""
+        statuses = Counter(r.status for r in hub.rooms.values())
+        try:
+            depth: float = await hub.queue_depth()
+        except Exception:
+            depth = float("nan")
+        gauges = {
+            "canasta_tables": ("live tables held by this process, by status",
+                               {f'{{status="{k}"}}': float(statuses.get(k, 0)) for k in ("open", "playing", "finished")}),
+            "canasta_sockets": ("open websockets on this process", {"": float(sum(hub.sockets.values()))}),
+            "canasta_queue_depth": ("jobs (bots, timers) waiting in the queue, deferred ones included",
+                                    {"": depth}),
+        }
+        return PlainTextResponse(hub.metrics.render(gauges), media_type="text/plain; version=0.0.4")
+
     @app.get("/api/presets")
     async def presets() -> dict[str, Any]:
         return {"presets": presets_info(), "bot_levels": list(BOT_LEVELS)}
@@ -448,8 +492,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None) 
 
     @app.get("/api/tables")
     async def open_tables() -> dict[str, Any]:
-        return {"tables": [lobby.info(r) for r in hub.rooms.values() if r.status == "open"
-                           and any(s.kind == "open" for s in r.seats)]}
+        return {"tables": [lobby.info(r) for r in hub.open_rooms() if any(s.kind == "open" for s in r.seats)]}
 
     @app.get("/api/tables/{table_id}")
     async def table_info(table_id: str) -> dict[str, Any]:

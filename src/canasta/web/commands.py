@@ -10,9 +10,13 @@ import errno
 import os
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from canasta import argtypes
 from canasta.errors import CanastaError
+
+if TYPE_CHECKING:
+    from canasta.web.cluster import ClusterConfig
 
 
 def default_db() -> str:
@@ -92,7 +96,45 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--auto-deal", type=argtypes.seconds, default=15.0, metavar="SECONDS",
                         help="a table where at most one person plays deals the next hand by itself after "
                              "this pause (default 15; 0: only on a click)")
+    cluster = parser.add_argument_group(
+        "several servers (docs/deploy.md)",
+        "with --redis this process is one of several equal servers on one database (PostgreSQL), and the "
+        "bots and timers run in workers (--worker)")
+    cluster.add_argument("--redis", default=None, metavar="URL",
+                         help="Redis for events, presence and the job queue, e.g. redis://127.0.0.1:6379/0 "
+                              "(needs the cluster-web extra)")
+    cluster.add_argument("--redis-prefix", default="canasta", metavar="TEXT",
+                         help="start of every Redis key, channel and job of this card room (default canasta)")
+    cluster.add_argument("--worker", action="store_true",
+                         help="run a worker (bots, turn timers, grace periods, deals) instead of a web server; "
+                              "needs --db and --redis")
+    cluster.add_argument("--job-timeout", type=argtypes.seconds, default=5.0, metavar="SECONDS",
+                         help="a worker's time limit per job; a dead worker's job runs again this long + 1 s "
+                              "after it started (default 5)")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+
+
+def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
+    """The cluster settings of ``--redis``, checked (None: a single server)."""
+    if args.redis is None:
+        if args.worker:
+            raise CanastaError("--worker needs --redis (and --db): workers take their jobs from Redis")
+        return None
+    if not args.redis.startswith(("redis://", "rediss://", "unix://")):
+        raise CanastaError(f"--redis {args.redis}: give a Redis URL, e.g. redis://127.0.0.1:6379/0")
+    if not args.redis_prefix or not all(ch.isalnum() or ch in "-_." for ch in args.redis_prefix):
+        raise CanastaError("--redis-prefix: letters, digits, - _ and . only")
+    if not args.job_timeout > 0:
+        raise CanastaError("--job-timeout must be more than 0 seconds")
+    try:
+        import arq  # noqa: F401
+        import redis  # noqa: F401
+
+        from canasta.web.cluster import ClusterConfig
+    except ImportError as exc:
+        raise CanastaError(f"several servers need more packages ({exc.name} is missing): "
+                           "pip install 'canasta[cluster-web]'") from None
+    return ClusterConfig(args.redis, prefix=args.redis_prefix)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -119,7 +161,26 @@ def run_serve(args: argparse.Namespace) -> int:
         if normalise_origin(origin) is None:
             raise CanastaError(f"--allow-origin {origin!r}: give an origin, scheme://host[:port] "
                                "(http or https, no path), e.g. https://cards.example.org")
+    cluster = cluster_config(args)
+    settings = Settings(
+        grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
+        allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
+        sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
+        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0)
+    if args.worker:
+        if cluster is None or args.db is None:
+            raise CanastaError("--worker needs --db (the servers' database) and --redis")
+        from canasta.web.worker import main_worker
+
+        return main_worker(db, settings, cluster, args.job_timeout)
     check_port(args.host, args.port)  # before anything is made: a busy port is one clear line
+    if cluster is not None:
+        app = create_app(db, settings=settings, cluster=cluster)
+        print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db}, redis {args.redis}, "
+              f"server {cluster.server_id})", flush=True)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,
+                    ws_per_message_deflate=False)
+        return 0
     app = create_app(db, settings=Settings(
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Sequence
+from typing import Any
 
 
 def free_port() -> int:
@@ -84,4 +87,57 @@ class ServerProcess:
         return 0.0
 
 
-__all__ = ["ServerProcess", "free_port"]
+class WorkerProcess:
+    """``canasta serve --worker`` (a cluster's worker) in a child process."""
+
+    def __init__(self, db: str, args: Sequence[str] = ()) -> None:
+        self.db = db
+        self.args = list(args)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.errors: Any = None
+
+    def start(self, timeout: float = 20.0) -> WorkerProcess:
+        import select
+
+        code = "import sys; from canasta.cli import main; sys.exit(main(sys.argv[1:]))"
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - its stderr, never a full pipe; closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", code, "serve", "--worker", "--db", self.db, *self.args],
+            stdout=subprocess.PIPE, stderr=self.errors)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        seen = b""
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the worker exited: {self.stderr_text()}")
+            if select.select([self.proc.stdout], [], [], 0.1)[0]:
+                seen += os.read(self.proc.stdout.fileno(), 4096)
+                if b"worker ready" in seen:
+                    return self
+        raise RuntimeError("the worker did not start in time")
+
+    def stderr_text(self) -> str:
+        self.errors.seek(0)
+        data: bytes = self.errors.read()
+        return data.decode(errors="replace")
+
+    def kill(self) -> None:
+        """Kill at once (SIGKILL)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        for stream in (self.proc.stdout if self.proc is not None else None, self.errors):
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    stream.close()
+
+
+__all__ = ["ServerProcess", "WorkerProcess", "free_port"]

@@ -37,6 +37,7 @@ from canasta.moves import Move
 from canasta.table import Table, TableError
 from canasta.view import pile_notes
 from canasta.web.botpool import BotPool, decision_seed, default_workers
+from canasta.web.metrics import Metrics
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
@@ -276,6 +277,42 @@ class Room:
     def apply(self, seat: int, move: Move | str) -> None:
         self.table.play(seat, move)
         self._changed("move")
+
+    def play_move(self, seat: int, move_text: Any) -> dict[str, Any] | None:
+        """A seat's proposed move: played, or the error message saying why not."""
+        started = time.perf_counter()
+        err = self.refusal(seat, move_text)
+        if err is not None:
+            return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
+        try:
+            self.apply(seat, str(move_text))
+        except CanastaError as exc:  # refused after all: nothing changed
+            return error("ILLEGAL", str(exc), ref="move")
+        self.hub.metrics.move_latency.observe(time.perf_counter() - started)
+        return None
+
+    def undo_move(self, seat: int) -> dict[str, Any] | None:
+        """Take back ``seat``'s last meld of this turn (checked by the caller)."""
+        self.table.undo(seat)
+        self._changed("undo")
+        return None
+
+    def set_pace(self, seconds: float) -> None:
+        """The bots' pause between moves at this table (checked by the caller)."""
+        self.config["bot_delay"] = seconds
+        self.hub.store.save_config(self.id, self.config)
+        self._presence_changed()  # everyone sees the new pace
+
+    def take_seat(self, seat: int, name: str, token_hash: str) -> str | None:
+        """A person sits down at an open (or their reserved) seat; None, or why not
+        (a seat taken meanwhile: only in a cluster, where another server may seat someone)."""
+        s = self.seats[seat]
+        s.kind, s.name, s.token_hash, s.invite_hash = "human", name, token_hash, None
+        self.table.rename(seat, name)
+        self.status = "playing" if self.filled() else "open"
+        self.hub.store.save_seat(self.id, s)
+        self._changed("header")  # the new name is in the saved table; everyone sees the seat taken
+        return None
 
     def refusal(self, seat: int, move_text: Any) -> dict[str, Any] | None:
         """Why ``seat`` may not play this move now, as an error message, or None."""
@@ -604,9 +641,7 @@ class Room:
                 reply(error("BAD_MESSAGE", f"the bots' pace is a number of seconds from 0 to {MAX_BOT_DELAY:g}",
                             ref=kind))
                 return
-            self.config["bot_delay"] = float(seconds)
-            self.hub.store.save_config(self.id, self.config)
-            self._presence_changed()  # everyone sees the new pace
+            self.set_pace(float(seconds))
             return
         if kind == "check":
             moves = msg.get("moves")
@@ -627,14 +662,9 @@ class Room:
             reply({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
             return
         if kind == "move":
-            err = self.refusal(seat, msg.get("move"))
-            if err is not None:
-                reply(err | {"ref": "move", "move": msg.get("move") if isinstance(msg.get("move"), str) else None})
-                return
-            try:
-                self.apply(seat, str(msg["move"]))
-            except CanastaError as exc:  # refused after all: nothing changed
-                reply(error("ILLEGAL", str(exc), ref="move"))
+            refused = self.play_move(seat, msg.get("move"))
+            if refused is not None:
+                reply(refused)
             return
         if kind == "hint":
             if self.status != "playing" or t.hand_over or t.game.to_move != seat:
@@ -648,8 +678,9 @@ class Room:
                 reply(error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the "
                                 "discard, can be taken back", ref=kind))
                 return
-            t.undo(seat)
-            self._changed("undo")
+            refused = self.undo_move(seat)
+            if refused is not None:
+                reply(refused)
             return
         if kind == "next_hand":
             if not t.dealt:
@@ -679,6 +710,35 @@ class Hub:
         self.created: dict[str, deque[float]] = {}  # tables created in the last minute, by client address
         self._pool: BotPool | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.metrics = Metrics()
+
+    # ------------------------------------------------------------ the rooms
+
+    def make_room(self, table_id: str, config: dict[str, Any], seats: list[SeatRow], table: Table, seq: int,
+                  status: str) -> Room:
+        """A live table just made in the lobby."""
+        return Room(self, table_id, config, seats, table, seq, status)
+
+    def after_create(self, room: Room) -> None:
+        """A new table is stored and live: start what it waits for."""
+        room.resume()
+
+    def open_rooms(self) -> list[Room]:
+        """The tables with an open seat, for the lobby's list."""
+        return [r for r in self.rooms.values() if r.status == "open" and any(s.kind == "open" for s in r.seats)]
+
+    async def astart(self) -> None:
+        """At start-up, on the event loop."""
+        self.start()
+
+    async def ping(self) -> None:
+        """Raise if the database does not answer (the readiness check)."""
+        with self.store.engine.connect() as db:
+            db.exec_driver_sql("SELECT 1")
+
+    async def queue_depth(self) -> int:
+        """Jobs waiting for a worker (a cluster's queue; 0 here)."""
+        return 0
 
     # ------------------------------------------------------------ resources
 
