@@ -385,6 +385,7 @@ class ClusterRoom(Room):
         except Conflict:
             self.chub.metrics.conflicts += 1
             self.reload()
+            self.broadcast()  # the truth, which the other writer's publication will not bring (it is read)
             return False
         except Exception:
             self.reload()  # the database failed: this copy must not run ahead of it
