@@ -268,7 +268,7 @@ class Lobby:
                 "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
                 "link": f"/t/{table_id}"}
 
-    def join(self, room: Room, body: dict[str, Any]) -> dict[str, Any]:
+    async def join(self, room: Room, body: dict[str, Any]) -> dict[str, Any]:
         seat = body.get("seat")
         name = clean_name(text_field(body, "name", "your name"))
         if not name:
@@ -286,7 +286,7 @@ class Lobby:
         elif s.kind != "open":
             raise bad("this seat is taken", 409)
         token = secrets.token_urlsafe(24)
-        refused = room.take_seat(seat, name, hash_token(token))
+        refused = await room.atake_seat(seat, name, hash_token(token))
         if refused is not None:
             raise bad(refused, 409)
         return {"table": room.id, "seat": seat, "token": token}
@@ -500,7 +500,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
 
     @app.post("/api/tables/{table_id}/join")
     async def join(table_id: str, request: Request) -> dict[str, Any]:
-        return lobby.join(room_or_404(table_id), await body_of(request))
+        return await lobby.join(room_or_404(table_id), await body_of(request))
 
     @app.get("/api/history")
     async def history() -> dict[str, Any]:

@@ -309,6 +309,9 @@ class ClusterRoom(Room):
     last_event_at: float = 0.0
     jobs_sent: set[str] = field(default_factory=set)
     presence_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of this table at a time here
+    behind: bool = False  # events were published while a write was under way
+    asking: Conn | None = None  # the connection whose message is being handled
 
     @property
     def chub(self) -> ClusterHub:
@@ -374,22 +377,32 @@ class ClusterRoom(Room):
             self.deal_key = dkey
             self.deal_at = None if delay is None else at + delay
 
-    def commit(self, kind: str, seat: int = -1, line: str = "", data: dict[str, Any] | None = None) -> bool:
+    async def commit(self, kind: str, seat: int = -1, line: str = "", data: dict[str, Any] | None = None) -> bool:
         """Apply a change and write it as the next event.  False: another process wrote
         first; the room has been re-read from the database (answer from it)."""
+        async with self.write_lock:
+            return await self._write(kind, seat, line, data)
+
+    async def _write(self, kind: str, seat: int, line: str, data: dict[str, Any] | None) -> bool:
+        """:meth:`commit` with the write lock held.  The database write runs in a thread,
+        so the loop serves other tables while it waits for the commit to be durable."""
         ev = Event(self.seq + 1, kind, seat, line, data, time.time())
         self.apply_event(ev)  # refuses an illegal move before anything changes
         joined = self.seats[seat] if kind == "join" else None
         try:
-            self.chub.store.append(self.id, ev, self.status, len(self.table.moves), joined)
+            await asyncio.to_thread(self.chub.store.append, self.id, ev, self.status, len(self.table.moves), joined)
         except Conflict:
             self.chub.metrics.conflicts += 1
             self.reload()
             self.broadcast()  # the truth, which the other writer's publication will not bring (it is read)
             return False
-        except Exception:
+        except BaseException:
             self.reload()  # the database failed: this copy must not run ahead of it
             raise
+        finally:
+            if self.behind:  # events published while we wrote: read them now
+                self.behind = False
+                self.catch_up()
         self.chub.metrics.events[kind] += 1
         self.chub.publish(self.id, ev)
         self.broadcast()
@@ -408,7 +421,11 @@ class ClusterRoom(Room):
         old.close()
 
     def catch_up(self) -> bool:
-        """Apply the events this copy missed; True if there were any."""
+        """Apply the events this copy missed; True if there were any.  While this process
+        writes an event of the table, that write catches up when it is done."""
+        if self.write_lock.locked():
+            self.behind = True
+            return False
         events = self.chub.store.events_after(self.id, self.seq)
         if not events:
             return False
@@ -424,8 +441,11 @@ class ClusterRoom(Room):
     def on_published(self, msg: dict[str, Any]) -> None:
         """An event another process wrote, as published on the table's channel."""
         num = int(msg["num"])
-        if num <= self.seq:
+        if num <= self.seq and not self.write_lock.locked():
             return  # ours, or already read
+        if self.write_lock.locked():  # our own write is under way: read after it
+            self.behind = True
+            return
         ev = Event.from_message(msg)
         if ev is not None and num == self.seq + 1:
             try:
@@ -492,72 +512,127 @@ class ClusterRoom(Room):
         self.table.close()
 
     # ----------------------------------------------------- client requests
+    # Room.handle checks a message and calls these; here each one becomes a task that
+    # takes the table's write lock, checks again against the table as it is then, and
+    # writes.  An error goes to the connection that asked.
+
+    def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
+        self.asking = conn
+        try:
+            super().handle(conn, msg)
+        finally:
+            self.asking = None
+
+    def _answer(self, conn: Conn | None, message: dict[str, Any] | None) -> None:
+        if conn is not None and message is not None:
+            message.setdefault("seq", self.seq)
+            conn.send(message)
 
     def play_move(self, seat: int, move_text: Any) -> dict[str, Any] | None:
+        if not isinstance(move_text, str) or not move_text.strip():
+            return self.refusal(seat, move_text)
+        conn = self.asking
+        self.chub.spawn(self._answered(conn, self.amove(seat, move_text)))
+        return None
+
+    async def _answered(self, conn: Conn | None, work: Coroutine[Any, Any, dict[str, Any] | None]) -> None:
+        self._answer(conn, await work)
+
+    async def amove(self, seat: int, move_text: str) -> dict[str, Any] | None:
         started = time.perf_counter()
         for _ in range(RETRIES):
-            err = self.refusal(seat, move_text)
-            if err is not None:
-                return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
-            try:
-                if self.commit("move", seat, str(move_text)):
-                    self.chub.metrics.move_latency.observe(time.perf_counter() - started)
-                    return None
-            except CanastaError as exc:
-                return error("ILLEGAL", str(exc), ref="move")
+            async with self.write_lock:
+                err = self.refusal(seat, move_text)
+                if err is not None:
+                    return err | {"ref": "move", "move": move_text}
+                try:
+                    done = await self._write("move", seat, move_text, None)
+                except CanastaError as exc:
+                    return error("ILLEGAL", str(exc), ref="move")
+            if done:
+                self.chub.metrics.move_latency.observe(time.perf_counter() - started)
+                return None
         return error("REFUSED", "the table is busy: try again", ref="move")
 
     def undo_move(self, seat: int) -> dict[str, Any] | None:
+        self.chub.spawn(self._answered(self.asking, self.aundo(seat)))
+        return None
+
+    async def aundo(self, seat: int) -> dict[str, Any] | None:
         for _ in range(RETRIES):
-            if self.status != "playing" or not self.table.undoable(seat):
-                break
-            if self.commit("undo", seat):
-                return None
+            async with self.write_lock:
+                if self.status != "playing" or not self.table.undoable(seat):
+                    break
+                if await self._write("undo", seat, "", None):
+                    return None
         return error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the discard, "
                      "can be taken back", ref="undo")
 
     def deal(self) -> bool:
+        self.chub.spawn(self._answered(None, self._dealt()))
+        return True
+
+    async def _dealt(self) -> None:
+        await self.adeal()
+
+    async def adeal(self) -> bool:
         for _ in range(RETRIES):
-            t = self.table
-            if self.status != "playing" or t.match_over or (t.dealt and not t.hand_over):
-                return False
-            if self.commit("deal"):
-                return True
+            async with self.write_lock:
+                t = self.table
+                if self.status != "playing" or t.match_over or (t.dealt and not t.hand_over):
+                    return False
+                if await self._write("deal", -1, "", None):
+                    return True
         return False
 
     def set_seed(self, seat: int, value: Any) -> dict[str, Any] | None:
+        t = self.table
+        if t.pending is None:
+            return error("REFUSED", "this table's deals come from a fixed seed: it takes no client seeds", ref="seed")
+        if t.match_over:
+            return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
+        try:
+            seed = check_client_seed(value)
+        except CanastaError as exc:
+            return error("BAD_SEED", str(exc), ref="seed")
+        self.chub.spawn(self._answered(self.asking, self.aseed(seat, seed)))
+        return None
+
+    async def aseed(self, seat: int, seed: str) -> dict[str, Any] | None:
         for _ in range(RETRIES):
-            t = self.table
-            if t.pending is None:
-                return error("REFUSED", "this table's deals come from a fixed seed: it takes no client seeds",
-                             ref="seed")
-            if t.match_over:
-                return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
-            try:
-                seed = check_client_seed(value)
-            except CanastaError as exc:
-                return error("BAD_SEED", str(exc), ref="seed")
-            if self.commit("seed", seat, seed):
-                return None
+            async with self.write_lock:
+                if self.table.pending is None or self.table.match_over:
+                    return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
+                if await self._write("seed", seat, seed, None):
+                    return None
         return error("REFUSED", "the table is busy: try again", ref="seed")
 
     def set_pace(self, seconds: float) -> None:
+        self.chub.spawn(self._answered(None, self.apace(seconds)))
+
+    async def apace(self, seconds: float) -> dict[str, Any] | None:
         for _ in range(RETRIES):
-            if self.commit("pace", data={"seconds": seconds}):
-                return
+            if await self.commit("pace", data={"seconds": seconds}):
+                break
+        return None
 
     def take_seat(self, seat: int, name: str, token_hash: str) -> str | None:
+        raise CanastaError("a cluster seats people with atake_seat")
+
+    async def atake_seat(self, seat: int, name: str, token_hash: str) -> str | None:
         for _ in range(RETRIES):
-            if self.seats[seat].kind not in ("open", "reserved"):
-                return "this seat is taken"
-            if self.commit("join", seat, name, {"token_hash": token_hash}):
-                return None
+            async with self.write_lock:
+                if self.seats[seat].kind not in ("open", "reserved"):
+                    return "this seat is taken"
+                if await self._write("join", seat, name, {"token_hash": token_hash}):
+                    return None
         return "the table is busy: try again"
 
-    def abandon(self) -> None:
+    async def aabandon(self) -> None:
         for _ in range(RETRIES):
-            if self.status not in ("open", "playing") or self.commit("abandon"):
-                return
+            async with self.write_lock:
+                if self.status not in ("open", "playing") or await self._write("abandon", -1, "", None):
+                    return
 
     # -------------------------------------------------------------- presence
 
@@ -583,15 +658,33 @@ class ClusterRoom(Room):
             await self.sync_presence()
 
     async def sync_presence(self) -> None:
-        """Write a presence event if the seats connected anywhere are not those the table shows."""
-        live = await self.chub.live_seats(self.id)
+        """Write a presence event if the seats connected anywhere are not those the table shows.
+        Redis is read with the write lock held, so what is written is never older than the
+        table it is written on (a race with another server's presence event is lost at the
+        database, and re-read)."""
         for _ in range(RETRIES):
-            if live == self.present and not (self.takeover & live):
-                return
-            if self.status not in ("open", "playing"):
-                return
-            if self.commit("presence", data={"present": sorted(live), "takeover": sorted(self.takeover - live)}):
-                return
+            async with self.write_lock:
+                live = await self.chub.live_seats(self.id)
+                if (live == self.present and not (self.takeover & live)) or self.status not in ("open", "playing"):
+                    return
+                if await self._write("presence", -1, "", {"present": sorted(live),
+                                                          "takeover": sorted(self.takeover - live)}):
+                    return
+
+    async def take_over(self, seat: int, num: int) -> None:
+        """The grace period of ``seat`` (away since event ``num``) is over: a bot plays it
+        until the person is back."""
+        for _ in range(RETRIES):
+            async with self.write_lock:
+                seen = self.gone.get(seat)
+                if self.status != "playing" or seen is None or seen[0] != num or seat in self.takeover:
+                    return
+                live = await self.chub.live_seats(self.id)
+                if seat in live:
+                    return  # back: the server it is on writes the presence event
+                if await self._write("presence", -1, "", {"present": sorted(live),
+                                                          "takeover": sorted((self.takeover - live) | {seat})}):
+                    return
 
 
 class ClusterHub(Hub):
@@ -935,9 +1028,9 @@ async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
         if room is not None and room.seq == num and room.needs_bot() and room.table.game.to_move == seat:
             if room.table.why_not(seat, text_move) is not None:  # never: the bot saw this very position
                 text_move = str(next(iter(room.table.game.legal_moves)))
-            room.commit("move", seat, text_move)
+            await room.commit("move", seat, text_move)
     if room is not None:
-        room.schedule(again=True)
+        room.schedule()
     await hub.flush()
 
 
@@ -947,8 +1040,8 @@ async def job_turn(ctx: dict[str, Any], table_id: str, hand: int, turn: int, sea
     if room is None:
         return
     if room.timer_key == (hand, turn, seat) and room.deadline is not None and time.time() >= room.deadline - 0.05:
-        room.commit("auto_turn", seat)  # a bot finishes this turn
-    room.schedule(again=True)
+        await room.commit("auto_turn", seat)  # a bot finishes this turn
+    room.schedule()
     await hub.flush()
 
 
@@ -959,8 +1052,8 @@ async def job_deal(ctx: dict[str, Any], table_id: str, hand: int) -> None:
         return
     if room.deal_key is not None and room.deal_key[0] == hand and room.deal_at is not None \
             and time.time() >= room.deal_at - 0.05:
-        room.deal()
-    room.schedule(again=True)
+        await room.adeal()
+    room.schedule()
     await hub.flush()
 
 
@@ -969,13 +1062,8 @@ async def job_grace(ctx: dict[str, Any], table_id: str, seat: int, num: int) -> 
     room = hub.fresh(table_id)
     if room is None:
         return
-    seen = room.gone.get(seat)
-    if room.status == "playing" and seen is not None and seen[0] == num and seat not in room.takeover:
-        live = await hub.live_seats(table_id)
-        if seat not in live:  # still away: a bot plays the seat until the person is back
-            room.commit("presence", data={"present": sorted(live),
-                                          "takeover": sorted((room.takeover - live) | {seat})})
-    room.schedule(again=True)
+    await room.take_over(seat, num)
+    room.schedule()
     await hub.flush()
 
 
@@ -988,7 +1076,7 @@ async def job_sweep(ctx: dict[str, Any]) -> None:
     for tid in hub.store.idle_ids(time.time() - hours * 3600):
         room = hub.fresh(tid)
         if room is not None and not await hub.live_seats(tid):
-            room.abandon()
+            await room.aabandon()
         hub.rooms.pop(tid, None)
     await hub.flush()
 

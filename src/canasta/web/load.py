@@ -3,6 +3,7 @@
     python -m canasta.web.load --tables 500 --duration 60
     python -m canasta.web.load --tables 200 --humans 1      # one person and three bots per table
     python -m canasta.web.load --tables 200 --expert-tables 8   # and 8 tables of expert bots beside them
+    python -m canasta.web.load --tables 500 --servers 2 --workers 1 --db postgresql://… --redis redis://…
 
 By default it starts ``canasta serve`` in a child process on a fresh SQLite file
 (``--url`` points it at a running server instead).  Every seat is a websocket
@@ -106,6 +107,24 @@ def create_table(base: str, humans: int, seed: int, level: str = "basic") -> tup
     return data["table"], tokens
 
 
+def service_pids(names: tuple[str, ...] = ("postgres", "redis-server")) -> dict[str, list[int]]:
+    """The processes of the local PostgreSQL and Redis (Linux), to measure their CPU per move."""
+    found: dict[str, list[int]] = {n: [] for n in names}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                comm = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            if comm in found:
+                found[comm].append(int(entry.name))
+    return found
+
+
+def services_cpu(pids: dict[str, list[int]]) -> dict[str, float]:
+    return {name: sum(cpu_seconds(p) for p in group) for name, group in pids.items()}
+
+
 async def seat_client(bench: Bench, ws_base: str, table: str, seat: int, token: str, rng: random.Random) -> None:
     from websockets.asyncio.client import connect
 
@@ -204,8 +223,21 @@ def percentile(xs: list[float], q: float) -> float:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     server = None
-    if args.url:
-        base = args.url.rstrip("/")
+    servers: list[Any] = []
+    workers: list[Any] = []
+    if args.servers:  # a cluster: N servers and M workers on one PostgreSQL database and Redis
+        from canasta.web.devserver import ServerProcess, WorkerProcess
+
+        if not args.db or not args.redis:
+            raise SystemExit("--servers needs --db postgresql://... and --redis redis://...")
+        common = ["--bot-delay", str(args.bot_delay), "--grace", "600", "--allow-fixed-seeds",
+                  "--redis", args.redis, "--redis-prefix", f"load-{os.getpid()}"]
+        workers = [WorkerProcess(args.db, common).start() for _ in range(args.workers)]
+        servers = [ServerProcess(args.db, args=[*common, "--tables-per-minute", "0", "--sockets-per-address", "0"])
+                   .start() for _ in range(args.servers)]
+        bases = [sv.url for sv in servers]
+    elif args.url:
+        bases = [u.rstrip("/") for u in args.url]
     else:
         from canasta.web.devserver import ServerProcess
 
@@ -215,8 +247,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server = ServerProcess(db, args=["--bot-delay", str(args.bot_delay), "--grace", "600",
                                          "--allow-fixed-seeds", "--tables-per-minute", "0",
                                          "--sockets-per-address", "0", *extra]).start()
-        base = server.url
-    ws_base = "ws" + base[4:]
+        bases = [server.url]
+    base = bases[0]
     pace = (args.pace[0], args.pace[1])
     bench = Bench(pace)
     rng = random.Random(args.seed)
@@ -224,8 +256,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     sem = asyncio.Semaphore(8)
 
     async def make(i: int) -> tuple[str, list[tuple[int, str]]]:
-        async with sem:
-            return await asyncio.to_thread(create_table, base, args.humans, args.seed * 100003 + i)
+        async with sem:  # tables made on every server in turn
+            return await asyncio.to_thread(create_table, bases[i % len(bases)], args.humans, args.seed * 100003 + i)
 
     async def make_expert(i: int) -> tuple[str, list[tuple[int, str]]]:
         async with sem:
@@ -243,11 +275,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     setup = time.monotonic() - t0
     tasks = []
     for table, tokens in experts:
+        ws_base = "ws" + base[4:]
         for seat, token in tokens:
             tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
                                                          random.Random(rng.random()))))
-    for table, tokens in tables:
-        for seat, token in tokens:
+    for i, (table, tokens) in enumerate(tables):
+        for seat, token in tokens:  # a table's seats on different servers: every move crosses Redis
+            ws_base = "ws" + bases[(i + seat) % len(bases)][4:]
             tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
                                                          random.Random(rng.random()))))
         await asyncio.sleep(args.ramp / max(1, args.tables))
@@ -255,17 +289,23 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     bench.measuring = True
     start = time.monotonic()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    pid = server.proc.pid if server is not None and server.proc is not None else None
-    server_cpu0 = cpu_seconds(pid) if pid else 0.0
+    procs = [p.proc.pid for p in ([server] if server is not None else servers) if p.proc is not None]
+    worker_pids = [w.proc.pid for w in workers if w.proc is not None]
+    svc = service_pids() if servers else {}
+    svc0 = services_cpu(svc)
+    server_cpu0 = sum(cpu_seconds(p) for p in procs)
+    worker_cpu0 = sum(cpu_seconds(p) for p in worker_pids)
     rss_samples = []
     while time.monotonic() - start < args.duration:
         await asyncio.sleep(1)
-        if server is not None and server.proc is not None:
-            rss_samples.append(rss_mb(server.proc.pid))
+        if procs:
+            rss_samples.append(sum(rss_mb(p) for p in procs))
     elapsed = time.monotonic() - start
     bench.measuring = False
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
-    server_cpu = cpu_seconds(pid) - server_cpu0 if pid else 0.0
+    server_cpu = sum(cpu_seconds(p) for p in procs) - server_cpu0
+    worker_cpu = sum(cpu_seconds(p) for p in worker_pids) - worker_cpu0
+    svc_cpu = {k: v - svc0[k] for k, v in services_cpu(svc).items()}
     loadavg = os.getloadavg()[0]
     now = time.monotonic()
     live = sum(1 for t, _ in tables if now - bench.last_move.get(t, 0) < 3 * pace[1] + 5)
@@ -283,7 +323,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 pool_report = " ".join(line for line in read_available(server.proc.stderr).splitlines()
                                        if "bot pool" in line)
         server.stop()
+    for sv in servers:
+        sv.stop()
+    for w in workers:
+        w.stop()
     lat = bench.latencies
+
+    def per_move(cpu: float) -> float | None:
+        return round(cpu / bench.moves * 1000, 3) if bench.moves else None
     return {
         "tables": args.tables, "humans_per_table": args.humans, "connections": len(tasks),
         "concurrent_tables": live, "setup_s": round(setup, 1), "duration_s": round(elapsed, 1),
@@ -294,13 +341,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "max_ms": round(max(lat) * 1000, 1) if lat else None,
         "server_rss_mb": round(server_rss, 1),
         "server_cpu_s": round(server_cpu, 1),
-        "server_cpu_ms_per_move": round(server_cpu / bench.moves * 1000, 2) if bench.moves else None,
+        "server_cpu_ms_per_move": per_move(server_cpu),
         "machine_load_avg": round(loadavg, 2),
         "loadgen_cpu_s": round(cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime, 1),
         "errors": bench.errors, "error_samples": bench.error_samples,
         "expert_tables": args.expert_tables,
         "expert_table_events_per_s": round(bench.background_events / elapsed, 1),
         "server_bot_pool": pool_report,
+        **({"servers": len(servers), "workers": len(workers), "worker_cpu_ms_per_move": per_move(worker_cpu),
+            "postgres_cpu_ms_per_move": per_move(svc_cpu.get("postgres", 0.0)),
+            "redis_cpu_ms_per_move": per_move(svc_cpu.get("redis-server", 0.0))} if servers else {}),
     }
 
 
@@ -319,8 +369,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="also N tables of one scripted person and three expert bots (not measured)")
     p.add_argument("--bot-workers", type=int, default=None, metavar="N",
                    help="the started server's --bot-workers (default: its own; 0: bots think in a thread)")
-    p.add_argument("--url", help="a running server (default: start one)")
+    p.add_argument("--url", action="append", help="a running server (default: start one); repeat it for "
+                   "several servers of one cluster (tables and seats are spread over them)")
     p.add_argument("--db", help="the database of the started server (default: a temporary SQLite file)")
+    p.add_argument("--servers", type=int, default=0, metavar="N",
+                   help="start N cluster servers and --workers workers on --db (PostgreSQL) and --redis; each "
+                        "table's seats are spread over the servers")
+    p.add_argument("--workers", type=int, default=1, metavar="M", help="workers started with --servers (default 1)")
+    p.add_argument("--redis", help="Redis URL for --servers")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)

@@ -314,6 +314,10 @@ class Room:
         self._changed("header")  # the new name is in the saved table; everyone sees the seat taken
         return None
 
+    async def atake_seat(self, seat: int, name: str, token_hash: str) -> str | None:
+        """:meth:`take_seat` from the lobby (a cluster's room writes it asynchronously)."""
+        return self.take_seat(seat, name, token_hash)
+
     def refusal(self, seat: int, move_text: Any) -> dict[str, Any] | None:
         """Why ``seat`` may not play this move now, as an error message, or None."""
         if not isinstance(move_text, str) or not move_text.strip():
