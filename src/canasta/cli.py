@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from canasta import argtypes
@@ -37,6 +38,17 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
                                                         help=text or " "))
 
 
+def _seconds(text: str) -> float:
+    """A positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="canasta", description="Canasta: rules engine, simulations and tools.", formatter_class=_Help)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -47,6 +59,11 @@ def _parser() -> argparse.ArgumentParser:
 
     b = command("bench", "random players play whole hands; prints hands/s and decisions/s")
     b.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
+    b.add_argument("--env", choices=BENCH_ENVS,
+                   help="measure an RL environment instead (steps/s with random masked actions, and the ratio "
+                        "to the bare engine; needs the rl extra)")
+    b.add_argument("--seconds", type=_seconds, default=5.0,
+                   help="with --env: seconds per measurement")
     b.add_argument("--all", action="store_true", help="every preset in turn (--rules is ignored)")
     b.add_argument("--hands", type=argtypes.positive, default=2000, help="hands per run")
     b.add_argument("--seed", type=argtypes.whole, default=1, help="the first hand's seed")
@@ -82,6 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--plot", metavar="FILE.png",
                    help="draw the per-hand score differences (needs the arena extra: matplotlib)")
     a.add_argument("--json", action="store_true", help="print the figures as one JSON line (no progress bar)")
+    a.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the duplicate pairs as Ray tasks: on a local Ray (--jobs of its CPUs) or on the "
+                        "cluster at ADDRESS ('auto', 'ray://host:10001'); needs the cluster extra")
     a.add_argument("--tally", metavar="FILE.cgn", nargs="+",
                    help="play nothing: the figures of the games arena runs saved (a stopped run, or several "
                         "runs together); every game is replayed first and a damaged record is refused")
@@ -190,8 +210,30 @@ def _parse_value(text: str) -> object:
         return text.strip()
 
 
+#: the environments ``canasta bench --env`` measures (canasta.rl.bench.env_bench)
+BENCH_ENVS = ("pettingzoo", "gymnasium", "table")
+_ENV_NEEDS = {"pettingzoo": ("numpy", "pettingzoo"), "gymnasium": ("numpy", "gymnasium"), "table": ("numpy",)}
+
+
+def _missing(*modules: str) -> list[str]:
+    """Which of these modules cannot be imported (looked up, not imported)."""
+    import importlib.util
+
+    out = []
+    for name in modules:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            out.append(name)
+    return out
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     presets = [RuleSet.preset(name) for name in BENCH_ORDER] if args.all else [args.rules]
+    if args.env:
+        return _bench_env(args, presets)
     if args.markdown:
         print(MARKDOWN_HEADER)
     for rules in presets:
@@ -202,6 +244,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             print(markdown_row(res), flush=True)
         else:
             _print_bench(res)
+    return 0
+
+
+def _bench_env(args: argparse.Namespace, presets: list[RuleSet]) -> int:
+    missing = _missing(*_ENV_NEEDS[args.env])
+    if missing:
+        raise CanastaError(f"bench --env {args.env} needs {' and '.join(missing)}: pip install -e '.[rl]'")
+    if args.markdown:
+        raise CanastaError("--markdown is the engine's speed table: leave out --env, or use --json")
+    from canasta.rl.bench import env_bench
+
+    for rules in presets:
+        result = env_bench(rules, args.env, float(args.seconds), args.seed)
+        print(json.dumps(result.as_dict()) if args.json else result.text(), flush=True)
     return 0
 
 
@@ -341,6 +397,8 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         raise CanastaError(f"{str(save)!r} holds the games of an earlier run: --tally it, choose another file "
                            "with --save FILE, or add --force to overwrite it")
     pairs = max(1, (args.games + 1) // 2)
+    if args.ray is not None:
+        return _arena_ray(args, (specs[0], specs[1]), save)
     line = _Progress(pairs * 2 * 6, "hands", "{n:.1f}/{total:.0f} hands (estimated) |{bar}| {rate_noinv_fmt}, "
                      "{remaining} left{postfix}") if _Progress.wanted(args.json) else None
 
@@ -364,6 +422,39 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         print(report.table())
         print(f"games saved to {save}")
     if args.plot:
+        plot(report, Path(args.plot))
+    return 0
+
+
+def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> int:
+    """``arena --ray [ADDRESS]``: the same matches and report, the pairs played as Ray tasks."""
+    if _missing("ray"):
+        raise CanastaError("arena --ray needs ray: pip install -e '.[cluster]'")
+    from canasta.cluster import run_arena_ray
+
+    pairs = max(1, (args.games + 1) // 2)
+    line = _Progress(pairs * 2, "games", "{n:.0f}/{total:.0f} games |{bar}| {remaining} left{postfix}") \
+        if _Progress.wanted(args.json) else None
+
+    def progress(done: int, total: int) -> None:
+        if line is not None:
+            line.show(done, total, "on Ray")
+
+    try:
+        report = run_arena_ray(args.rules, specs, args.games, args.seed, address=args.ray or None,
+                               max_hands=args.max_hands, save=save, progress=progress,
+                               num_cpus=None if args.ray else args.jobs)
+    finally:
+        if line is not None:
+            line.close()
+    if args.json:
+        print(json.dumps(report.as_dict()))
+    else:
+        print(report.table())
+        print(f"games saved to {save}")
+    if args.plot:
+        from canasta.arena import plot
+
         plot(report, Path(args.plot))
     return 0
 
