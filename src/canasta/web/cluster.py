@@ -51,6 +51,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    bindparam,
     create_engine,
     event,
     select,
@@ -91,6 +92,11 @@ events_t = SqlTable(
     Column("at", Float, nullable=False),
 )
 
+_INSERT_EVENT = events_t.insert()  # the hot path: statements built once, only parameters change
+_TOUCH = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
+    seq=bindparam("seq"), status=bindparam("status"), hands=bindparam("hands"), updated=bindparam("updated"))
+_EVENTS_AFTER = select(events_t).where(events_t.c.table_id == bindparam("tid"), events_t.c.num > bindparam("num")) \
+    .order_by(events_t.c.num)
 SECRET_KINDS = frozenset({"deal"})  # events whose data is never published (read from the database)
 ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
               "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at")
@@ -130,8 +136,8 @@ class Event:
     at: float = 0.0
 
     def message(self, server_id: str) -> str:
-        out: dict[str, Any] = {"num": self.num, "kind": self.kind, "seat": self.seat, "line": self.line,
-                               "at": self.at, "from": server_id}
+        out: dict[str, Any] = {"from": server_id, "num": self.num, "kind": self.kind, "seat": self.seat,
+                               "line": self.line, "at": self.at}  # "from" first: a server skips its own unread
         if self.kind not in SECRET_KINDS:
             out["data"] = self.data
         return json.dumps(out)
@@ -187,21 +193,20 @@ class ClusterStore(Store):
         """Write event ``ev.num``; :class:`Conflict` if that number is taken."""
         try:
             with self.engine.begin() as db:
-                db.execute(events_t.insert().values(
-                    table_id=table_id, num=ev.num, kind=ev.kind, seat=ev.seat, line=ev.line,
-                    data=None if ev.data is None else json.dumps(ev.data), at=ev.at))
-                db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
-                    seq=ev.num, status=status, hands=hands, updated=ev.at))
+                db.execute(_INSERT_EVENT, {"table_id": table_id, "num": ev.num, "kind": ev.kind, "seat": ev.seat,
+                                           "line": ev.line, "data": None if ev.data is None else json.dumps(ev.data),
+                                           "at": ev.at})
+                db.execute(_TOUCH, {"tid": table_id, "seq": ev.num, "status": status, "hands": hands,
+                                    "updated": ev.at})
                 if seat is not None:  # a person sat down: the lobby and the history show the name
                     db.execute(update(seats_t).where(seats_t.c.table_id == table_id, seats_t.c.seat == seat.seat)
-                               .values(kind=seat.kind, name=seat.name))
+                               .values(name=seat.name))
         except IntegrityError:
             raise Conflict(f"event {ev.num} of table {table_id} was written by another process") from None
 
     def events_after(self, table_id: str, num: int) -> list[Event]:
         with self.engine.connect() as db:
-            rows = db.execute(select(events_t).where(events_t.c.table_id == table_id, events_t.c.num > num)
-                              .order_by(events_t.c.num)).all()
+            rows = db.execute(_EVENTS_AFTER, {"tid": table_id, "num": num}).all()
         return [Event(r.num, r.kind, r.seat, r.line, None if r.data is None else json.loads(r.data), r.at)
                 for r in rows]
 
@@ -706,6 +711,7 @@ class ClusterHub(Hub):
         self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
         self.alive_before: set[str] = set()
         self.redis_lost = False
+        self.own_marker = json.dumps({"from": cluster.server_id})[:-1].encode()
 
     # ------------------------------------------------------------ start/stop
 
@@ -845,22 +851,33 @@ class ClusterHub(Hub):
         await self.outbox.join()
 
     async def _drain(self) -> None:
-        """Publications and jobs, in the order they were made."""
+        """Publications and jobs, in the order they were made; the publications waiting
+        together go to Redis in one round trip."""
         while True:
-            item = await self.outbox.get()
+            batch = [await self.outbox.get()]
+            while len(batch) < 200 and not self.outbox.empty():
+                batch.append(self.outbox.get_nowait())
             try:
                 assert self.redis is not None
-                if item[0] == "publish":
-                    await self.redis.publish(item[1], item[2])
-                else:
-                    _, fn, job_id, args, when = item
-                    at = datetime.datetime.fromtimestamp(max(when, time.time()), tz=datetime.UTC)
-                    await self.redis.enqueue_job(fn, *args, _job_id=job_id, _defer_until=at)
+                i = 0
+                while i < len(batch):
+                    if batch[i][0] == "publish":
+                        pipe = self.redis.pipeline(transaction=False)
+                        while i < len(batch) and batch[i][0] == "publish":
+                            pipe.publish(batch[i][1], batch[i][2])
+                            i += 1
+                        await pipe.execute()
+                    else:
+                        _, fn, job_id, args, when = batch[i]
+                        at = datetime.datetime.fromtimestamp(max(when, time.time()), tz=datetime.UTC)
+                        await self.redis.enqueue_job(fn, *args, _job_id=job_id, _defer_until=at)
+                        i += 1
             except Exception as exc:  # Redis away: the heartbeat heals what this loses
                 self.redis_lost = True
                 print(f"canasta: redis: {exc}", file=sys.stderr, flush=True)
             finally:
-                self.outbox.task_done()
+                for _ in batch:
+                    self.outbox.task_done()
 
     async def _listen(self) -> None:
         """Every table's channel; a reconnect is followed by a catch-up from the database."""
@@ -889,6 +906,8 @@ class ClusterHub(Hub):
                 await asyncio.sleep(0.5)
 
     def on_message(self, channel: bytes | str, data: bytes | str) -> None:
+        if isinstance(data, bytes) and data.startswith(self.own_marker):
+            return  # our own event: applied when it was written
         name = channel.decode() if isinstance(channel, bytes) else channel
         room = self.rooms.get(name.rsplit(":", 1)[-1])
         if not isinstance(room, ClusterRoom):
