@@ -758,11 +758,11 @@ class ClusterHub(Hub):
             await asyncio.wait_for(self.flush(), 2)
         if self.redis is not None and self.serving:
             with contextlib.suppress(Exception):  # our sockets are gone: others see it at once
-                pipe = self.redis.pipeline(transaction=False)
-                for (tid, seat) in self.local_sockets:
-                    pipe.hdel(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}")
-                pipe.delete(self.cluster.alive_key(self.cluster.server_id))
-                await pipe.execute()
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for (tid, seat) in self.local_sockets:
+                        pipe.hdel(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}")
+                    pipe.delete(self.cluster.alive_key(self.cluster.server_id))
+                    await pipe.execute()
         for task in [*self.tasks, *self.background]:
             task.cancel()
         if self.redis is not None:
@@ -821,6 +821,33 @@ class ClusterHub(Hub):
             return None
         return room
 
+    async def afresh(self, table_id: str) -> ClusterRoom | None:
+        """:meth:`fresh` with the database read in a thread (a worker's jobs run side by side)."""
+        room = self.rooms.get(table_id)
+        if not isinstance(room, ClusterRoom):
+            if len(self.rooms) > 5000:  # a worker keeps the tables it played lately
+                self.rooms.clear()
+            loaded = await asyncio.to_thread(self.load_room, table_id)
+            if loaded is None:
+                return None
+            room = self.rooms.setdefault(table_id, loaded)
+            assert isinstance(room, ClusterRoom)
+        elif not room.write_lock.locked():
+            events = await asyncio.to_thread(self.store.events_after, table_id, room.seq)
+            if not room.write_lock.locked():
+                for ev in events:
+                    if ev.num <= room.seq:
+                        continue
+                    try:
+                        room.apply_event(ev)
+                    except CanastaError:
+                        room.reload()
+                        break
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
+
     def fresh(self, table_id: str) -> ClusterRoom | None:
         room = self.get(table_id)
         return room if isinstance(room, ClusterRoom) else None
@@ -862,11 +889,11 @@ class ClusterHub(Hub):
                 i = 0
                 while i < len(batch):
                     if batch[i][0] == "publish":
-                        pipe = self.redis.pipeline(transaction=False)
-                        while i < len(batch) and batch[i][0] == "publish":
-                            pipe.publish(batch[i][1], batch[i][2])
-                            i += 1
-                        await pipe.execute()
+                        async with self.redis.pipeline(transaction=False) as pipe:
+                            while i < len(batch) and batch[i][0] == "publish":
+                                pipe.publish(batch[i][1], batch[i][2])
+                                i += 1
+                            await pipe.execute()
                     else:
                         _, fn, job_id, args, when = batch[i]
                         at = datetime.datetime.fromtimestamp(max(when, time.time()), tz=datetime.UTC)
@@ -921,10 +948,10 @@ class ClusterHub(Hub):
     async def resync_all(self) -> None:
         """After losing Redis: our sockets into the presence hash again, every copy caught up."""
         assert self.redis is not None
-        pipe = self.redis.pipeline(transaction=False)
-        for (tid, seat), n in self.local_sockets.items():
-            pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
-        await pipe.execute()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for (tid, seat), n in self.local_sockets.items():
+                pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
+            await pipe.execute()
         for room in list(self.rooms.values()):
             if isinstance(room, ClusterRoom) and room.catch_up():
                 room.broadcast()
@@ -1030,11 +1057,10 @@ def decide_now(level: str, view: Any, seed: int) -> str:
 
 
 async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
+    """The bot to move at event ``num`` plays (if the table is still there)."""
     hub: ClusterHub = ctx["hub"]
-    room = hub.fresh(table_id)
-    if room is None:
-        return
-    if room.seq == num and room.needs_bot():
+    room = await hub.afresh(table_id)
+    if room is not None and room.seq == num and room.needs_bot():
         t = room.table
         seat = t.game.to_move
         level, view = choose_move(room, seat)
@@ -1043,11 +1069,10 @@ async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
             text_move = decide_now(level, view, seed)
         else:  # a searching bot: the worker's loop stays free for its other jobs
             text_move = await asyncio.to_thread(decide_now, level, view, seed)
-        room = hub.fresh(table_id)
-        if room is not None and room.seq == num and room.needs_bot() and room.table.game.to_move == seat:
+        if room.seq == num and room.needs_bot() and room.table.game.to_move == seat:
             if room.table.why_not(seat, text_move) is not None:  # never: the bot saw this very position
                 text_move = str(next(iter(room.table.game.legal_moves)))
-            await room.commit("move", seat, text_move)
+            await room.commit("move", seat, text_move)  # lost to another writer: the table moved on
     if room is not None:
         room.schedule()
     await hub.flush()
@@ -1055,7 +1080,7 @@ async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
 
 async def job_turn(ctx: dict[str, Any], table_id: str, hand: int, turn: int, seat: int) -> None:
     hub: ClusterHub = ctx["hub"]
-    room = hub.fresh(table_id)
+    room = await hub.afresh(table_id)
     if room is None:
         return
     if room.timer_key == (hand, turn, seat) and room.deadline is not None and time.time() >= room.deadline - 0.05:
@@ -1066,7 +1091,7 @@ async def job_turn(ctx: dict[str, Any], table_id: str, hand: int, turn: int, sea
 
 async def job_deal(ctx: dict[str, Any], table_id: str, hand: int) -> None:
     hub: ClusterHub = ctx["hub"]
-    room = hub.fresh(table_id)
+    room = await hub.afresh(table_id)
     if room is None:
         return
     if room.deal_key is not None and room.deal_key[0] == hand and room.deal_at is not None \
@@ -1078,7 +1103,7 @@ async def job_deal(ctx: dict[str, Any], table_id: str, hand: int) -> None:
 
 async def job_grace(ctx: dict[str, Any], table_id: str, seat: int, num: int) -> None:
     hub: ClusterHub = ctx["hub"]
-    room = hub.fresh(table_id)
+    room = await hub.afresh(table_id)
     if room is None:
         return
     await room.take_over(seat, num)
@@ -1093,7 +1118,7 @@ async def job_sweep(ctx: dict[str, Any]) -> None:
     if hours <= 0:
         return
     for tid in hub.store.idle_ids(time.time() - hours * 3600):
-        room = hub.fresh(tid)
+        room = await hub.afresh(tid)
         if room is not None and not await hub.live_seats(tid):
             await room.aabandon()
         hub.rooms.pop(tid, None)

@@ -32,11 +32,11 @@ from canasta.web.cluster import (
 )
 from canasta.web.room import Settings
 
-POLL = 0.05  # seconds between a worker's looks at the queue
+POLL = 0.2  # seconds between a worker's looks at the queue (each look checks every job due)
 
 
 async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, job_timeout: float = 5.0,
-                     concurrency: int = 20) -> None:
+                     concurrency: int = 500) -> None:
     from arq import cron, func
     from arq.connections import RedisSettings
     from arq.worker import Worker
