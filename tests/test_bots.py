@@ -85,6 +85,8 @@ def test_a_tally_of_the_saved_games_gives_the_run_s_figures(tmp_path: Path) -> N
     assert (again.games, again.wins, again.hands, again.hands_won) == (
         report.games, report.wins, report.hands, report.hands_won)
     assert sorted(again.diffs) == sorted(report.diffs)
+    assert again.went_out == report.went_out > 0  # read back from the records' End tags
+    assert f"going out: {report.went_out} of {report.hands}" in again.table()
     assert any(again.diffs)
     assert again.times == {"A": [], "B": []}
     assert "-" in again.table().splitlines()[2]

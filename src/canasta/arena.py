@@ -46,6 +46,7 @@ class GameResult:
     times: dict[str, list[float]]  # per bot label: decision times (s)
     errors: list[str]
     record: str  # the game in the record format (canasta.record)
+    went_out: int = 0  # hands that ended by a player going out
 
 
 def _team_of(rules: RuleSet) -> list[int]:
@@ -92,6 +93,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
     diffs: list[int] = []
     won = [0, 0]
     hands = 0
+    went_out = 0
     key = (index, orientation)
     last_report = time.perf_counter()
     try:
@@ -116,6 +118,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
             all_moves.append(moves)
             rec = match.record_hand()
             hands += 1
+            went_out += game.went_out >= 0
             per_seat = _per_seat_scores(rules, game.side_of, [s.total for s in rec.scores])
             a = _bot_score(per_seat, slots, 0)
             b = _bot_score(per_seat, slots, 1)
@@ -142,7 +145,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                                [specs[slots[s]] for s in range(rules.players)],
                                datetime.date.today().strftime("%Y.%m.%d")).to_text()
     return GameResult(index, orientation, _bot_score(final, slots, 0), _bot_score(final, slots, 1), hands,
-                      won[0], won[1], diffs, times, errors, record)
+                      won[0], won[1], diffs, times, errors, record, went_out)
 
 
 def _lead(rules: RuleSet, totals: list[int]) -> float:
@@ -256,6 +259,7 @@ class ArenaReport:
     wins: list[int] = field(default_factory=lambda: [0, 0])
     hands: int = 0
     hands_won: list[int] = field(default_factory=lambda: [0, 0])
+    went_out: int = 0  # hands that ended by a player going out
     diffs: list[int] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=lambda: {"A": [], "B": []})
     errors: list[str] = field(default_factory=list)
@@ -271,6 +275,7 @@ class ArenaReport:
         self.hands += r.hands
         self.hands_won[0] += r.hands_won_a
         self.hands_won[1] += r.hands_won_b
+        self.went_out += r.went_out
         self.diffs.extend(r.diffs)
         for k, v in r.times.items():
             self.times[k].extend(v)
@@ -294,6 +299,10 @@ class ArenaReport:
             }
         out["mean_score_diff_per_hand_A_minus_B"] = round(statistics.fmean(self.diffs), 1) if self.diffs else 0
         out["hands_per_game"] = round(self.hands / self.games, 2) if self.games else 0
+        olo, ohi = wilson(self.went_out, self.hands)
+        out["hands_went_out"] = self.went_out
+        out["hands_went_out_pct"] = pct(self.went_out, self.hands)
+        out["hands_went_out_ci95"] = [round(100 * olo, 1), round(100 * ohi, 1)]
         out["errors"] = self.errors[:50]
         out["cut_off_games_not_counted"] = list(self.cut_off)
         return out
@@ -314,6 +323,8 @@ class ArenaReport:
                 f"{'[' + str(x['hands_won_ci95'][0]) + ', ' + str(x['hands_won_ci95'][1]) + ']':>16}"
                 f"{_ms(x['mean_decision_ms'], 2):>10}{_ms(x['worst_decision_ms'], 1):>10}")
         lines.append(f"mean score difference per hand (A - B): {d['mean_score_diff_per_hand_A_minus_B']}")
+        lines.append(f"hands ended by a player going out: {self.went_out} of {self.hands}, "
+                     f"{d['hands_went_out_pct']}% {d['hands_went_out_ci95']} (the others: the stock ran out)")
         if self.errors:
             lines.append(f"{_count(len(self.errors), 'bot error')}, e.g.: {self.errors[0]}")
         if self.cut_off:
@@ -443,8 +454,10 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
         team_of = _team_of(rules)
         diffs: list[int] = []
         won = [0, 0]
+        went_out = 0
         totals = [0] * (rules.players if rules.cutthroat else len(rules.teams))
         for hand in game.hands:
+            went_out += hand.tags.get("End") == "went out"
             if "Score" not in hand.tags:
                 raise CanastaError(f"{name}, hand {hand.tags.get('Hand', '?')}: no [Score] tag; tally counts "
                                    "only records with every hand's score")
@@ -458,7 +471,7 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
             won[1] += b > a
         final = _per_seat_scores(rules, team_of, totals)
         report.add(GameResult(n, 0, _bot_score(final, slots, 0), _bot_score(final, slots, 1), len(game.hands),
-                              won[0], won[1], diffs, {"A": [], "B": []}, [], ""))
+                              won[0], won[1], diffs, {"A": [], "B": []}, [], "", went_out))
     return report
 
 

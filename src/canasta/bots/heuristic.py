@@ -6,6 +6,17 @@ are never read).  ``advanced`` adds card tracking (which ranks the next opponent
 can still take, counting the one-natural-and-a-wild-card takes of an unfrozen
 pile, and which ranks it has itself discarded), pile judgement, freezing,
 partnership asking and answering, and end-of-stock play.
+
+Going out (issue 17): ``advanced`` follows a way out whenever there is one, in
+Italian too, where it takes several melds (found with the engine's going-out
+search); it goes out, or asks its partner first, when that pays: when the hand,
+ended now, would not be lost by more than ``out_margin`` (the others' hidden
+cards are those of its sampled world), or the stock is nearly gone, or an
+opponent is about to go out.  Asked "may I go out?", it answers from what it
+holds (no with a big hand early on) and sees (no when the hand, ended now,
+would be lost by more than ``answer_margin``; yes late or under threat).  A
+"no" is binding for the turn: the engine offers no way out then, and the bot
+plays on with cards in hand.
 """
 
 from __future__ import annotations
@@ -14,6 +25,7 @@ import functools
 import math
 from collections.abc import Sequence
 
+from canasta import italian
 from canasta.bots.base import Bot, world
 from canasta.cards import (
     CARD_RANK,
@@ -26,9 +38,10 @@ from canasta.cards import (
     TWO,
     make_deck,
 )
-from canasta.game import ANSWER_PHASE, ASK_YES, DRAW_PHASE, Game
+from canasta.game import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE, Game
 from canasta.melds import CANASTA_SIZE, WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.scoring import SideScore
 from canasta.view import SeatView
 
 
@@ -106,6 +119,10 @@ class HeuristicBot(Bot):
     no_stock = 30  # ... while the stock still holds this many cards
     wild_meld_cost = 5.0  # advanced: per wild card melded without closing a canasta
     late_meld_stock = 15
+    out_when_ahead = True  # advanced: go out (and ask) only when it wins the hand, until late
+    answer_by_score = True  # advanced: say yes when the hand would be won
+    answer_margin = -300  # ... or lost by less than this
+    out_margin = -300
     late_discard_stock = 10
     freeze_value = 120
 
@@ -150,32 +167,56 @@ class HeuristicBot(Bot):
     # -- partnership -----------------------------------------------------------
 
     def _answer(self, g: Game, moves: list[Move]) -> Move:
-        me = g.to_move
         yes = next(m for m in moves if m.kind == YES)
         no = next(m for m in moves if m.kind == NO)
         if not self.advanced:
             return yes
-        # going out first wins most hands: say no only with a very big hand early on
+        return yes if self.partner_out_pays(g) else no
+
+    def partner_out_pays(self, g: Game) -> bool:
+        """Should the partner (``g.to_move``) say yes to ``g.turn``'s "may I go out?"
+
+        It answers from what it holds and sees: its own hand (the points it would
+        pay), the table, and the stock.  Early in the hand, with a big hand of its
+        own, it says no; otherwise it says yes when the hand, ended now by the asker
+        going out, would be won by its side, or when the stock is nearly gone or
+        an opponent is about to go out (there may be no better chance)."""
+        me = g.to_move
         penalty = sum(g.val[c] * k for c, k in enumerate(g.hands[me]) if k)
-        return no if penalty > self.no_penalty and len(g.stock) >= self.no_stock else yes
+        if len(g.stock) < self.no_stock or self._danger_of_going_out(g):
+            return True
+        if penalty > self.no_penalty:
+            return False
+        return not self.answer_by_score or _margin(g, me, out_scores(g, g.turn)) > self.answer_margin
+
+    def out_pays(self, g: Game, path: Move) -> bool:
+        """Does going out now (starting with ``path``) pay for the player to move?
+        It does when it wins the hand as it stands (the others' hidden cards are
+        those of the sampled world, an estimate), when the stock is nearly gone,
+        or when an opponent is about to go out."""
+        if not self.advanced or not self.out_when_ahead:
+            return True
+        if len(g.stock) < self.late_meld_stock or self._danger_of_going_out(g):
+            return True
+        h = g.copy()
+        result = play_out(h, path, self)
+        return result is None or _margin(h, g.turn, result) > self.out_margin
 
     # -- meld phase --------------------------------------------------------------
 
     def _meld_phase(self, g: Game, moves: list[Move]) -> Move:
-        seat = g.turn
-        hsize = g.hsize[seat]
         melds = [m for m in moves if m.kind == MELD]
         discards = [m for m in moves if m.kind == DISCARD]
         asks = [m for m in moves if m.kind == ASK]
-        # 1. go out when allowed
-        outs = [m for m in melds if hsize - sum(len(group_cards(x)) for x in m.groups) <= 1]
-        finishing = [m for m in discards if hsize == 1]
-        if (outs or finishing) and asks and self.advanced and g.ask != ASK_YES:
-            return asks[0]
-        if finishing:
-            return finishing[0]
-        if outs:
-            return max(outs, key=lambda m: sum(len(group_cards(x)) for x in m.groups))
+        # 1. go out when allowed (and, for the advanced player, when it pays: ask first)
+        path = out_move(g, moves) if self.advanced else _simple_out(g, moves)
+        if path is not None:
+            if g.ask == ASK_YES or self.out_pays(g, path):
+                if asks and self.advanced and g.ask == ASK_NONE:
+                    return asks[0]
+                return path
+        elif asks and self.advanced and g.ask == ASK_NONE and self.out_pays(g, asks[0]):
+            return asks[0]  # Italian: the way out needs the partner's yes first
         # 2. meld: openings whole, then natural cards, wild cards only to close canastas
         best: tuple[float, Move] | None = None
         for m in melds:
@@ -296,6 +337,78 @@ class HeuristicBot(Bot):
                 best = (cost, m)
         assert best is not None
         return best[1]
+
+
+def _simple_out(g: Game, moves: list[Move]) -> Move | None:
+    """The basic player's way out: a meld that leaves at most one card, or the last discard."""
+    hsize = g.hsize[g.turn]
+    for m in moves:
+        if m.kind == DISCARD and hsize == 1:
+            return m
+    outs = [m for m in moves if m.kind == MELD and hsize - sum(len(group_cards(x)) for x in m.groups) <= 1]
+    return max(outs, key=lambda m: sum(len(group_cards(x)) for x in m.groups)) if outs else None
+
+
+def out_move(g: Game, moves: list[Move]) -> Move | None:
+    """A move on a way to go out this turn (the largest meld that keeps going out
+    possible, or the last discard), or None when the player to move cannot go out
+    now (or its partner said no).  In Classic one move melds everything needed; in
+    Italian going out is several melds, found with the engine's going-out search."""
+    if not g.rules.italian:
+        return _simple_out(g, moves)
+    if not italian.can_go_out(g):  # False after a "no", and before asking where asking is required
+        return None
+    seat = g.turn
+    if g.hsize[seat] == 1:
+        return next((m for m in moves if m.kind == DISCARD), None)
+    melds = sorted((m for m in moves if m.kind == MELD),
+                   key=lambda m: -sum(len(group_cards(x)) for x in m.groups))
+    for m in melds:
+        h = g.copy()
+        h.play_unchecked(m)
+        if h.is_over() or italian.can_go_out(h):
+            return m
+    return None
+
+
+def play_out(g: Game, first: Move, policy: HeuristicBot) -> list[SideScore] | None:
+    """Play ``first`` and then the way out on ``g`` (changed); the hand's result,
+    or None if the player did not get out (or first had to ask)."""
+    seat = g.turn
+    move: Move | None = first
+    for _ in range(30):
+        if move is None or move.kind == ASK:
+            if move is not None and move.kind == ASK:
+                g.play_unchecked(move)
+                g.play_unchecked(Move(YES))
+            else:
+                return None
+        else:
+            g.play_unchecked(move)
+        if g.is_over():
+            return g.result if g.went_out == seat else None
+        if g.turn != seat:
+            return None
+        move = out_move(g, list(g.generate()))
+    return None
+
+
+def out_scores(g: Game, seat: int) -> list[SideScore]:
+    """The hand's scores if ``seat`` went out now with the cards it holds melded
+    (their value not counted: unknown to its partner), the others' hands as they are."""
+    h = g.copy()
+    h.hands = [row[:] for row in h.hands]
+    h.hands[seat] = [0] * NUM_CARDS
+    h.went_out = seat
+    return h._score()
+
+
+def _margin(g: Game, seat: int, result: list[SideScore]) -> int:
+    """``seat``'s side's hand score minus the best other side's (player in cut-throat)."""
+    me = seat if g.rules.cutthroat else g.side_of[seat]
+    mine = result[me].total
+    others = [s.total for i, s in enumerate(result) if i != me]
+    return mine - max(others, default=0)
 
 
 def _key(cards: Sequence[int], grp: Sequence[int]) -> int:
