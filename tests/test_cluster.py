@@ -422,3 +422,35 @@ def test_a_bot_table_plays_on_when_a_worker_is_killed_and_keeps_its_secrets(serv
         s1.stop()
         w1.stop()
         w2.stop()
+
+
+def test_health_readiness_and_metrics_of_a_single_server(tmp_path: Any) -> None:
+    """The probes a proxy or an orchestrator uses, on the default single process (no services)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    from canasta.web.app import create_app
+    from canasta.web.room import Settings
+
+    with TestClient(create_app(str(tmp_path / "h.db"), settings=Settings(bot_delay=0, bot_workers=0,
+                                                                                   fixed_seeds=True))) as client:
+        assert client.get("/healthz").json() == {"status": "ok"}
+        assert client.get("/readyz").json() == {"status": "ready"}
+        data = client.post("/api/quick", json={"name": "Ann", "seed": 3}).json()
+        with client.websocket_connect(f"/ws/{data['table']}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": data["token"]}))
+            for _ in range(200):
+                msg = json.loads(ws.receive_text())
+                if msg["type"] == "state" and msg["view"]["to_move"] == 0:
+                    break
+            moved = msg["seq"]
+            ws.send_text(json.dumps({"type": "move", "move": "draw"}))
+            while not (msg["type"] == "state" and msg["seq"] > moved):
+                msg = json.loads(ws.receive_text())
+            text = client.get("/metrics").text
+            assert 'canasta_tables{status="playing"} 1' in text and "canasta_sockets 1" in text
+            assert "canasta_move_seconds_count 1" in text and "canasta_queue_depth 0" in text
+            assert int(re.search(r"^canasta_moves_total (\d+)", text, re.M).group(1)) >= 4  # type: ignore[union-attr]

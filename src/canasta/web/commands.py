@@ -128,12 +128,19 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
         raise CanastaError("--job-timeout must be more than 0 seconds")
     try:
         import arq  # noqa: F401
-        import redis  # noqa: F401
 
         from canasta.web.cluster import ClusterConfig
     except ImportError as exc:
         raise CanastaError(f"several servers need more packages ({exc.name} is missing): "
                            "pip install 'canasta[cluster-web]'") from None
+    import redis as redis_sync
+
+    try:  # before anything starts: an unreachable Redis is one clear line
+        client = redis_sync.Redis.from_url(args.redis, socket_connect_timeout=3)
+        client.ping()
+        client.close()
+    except (redis_sync.RedisError, OSError, ValueError) as exc:
+        raise CanastaError(f"--redis {args.redis}: cannot reach Redis ({exc})") from None
     return ClusterConfig(args.redis, prefix=args.redis_prefix)
 
 

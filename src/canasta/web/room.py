@@ -276,6 +276,7 @@ class Room:
 
     def apply(self, seat: int, move: Move | str) -> None:
         self.table.play(seat, move)
+        self.hub.metrics.events["move"] += 1
         self._changed("move")
 
     def play_move(self, seat: int, move_text: Any) -> dict[str, Any] | None:
