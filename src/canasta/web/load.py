@@ -280,8 +280,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
                                                          random.Random(rng.random()))))
     for i, (table, tokens) in enumerate(tables):
-        for seat, token in tokens:  # a table's seats on different servers: every move crosses Redis
-            ws_base = "ws" + bases[(i + seat) % len(bases)][4:]
+        for seat, token in tokens:  # a table's seats on different servers (unless --sticky)
+            ws_base = "ws" + bases[(i if args.sticky else i + seat) % len(bases)][4:]
             tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
                                                          random.Random(rng.random()))))
         await asyncio.sleep(args.ramp / max(1, args.tables))
@@ -377,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
                         "table's seats are spread over the servers")
     p.add_argument("--workers", type=int, default=1, metavar="M", help="workers started with --servers (default 1)")
     p.add_argument("--redis", help="Redis URL for --servers")
+    p.add_argument("--sticky", action="store_true",
+                   help="all seats of a table on one server (as a proxy hashing the table id does); default: "
+                        "spread, so every move crosses Redis")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)
