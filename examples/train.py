@@ -7,7 +7,8 @@
 
 The learning seat plays classic-4p (``--rules``) with its partner played by the current policy
 itself (a numpy copy, refreshed after every update) and its two opponents by ``random`` bots in half of the environments and ``basic`` bots
-in the other half.  The reward is the hand's score difference / 1000.  At each checkpoint (in
+in the other half.  The reward is the hand's score difference / 1000 (``--reward win``: +1 or -1
+for the hand won or lost, plus 0.2 times that).  At each checkpoint (in
 minutes of training, evaluation not counted) the policy is saved as ``policy-<m>min.npz`` (a
 numpy network that ``canasta.rl.policy.PolicyBot`` plays, ``policy:PATH``) and measured: hands
 won by the policy's side (both seats the policy) against random and against basic bots over
@@ -104,6 +105,17 @@ class Checkpoints:
               f"(of {self.args.eval_hands} hands)", flush=True)
 
 
+class WinRewardEnv(CanastaEnv):
+    """The hand won or lost (+1 / -1) plus a fifth of the score difference in thousands: the
+    measure is hands won, the score breaks ties and keeps big hands worth more."""
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = super().step(action)
+        if terminated and "illegal_action" not in info:
+            reward = float(np.sign(reward)) + 0.2 * reward
+        return obs, reward, terminated, truncated, info
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="classic-4p")
@@ -115,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-steps", type=int, default=512, help="steps per environment per update")
     parser.add_argument("--net", default="256,256", help="hidden layer sizes")
     parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--reward", choices=("score", "win"), default="score",
+                        help="score: the score difference / 1000; win: +1/-1 for the hand plus 0.2 x that")
     parser.add_argument("--smoke", action="store_true", help="a seconds-long run of the whole loop")
     args = parser.parse_args(argv)
     if args.smoke:
@@ -131,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def make(i: int) -> Any:
         opponent = "random" if i % 2 == 0 else "basic"
-        return lambda: CanastaEnv(args.rules, seat=None, opponents=[opponent, partner, opponent],
-                                  reward_scale=1e-3)
+        cls = WinRewardEnv if args.reward == "win" else CanastaEnv
+        return lambda: cls(args.rules, seat=None, opponents=[opponent, partner, opponent], reward_scale=1e-3)
 
     vec = DummyVecEnv([make(i) for i in range(args.envs)])
     vec.seed(args.seed)
