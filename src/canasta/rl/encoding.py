@@ -255,7 +255,7 @@ class Decision:
         self.prefix: tuple[int, ...] = ()
         self._legal: list[int] | None = None
         self._entries: list[tuple[tuple[int, ...], Option]] | None = None
-        opts = game._options()
+        opts = self._opts = game._options()
         table = _OPTION_ACTION
         single: dict[int, Option] = {}
         for opt in opts:  # the common case: every move is one action
@@ -273,7 +273,6 @@ class Decision:
         if -1 in single:
             raise EncodingError("an option code without an action")
         self._single = single
-        self._opts = opts
 
     def legal_set(self) -> frozenset[int] | dict[int, Option]:
         """The legal actions now, for membership tests."""
