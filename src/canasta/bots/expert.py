@@ -21,26 +21,45 @@ import time
 
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
+from canasta.bots.inference import PileWatch, respect
 from canasta.game import ANSWER_PHASE, DRAW_PHASE, Game
 from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
 from canasta.view import SeatView
 
 ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
-STEP_MARGIN = 0.2  # the share of the time budget kept back for the engine step in progress
+STEP_MARGIN = 0.35  # the share of the time budget kept back for the engine step in progress
 
 
 class ExpertBot(Bot):
     name = "expert"
     switch_z = 1.0  # how many standard errors a choice must beat the guide's move by
     rollout_depth: int | None = 40  # decisions before a rollout is scored where it stands (None: to the end)
+    infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         super().__init__(seed, budget or Budget(seconds=1.0, iterations=40))
         self.guide = AdvancedBot(seed)
         self.rollout = AdvancedBot(seed)
+        self.rollout.asks_partner = False  # rollouts go out without asking where asking is optional
+        self.watch = PileWatch()
 
     def choose(self, view: SeatView) -> Move:
         started = time.perf_counter()  # the budget counts the whole decision
+        if self.infer:
+            self.watch.observe(view)
+        move = self._choose(view, started)
+        if move.kind == DISCARD:
+            self.watch.discarded(view, move.groups[0][0])
+        return move
+
+    def _world(self, view: SeatView) -> Game:
+        """A world sampled from the view, dealt again where it contradicts the refusals seen."""
+        w = world(view, self.rng)
+        if self.infer and self.watch.limits:
+            respect(w, view, self.watch.limits, self.rng)
+        return w
+
+    def _choose(self, view: SeatView, started: float) -> Move:
         g = world(view, self.rng)
         moves = list(g.generate())
         if len(moves) == 1:
@@ -62,7 +81,7 @@ class ExpertBot(Bot):
         # ~0.2 s in Italian: opening and going-out searches) still ends within budget
         deadline = started + (1 - STEP_MARGIN) * seconds if seconds is not None else math.inf
         while not self.budget.exhausted(started, done) and time.perf_counter() < deadline:
-            w = world(view, self.rng)
+            w = self._world(view)
             values: list[float] = []
             for move in cands:
                 h = w.copy()

@@ -123,6 +123,7 @@ class HeuristicBot(Bot):
     answer_by_score = True  # advanced: say yes when the hand would be won
     answer_margin = -300  # ... or lost by less than this
     out_margin = -300
+    asks_partner = True  # advanced: ask before going out where asking is optional (rollouts need not)
     late_discard_stock = 10
     freeze_value = 120
 
@@ -212,7 +213,8 @@ class HeuristicBot(Bot):
         path = out_move(g, moves) if self.advanced else _simple_out(g, moves)
         if path is not None:
             if g.ask == ASK_YES or self.out_pays(g, path):
-                if asks and self.advanced and g.ask == ASK_NONE:
+                if asks and self.advanced and g.ask == ASK_NONE and (
+                        self.asks_partner or g.rules.asking_partner == "required"):
                     return asks[0]
                 return path
         elif asks and self.advanced and g.ask == ASK_NONE and self.out_pays(g, asks[0]):
