@@ -588,13 +588,33 @@ def gen_takes(g: Game) -> Iterator[Move]:
                 options.append((1, 1, 0))
             if rc[JOKER_RANK]:
                 options.append((1, 0, 1))
-    for n0, d0, j0 in options:
-        g0 = tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0))
-        if g.opened[side]:
-            move = Move(TAKE, (g0,))
+    if g.opened[side]:
+        for n0, d0, j0 in options:
+            move = Move(TAKE, (tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0)),))
             if g.is_legal(move):
                 yield move
-            continue
+        return
+    # Opening with the pozzo (B.9.6): the cards shown with the top card beyond the
+    # taking pair (three if frozen) count towards the minimum, so every size of the
+    # top card's meld is its own choice: more naturals of its rank, and wild cards.
+    vals = g.val
+    minimum = g.minimum(seat)
+    clean_only = r.dirty_opening_blocks_pozzo or r.opening_must_be_clean(minimum)
+    heads: list[tuple[int, int, int]] = []
+    for n0, d0, j0 in options:
+        for extra in range(0, k - n0 + 1):
+            for dd in range((0 if clean_only else rc[TWO] - d0) + 1):
+                for jj in range((0 if clean_only else rc[JOKER_RANK] - j0) + 1):
+                    h = (n0 + extra, d0 + dd, j0 + jj)
+                    size = 1 + sum(h)
+                    if size <= CANASTA_SIZE and h not in heads and it_group_error(
+                            r, 1 + h[0], h[1], h[2], False) is None:
+                        heads.append(h)
+    skip = need if (frozen or r.pozzo_take == "natural_pair_only") else 2
+    for n0, d0, j0 in heads:
+        g0 = tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0))
+        counted = sum(vals[c] for c in g0 if IS_WILD[c]) + sum(
+            vals[c] for c in [x for x in g0 if not IS_WILD[x]][min(skip, n0):])
         counts = rc[:]
         counts[rt] = 0
         counts[TWO] -= d0
@@ -602,24 +622,28 @@ def gen_takes(g: Game) -> Iterator[Move]:
         avail = hand[:]
         for c in g0:
             avail[c] -= 1
-        for spec in opening_specs(g, counts, minimum=g.minimum(seat), clean_only=r.dirty_opening_blocks_pozzo):
+        for spec in opening_specs(g, counts, minimum=minimum - counted, clean_only=clean_only, threshold=minimum):
             move = Move(TAKE, (g0, *groups_from(avail, spec)))
             if g.is_legal(move):
                 yield move
 
 
-def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool) -> Iterator[list[tuple[int, int, int, int]]]:
+def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
+                  threshold: int | None = None) -> Iterator[list[tuple[int, int, int, int]]]:
     """Sets of new melds (key, naturals, deuces, jokers) worth ``minimum`` or more:
-    natural melds of every rank held in pairs, and one meld of wild cards."""
+    natural melds of every rank held in pairs, and one meld of wild cards.  Whether
+    they must be clean follows ``clean_only`` and the opening ``threshold`` (by
+    default ``minimum``)."""
     r = g.rules
     vals = g.val
-    clean_needed = clean_only or r.opening_must_be_clean(minimum)
+    clean_needed = clean_only or r.opening_must_be_clean(minimum if threshold is None else threshold)
     ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
     chosen: list[tuple[int, int, int, int]] = []
     tail = [0] * (len(ranks) + 1)
     for i in range(len(ranks) - 1, -1, -1):
         tail[i] = tail[i + 1] + counts[ranks[i]] * vals[RANK_CARDS[ranks[i]][0]]
     dv, jv = 20, 50
+    rgit = r.open_deuce_meld == "rgit"
 
     def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
         if i == len(ranks):
@@ -632,6 +656,9 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool) ->
                         continue
                     if clean_needed and not wild_meld_is_clean(d, j):
                         continue
+                    if rgit and d + j < CANASTA_SIZE and wild_meld_kind(r, d, j) == "deuce" and any(
+                            q[2] for q in chosen):
+                        continue  # I-O14 rgit: no deuces on natural melds beside an open deuce meld
                     if value + d * dv + j * jv >= minimum:
                         chosen.append((WILD_MELD, 0, d, j))
                         yield list(chosen)

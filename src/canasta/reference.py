@@ -1,0 +1,398 @@
+"""A slow, obviously-correct reference for the move generator (small positions only).
+
+The engine's ``legal_moves`` iterates a *generating set*: one representative per
+choice that matters.  This module checks that claim by brute force.  From a
+position, :func:`reference_outcomes` plays out the rest of the mover's turn in
+every way ``push`` accepts: at each step it builds **every** candidate move from
+the cards in hand (every way of putting the hand's cards, card class by card
+class, into groups, with every head group for taking the pile), keeps those
+``push`` accepts, and follows each.  :func:`generated_outcomes` does the same
+walk with the moves ``legal_moves`` yields.  Both return the set of
+end-of-turn states, written modulo suits (:func:`state_key`), so two move orders
+or two suit choices that give the same table count once.
+
+The generator is complete when every reference outcome is a generated outcome;
+it is sound when every generated move is accepted (``push`` raises otherwise).
+The only knowledge of the rules used here, to keep the enumeration finite, is
+that a meld is of one rank: a natural card joins the group of its rank, a black
+three the group of threes, and a wild card any group whose rank is in the hand or
+already melded by the side (or the Italian meld of wild cards).  Everything else
+is left to ``push``.
+
+:func:`small_position` makes the random small positions the tests and the soak
+use: a seeded random playout to some turn, with the mover's hand replaced by a
+few cards of a few ranks (some wild cards, sometimes a black three, often the
+pile's top rank), so that the exhaustive walk stays small.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from canasta.cards import (
+    CARD_RANK,
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    JOKER_RANK,
+    NATURAL_RANKS,
+    NUM_CARDS,
+    RANK_CARDS,
+    THREE,
+    TWO,
+    Card,
+    card_str,
+    parse_card,
+)
+from canasta.errors import IllegalMoveError
+from canasta.game import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, MELD_PHASE, OVER, Game
+from canasta.melds import WILD_MELD
+from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
+from canasta.position import game_from_position, position_of
+
+_RED = "R3"
+_BLACK = "B3"
+
+
+def card_class(card: Card) -> str:
+    """A card with its suit forgotten, except the colour of a three (the only suit the rules read)."""
+    if IS_RED_THREE[card]:
+        return _RED
+    if IS_BLACK_THREE[card]:
+        return _BLACK
+    return card_str(card) if card_str(card) == "JK" else card_str(card)[:-1]
+
+
+#: a card's class as a number: its rank, with red threes apart (14)
+_CLASS: tuple[int, ...] = tuple(14 if IS_RED_THREE[c] else CARD_RANK[c] for c in range(NUM_CARDS))
+
+
+def _cls(cards: Iterable[Card]) -> tuple[int, ...]:
+    return tuple(_CLASS[c] for c in cards)
+
+
+def _counts(hand: list[int]) -> tuple[int, ...]:
+    out = [0] * 15
+    for c, k in enumerate(hand):
+        out[_CLASS[c]] += k
+    return tuple(out)
+
+
+def _meld_key(m: Any) -> tuple[object, ...]:
+    return (m.rank, tuple(sorted(_cls(m.cards))), m.concealed, m.owner, m.turn)
+
+
+def state_key(game: Game) -> tuple[object, ...]:
+    """The whole state of the table modulo suits: every field the engine keeps
+    (``Game``'s snapshot), with each card written by its class and hands and melds
+    as multisets.  (Which copies of a card the table saw picked up, ``known``,
+    depends on the suits chosen and is left out.)"""
+    g = game
+    return (
+        tuple(_counts(h) for h in g.hands), tuple(tuple(x) for x in g.rc), tuple(g.hsize),
+        _cls(g.stock), _cls(g.pile), g.pile_frozen,
+        tuple(tuple(sorted(_meld_key(m) for m in d.values())) for d in g.melds),
+        tuple(tuple(sorted(_cls(x))) for x in g.red3), tuple(g.opened), g.turn, g.phase, g.turn_no,
+        g.took_pile, g.melded_now, g.touched_old, g.ask, tuple(g.has_melded), tuple(g.added_to_partner),
+        tuple(g.red3_pending), g.went_out, g.out_concealed, g.end_reason, tuple(g.side_of), g.lone,
+        tuple(g.ncan), tuple(tuple(sorted(_meld_key(m) for m in x)) for x in g.closed), tuple(g.hidden),
+        g.clean_turn, tuple(sorted(_cls(g.cut_cards))), g.draw_mode,
+    )
+
+
+# ---------------------------------------------------------------------------- candidate moves
+
+
+def _classes_in_hand(hand: list[int]) -> dict[str, list[Card]]:
+    """Class -> the cards of that class held (one entry per copy)."""
+    out: dict[str, list[Card]] = {}
+    for c in range(NUM_CARDS):
+        for _ in range(hand[c]):
+            out.setdefault(card_class(c), []).append(c)
+    return out
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every way of writing ``total`` as an ordered sum of ``parts`` non-negative whole numbers."""
+    if parts == 0:
+        if total == 0:
+            yield ()
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+def group_sets(game: Game, hand: list[int]) -> Iterator[list[Group]]:
+    """Every set of meld groups that can be formed from ``hand`` (a card-count list):
+    each natural rank held contributes 0..all its cards to its group, black threes
+    0..all to theirs, and the wild cards are spread in every way over the groups
+    whose rank is held or melded by the side (and the Italian meld of wild cards)."""
+    side = game.side_of[game.turn]
+    by_class = _classes_in_hand(hand)
+    nat_ranks = [r for r in NATURAL_RANKS if any(hand[c] for c in RANK_CARDS[r])]
+    melded = [r for r in game.melds[side] if r in NATURAL_RANKS]
+    targets: list[int] = sorted(set(nat_ranks) | set(melded))
+    if game.rules.italian:
+        targets.append(WILD_MELD)
+    deuces = by_class.get("2", [])
+    jokers = by_class.get("JK", [])
+    blacks = by_class.get(_BLACK, [])
+    nat_choices = [range(len(by_class[_rank_class(r)]) + 1) for r in nat_ranks]
+    for counts in itertools.product(*nat_choices):
+        # one more part than there are groups: the wild cards kept in hand
+        for dsplit in _compositions(len(deuces), len(targets) + 1):
+            for jsplit in _compositions(len(jokers), len(targets) + 1):
+                for b in range(len(blacks) + 1):
+                    groups: list[Group] = []
+                    used_d = used_j = 0
+                    for t, d, j in zip(targets, dsplit, jsplit, strict=False):
+                        nat: list[Card] = []
+                        if t in nat_ranks:
+                            nat = by_class[_rank_class(t)][:counts[nat_ranks.index(t)]]
+                        wild = deuces[used_d:used_d + d] + jokers[used_j:used_j + j]
+                        used_d += d
+                        used_j += j
+                        if not nat and not wild:
+                            continue
+                        if nat or t == WILD_MELD:
+                            groups.append(tuple(nat + wild))
+                        else:
+                            groups.append((-(t + 1), *wild))
+                    if b:
+                        groups.append(tuple(blacks[:b]))
+                    if groups:
+                        yield groups
+
+
+def _rank_class(rank: int) -> str:
+    return card_class(RANK_CARDS[rank][0])
+
+
+def candidate_moves(game: Game) -> Iterator[Move]:
+    """Every candidate move of the player to move, modulo suits (most are illegal)."""
+    phase = game.phase
+    if phase == OVER:
+        return
+    if phase == ANSWER_PHASE:
+        yield Move(YES)
+        yield Move(NO)
+        return
+    seat = game.turn
+    hand = game.hands[seat]
+    if phase == DRAW_PHASE:
+        yield Move(DRAW)
+        yield Move(END)
+        yield Move(OPEN)
+        if not game.pile or not IS_NATURAL[game.pile[-1]]:
+            yield Move(TAKE, ((),))  # (refused: a blocked pile; kept so push is asked)
+            return
+        rt = CARD_RANK[game.pile[-1]]
+        by_class = _classes_in_hand(hand)
+        nat = by_class.get(_rank_class(rt), [])
+        deuces = by_class.get("2", [])
+        jokers = by_class.get("JK", [])
+        for n0 in range(len(nat) + 1):
+            for d0 in range(len(deuces) + 1):
+                for j0 in range(len(jokers) + 1):
+                    head = tuple(nat[:n0] + deuces[:d0] + jokers[:j0])
+                    rest = hand[:]
+                    for c in head:
+                        rest[c] -= 1
+                    yield Move(TAKE, (head,))
+                    for groups in group_sets(game, rest):
+                        yield Move(TAKE, (head, *groups))
+        return
+    # MELD or FINAL phase
+    for groups in group_sets(game, hand):
+        yield Move(MELD, tuple(groups))
+    if phase == FINAL_PHASE:
+        yield Move(END)
+        return
+    for cls_cards in _classes_in_hand(hand).values():
+        yield Move(DISCARD, ((cls_cards[0],),))
+    yield Move(ASK)
+    yield Move(END)
+
+
+def reference_moves(game: Game) -> list[Move]:
+    """The candidate moves ``push`` accepts."""
+    out = []
+    for m in candidate_moves(game):
+        try:
+            game._plan(m)
+        except IllegalMoveError:
+            continue
+        out.append(m)
+    return out
+
+
+def generated_moves(game: Game) -> list[Move]:
+    return list(game.legal_moves)
+
+
+# ---------------------------------------------------------------------------- outcomes of a turn
+
+
+class TooBig(Exception):
+    """The walk met more states than its limit (the position is not small)."""
+
+
+def outcomes(game: Game, moves_of: Callable[[Game], Iterable[Move]], limit: int = 20000,
+             paths: dict[tuple[object, ...], list[Move]] | None = None) -> set[tuple[object, ...]]:
+    """The end-of-turn states (:func:`state_key`) reachable from ``game`` by playing
+    the moves ``moves_of`` gives until the turn passes or the hand ends.  Every move
+    is played with ``push``, so a refused one raises :class:`IllegalMoveError`.
+    ``paths``, if given, receives one move sequence reaching each outcome."""
+    g = game.copy()
+    base = len(g.move_stack)
+    turn_no = g.turn_no
+    seen: set[tuple[object, ...]] = set()
+    ends: set[tuple[object, ...]] = set()
+
+    def walk() -> None:
+        key = state_key(g)
+        if g.phase == OVER or g.turn_no != turn_no:
+            ends.add(key)
+            if paths is not None and key not in paths:
+                paths[key] = g.move_stack[base:]
+            return
+        if key in seen:
+            return
+        seen.add(key)
+        if len(seen) > limit:
+            raise TooBig(f"more than {limit} states in one turn")
+        for m in list(moves_of(g)):
+            g.push(m)
+            try:
+                walk()
+            finally:
+                g.pop()
+
+    walk()
+    return ends
+
+
+def reference_outcomes(game: Game, limit: int = 20000) -> set[tuple[object, ...]]:
+    return outcomes(game, reference_moves, limit)
+
+
+def generated_outcomes(game: Game, limit: int = 20000) -> set[tuple[object, ...]]:
+    return outcomes(game, generated_moves, limit)
+
+
+def compare(game: Game, limit: int = 20000) -> tuple[set[tuple[object, ...]], set[tuple[object, ...]]]:
+    """(outcomes only the reference reaches, outcomes only the generator reaches)."""
+    ref = reference_outcomes(game, limit)
+    gen = generated_outcomes(game, limit)
+    return ref - gen, gen - ref
+
+
+def describe_difference(game: Game, key: tuple[object, ...]) -> str:
+    """What an outcome holds that the start position does not (for failure messages)."""
+    start = state_key(game)
+    names = ("hands", "rc", "hsize", "stock", "pile", "pile_frozen", "melds", "red3", "opened", "turn",
+             "phase", "turn_no", "took_pile", "melded_now", "touched_old", "ask", "has_melded",
+             "added_to_partner", "red3_pending", "went_out", "out_concealed", "end_reason", "side_of",
+             "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards", "draw_mode")
+    skip = {"rc", "hsize", "stock", "turn", "turn_no"}
+    return "; ".join(f"{n}: {b}" for n, a, b in zip(names, start, key, strict=True) if a != b and n not in skip)
+
+
+# ---------------------------------------------------------------------------- small positions
+
+
+def small_position(rules: Any, seed: int, max_hand: int = 7) -> Game | None:
+    """A random small position of ``rules`` at the start of a turn (see the module
+    docstring), or None when the playout gave nothing usable."""
+    rng = random.Random(seed)
+    game = Game(rules, seed, dealer=seed % rules.players, scores=_scores(rules, rng))
+    stop = rng.choice((0, 4, 8, 16, 30, 60, 100, 160))
+    moves = 0
+    while not game.is_over() and moves < stop:
+        opts = list(game.legal_moves)
+        game.push(opts[rng.randrange(len(opts))])
+        moves += 1
+    # go on to the start of a turn
+    while not game.is_over() and game.phase != DRAW_PHASE:
+        opts = list(game.legal_moves)
+        game.push(opts[rng.randrange(len(opts))])
+    if game.is_over():
+        return None
+    p = position_of(game)
+    seat = game.turn
+    pool: list[Card] = [parse_card(c) for c in p["hands"][seat] + p["stock"]]
+    pool = [c for c in pool if not IS_RED_THREE[c]]
+    rng.shuffle(pool)
+    by_rank: dict[int, list[Card]] = {}
+    for c in pool:
+        by_rank.setdefault(CARD_RANK[c], []).append(c)
+    hand: list[Card] = []
+
+    def grab(rank: int, k: int) -> None:
+        cards = by_rank.get(rank, [])
+        while k > 0 and cards and len(hand) < max_hand:
+            hand.append(cards.pop())
+            k -= 1
+
+    top = parse_card(p["pile"][-1]) if p["pile"] else -1
+    if top >= 0 and IS_NATURAL[top] and rng.random() < 0.6:
+        grab(CARD_RANK[top], rng.choice((1, 2, 2, 3, 3, 4, 4)))
+    side = game.side_of[seat]
+    melded = [m for m in p["melds"][side]]
+    if melded and rng.random() < 0.6:
+        m = rng.choice(melded)
+        ranks = {CARD_RANK[parse_card(c)] for c in m["cards"] if IS_NATURAL[parse_card(c)]}
+        if ranks:
+            grab(ranks.pop(), rng.choice((1, 2, 3)))
+    naturals = [r for r in NATURAL_RANKS if by_rank.get(r)]
+    for r in rng.sample(naturals, min(len(naturals), rng.choice((1, 2, 2, 3)))):
+        grab(r, rng.choice((1, 2, 2, 3, 3, 4, 5)))
+    grab(TWO, rng.choice((0, 0, 1, 1, 2)))
+    grab(JOKER_RANK, rng.choice((0, 0, 0, 1, 2)))
+    if rng.random() < 0.15:
+        grab(THREE, rng.choice((1, 2, 3)))  # black threes (red ones were left out of the pool)
+    if not hand:
+        return None
+    # a short pile, so that taking it keeps the hand small (the cards below go to the stock)
+    keep = rng.choice((1, 1, 2, 3, 4))
+    cut = max(0, len(p["pile"]) - keep)
+    if cut:
+        p["pile"] = p["pile"][cut:]
+        lo, hi = p["pozzo_hidden"]
+        lo, hi = max(0, lo - cut), max(0, hi - cut)
+        p["pozzo_hidden"] = [lo, hi] if hi > lo and hi <= len(p["pile"]) - 1 else [0, 0]
+    p["hands"][seat] = [card_str(c) for c in hand]
+    p["known"][seat] = []
+    # the next stock cards: often of the ranks in hand, so that draws matter
+    del p["stock"]
+    rest = [c for c in pool if c not in hand or hand.count(c) < pool.count(c)]
+    tops: list[Card] = []
+    left = list(pool)
+    for c in hand:
+        left.remove(c)
+    for _ in range(2 if rules.draw_count == 2 else 1):
+        useful = [c for c in left if CARD_RANK[c] in {CARD_RANK[h] for h in hand}]
+        pick = rng.choice(useful) if useful and rng.random() < 0.5 else (rng.choice(left) if left else -1)
+        if pick >= 0:
+            tops.append(pick)
+            left.remove(pick)
+    del rest
+    p["stock_top"] = [card_str(c) for c in tops]
+    p["stock_seed"] = seed
+    return game_from_position(p)
+
+
+def _scores(rules: Any, rng: random.Random) -> list[int]:
+    slots = rules.players if rules.cutthroat else len(rules.teams)
+    choices = [0, 0, 0, -50, 1600, 3100, 6200, 9100, 12500]
+    return [rng.choice(choices) for _ in range(slots)]
+
+
+__all__ = [
+    "TooBig", "candidate_moves", "card_class", "compare", "generated_outcomes", "group_sets", "outcomes",
+    "reference_moves", "reference_outcomes", "small_position", "state_key",
+]
