@@ -40,7 +40,7 @@ import json
 import secrets
 import sys
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -385,7 +385,7 @@ class ClusterRoom(Room):
     async def commit(self, kind: str, seat: int = -1, line: str = "", data: dict[str, Any] | None = None) -> bool:
         """Apply a change and write it as the next event.  False: another process wrote
         first; the room has been re-read from the database (answer from it)."""
-        async with self.write_lock:
+        async with self.writing():
             return await self._write(kind, seat, line, data)
 
     async def _write(self, kind: str, seat: int, line: str, data: dict[str, Any] | None) -> bool:
@@ -404,10 +404,6 @@ class ClusterRoom(Room):
         except BaseException:
             self.reload()  # the database failed: this copy must not run ahead of it
             raise
-        finally:
-            if self.behind:  # events published while we wrote: read them now
-                self.behind = False
-                self.catch_up()
         self.chub.metrics.events[kind] += 1
         self.chub.publish(self.id, ev)
         self.broadcast()
@@ -425,9 +421,19 @@ class ClusterRoom(Room):
         self.jobs_sent = set()
         old.close()
 
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """The table's write lock; events published while it was held are read after it."""
+        async with self.write_lock:
+            yield
+        if self.behind and not self.write_lock.locked():
+            self.behind = False
+            if self.catch_up():
+                self.broadcast()
+
     def catch_up(self) -> bool:
         """Apply the events this copy missed; True if there were any.  While this process
-        writes an event of the table, that write catches up when it is done."""
+        writes an event of the table, they are read when the write is done."""
         if self.write_lock.locked():
             self.behind = True
             return False
@@ -546,7 +552,7 @@ class ClusterRoom(Room):
     async def amove(self, seat: int, move_text: str) -> dict[str, Any] | None:
         started = time.perf_counter()
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 err = self.refusal(seat, move_text)
                 if err is not None:
                     return err | {"ref": "move", "move": move_text}
@@ -565,7 +571,7 @@ class ClusterRoom(Room):
 
     async def aundo(self, seat: int) -> dict[str, Any] | None:
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 if self.status != "playing" or not self.table.undoable(seat):
                     break
                 if await self._write("undo", seat, "", None):
@@ -582,7 +588,7 @@ class ClusterRoom(Room):
 
     async def adeal(self) -> bool:
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 t = self.table
                 if self.status != "playing" or t.match_over or (t.dealt and not t.hand_over):
                     return False
@@ -605,7 +611,7 @@ class ClusterRoom(Room):
 
     async def aseed(self, seat: int, seed: str) -> dict[str, Any] | None:
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 if self.table.pending is None or self.table.match_over:
                     return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
                 if await self._write("seed", seat, seed, None):
@@ -626,7 +632,7 @@ class ClusterRoom(Room):
 
     async def atake_seat(self, seat: int, name: str, token_hash: str) -> str | None:
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 if self.seats[seat].kind not in ("open", "reserved"):
                     return "this seat is taken"
                 if await self._write("join", seat, name, {"token_hash": token_hash}):
@@ -635,7 +641,7 @@ class ClusterRoom(Room):
 
     async def aabandon(self) -> None:
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 if self.status not in ("open", "playing") or await self._write("abandon", -1, "", None):
                     return
 
@@ -668,7 +674,7 @@ class ClusterRoom(Room):
         table it is written on (a race with another server's presence event is lost at the
         database, and re-read)."""
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 live = await self.chub.live_seats(self.id)
                 if (live == self.present and not (self.takeover & live)) or self.status not in ("open", "playing"):
                     return
@@ -680,7 +686,7 @@ class ClusterRoom(Room):
         """The grace period of ``seat`` (away since event ``num``) is over: a bot plays it
         until the person is back."""
         for _ in range(RETRIES):
-            async with self.write_lock:
+            async with self.writing():
                 seen = self.gone.get(seat)
                 if self.status != "playing" or seen is None or seen[0] != num or seat in self.takeover:
                     return
