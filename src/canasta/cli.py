@@ -106,6 +106,27 @@ def _parser() -> argparse.ArgumentParser:
                    help="play nothing: the figures of the games arena runs saved (a stopped run, or several "
                         "runs together); every game is replayed first and a damaged record is refused")
 
+    lad = command("ladder", "duplicate matches among bots, rated by Bradley-Terry (Elo scale) with intervals")
+    lad.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
+    lad.add_argument("--bots", default="random,basic,advanced,expert", metavar="A,B,...",
+                     help="the bots: random, basic, advanced, expert[:SECONDS|:iN], cmd:COMMAND, policy:PATH "
+                          "(the first is rated 0)")
+    lad.add_argument("--games", type=argtypes.positive, default=20,
+                     help="matches per pair of bots (two per duplicate deal) for the pairs not tallied")
+    lad.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
+                     help="processes playing at once (default: this machine's cores, %(default)s)")
+    lad.add_argument("--seed", type=argtypes.whole, default=1, help="the run's seed (deals and bootstrap)")
+    lad.add_argument("--max-hands", type=argtypes.positive, default=60, help="a match stops after this many hands")
+    lad.add_argument("--tally", metavar="FILE.cgn", nargs="+",
+                     help="saved arena or ladder records: a pair found in them is tallied, not played again")
+    lad.add_argument("--save-dir", metavar="DIR",
+                     help="write the games of each pair played as records there (default: runs/)")
+    lad.add_argument("--plot", metavar="FILE.png", help="draw the ratings with their intervals (needs matplotlib)")
+    lout = lad.add_mutually_exclusive_group()
+    lout.add_argument("--json", action="store_true", help="print the ratings and pairs as one JSON line")
+    lout.add_argument("--markdown", action="store_true",
+                      help="print the README's strength-ladder table (with the command that made it)")
+
     v = command("verify", "replay game records through the engine: every move, score and commitment")
     v.add_argument("file", help="a record file (.cgn)")
 
@@ -459,6 +480,75 @@ def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> 
     return 0
 
 
+def _cmd_ladder(args: argparse.Namespace) -> int:
+    from canasta.arena import ProgressEstimate
+    from canasta.bots import make_bot
+    from canasta.ladder import Pair, plot_ladder, run_ladder, tally_records
+
+    if args.plot:  # before any work: the package, and a place to write
+        from canasta.arena import plot_needs
+
+        need = plot_needs()
+        if need is not None:
+            raise CanastaError(need)
+        _check_writable(args.plot, "picture file")
+    specs = [x.strip() for x in args.bots.split(",") if x.strip()]
+    if len(set(specs)) < 2:
+        raise CanastaError("--bots needs at least two different bots, e.g. --bots random,basic,advanced")
+    for spec in specs:
+        if not spec.startswith("cmd:"):
+            make_bot(spec).close()  # refuse a bad name (or a missing policy file) before starting
+    saved: list[Pair] = []
+    if args.tally:
+        from canasta.record import read_file
+
+        games = []
+        names: list[str] = []
+        for name in args.tally:
+            found, errors = read_file(name)
+            if not found:
+                raise CanastaError(f"{name}: no game record found" + (f" ({errors[0]})" if errors else ""))
+            games.extend(found)
+            names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))
+        saved = [p for p in tally_records(games, names, args.rules.name) if {p.a, p.b} <= set(specs)]
+    save_dir = Path(args.save_dir) if args.save_dir else Path("runs")
+    if args.save_dir and not save_dir.is_dir():
+        raise CanastaError(f"--save-dir {args.save_dir!r} is not a folder (create it first)")
+    line = _Progress(1, "hands", "{desc}{n:.1f}/{total:.0f} hands (estimated) |{bar}| {remaining} left{postfix}") \
+        if _Progress.wanted(args.json or args.markdown) else None
+
+    def progress(label: str, est: ProgressEstimate) -> None:
+        if line is not None:
+            line.show(est.hands_done, est.total_hands, f"{label}: {est.games_done}/{est.games} games")
+
+    try:
+        ladder = run_ladder(args.rules, specs, args.games, args.seed, args.jobs, args.max_hands, saved, save_dir,
+                            progress)
+    finally:
+        if line is not None:
+            line.close()
+    if args.json:
+        print(json.dumps(ladder.as_dict()))
+    elif args.markdown:
+        print(ladder.markdown(_ladder_command(args)))
+    else:
+        print(ladder.table())
+    if args.plot:
+        plot_ladder(ladder, Path(args.plot))
+    return 0
+
+
+def _ladder_command(args: argparse.Namespace) -> str:
+    """The command line that made a ladder (as the README shows it)."""
+    parts = ["canasta ladder", f"--rules {args.rules.name}", f"--bots {args.bots}", f"--games {args.games}",
+             f"--seed {args.seed}"]
+    if args.max_hands != 60:
+        parts.append(f"--max-hands {args.max_hands}")
+    if args.tally:
+        parts.append("--tally " + " ".join(args.tally))
+    return " ".join(parts + ["--markdown"])
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from canasta.record import read_file, verify
 
@@ -529,7 +619,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from canasta.web.commands import run_serve
 
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
-                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify,
+                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify, "ladder": _cmd_ladder,
                    "play": run_play, "replay": run_replay, "serve": run_serve}[args.command]
         return handler(args)
     except CanastaError as exc:

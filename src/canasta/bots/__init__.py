@@ -1,4 +1,5 @@
-"""Computer players.  ``make_bot("advanced", seed=3)`` or ``make_bot("cmd:python my_bot.py")``.
+"""Computer players.  ``make_bot("advanced", seed=3)``, ``make_bot("cmd:python my_bot.py")`` or
+``make_bot("policy:runs/policy.npz")`` (a trained policy, :mod:`canasta.rl.policy`).
 
 Levels: ``random``, ``basic``, ``advanced``, ``expert`` (``expert:0.2`` sets its
 time budget in seconds, ``expert:i50`` a number of sampled worlds).  A bot gets
@@ -27,6 +28,8 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
         from canasta.bots.external import ExternalBot
 
         return ExternalBot(text[4:], seed=seed)
+    if text.startswith("policy:"):
+        return _policy_bot(text[7:], seed)
     name, _, arg = text.partition(":")
     name = name.lower()
     if name == "random":
@@ -44,7 +47,22 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
             except ValueError:
                 raise BotSpecError(f"expert budget {arg!r}: give seconds (expert:0.5) or worlds (expert:i100)") from None
         return ExpertBot(seed, budget)
-    raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS or cmd:COMMAND")
+    raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS, cmd:COMMAND "
+                       "or policy:PATH")
+
+
+def _policy_bot(path: str, seed: int) -> Bot:
+    """``policy:PATH``: a trained policy saved by ``canasta.rl`` (plays with numpy only)."""
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
+        raise BotSpecError("policy bots need numpy: pip install -e '.[rl]'")
+    from canasta.rl.policy import PolicyBot
+
+    try:
+        return PolicyBot(path.strip(), seed=seed)
+    except (OSError, ValueError) as exc:
+        raise BotSpecError(f"policy:{path}: {exc}") from None
 
 
 __all__ = ["LEVELS", "AdvancedBot", "BasicBot", "Bot", "BotSpecError", "Budget", "ExpertBot", "RandomBot",
