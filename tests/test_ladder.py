@@ -112,3 +112,11 @@ def test_a_saved_policy_is_a_bot_and_climbs_the_ladder(tmp_path: Path, capsys: p
                      "--max-hands", "1", "--jobs", "1", "--save-dir", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [r["bot"] for r in out["ratings"]] == ["random", f"policy:{path}"]
+
+
+def test_adjacent_pairs_play_one_rung_at_a_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["ladder", "--rules", "classic-2p", "--bots", "random,basic,advanced", "--pairs", "adjacent",
+                     "--games", "2", "--max-hands", "1", "--jobs", "1", "--save-dir", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(p["a"], p["b"]) for p in out["pairs"]] == [("random", "basic"), ("basic", "advanced")]
+    assert len(out["ratings"]) == 3

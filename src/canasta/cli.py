@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="processes playing at once (default: this machine's cores, %(default)s)")
     lad.add_argument("--seed", type=argtypes.whole, default=1, help="the run's seed (deals and bootstrap)")
     lad.add_argument("--max-hands", type=argtypes.positive, default=60, help="a match stops after this many hands")
+    lad.add_argument("--pairs", choices=("all", "adjacent"), default="all",
+                     help="play every pair, or only neighbours in the order of --bots (random-basic, "
+                          "basic-advanced, ...; pairs found in --tally are used either way)")
     lad.add_argument("--tally", metavar="FILE.cgn", nargs="+",
                      help="saved arena or ladder records: a pair found in them is tallied, not played again")
     lad.add_argument("--save-dir", metavar="DIR",
@@ -523,7 +526,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
 
     try:
         ladder = run_ladder(args.rules, specs, args.games, args.seed, args.jobs, args.max_hands, saved, save_dir,
-                            progress)
+                            progress, adjacent=args.pairs == "adjacent")
     finally:
         if line is not None:
             line.close()
@@ -544,6 +547,8 @@ def _ladder_command(args: argparse.Namespace) -> str:
              f"--seed {args.seed}"]
     if args.max_hands != 60:
         parts.append(f"--max-hands {args.max_hands}")
+    if args.pairs != "all":
+        parts.append(f"--pairs {args.pairs}")
     if args.tally:
         parts.append("--tally " + " ".join(args.tally))
     return " ".join(parts + ["--markdown"])

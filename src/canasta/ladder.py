@@ -210,14 +210,18 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str) ->
 def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs: int = 1, max_hands: int = 60,
                saved: Sequence[Pair] = (), save_dir: Path | None = None,
                progress: Callable[[str, ProgressEstimate], None] | None = None,
-               samples: int = BOOTSTRAP) -> Ladder:
-    """Play every pair of ``bots`` not already in ``saved`` (``games`` matches each) and rate them."""
+               samples: int = BOOTSTRAP, adjacent: bool = False) -> Ladder:
+    """Play every pair of ``bots`` not already in ``saved`` (``games`` matches each) and rate them.
+    ``adjacent``: only the neighbours in the order given (``a-b``, ``b-c``, ...), a rung at a
+    time, plus whatever other pairs ``saved`` holds."""
     names = list(dict.fromkeys(bots))
     if len(names) < 2:
         raise CanastaError("a ladder needs at least two different bots")
     pairs: list[Pair] = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for j, b in enumerate(names[i + 1:], start=i + 1):
+            if adjacent and j != i + 1 and not any({p.a, p.b} == {a, b} for p in saved):
+                continue
             known = [p for p in saved if {p.a, p.b} == {a, b}]
             if known:
                 p = known[0]
