@@ -316,6 +316,7 @@ class ClusterRoom(Room):
     presence_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of this table at a time here
     behind: bool = False  # events were published while a write was under way
+    catching: bool = False  # a task is reading missed events
     asking: Conn | None = None  # the connection whose message is being handled
 
     @property
@@ -398,7 +399,7 @@ class ClusterRoom(Room):
             await asyncio.to_thread(self.chub.store.append, self.id, ev, self.status, len(self.table.moves), joined)
         except Conflict:
             self.chub.metrics.conflicts += 1
-            self.reload()
+            await self.areload()
             self.broadcast()  # the truth, which the other writer's publication will not bring (it is read)
             return False
         except BaseException:
@@ -410,9 +411,15 @@ class ClusterRoom(Room):
         self.schedule()
         return True
 
+    async def areload(self) -> None:
+        """:meth:`reload` with the database read (and the replay) in a thread."""
+        self._take(await asyncio.to_thread(self.chub.load_room, self.id))
+
     def reload(self) -> None:
         """Read the table again from the database (after losing a race, or a gap)."""
-        fresh = self.chub.load_room(self.id)
+        self._take(self.chub.load_room(self.id))
+
+    def _take(self, fresh: ClusterRoom | None) -> None:
         if fresh is None:
             return
         old = self.table
@@ -426,10 +433,44 @@ class ClusterRoom(Room):
         """The table's write lock; events published while it was held are read after it."""
         async with self.write_lock:
             yield
-        if self.behind and not self.write_lock.locked():
-            self.behind = False
-            if self.catch_up():
-                self.broadcast()
+        if self.behind:
+            self.want_catch_up()
+
+    def want_catch_up(self) -> None:
+        """Read the missed events in a task (the database read in a thread; one task per table)."""
+        if self.catching:
+            self.behind = True
+            return
+        self.catching = True
+        self.chub.spawn(self._catch_up_task())
+
+    async def _catch_up_task(self) -> None:
+        changed = False
+        try:
+            async with self.write_lock:
+                self.behind = False
+                events = await asyncio.to_thread(self.chub.store.events_after, self.id, self.seq)
+                changed = self._apply_all(events)
+        finally:
+            self.catching = False
+        if changed:
+            self.chub.metrics.caught_up += 1
+            self.broadcast()
+        if self.behind:
+            self.want_catch_up()
+
+    def _apply_all(self, events: list[Event]) -> bool:
+        changed = False
+        for ev in events:
+            if ev.num <= self.seq:
+                continue
+            try:
+                self.apply_event(ev)
+            except CanastaError:
+                self.reload()
+                return True
+            changed = True
+        return changed
 
     def catch_up(self) -> bool:
         """Apply the events this copy missed; True if there were any.  While this process
@@ -454,7 +495,7 @@ class ClusterRoom(Room):
         num = int(msg["num"])
         if num <= self.seq and not self.write_lock.locked():
             return  # ours, or already read
-        if self.write_lock.locked():  # our own write is under way: read after it
+        if self.write_lock.locked() or self.catching:  # a write or a read is under way: read after it
             self.behind = True
             return
         ev = Event.from_message(msg)
@@ -462,10 +503,11 @@ class ClusterRoom(Room):
             try:
                 self.apply_event(ev)
             except CanastaError:
-                self.reload()
+                self.want_catch_up()
+                return
+            self.broadcast()
         else:  # a gap, or a deal (its secret is read from the database only)
-            self.catch_up()
-        self.broadcast()
+            self.want_catch_up()
 
     # ------------------------------------------------------------- the jobs
 
@@ -959,8 +1001,8 @@ class ClusterHub(Hub):
                 pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
             await pipe.execute()
         for room in list(self.rooms.values()):
-            if isinstance(room, ClusterRoom) and room.catch_up():
-                room.broadcast()
+            if isinstance(room, ClusterRoom):
+                room.want_catch_up()
 
     async def count_socket(self, table_id: str, seat: int, delta: int) -> None:
         assert self.redis is not None
@@ -1019,11 +1061,11 @@ class ClusterHub(Hub):
                 died = bool(self.alive_before - alive)
                 self.alive_before = alive
                 local = [r for r in self.rooms.values() if isinstance(r, ClusterRoom) and r.conns]
-                heads = self.store.heads([r.id for r in local])
+                heads = await asyncio.to_thread(self.store.heads, [r.id for r in local])
                 now = time.time()
                 for room in local:
-                    if heads.get(room.id, room.seq) > room.seq and room.catch_up():
-                        room.broadcast()
+                    if heads.get(room.id, room.seq) > room.seq:
+                        room.want_catch_up()
                     if died:
                         async with room.presence_lock:
                             await room.sync_presence()
