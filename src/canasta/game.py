@@ -235,7 +235,9 @@ class Game:
         return self.ncan[side]
 
     def _recount_canastas(self) -> None:
-        self.ncan = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) for d in self.melds]
+        """Canastas per side, from the melds (and the Italian canastas set aside)."""
+        self.ncan = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) + len(self.closed[i])
+                     for i, d in enumerate(self.melds)]
 
     def minimum(self, seat: int) -> int:
         """The initial-meld minimum that applies to this seat's side now (A.7.1)."""
@@ -304,10 +306,10 @@ class Game:
                     self.pile_frozen = True
                 continue
             if IS_BLACK_THREE[c]:
+                if r.black_three_freezes:  # C-O2: a black three turned up freezes, covered or not
+                    self.pile_frozen = True
                 if r.black_three_upcard_covered:
                     continue
-                if r.black_three_freezes:
-                    self.pile_frozen = True
             break
         # dealt red threes (A.3.4, C-O8)
         for k in range(1, n + 1):
@@ -854,7 +856,7 @@ class Game:
         if g.phase == OVER:
             return
         if g.rules.italian:
-            if g.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(g, budget=20000):
+            if g.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(g):
                 return
         elif g.can_go_out():
             return
@@ -1059,7 +1061,15 @@ class Game:
 
     def _going_out_plan(self, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:
         """A way to go out now: (rank of the card to discard or -1, groups as
-        (rank, naturals, deuces, jokers)); None if there is none."""
+        (rank, naturals, deuces, jokers)); None if there is none.
+
+        Exact: every natural card must go to its rank's meld (one per rank), so
+        only the wild cards are placed by choice.  Each rank's meld can absorb a
+        fixed number of them; completing a canasta costs its deficit to seven; so
+        completing the cheapest melds first makes the most canastas, and the wild
+        cards left fit iff the total room does.  Discarding a natural card never
+        helps (it only lowers a meld's room and the count), so the discards tried
+        are the one loose card, or none, or a wild card or a black three."""
         s = self.turn if seat is None else seat
         if self.phase not in (MELD_PHASE, ANSWER_PHASE) or self.ask == ASK_NO:
             return None
@@ -1154,9 +1164,8 @@ class Game:
             else:
                 nat, wil, given = m.naturals + k, m.deuces + m.jokers, 0
             value += k * RANK_VALUE[rank]
-            cap = wild_limit(r, nat) - wil
-            if cap < 0:
-                return None
+            # an over-full meld (cut-throat partners' melds combined) still takes naturals, no wilds
+            cap = max(0, wild_limit(r, nat) - wil)
             size = nat + wil
             before = m.size if m is not None else 0
             if before < CANASTA_SIZE <= size:

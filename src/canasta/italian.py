@@ -8,6 +8,7 @@ out and scoring.  Nothing here keeps state of its own.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -887,241 +888,251 @@ def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
 # ---------------------------------------------------------------------------- going out
 
 
-def can_go_out(g: Game, budget: int = 60, assume_yes: bool = False) -> bool:
-    """Whether the player to move can still go out this turn: a search over the
-    meld moves, after quick necessary conditions.  ``assume_yes``: as if the
-    partner had already said yes (for deciding whether asking makes sense)."""
+def can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bool:
+    """Whether the player to move, whose team has opened, can still go out this turn
+    (melding every card but a legal final discard, B.13), decided exactly by
+    :func:`going_out_possible`.  ``assume_yes``: as if the partner had already said
+    yes (for deciding whether asking makes sense).  ``budget`` is accepted for
+    older callers and ignored: the search is exact and always completes."""
+    del budget
     seat = g.turn
     side = g.side_of[seat]
-    rc = g.rc[seat]
-    melds = g.melds[side]
     r = g.rules
     if not g.opened[side]:
         return False  # going out while opening is one opening move (offered among the openings)
-    loose = 0
-    pairs = 0  # pairs with no open meld of their rank: each needs a wild card
-    for x in NATURAL_RANKS:
-        k = rc[x]
-        if not k:
-            continue
-        m = melds.get(x)
-        if m is not None:
-            k -= CANASTA_SIZE - m.size  # what does not fit starts a new meld
-            if k <= 0:
-                continue
-        if k == 1:
-            loose += 1
-        elif k == 2:
-            pairs += 1
-    if pairs > rc[TWO] + rc[JOKER_RANK]:
-        return False
-    b = rc[THREE]
-    hand = list(rc)
-    if b:
-        top = 6 if r.black_three_melds == "going_out_3_to_6" else 4
-        if r.black_three_melds != "never" and 3 <= b <= top:
-            hand[THREE] = 0  # melded together in the going-out move
-        elif b == 1 and r.final_discard != "discard_not_wild_or_black3":
-            loose += 1
-        else:
-            return False  # black threes that can be neither melded nor the last discard
-    if loose > 1 or g.ask == 3:
-        return False
-    wilds = rc[TWO] + rc[JOKER_RANK]
-    if wilds and r.final_discard != "discard_optional":
-        # every wild card must be melded: is there room for them?
-        room = 0
-        for x in NATURAL_RANKS:
-            m = melds.get(x)
-            if m is not None:
-                room += min(2, CANASTA_SIZE - m.size)
-            elif rc[x] >= 2:
-                room += 2
-        wm = melds.get(WILD_MELD)
-        room += (CANASTA_SIZE - wm.size) if wm is not None else (wilds if wilds >= 3 else 0)
-        if wilds > room:
-            return False
-    if not _requirement_reachable(g, side, rc):
-        return False
-    side_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
+    if g.ask == 3 or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2 and not assume_yes):
+        return False  # a "no", or asking is required and has not been answered yes (B.13.4)
+    melds = g.melds[side]
+    open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
     clean, dirty, natural = closed_counts(g, side)
-    search = _OutSearch(g, budget, assume_yes)
-    # The search is a pure function of these inputs, so an answer is reused: the
-    # melds that differ only in their cards' suits (the yes-bound check tries each)
-    # pose the same search.  The budget is part of the key: a search it cut short
-    # gives the same answer again, never a different one.
-    key = (r, frozenset(search.closed_ranks), search.clean_turn, search.finish_blocked, budget,
-           tuple(hand), side_melds, clean, dirty, natural)
+    closed_ranks = frozenset(m.rank for m in g.closed[side])
+    key = (r, tuple(g.rc[seat]), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
+           g.clean_turn)
     found = _OUT_ANSWERS.get(key)
     if found is None:
         if len(_OUT_ANSWERS) >= _OUT_ANSWERS_KEPT:
             _OUT_ANSWERS.clear()
-        found = _OUT_ANSWERS[key] = search.run(tuple(hand), side_melds, clean, dirty, natural)
+        found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(g.rc[seat]), open_melds, clean, dirty, natural,
+                                                       closed_ranks, g.clean_turn)
     return found
 
 
 _OUT_ANSWERS: dict[tuple[object, ...], bool] = {}
 _OUT_ANSWERS_KEPT = 4096
 
+_Shape = tuple[int, int, int]  # naturals, deuces, jokers of one meld
 
-def _requirement_reachable(g: Game, side: int, rc: list[int]) -> bool:
-    """A quick over-estimate of the canastas this turn can close: False means
-    going out is certainly impossible."""
-    r = g.rules
-    melds = g.melds[side]
-    wilds = rc[TWO] + rc[JOKER_RANK]
-    wm = melds.get(WILD_MELD)
-    if wm is not None and r.wild_meld_obligation_all and wm.size + wilds < CANASTA_SIZE:
-        return False  # the open wild meld must be closed first (B.13.3)
-    clean, dirty, natural = closed_counts(g, side)
-    if requirement_met(r, clean, dirty, natural):
-        return True
-    can_clean = can_dirty = 0
-    for x in NATURAL_RANKS:
-        k = rc[x]
-        m = melds.get(x)
-        size = (m.size if m else 0) + k
-        if m is None and k < 2:
+
+def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tuple[int, int, int, int], ...],
+                       clean: int, dirty: int, natural: int, closed_ranks: frozenset[int] = frozenset(),
+                       clean_turn: bool = False) -> bool:
+    """The exact going-out decision for an opened team (B.13 with B.6, B.7, B.8.5).
+
+    ``hand`` holds the mover's cards by rank; ``open_melds`` the team's open melds
+    as (key, naturals, deuces, jokers); ``clean``/``dirty``/``natural`` the
+    canastas it has closed.  The player goes out when every card but the final
+    discard can be melded this turn.  Suits do not matter and a turn may hold any
+    number of meld moves, so the question is one of counts, decided rank by rank:
+    each natural rank takes its naturals and some wild cards, first onto its open
+    meld (closing it at seven), then into new melds (each closing at seven, the
+    last possibly left open); the rest of the wild cards go to the meld of wild
+    cards the same way.  A search over the ranks in order, remembering the wild
+    cards left and the canastas closed, tries every split.  The open-wild-meld
+    rule (I-O14, I-O38) is decided on the whole turn: a dirty canasta may close
+    when the wild meld is not blocking before the turn, after it, or at some
+    state it passes through, since the moves can be ordered so."""
+    top3 = 6 if r.black_three_melds == "going_out_3_to_6" else 4
+    final = r.final_discard
+    discards: list[int] = []  # ranks that may be the final discard; -1 for none
+    if final == "discard_optional":
+        discards.append(-1)
+    for x in range(len(hand)):
+        if hand[x] and not (final == "discard_not_wild_or_black3" and x in (TWO, JOKER_RANK, THREE)):
+            discards.append(x)
+    for dx in discards:
+        counts = list(hand)
+        if dx >= 0:
+            counts[dx] -= 1
+        nb = counts[THREE]
+        if nb and not (r.black_three_melds != "never" and 3 <= nb <= top3):
             continue
-        if size >= CANASTA_SIZE and (m is None or m.deuces + m.jokers == 0):
-            can_clean += 1
-        if size + min(wilds, 2) >= CANASTA_SIZE:
-            can_dirty += 1
-    w_total = wilds + (wm.size if wm else 0)
-    if w_total >= CANASTA_SIZE:
-        can_clean += 1
-        can_dirty += 1
-    return requirement_met(r, clean + can_clean, dirty + can_dirty, natural + can_clean + can_dirty)
+        if _melds_all(r, tuple(counts), open_melds, clean, dirty, natural, closed_ranks, clean_turn):
+            return True
+    return False
 
 
-class _OutSearch:
-    """Depth-first search for a way to go out this turn, on an abstract state:
-    the hand as rank counts, the open melds as (key, naturals, deuces, jokers)
-    and the closed canasta counts.  Cards are added one move at a time, exactly
-    as the engine's single-group moves do, so a path found here is playable."""
-
-    def __init__(self, g: Game, budget: int, assume_yes: bool = False) -> None:
-        r = g.rules
-        self.r = r
-        self.side = g.side_of[g.turn]
-        self.closed_ranks = {m.rank for m in g.closed[self.side]}
-        self.clean_turn = g.clean_turn
-        self.jw = 2 if r.joker_counts_double else 1
-        self.finish_blocked = g.ask == 3 or (
-            r.asking_partner == "required" and g.has_partner(g.turn) and g.ask != 2 and not assume_yes)
-        self.budget = budget
-        self.seen: set[tuple[object, ...]] = set()
-
-    def run(self, hand: tuple[int, ...], melds: tuple[tuple[int, int, int, int], ...],
-            clean: int, dirty: int, natural: int) -> bool:
-        key = (hand, melds, clean, dirty, natural)
-        if key in self.seen or self.budget <= 0:
+def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int, int, int, int], ...],
+               clean: int, dirty: int, natural: int, closed_ranks: frozenset[int], clean_turn: bool) -> bool:
+    by_key = {k: (n, d, j) for k, n, d, j in open_melds}
+    ranks = [x for x in NATURAL_RANKS if counts[x] or x in by_key]
+    options = []
+    for x in ranks:
+        opts = _rank_options(r, counts[x], by_key.get(x), r.new_meld_after_close != "never" or (
+            x not in closed_ranks), clean_turn)
+        if not opts:
             return False
-        self.seen.add(key)
-        self.budget -= 1
-        if sum(hand) <= 1:
-            return self._finishes(hand, melds, clean, dirty, natural)
-        for nh, nm, c2, d2, n2 in self._moves(hand, melds, clean, dirty, natural):
-            if sum(nh) <= 1:
-                if self._finishes(nh, nm, c2, d2, n2):
+        options.append(opts)
+    wild_opts = _wild_options(r, by_key.get(WILD_MELD), clean_turn)
+    deuces, jokers = counts[TWO], counts[JOKER_RANK]
+    cap = 2  # the requirement never asks for more than two of a kind
+
+    @functools.cache
+    def rec(i: int, d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool) -> bool:
+        if i == len(options):
+            for (dw, jw), outs in wild_opts.items():
+                if dw != d or jw != j:
+                    continue
+                for wc, wd, w0_blocks, wf_blocks, between_free, w0_deuce, wf_deuce, between_deuce_free in outs:
+                    c2, d2 = min(cap, c + wc), min(cap, dt + wd)
+                    if not requirement_met(r, c2, d2, nat):
+                        continue
+                    if r.wild_meld_obligation_all and wf_blocks:
+                        continue  # B.13.3: the open wild meld must be closed first
+                    rule = r.open_deuce_meld
+                    if rule == "no_dirty_canasta_while_deuce_meld_open" and dirty_closed and \
+                            w0_blocks and wf_blocks and not between_free:
+                        continue
+                    if rule == "rgit" and deuces_on_nat and w0_deuce and wf_deuce and not between_deuce_free:
+                        continue
                     return True
-            elif self.run(nh, nm, c2, d2, n2):
-                return True
+            return False
+        for (dx, jx), outs in options[i].items():
+            if dx > d or jx > j:
+                continue
+            for oc, od, odirty in outs:
+                if rec(i + 1, d - dx, j - jx, min(cap, c + oc), min(cap, dt + od), min(cap, nat + oc + od),
+                       dirty_closed or odirty, deuces_on_nat or dx > 0):
+                    return True
         return False
 
-    def _finishes(self, hand: tuple[int, ...], melds: tuple[tuple[int, int, int, int], ...],
-                  clean: int, dirty: int, natural: int) -> bool:
-        """With at most one card left: may the player go out (discarding it)?"""
-        r = self.r
-        if self.finish_blocked or not requirement_met(r, clean, dirty, natural):
-            return False
-        if r.wild_meld_obligation_all and any(k == WILD_MELD for k, *_ in melds):
-            return False
-        if sum(hand) == 0:
-            return r.final_discard == "discard_optional"
-        last = next(i for i, x in enumerate(hand) if x)
-        return not (r.final_discard == "discard_not_wild_or_black3" and last in (TWO, JOKER_RANK, THREE))
+    return rec(0, deuces, jokers, min(cap, clean), min(cap, dirty), min(cap, natural), False, False)
 
-    def _moves(self, hand: tuple[int, ...], melds: tuple[tuple[int, int, int, int], ...],
-               clean: int, dirty: int, natural: int
-               ) -> Iterator[tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...], int, int, int]]:
-        r = self.r
-        jw = self.jw
-        by_key = {k: (n, d, j) for k, n, d, j in melds}
-        wild = by_key.get(WILD_MELD)
-        wild_open = wild is not None
-        deuce_open = wild is not None and wild_meld_kind(r, wild[1], wild[2]) == "deuce"
 
-        def result(add: tuple[tuple[int, int], ...], key: int, n: int, d: int, j: int, is_new: bool
-                   ) -> tuple[tuple[int, ...], tuple[tuple[int, int, int, int], ...], int, int, int] | None:
-            nh = list(hand)
-            for rank, cnt in add:
-                nh[rank] -= cnt
-                if nh[rank] < 0:
-                    return None
-            rest = [m for m in melds if m[0] != key]
-            c2, d2, n2 = clean, dirty, natural
-            if n + d + j == CANASTA_SIZE:
-                tmp = Meld(key)
-                tmp.naturals, tmp.deuces, tmp.jokers = n, d, j
-                _, counts, _ = it_canasta(r, tmp)
-                if key != WILD_MELD:
-                    n2 += 1
-                    if d + j:
-                        still_wild = wild_open and key != WILD_MELD
-                        blocking = still_wild if r.wild_meld_obligation_all else (still_wild and deuce_open)
-                        if r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and blocking:
-                            return None
-                if counts == "clean":
-                    c2 += 1
-                elif counts == "dirty":
-                    d2 += 1
-            else:
-                rest.append((key, n, d, j))
-            return tuple(nh), tuple(sorted(rest)), c2, d2, n2
+def _natural_shape_ok(r: RuleSet, n: int, d: int, j: int) -> bool:
+    return it_group_error(r, n, d, j, False) is None
 
-        out = []
-        for x in NATURAL_RANKS:
-            k = hand[x]
-            m = by_key.get(x)
-            if m is not None:
-                n, d, j = m
-                if k:
-                    out.append(result(((x, 1),), x, n + 1, d, j, False))
-                if not self.clean_turn:
-                    if hand[TWO] and not (r.open_deuce_meld == "rgit" and deuce_open) and \
-                            n + d + j < CANASTA_SIZE and it_limit_ok(r, n, d + jw * j + 1):
-                        out.append(result(((TWO, 1),), x, n, d + 1, j, False))
-                    if hand[JOKER_RANK] and n + d + j < CANASTA_SIZE and it_limit_ok(r, n, d + jw * j + jw):
-                        out.append(result(((JOKER_RANK, 1),), x, n, d, j + 1, False))
-            elif k >= 2 and not (r.new_meld_after_close == "never" and x in self.closed_ranks):
-                if k >= 3:
-                    out.append(result(((x, 3),), x, 3, 0, 0, True))
-                if not self.clean_turn:
-                    if hand[TWO] and not (r.open_deuce_meld == "rgit" and deuce_open) and it_limit_ok(r, 2, 1):
-                        out.append(result(((x, 2), (TWO, 1)), x, 2, 1, 0, True))
-                    if hand[JOKER_RANK] and it_limit_ok(r, 2, jw):
-                        out.append(result(((x, 2), (JOKER_RANK, 1)), x, 2, 0, 1, True))
-        if wild is not None:
-            n, d, j = wild
-            for dd, jj in ((1, 0), (0, 1)):
-                nd, nj = d + dd, j + jj
-                if (dd and not hand[TWO]) or (jj and not hand[JOKER_RANK]) or nd + nj > CANASTA_SIZE:
+
+@functools.lru_cache(maxsize=65536)
+def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_turn: bool
+                  ) -> dict[tuple[int, int], set[tuple[int, int, bool]]]:
+    """For one natural rank: {(deuces, jokers) used: {(clean closed, dirty closed,
+    a dirty canasta closed)}} over every way of melding all ``k`` naturals."""
+    out: dict[tuple[int, int], set[tuple[int, int, bool]]] = {}
+    wild_choices = [(0, 0)] if clean_turn else [(d, j) for d in range(4) for j in range(4) if d + j <= 3]
+
+    def add(dj: tuple[int, int], res: tuple[int, int, bool]) -> None:
+        out.setdefault(dj, set()).add(res)
+
+    def chain(left: int, new_ok: bool, d: int, j: int, c: int, dt: int) -> None:
+        """New melds from ``left`` naturals, the wild cards used so far being d, j."""
+        if left == 0:
+            add((d, j), (c, dt, dt > 0))
+            return
+        if not new_ok or left < 2:
+            return
+        for n in range(2, min(left, CANASTA_SIZE) + 1):
+            for dd, jj in wild_choices:
+                size = n + dd + jj
+                if size < 3 or size > CANASTA_SIZE or not _natural_shape_ok(r, n, dd, jj):
                     continue
-                if wild_meld_kind(r, nd, nj) is None or (self.clean_turn and not wild_meld_is_clean(nd, nj)):
-                    continue
-                out.append(result(((TWO, dd), (JOKER_RANK, jj)), WILD_MELD, 0, nd, nj, False))
+                if size == CANASTA_SIZE:
+                    pure = dd + jj == 0
+                    chain(left - n, new_ok and r.new_meld_after_close != "never", d + dd, j + jj,
+                          c + pure, dt + (not pure))
+                elif n == left:
+                    add((d + dd, j + jj), (c, dt, dt > 0))
+
+    if meld is None:
+        if k:
+            chain(k, may_new, 0, 0, 0, 0)
         else:
-            for jj in range(4):
-                dd = 3 - jj
-                if dd > hand[TWO] or jj > hand[JOKER_RANK] or wild_meld_kind(r, dd, jj) is None:
-                    continue
-                if self.clean_turn and not wild_meld_is_clean(dd, jj):
-                    continue
-                out.append(result(((TWO, dd), (JOKER_RANK, jj)), WILD_MELD, 0, dd, jj, True))
-        for item in out:
-            if item is not None:
-                yield item
+            add((0, 0), (0, 0, False))
+        return out
+    n0, d0, j0 = meld
+    for a in range(0, min(k, CANASTA_SIZE - n0 - d0 - j0) + 1):
+        for dd, jj in wild_choices:
+            n, d, j = n0 + a, d0 + dd, j0 + jj
+            size = n + d + j
+            if size > CANASTA_SIZE or (a + dd + jj and not _natural_shape_ok(r, n, d, j)):
+                continue
+            if size == CANASTA_SIZE:
+                pure = d + j == 0
+                chain(k - a, r.new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
+            elif a == k:
+                add((dd, jj), (0, 0, False))
+    return out
+
+
+_WildOutcome = tuple[int, int, bool, bool, bool, bool, bool, bool]
+
+
+@functools.lru_cache(maxsize=4096)
+def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tuple[int, int], set[_WildOutcome]]:
+    """For the meld of wild cards: {(deuces, jokers) laid: {(clean closed, dirty
+    closed, blocking before, blocking after, not blocking at some point of the
+    turn, deuce meld open before, after, no deuce meld open at some point)}}.
+    The open meld grows (maybe closing at seven), then new ones may follow, each
+    closing at seven but the last; "blocking" is the I-O14/I-O38 state."""
+    out: dict[tuple[int, int], set[_WildOutcome]] = {}
+
+    def legal(d: int, j: int) -> bool:
+        return 3 <= d + j <= CANASTA_SIZE and it_group_error(r, 0, d, j, True) is None and (
+            not clean_turn or wild_meld_is_clean(d, j))
+
+    def deuce_open(shape: tuple[int, int] | None) -> bool:
+        return shape is not None and wild_meld_kind(r, shape[0], shape[1]) == "deuce"
+
+    def blocking(shape: tuple[int, int] | None) -> bool:
+        return shape is not None and (r.wild_meld_obligation_all or deuce_open(shape))
+
+    def counted(d: int, j: int) -> tuple[int, int]:
+        tmp = Meld(WILD_MELD)
+        tmp.deuces, tmp.jokers = d, j
+        _, kind_counts, _ = it_canasta(r, tmp)
+        return (1, 0) if kind_counts == "clean" else ((0, 1) if kind_counts == "dirty" else (0, 0))
+
+    closing = [(d, CANASTA_SIZE - d) for d in range(CANASTA_SIZE + 1) if legal(d, CANASTA_SIZE - d)]
+    opening = [(d, j) for d in range(CANASTA_SIZE) for j in range(CANASTA_SIZE - d) if 3 <= d + j < CANASTA_SIZE
+               and legal(d, j)]
+    start = (meld[1], meld[2]) if meld is not None else None
+    w0b, w0d = blocking(start), deuce_open(start)
+
+    def record(ud: int, uj: int, c: int, dt: int, final: tuple[int, int] | None, free: bool, dfree: bool) -> None:
+        wfb, wfd = blocking(final), deuce_open(final)
+        out.setdefault((ud, uj), set()).add(
+            (min(c, 2), min(dt, 2), w0b, wfb, free or not w0b or not wfb, w0d, wfd, dfree or not w0d or not wfd))
+
+    def new_melds(ud: int, uj: int, c: int, dt: int, depth: int) -> None:
+        """After the open meld closed (or with none): new wild melds."""
+        record(ud, uj, c, dt, None, True, True)
+        for d, j in opening:
+            record(ud + d, uj + j, c, dt, (d, j), True, True)
+        if depth < 2:  # 12 deuces and 6 jokers make at most two wild canastas in a turn
+            for d, j in closing:
+                cc, cd = counted(d, j)
+                new_melds(ud + d, uj + j, c + cc, dt + cd, depth + 1)
+
+    if start is None:
+        new_melds(0, 0, 0, 0, 0)
+        return out
+    d0, j0 = start
+    for dd in range(CANASTA_SIZE + 1 - d0 - j0):
+        for jj in range(CANASTA_SIZE + 1 - d0 - j0 - dd):
+            d, j = d0 + dd, j0 + jj
+            if dd + jj and not legal(d, j):
+                continue
+            if d + j == CANASTA_SIZE:
+                cc, cd = counted(d, j)
+                new_melds(dd, jj, cc, cd, 1)
+            else:
+                # stays open: a state on the way that is not blocking lets the dirty
+                # canastas (I-O14) or the deuces on natural melds (rgit) come then
+                between = [(d0 + a, j0 + b) for a in range(dd + 1) for b in range(jj + 1)
+                           if (a, b) not in ((0, 0), (dd, jj)) and legal(d0 + a, j0 + b)]
+                free = any(not blocking(s) for s in between)
+                dfree = any(not deuce_open(s) for s in between)
+                record(dd, jj, 0, 0, (d, j), free, dfree)
+    return out
 
 
 # ---------------------------------------------------------------------------- scoring

@@ -34,7 +34,7 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import CanastaError, NotationError, PositionError
-from canasta.game import ASK_NAMES, PHASE_NAMES, Game
+from canasta.game import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, Game
 from canasta.melds import Meld
 from canasta.rules import RuleSet
 
@@ -260,13 +260,13 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     g._recount_canastas()
     pile = take(_cards(data.get("pile", []), "pile"))
     g.pile = pile
-    g.pile_frozen = _get(data, "pile_frozen", bool, any(IS_WILD[c] for c in pile))
     hidden = data.get("pozzo_hidden", [0, 0])
     if (not isinstance(hidden, list) or len(hidden) != 2 or not all(type(x) is int for x in hidden)
             or not 0 <= hidden[0] <= hidden[1] <= max(len(pile) - 1, 0)):
         raise PositionError("pozzo_hidden must be [first, end] indices of face-down cards below the pile's top")
     g.hidden = list(hidden)
-    g.clean_turn = _get(data, "clean_turn", bool, False)
+    g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, pile, g.hidden))
+    g.clean_turn = _get(data, "clean_turn", bool, _clean_turn(g))
     g.draw_mode = _get(data, "draw_mode", int, 0)
     if g.draw_mode not in (0, 1, 2):
         raise PositionError("draw_mode must be 0, 1 (opening announced) or 2 (drew two before opening)")
@@ -318,6 +318,48 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     return g
 
 
+#: the fields :func:`game_from_position` derives when a position leaves them out
+DERIVED_FIELDS: Final = ("pile_frozen", "opened", "clean_turn")
+
+
+def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[int] = (0, 0)) -> bool:
+    """Whether a pile holding these cards (bottom to top) is frozen, as play leaves it.
+
+    A pile is emptied when it is taken, so every card in it was turned up or
+    discarded since, and the pile is frozen exactly when one of them freezes it:
+    a wild card (A.8.3, B.10.2, B.4.2); under C-O2 a black three, turned up
+    (covered or not, C-O3) or discarded (A.8.2); under C-O13 a red three, which
+    can be in the pile only as a turned upcard (A.3.3).  In Italian Canasta the
+    pozzo's dealt cards below its upcard never freeze it: with I-O30 ``face_down``
+    they are ``hidden`` (``pozzo_hidden``); with ``face_up`` nothing marks them,
+    so a position of such a pozzo must give ``pile_frozen`` itself."""
+    lo, hi = (hidden[0], hidden[1]) if len(hidden) == 2 else (0, 0)
+    for i, c in enumerate(pile):
+        if lo <= i < hi:
+            continue
+        if IS_WILD[c]:
+            return True
+        if rules.italian:
+            continue
+        if IS_BLACK_THREE[c] and rules.black_three_freezes:
+            return True
+        if IS_RED_THREE[c] and rules.red_three_upcard_freezes:
+            return True
+    return False
+
+
+def _clean_turn(g: Game) -> bool:
+    """Italian (B.9.2): the player to move has opened this turn, at a minimum that
+    requires a clean opening; then no wild card may be laid for the rest of the turn."""
+    if not g.rules.italian or g.phase not in (MELD_PHASE, ANSWER_PHASE, FINAL_PHASE):
+        return False
+    side = g.side_of[g.turn]
+    laid = list(g.melds[side].values()) + g.closed[side]
+    if not laid or not all(m.owner == g.turn and m.turn == g.turn_no for m in laid):
+        return False
+    return g.rules.opening_must_be_clean(g.minimum(g.turn))
+
+
 def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     from canasta.melds import WILD_MELD, check_meld_shape, it_group_error
 
@@ -344,4 +386,5 @@ def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     return m
 
 
-__all__ = ["FORMAT", "JOKER", "game_from_position", "position_json", "position_of"]
+__all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "game_from_position", "pile_frozen_by_cards", "position_json",
+           "position_of"]

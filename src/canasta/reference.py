@@ -396,3 +396,90 @@ __all__ = [
     "TooBig", "candidate_moves", "card_class", "compare", "generated_outcomes", "group_sets", "outcomes",
     "reference_moves", "reference_outcomes", "small_position", "state_key",
 ]
+
+
+def going_out_position(rules: Any, seed: int) -> Game | None:
+    """A random small position in the middle of a turn, near going out: the mover's
+    side has opened, holds some canastas (closed ones in Italian) and open melds,
+    maybe a meld of wild cards, and the mover a few cards that fit them.  None when
+    the draw gave an impossible table."""
+    from canasta.errors import PositionError
+
+    rng = random.Random(seed)
+    n = rules.players
+    left = [0] * NUM_CARDS
+    for c in range(NUM_CARDS):
+        left[c] = 0
+    from canasta.cards import make_deck
+
+    for c in make_deck(rules.packs):
+        left[c] += 1
+
+    def take(rank: int, k: int) -> list[str]:
+        out = []
+        for c in RANK_CARDS[rank] if rank != JOKER_RANK else (52,):
+            while k and left[c] and not IS_RED_THREE[c]:
+                left[c] -= 1
+                out.append(card_str(c))
+                k -= 1
+        return out if k == 0 else []
+
+    ranks = list(NATURAL_RANKS)
+    rng.shuffle(ranks)
+    canastas: list[list[str]] = []
+    for _ in range(rng.choice((0, 1, 1, 2, 2, 3))):
+        x = ranks.pop()
+        shape = rng.choice(((7, 0, 0), (7, 0, 0), (6, 1, 0), (5, 2, 0), (6, 0, 1), (5, 1, 1), (4, 2, 1)))
+        cards = take(x, shape[0]) + take(TWO, shape[1]) + take(JOKER_RANK, shape[2])
+        if len(cards) == 7:
+            canastas.append(cards)
+    melds: list[list[str]] = []
+    for _ in range(rng.choice((0, 1, 2, 2, 3))):
+        x = ranks.pop()
+        shape = rng.choice(((3, 0, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0), (2, 1, 0), (3, 1, 0), (4, 1, 0), (4, 2, 0),
+                            (3, 0, 1), (5, 1, 0)))
+        cards = take(x, shape[0]) + take(TWO, shape[1]) + take(JOKER_RANK, shape[2])
+        if len(cards) == sum(shape):
+            melds.append(cards)
+    if rules.italian and rng.random() < 0.35:
+        shape = rng.choice(((3, 0), (4, 0), (2, 1), (1, 2), (0, 3), (5, 0), (3, 1)))
+        melds.append(take(TWO, shape[0]) + take(JOKER_RANK, shape[1]))
+    hand: list[str] = []
+    for m in melds:
+        nat = [c for c in m if c[:-1] not in ("2",) and c != "JK"]
+        if nat and rng.random() < 0.6:
+            hand += take(CARD_RANK[parse_card(nat[0])], rng.choice((1, 1, 2, 3)))
+    for x in ranks[:rng.choice((0, 1, 1, 2))]:
+        hand += take(x, rng.choice((1, 2, 2, 3, 4, 7)))
+    hand += take(TWO, rng.choice((0, 0, 1, 1, 2))) + take(JOKER_RANK, rng.choice((0, 0, 1, 2)))
+    if rng.random() < 0.1:
+        hand += take(THREE, rng.choice((1, 3)))
+    if not hand or len(hand) > 10:
+        return None
+    side_of = list(range(n))
+    for i, team in enumerate(rules.teams):
+        for s in team:
+            side_of[s] = i
+    side = side_of[0]
+    empty: list[list[Any]] = [[] for _ in rules.teams]
+    melds_out = [list(x) for x in empty]
+    closed_out = [list(x) for x in empty]
+    owner = {"owner": 0, "turn": 1}
+    if rules.italian:
+        closed_out[side] = [dict(owner, cards=c) for c in canastas]
+        melds_out[side] = [dict(owner, cards=m) for m in melds]
+    else:
+        melds_out[side] = [dict(owner, cards=m) for m in canastas + [m for m in melds if m]]
+    p: dict[str, Any] = {
+        "rules": rules.to_dict(), "dealer": n - 1, "turn": 0, "phase": "meld", "turn_number": 9,
+        "hands": [hand] + [[] for _ in range(n - 1)], "melds": melds_out, "closed": closed_out,
+        "pile": [], "stock_seed": seed, "scores": [0] * (n if rules.cutthroat else len(rules.teams)),
+    }
+    if not rules.italian and rng.random() < 0.2:  # Classic: an unopened side may go out concealed
+        p["melds"] = empty
+    if not rules.italian:
+        del p["closed"]
+    try:
+        return game_from_position(p)
+    except (PositionError, IllegalMoveError):
+        return None
