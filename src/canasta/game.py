@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from canasta import italian
@@ -117,6 +118,18 @@ class Game:
         cut: int | None = None,
         stream: DealRandom | None = None,
     ) -> None:
+        """Deal a hand (unless ``deal=False``).
+
+        The deal comes from ``seed`` (a shuffle by ``random.Random(seed)``), or is
+        described directly: ``deck`` is the whole pack in order, **top card first**
+        (the cards of ``rules.packs`` packs, each exactly once), dealt as the rules
+        deal it (one card at a time from the top, starting left of the dealer; the
+        upcard next, A.3); for Italian Canasta ``cut`` is the number of cards the
+        cutter lifts from the top (1 to all but one; the lifted packet goes under,
+        after the wild cards it exposes are taken, B.3.2), drawn at random when left
+        out.  ``stream`` is a provably fair deal's random stream (fairdeal.py).  A
+        deck that is not the pack, a cut out of range, or a cut given for Classic
+        Canasta raises ``ValueError``."""
         self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
         r = self.rules
         self.seed = seed
@@ -169,6 +182,8 @@ class Game:
         self.move_stack: list[Move] = []
         self._snapshots: list[tuple[object, ...]] = []
         self._result: list[SideScore] | None = None
+        if cut is not None and not r.italian:
+            raise ValueError("cut applies to Italian Canasta only (B.3.1); a Classic deck is dealt as given")
         if deal:
             if stream is not None and deck is None:  # a fair deal: the stream shuffles (docs/fair-deals.md)
                 order = make_deck(r.packs)
@@ -244,6 +259,65 @@ class Game:
         if self.rules.cutthroat:
             return self.rules.minimum_for(self.start_scores[seat])
         return self.rules.minimum_for(self.start_scores[self.side_of[seat]])
+
+    def cards_to_draw(self, move: Move | str = "draw") -> int:
+        """How many stock cards this kind of draw gives the player to move (red
+        threes replaced on top): ``draw`` (A.4.2, A.16.2, B.5.1), ``take`` (the pile
+        only in Classic, A.16.2; one card after the pozzo in Italian, B.10.8) or
+        ``open`` (I-O31: one card)."""
+        kind = (Move.parse(move) if isinstance(move, str) else move).kind
+        if kind == TAKE:
+            return 1 if self.it else 0
+        if kind == OPEN:
+            return 1
+        if kind == DRAW:
+            return self.rules.draw_count
+        raise ValueError(f"'{move}' is not a way to draw: ask about draw, take or open")
+
+    def meld_count(self, move: Move | str) -> MeldCount:
+        """What a proposed meld or take move counts towards the initial meld /
+        opening (A.7, B.9), the minimum that applies, and whether it applies.
+
+        The count is the engine's own: Classic counts every card laid from the
+        hand and, when taking the pile, its top card (A.7.4); Italian counts the
+        cards laid from the hand except the pair (three if frozen) that takes the
+        pozzo, never its top card (B.9.6).  The minimum does not apply when the
+        side has already melded in this hand, nor (C-O5) to a Classic player going
+        out concealed in this move.  Read-only: whether the move is otherwise legal
+        is :meth:`why_illegal`'s question."""
+        if isinstance(move, str):
+            move = Move.parse(move)
+        if move.kind not in (MELD, TAKE):
+            raise ValueError(f"'{move}' lays no cards: ask about a meld or take move")
+        seat = self.turn
+        side = self.side_of[seat]
+        vals = self.val
+        cards = [c for g in move.groups for c in group_cards(g)]
+        if move.kind == TAKE and self.it:
+            head = [c for c in group_cards(move.groups[0])] if move.groups else []
+            r = self.rules
+            top_rank = CARD_RANK[self.pile[-1]] if self.pile else -1
+            naturals = [c for c in head if not IS_WILD[c] and CARD_RANK[c] == top_rank]
+            if self.pile_frozen or r.pozzo_take == "natural_pair_only":
+                skip = r.frozen_pozzo_naturals if self.pile_frozen else 2
+            else:
+                skip = min(len(naturals), 2)
+            left_out = naturals[:skip]
+            for c in left_out:
+                cards.remove(c)
+            count = sum(vals[c] for c in cards)
+        elif move.kind == TAKE:
+            count = sum(vals[c] for c in cards) + (vals[self.pile[-1]] if self.pile else 0)
+        else:
+            count = sum(vals[c] for c in cards)
+        minimum = self.minimum(seat)
+        if self.opened[side]:
+            return MeldCount(count, minimum, False, "your side has already melded in this hand")
+        if not self.it and move.kind == MELD and self.rules.concealed_out_exempt_from_minimum and \
+                self.hsize[seat] - len(cards) <= 1 and self.phase != FINAL_PHASE and self._qualifies_concealed(seat) \
+                and any(len(group_cards(g)) >= CANASTA_SIZE for g in move.groups):
+            return MeldCount(count, minimum, False, "going out concealed is exempt from the minimum (C-O5)")
+        return MeldCount(count, minimum, True, "")
 
     def pile_frozen_for(self, side: int) -> bool:
         """Frozen against this side: a wild card in it, or the side has not melded (A.8)."""
@@ -1691,6 +1765,21 @@ class Game:
     def __repr__(self) -> str:
         return (f"<Game {self.rules.name} seed={self.seed} hand={self.hand_number} "
                 f"turn={self.turn} phase={PHASE_NAMES[self.phase]}>")
+
+
+@dataclass(frozen=True)
+class MeldCount:
+    """A proposed initial meld (opening) as the minimum sees it (:meth:`Game.meld_count`)."""
+
+    count: int  # what the move counts towards the minimum
+    minimum: int  # the minimum of the mover's side in this hand
+    applies: bool  # False once the side has melded, or when going out concealed exempts it (C-O5)
+    why_not: str  # why the minimum does not apply ("" when it does)
+
+    @property
+    def enough(self) -> bool:
+        """The count reaches the minimum, or no minimum applies."""
+        return not self.applies or self.count >= self.minimum
 
 
 Option = int | Move | tuple[tuple[int, int, int, int], ...]

@@ -996,10 +996,10 @@ def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int,
                         continue
                     return True
             return False
-        for (dx, jx), outs in options[i].items():
+        for (dx, jx), rank_outs in options[i].items():
             if dx > d or jx > j:
                 continue
-            for oc, od, odirty in outs:
+            for oc, od, odirty in rank_outs:
                 if rec(i + 1, d - dx, j - jx, min(cap, c + oc), min(cap, dt + od), min(cap, nat + oc + od),
                        dirty_closed or odirty, deuces_on_nat or dx > 0):
                     return True
@@ -1178,11 +1178,12 @@ def score(g: Game) -> list[SideScore]:
         red = sum(len(g.red3[s]) for s in seats)
         red_points = red_three_score(r, red, clean, dirty)
         penalty = -sum(vals[c] * g.hands[s][c] for s in seats for c in range(NUM_CARDS) if g.hands[s][c])
-        if (r.unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]):
+        doubled = r.unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]
+        if doubled:
             penalty *= 2
         out.append(SideScore(meld_points=meld_points, canasta_bonuses=bonuses, red_threes=red_points,
                              going_out=300 if went else 0, hand_penalty=penalty, canastas=tuple(kinds),
-                             five_canasta_bonus=five))
+                             five_canasta_bonus=five, penalty_doubled=doubled))
     return out
 
 

@@ -332,7 +332,9 @@ def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[
     can be in the pile only as a turned upcard (A.3.3).  In Italian Canasta the
     pozzo's dealt cards below its upcard never freeze it: with I-O30 ``face_down``
     they are ``hidden`` (``pozzo_hidden``); with ``face_up`` nothing marks them,
-    so a position of such a pozzo must give ``pile_frozen`` itself."""
+    and with I-O32 ``top_card_only`` a taken pozzo keeps its lower cards (wild
+    ones included) unfrozen, so positions under those two options must give
+    ``pile_frozen`` themselves (``position_of`` always writes it)."""
     lo, hi = (hidden[0], hidden[1]) if len(hidden) == 2 else (0, 0)
     for i, c in enumerate(pile):
         if lo <= i < hi:

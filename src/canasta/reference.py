@@ -48,7 +48,7 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import IllegalMoveError
-from canasta.game import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, MELD_PHASE, OVER, Game
+from canasta.game import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER, Game
 from canasta.melds import WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
 from canasta.position import game_from_position, position_of
@@ -442,8 +442,8 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
         if len(cards) == sum(shape):
             melds.append(cards)
     if rules.italian and rng.random() < 0.35:
-        shape = rng.choice(((3, 0), (4, 0), (2, 1), (1, 2), (0, 3), (5, 0), (3, 1)))
-        melds.append(take(TWO, shape[0]) + take(JOKER_RANK, shape[1]))
+        wild = rng.choice(((3, 0), (4, 0), (2, 1), (1, 2), (0, 3), (5, 0), (3, 1)))
+        melds.append(take(TWO, wild[0]) + take(JOKER_RANK, wild[1]))
     hand: list[str] = []
     for m in melds:
         nat = [c for c in m if c[:-1] not in ("2",) and c != "JK"]
@@ -454,7 +454,7 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
     hand += take(TWO, rng.choice((0, 0, 1, 1, 2))) + take(JOKER_RANK, rng.choice((0, 0, 1, 2)))
     if rng.random() < 0.1:
         hand += take(THREE, rng.choice((1, 3)))
-    if not hand or len(hand) > 10:
+    if not hand or len(hand) > 8:
         return None
     side_of = list(range(n))
     for i, team in enumerate(rules.teams):

@@ -21,13 +21,26 @@ class SideScore:
     hand_penalty: int = 0  # negative or zero
     canastas: tuple[str, ...] = field(default=())  # e.g. ("natural", "mixed concealed")
     five_canasta_bonus: int = 0  # Italian (B.15 item 4)
+    penalty_doubled: bool = False  # Italian, I-O37: an unopened team's cards in hand count double (B.15 item 7)
 
     @property
     def total(self) -> int:
         return (self.meld_points + self.canasta_bonuses + self.red_threes + self.going_out
                 + self.hand_penalty + self.five_canasta_bonus)
 
+    @property
+    def undoubled_penalty(self) -> int:
+        """The cards left in hand at their face value (``hand_penalty`` before I-O37 doubled it)."""
+        return self.hand_penalty // 2 if self.penalty_doubled else self.hand_penalty
+
     def as_dict(self) -> dict[str, object]:
+        out = self._as_dict()
+        if self.penalty_doubled:  # only then, so that other breakdowns read as before
+            out["cards_in_hand_doubled"] = True
+            out["cards_in_hand_undoubled"] = self.undoubled_penalty
+        return out
+
+    def _as_dict(self) -> dict[str, object]:
         return {
             "meld_points": self.meld_points,
             "canasta_bonuses": self.canasta_bonuses,

@@ -1,0 +1,146 @@
+"""A long soak with a timing report, and the reference check at scale.
+
+::
+
+    python -m canasta.soak --rules italian-4p --hands 10000 --seed 1
+    python -m canasta.soak --rules italian-4p --hands 0 --reference 2000
+
+Random hands are played through the public API; every engine step (listing the
+legal moves, then ``push`` of the chosen one) is timed, and the slowest step is
+reported with the hand's seed and the move number, so it can be replayed.
+``--reference N`` also compares the generator with the exhaustive reference
+(:mod:`canasta.reference`) on N small positions and N near-going-out positions,
+and the going-out decision with the reference's answer; it reports how many
+end-of-turn states were compared.  The exit status is 1 if anything disagreed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+
+from canasta.errors import IllegalMoveError
+from canasta.game import Game
+from canasta.rules import RuleSet, resolve_rules
+
+
+@dataclass
+class SoakReport:
+    rules: str
+    hands: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    slowest_ms: float = 0.0
+    slowest_at: str = ""
+    over_20ms: int = 0
+    positions: int = 0
+    states: int = 0
+    too_big: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None) -> SoakReport:
+    """Play ``hands`` random hands, timing every step (legal moves + push)."""
+    rep = report or SoakReport(rules.name)
+    clock = time.perf_counter
+    start = clock()
+    for i in range(hands):
+        s = seed + i
+        rng = random.Random(s)
+        game = Game(rules, s, dealer=i % rules.players)
+        k = 0
+        while not game.is_over():
+            t = clock()
+            moves = list(game.legal_moves)
+            move = moves[int(rng.random() * len(moves))]
+            game.push(move)
+            dt = (clock() - t) * 1000
+            k += 1
+            if dt > 20:
+                rep.over_20ms += 1
+            if dt > rep.slowest_ms:
+                rep.slowest_ms = dt
+                rep.slowest_at = f"hand seed {s} dealer {i % rules.players}, move {k} ({move})"
+            if k > 5000:
+                rep.problems.append(f"hand seed {s}: no end after 5000 moves")
+                break
+        rep.hands += 1
+        rep.steps += k
+    rep.seconds += clock() - start
+    return rep
+
+
+def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakReport | None = None) -> SoakReport:
+    """Compare the generator with the reference on small positions (see the module docstring)."""
+    from canasta import italian
+    from canasta.reference import (
+        TooBig,
+        going_out_position,
+        outcomes,
+        reference_moves,
+        small_position,
+    )
+
+    rep = report or SoakReport(rules.name)
+    for i in range(positions):
+        for make in (small_position, going_out_position):
+            g = make(rules, seed + i)
+            if g is None:
+                continue
+            try:
+                ref = outcomes(g, reference_moves, 3000)
+                gen = outcomes(g, lambda x: list(x.legal_moves), 3000)
+            except TooBig:
+                rep.too_big += 1
+                continue
+            except IllegalMoveError as exc:
+                rep.problems.append(f"{make.__name__} {seed + i}: a generated move was refused: {exc}")
+                continue
+            rep.positions += 1
+            rep.states += len(ref)
+            if ref != gen:
+                rep.problems.append(f"{make.__name__} {seed + i}: {len(ref - gen)} outcomes not generated, "
+                                    f"{len(gen - ref)} generated outcomes the reference lacks")
+            if make is going_out_position:
+                seat = g.turn
+                can = any(key[19] == seat for key in ref)  # went_out
+                said = italian.can_go_out(g, assume_yes=True) if rules.italian else g.can_go_out()
+                if can != said:
+                    rep.problems.append(f"going_out_position {seed + i}: the engine says {said}, the reference {can}")
+    return rep
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m canasta.soak", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", default="italian-4p", help="a preset or a rules file")
+    ap.add_argument("--hands", type=int, default=10000, help="random hands to play and time")
+    ap.add_argument("--seed", type=int, default=1, help="the first hand's seed")
+    ap.add_argument("--reference", type=int, default=0, metavar="N",
+                    help="also compare with the exhaustive reference on N small positions of each kind")
+    args = ap.parse_args(argv)
+    try:
+        rules = resolve_rules(args.rules)
+    except Exception as exc:  # a bad preset or rules file: one line, no traceback
+        print(f"canasta.soak: {exc}", file=sys.stderr)
+        return 2
+    rep = soak(rules, args.hands, args.seed)
+    if args.hands:
+        print(f"rules {rep.rules}: {rep.hands} hands, {rep.steps} steps in {rep.seconds:.1f} s "
+              f"({rep.seconds / max(rep.steps, 1) * 1e6:.0f} us/step); slowest step {rep.slowest_ms:.1f} ms "
+              f"at {rep.slowest_at}; steps over 20 ms: {rep.over_20ms}")
+    if args.reference:
+        t = time.perf_counter()
+        reference_check(rules, args.reference, args.seed, rep)
+        print(f"reference: {rep.positions} positions, {rep.states} end-of-turn states compared "
+              f"({rep.too_big} too big to walk) in {time.perf_counter() - t:.1f} s")
+    for p in rep.problems[:20]:
+        print("  " + p)
+    print(f"{len(rep.problems)} problems")
+    return 1 if rep.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
