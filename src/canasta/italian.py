@@ -903,29 +903,82 @@ def can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bool:
     if g.ask == 3 or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2 and not assume_yes):
         return False  # a "no", or asking is required and has not been answered yes (B.13.4)
     melds = g.melds[side]
-    open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
+    rc = g.rc[seat]
+    # a quick necessary condition: a natural card with no meld of its rank to join and
+    # no second card of its rank can only be the final discard, so at most one such
+    loose = 0
+    forced = -1  # the one card that can only be the final discard, if any
+    for x in NATURAL_RANKS:
+        if rc[x] == 1 and x not in melds:
+            loose += 1
+            forced = x
+    b = rc[THREE]
+    if b and not (r.black_three_melds != "never" and 3 <= b <= (6 if r.black_three_melds == "going_out_3_to_6"
+                                                                else 4)):
+        loose += b
+        forced = THREE
+    if loose > 1:
+        return False
+    # more quick necessary conditions: a pair with no meld of its rank needs a wild
+    # card; and the canastas this turn could close at most (each rank's cards with
+    # every wild card) must be able to meet the requirement (B.13.1)
+    wilds = rc[TWO] + rc[JOKER_RANK]
+    pairs = 0
+    can_clean = can_dirty = 0
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        m = melds.get(x)
+        if m is None:
+            if k == 2:
+                pairs += 1
+            size = k
+        else:
+            size = m.size + k
+        can_clean += size // CANASTA_SIZE
+        can_dirty += (size + wilds) // CANASTA_SIZE if size else 0
+    if pairs > wilds:
+        return False
     clean, dirty, natural = closed_counts(g, side)
+    if not requirement_met(r, clean, dirty, natural):
+        wm = melds.get(WILD_MELD)
+        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if r.wild_canastas_count else 0
+        if not requirement_met(r, clean + can_clean + w, dirty + can_dirty + w, natural + can_dirty):
+            return False
+    open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
     closed_ranks = frozenset(m.rank for m in g.closed[side])
-    key = (r, tuple(g.rc[seat]), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
+    key = (_rules_key(r), tuple(rc), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
            g.clean_turn)
     found = _OUT_ANSWERS.get(key)
     if found is None:
         if len(_OUT_ANSWERS) >= _OUT_ANSWERS_KEPT:
             _OUT_ANSWERS.clear()
         found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(g.rc[seat]), open_melds, clean, dirty, natural,
-                                                       closed_ranks, g.clean_turn)
+                                                       closed_ranks, g.clean_turn, forced)
     return found
 
 
 _OUT_ANSWERS: dict[tuple[object, ...], bool] = {}
 _OUT_ANSWERS_KEPT = 4096
+_RULE_KEYS: dict[int, tuple[RuleSet, int]] = {}  # id -> (the rule set, kept alive so the id stays its own; key)
+
+
+def _rules_key(r: RuleSet) -> int:
+    """A small number standing for a rule set in cache keys (hashing a RuleSet is slow):
+    equal rule sets get the same number."""
+    got = _RULE_KEYS.get(id(r))
+    if got is not None and got[0] is r:
+        return got[1]
+    same = [k for other, k in _RULE_KEYS.values() if other == r]
+    key = same[0] if same else len({v[1] for v in _RULE_KEYS.values()})
+    _RULE_KEYS[id(r)] = (r, key)
+    return key
 
 _Shape = tuple[int, int, int]  # naturals, deuces, jokers of one meld
 
 
 def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tuple[int, int, int, int], ...],
                        clean: int, dirty: int, natural: int, closed_ranks: frozenset[int] = frozenset(),
-                       clean_turn: bool = False) -> bool:
+                       clean_turn: bool = False, forced: int = -1) -> bool:
     """The exact going-out decision for an opened team (B.13 with B.6, B.7, B.8.5).
 
     ``hand`` holds the mover's cards by rank; ``open_melds`` the team's open melds
@@ -940,84 +993,117 @@ def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tupl
     cards left and the canastas closed, tries every split.  The open-wild-meld
     rule (I-O14, I-O38) is decided on the whole turn: a dirty canasta may close
     when the wild meld is not blocking before the turn, after it, or at some
-    state it passes through, since the moves can be ordered so."""
+    state it passes through, since the moves can be ordered so.  ``forced``: the
+    rank of a card that can only be the final discard (a caller's shortcut), or -1."""
     top3 = 6 if r.black_three_melds == "going_out_3_to_6" else 4
     final = r.final_discard
-    discards: list[int] = []  # ranks that may be the final discard; -1 for none
-    if final == "discard_optional":
-        discards.append(-1)
-    for x in range(len(hand)):
-        if hand[x] and not (final == "discard_not_wild_or_black3" and x in (TWO, JOKER_RANK, THREE)):
-            discards.append(x)
-    for dx in discards:
-        counts = list(hand)
-        if dx >= 0:
-            counts[dx] -= 1
-        nb = counts[THREE]
+    wild_discard = final != "discard_not_wild_or_black3"
+    counts = list(hand)
+    start_disc = False
+    if 0 <= forced != THREE:
+        counts[forced] -= 1  # a natural card that can only be the final discard
+        start_disc = True
+    for three_out in (False, True):
+        if three_out and (not hand[THREE] or not wild_discard or start_disc):
+            continue
+        if forced == THREE and not three_out:
+            continue
+        nb = hand[THREE] - three_out
         if nb and not (r.black_three_melds != "never" and 3 <= nb <= top3):
             continue
-        if _melds_all(r, tuple(counts), open_melds, clean, dirty, natural, closed_ranks, clean_turn):
+        c2 = list(counts)
+        c2[THREE] = nb
+        if _melds_all(r, tuple(c2), open_melds, clean, dirty, natural, closed_ranks, clean_turn,
+                      start_disc or three_out):
             return True
     return False
 
 
 def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int, int, int, int], ...],
-               clean: int, dirty: int, natural: int, closed_ranks: frozenset[int], clean_turn: bool) -> bool:
+               clean: int, dirty: int, natural: int, closed_ranks: frozenset[int], clean_turn: bool,
+               discarded: bool) -> bool:
+    """Can every card of ``counts`` be melded but one final discard (none yet
+    chosen unless ``discarded``): the search over the ranks."""
     by_key = {k: (n, d, j) for k, n, d, j in open_melds}
     ranks = [x for x in NATURAL_RANKS if counts[x] or x in by_key]
     options = []
+    less = []  # the same with one card of the rank kept back as the final discard
     for x in ranks:
-        opts = _rank_options(r, counts[x], by_key.get(x), r.new_meld_after_close != "never" or (
-            x not in closed_ranks), clean_turn)
-        if not opts:
-            return False
+        may_new = r.new_meld_after_close != "never" or x not in closed_ranks
+        opts = _rank_options(r, counts[x], by_key.get(x), may_new, clean_turn)
         options.append(opts)
+        less.append(_rank_options(r, counts[x] - 1, by_key.get(x), may_new, clean_turn) if counts[x] else {})
+        if not opts and not less[-1]:
+            return False
     wild_opts = _wild_options(r, by_key.get(WILD_MELD), clean_turn)
-    deuces, jokers = counts[TWO], counts[JOKER_RANK]
+    final = r.final_discard
     cap = 2  # the requirement never asks for more than two of a kind
 
-    @functools.cache
-    def rec(i: int, d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool) -> bool:
-        if i == len(options):
-            for (dw, jw), outs in wild_opts.items():
-                if dw != d or jw != j:
-                    continue
-                for wc, wd, w0_blocks, wf_blocks, between_free, w0_deuce, wf_deuce, between_deuce_free in outs:
-                    c2, d2 = min(cap, c + wc), min(cap, dt + wd)
-                    if not requirement_met(r, c2, d2, nat):
-                        continue
-                    if r.wild_meld_obligation_all and wf_blocks:
-                        continue  # B.13.3: the open wild meld must be closed first
-                    rule = r.open_deuce_meld
-                    if rule == "no_dirty_canasta_while_deuce_meld_open" and dirty_closed and \
-                            w0_blocks and wf_blocks and not between_free:
-                        continue
-                    if rule == "rgit" and deuces_on_nat and w0_deuce and wf_deuce and not between_deuce_free:
-                        continue
-                    return True
-            return False
-        for (dx, jx), rank_outs in options[i].items():
-            if dx > d or jx > j:
+    def finish(d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool) -> bool:
+        for (dw, jw), outs in wild_opts.items():
+            if dw != d or jw != j:
                 continue
-            for oc, od, odirty in rank_outs:
-                if rec(i + 1, d - dx, j - jx, min(cap, c + oc), min(cap, dt + od), min(cap, nat + oc + od),
-                       dirty_closed or odirty, deuces_on_nat or dx > 0):
-                    return True
+            for wc, wd, w0_blocks, wf_blocks, between_free, w0_deuce, wf_deuce, between_deuce_free in outs:
+                if not requirement_met(r, min(cap, c + wc), min(cap, dt + wd), nat):
+                    continue
+                if r.wild_meld_obligation_all and wf_blocks:
+                    continue  # B.13.3: the open wild meld must be closed first
+                rule = r.open_deuce_meld
+                if rule == "no_dirty_canasta_while_deuce_meld_open" and dirty_closed and \
+                        w0_blocks and wf_blocks and not between_free:
+                    continue
+                if rule == "rgit" and deuces_on_nat and w0_deuce and wf_deuce and not between_deuce_free:
+                    continue
+                return True
         return False
 
-    return rec(0, deuces, jokers, min(cap, clean), min(cap, dirty), min(cap, natural), False, False)
+    @functools.cache
+    def rec(i: int, d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool,
+            disc: bool) -> bool:
+        if i == len(options):
+            if (disc or final == "discard_optional") and finish(d, j, c, dt, nat, dirty_closed, deuces_on_nat):
+                return True
+            if not disc and final != "discard_not_wild_or_black3":  # a wild card as the final discard
+                if d and finish(d - 1, j, c, dt, nat, dirty_closed, deuces_on_nat):
+                    return True
+                if j and finish(d, j - 1, c, dt, nat, dirty_closed, deuces_on_nat):
+                    return True
+            return False
+        for table, used in ((options[i], disc), (less[i], True)):
+            if table is less[i] and disc:
+                continue
+            for (dx, jx), rank_outs in table.items():
+                if dx > d or jx > j:
+                    continue
+                for oc, od, odirty in rank_outs:
+                    if rec(i + 1, d - dx, j - jx, min(cap, c + oc), min(cap, dt + od), min(cap, nat + oc + od),
+                           dirty_closed or odirty, deuces_on_nat or dx > 0, used):
+                        return True
+        return False
+
+    return rec(0, counts[TWO], counts[JOKER_RANK], min(cap, clean), min(cap, dirty), min(cap, natural), False, False,
+               discarded)
 
 
 def _natural_shape_ok(r: RuleSet, n: int, d: int, j: int) -> bool:
     return it_group_error(r, n, d, j, False) is None
 
 
-@functools.lru_cache(maxsize=65536)
+_RANK_OPTIONS: dict[tuple[object, ...], dict[tuple[int, int], set[tuple[int, int, bool]]]] = {}
+
+
 def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_turn: bool
                   ) -> dict[tuple[int, int], set[tuple[int, int, bool]]]:
     """For one natural rank: {(deuces, jokers) used: {(clean closed, dirty closed,
     a dirty canasta closed)}} over every way of melding all ``k`` naturals."""
+    ckey = (_rules_key(r), k, meld, may_new, clean_turn)
+    cached = _RANK_OPTIONS.get(ckey)
+    if cached is not None:
+        return cached
+    if len(_RANK_OPTIONS) > 65536:
+        _RANK_OPTIONS.clear()
     out: dict[tuple[int, int], set[tuple[int, int, bool]]] = {}
+    _RANK_OPTIONS[ckey] = out
     wild_choices = [(0, 0)] if clean_turn else [(d, j) for d in range(4) for j in range(4) if d + j <= 3]
 
     def add(dj: tuple[int, int], res: tuple[int, int, bool]) -> None:
@@ -1066,14 +1152,21 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
 _WildOutcome = tuple[int, int, bool, bool, bool, bool, bool, bool]
 
 
-@functools.lru_cache(maxsize=4096)
+_WILD_OPTIONS: dict[tuple[object, ...], dict[tuple[int, int], set[_WildOutcome]]] = {}
+
+
 def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tuple[int, int], set[_WildOutcome]]:
     """For the meld of wild cards: {(deuces, jokers) laid: {(clean closed, dirty
     closed, blocking before, blocking after, not blocking at some point of the
     turn, deuce meld open before, after, no deuce meld open at some point)}}.
     The open meld grows (maybe closing at seven), then new ones may follow, each
     closing at seven but the last; "blocking" is the I-O14/I-O38 state."""
+    ckey = (_rules_key(r), meld, clean_turn)
+    cached = _WILD_OPTIONS.get(ckey)
+    if cached is not None:
+        return cached
     out: dict[tuple[int, int], set[_WildOutcome]] = {}
+    _WILD_OPTIONS[ckey] = out
 
     def legal(d: int, j: int) -> bool:
         return 3 <= d + j <= CANASTA_SIZE and it_group_error(r, 0, d, j, True) is None and (

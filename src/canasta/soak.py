@@ -17,6 +17,7 @@ end-of-turn states were compared.  The exit status is 1 if anything disagreed.
 from __future__ import annotations
 
 import argparse
+import heapq
 import random
 import sys
 import time
@@ -33,7 +34,8 @@ class SoakReport:
     hands: int = 0
     steps: int = 0
     seconds: float = 0.0
-    slowest_ms: float = 0.0
+    slowest_ms: float = 0.0  # the slowest step, re-timed alone (best of five)
+    raw_slowest_ms: float = 0.0  # the slowest step as first timed, in the run
     slowest_at: str = ""
     over_20ms: int = 0
     positions: int = 0
@@ -42,10 +44,33 @@ class SoakReport:
     problems: list[str] = field(default_factory=list)
 
 
+def _step_ms(rules: RuleSet, seed: int, dealer: int, k: int, repeat: int = 5) -> float:
+    """Replay a hand to its ``k``-th step and time that step alone, best of ``repeat``."""
+    rng = random.Random(seed)
+    game = Game(rules, seed, dealer=dealer)
+    for _ in range(k - 1):
+        moves = list(game.legal_moves)
+        game.push(moves[int(rng.random() * len(moves))])
+    best = float("inf")
+    r_state = rng.getstate()
+    for _ in range(repeat):
+        rng.setstate(r_state)
+        t = time.process_time()
+        moves = list(game.legal_moves)
+        game.push(moves[int(rng.random() * len(moves))])
+        best = min(best, (time.process_time() - t) * 1000)
+        game.pop()
+    return best
+
+
 def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None) -> SoakReport:
-    """Play ``hands`` random hands, timing every step (legal moves + push)."""
+    """Play ``hands`` random hands, timing every step (legal moves + push) in
+    process CPU time (time spent waiting for the CPU on a shared machine does not
+    count); the ten slowest steps are then replayed and timed alone, best of five,
+    and the slowest of those is reported."""
     rep = report or SoakReport(rules.name)
-    clock = time.perf_counter
+    clock = time.process_time
+    slow: list[tuple[float, int, int, int, str]] = []
     start = clock()
     for i in range(hands):
         s = seed + i
@@ -61,15 +86,22 @@ def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None
             k += 1
             if dt > 20:
                 rep.over_20ms += 1
-            if dt > rep.slowest_ms:
-                rep.slowest_ms = dt
-                rep.slowest_at = f"hand seed {s} dealer {i % rules.players}, move {k} ({move})"
+            if len(slow) < 10 or dt > slow[0][0]:
+                heapq.heappush(slow, (dt, s, i % rules.players, k, str(move)))
+                if len(slow) > 10:
+                    heapq.heappop(slow)
             if k > 5000:
                 rep.problems.append(f"hand seed {s}: no end after 5000 moves")
                 break
         rep.hands += 1
         rep.steps += k
     rep.seconds += clock() - start
+    rep.raw_slowest_ms = max((x[0] for x in slow), default=0.0)
+    for _, s, dealer, k, text in slow:
+        ms = _step_ms(rules, s, dealer, k)
+        if ms > rep.slowest_ms:
+            rep.slowest_ms = ms
+            rep.slowest_at = f"hand seed {s} dealer {dealer}, move {k} ({text})"
     return rep
 
 
@@ -129,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     rep = soak(rules, args.hands, args.seed)
     if args.hands:
         print(f"rules {rep.rules}: {rep.hands} hands, {rep.steps} steps in {rep.seconds:.1f} s "
-              f"({rep.seconds / max(rep.steps, 1) * 1e6:.0f} us/step); slowest step {rep.slowest_ms:.1f} ms "
-              f"at {rep.slowest_at}; steps over 20 ms: {rep.over_20ms}")
+              f"CPU ({rep.seconds / max(rep.steps, 1) * 1e6:.0f} us/step); slowest step {rep.slowest_ms:.2f} ms "
+              f"(re-timed alone; {rep.raw_slowest_ms:.1f} ms as first timed) at {rep.slowest_at}; "
+              f"steps first timed over 20 ms: {rep.over_20ms}")
     if args.reference:
         t = time.perf_counter()
         reference_check(rules, args.reference, args.seed, rep)
