@@ -1324,10 +1324,12 @@ class Game:
                 if k >= 1 and rc[JOKER_RANK]:
                     options.append((1, 0, 1))
         if opened and existing is None and k + 1 >= CANASTA_SIZE and (not frozen or k >= 2):
-            # a canasta laid complete from the hand with the top card (A.6.7)
-            for d, j in self._wild_splits(k + 1, 0, rc[TWO], rc[JOKER_RANK]):
-                if (k, d, j) not in options:
-                    options.append((k, d, j))
+            # a canasta laid complete from the hand with the top card (A.6.7), with
+            # every number of the naturals held (the rest may be discarded or added later)
+            for kk in range(max(2, CANASTA_SIZE - 4), k + 1):
+                for d, j in self._wild_splits(kk + 1, 0, rc[TWO], rc[JOKER_RANK]):
+                    if kk + 1 + d + j >= CANASTA_SIZE and (kk, d, j) not in options:
+                        options.append((kk, d, j))
         for n0, d0, j0 in options:
             nat = 1 + n0 + (existing.naturals if existing else 0)
             wil = d0 + j0 + (existing.deuces + existing.jokers if existing else 0)
@@ -1516,13 +1518,16 @@ class Game:
             if jokers:
                 append(96 + r)
             if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
-                nat_cards = _pick(hand, r, k)
-                for d, j in self._wild_splits(k, 0, deuces, jokers):
-                    if k + d + j >= CANASTA_SIZE:
-                        move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
-                                                 + [JOKER] * j),))
-                        if self._meld_ok(move):
-                            append(move)
+                # a canasta laid complete (concealed, A.6.7), with every number of the
+                # naturals held: the ones kept back may be discarded or added later
+                for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
+                    nat_cards = _pick(hand, r, kk)
+                    for d, j in self._wild_splits(kk, 0, deuces, jokers):
+                        if kk + d + j >= CANASTA_SIZE:
+                            move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
+                                                     + [JOKER] * j),))
+                            if self._meld_ok(move):
+                                append(move)
         b = rc[THREE]
         if b >= 3 and hsize - b <= 1:
             move = Move(MELD, (tuple(_pick(hand, THREE, b)),))
@@ -1661,10 +1666,11 @@ class Game:
                 if rc[JOKER_RANK]:
                     yield from self._if_ok(Move(MELD, ((nat[0], nat[1], JOKER),)))
                 if k + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
-                    for d, j in self._wild_splits(k, 0, rc[TWO], rc[JOKER_RANK]):
-                        if k + d + j >= CANASTA_SIZE:
-                            cards = nat + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
-                            yield from self._if_ok(Move(MELD, (tuple(cards),)))
+                    for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
+                        for d, j in self._wild_splits(kk, 0, rc[TWO], rc[JOKER_RANK]):
+                            if kk + d + j >= CANASTA_SIZE:
+                                cards = nat[:kk] + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
+                                yield from self._if_ok(Move(MELD, (tuple(cards),)))
         b = rc[THREE]
         if b >= 3 and self.hsize[seat] - b <= 1:
             yield from self._if_ok(Move(MELD, (tuple(_pick(hand, THREE, b)),)))

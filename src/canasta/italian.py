@@ -752,6 +752,9 @@ def gen_melds(g: Game) -> Iterator[Move]:
             cands.append(Move(MELD, ((deuce[0],),)))
         if j:
             cands.append(Move(MELD, ((JOKER,),)))
+        for dd, jj in ((2, 0), (1, 1), (0, 2)):  # two at once (see fast_meld_options)
+            if dd <= d and jj <= j:
+                cands.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
     else:
         for dd, jj in ((3, 0), (2, 1), (1, 2), (0, 3)):
             if dd <= d and jj <= j:
@@ -854,6 +857,17 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                         append(code << 4)
                     else:
                         slow.append(Move(MELD, ((_pick(hand, TWO, 1)[0] if dd else JOKER,),)))
+                # two wild cards at once where neither one alone leaves a legal meld
+                # (B.8.0: 2 jokers + 2 deuces reads as neither kind; 3 deuces + 2 jokers does)
+                for dd, jj in ((2, 0), (1, 1), (0, 2)):
+                    nd, nj = wm.deuces + dd, wm.jokers + jj
+                    if dd > deuces or jj > jokers or nd + nj > CANASTA_SIZE or wild_meld_kind(r, nd, nj) is None:
+                        continue
+                    if any(wild_meld_kind(r, wm.deuces + a, wm.jokers + b) is not None and (
+                            not clean_turn or wild_meld_is_clean(wm.deuces + a, wm.jokers + b))
+                           for a, b in ((1, 0), (0, 1)) if a <= dd and b <= jj):
+                        continue  # reached one card at a time
+                    slow.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
         elif deuces + jokers >= 3:
             for jj in range(4):
                 dd = 3 - jj
