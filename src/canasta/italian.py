@@ -972,7 +972,7 @@ def can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bool:
 
 
 _OUT_ANSWERS: dict[tuple[object, ...], bool] = {}
-_OUT_ANSWERS_KEPT = 65536
+_OUT_ANSWERS_KEPT = 4096
 _RULE_KEYS: dict[int, tuple[RuleSet, int]] = {}  # id -> (the rule set, kept alive so the id stays its own; key)
 
 
