@@ -9,13 +9,16 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from canasta import argtypes
 from canasta.bench import BENCH_ORDER, MARKDOWN_HEADER, BenchResult, markdown_row, run_bench
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
 from canasta.rules import PRESETS, RuleSet, save_rules
+
+if TYPE_CHECKING:
+    from canasta.record import GameRecord
 
 
 class _Parser(argparse.ArgumentParser):
@@ -373,31 +376,46 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return 1 if rep.problems else 0
 
 
+def _check_plot(path: str | None) -> None:
+    """Before any work: matplotlib is there, and the picture can be written."""
+    if not path:
+        return
+    from canasta.arena import plot_needs
+
+    need = plot_needs()
+    if need is not None:
+        raise CanastaError(need)
+    _check_writable(path, "picture file")
+
+
+def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord], list[str]]:
+    """Every game of the record files, with a name for each (``FILE, game N``)."""
+    from canasta.record import read_file
+
+    games: list[GameRecord] = []
+    names: list[str] = []
+    for name in paths:
+        found, errors = read_file(name)
+        if not found:
+            raise CanastaError(f"{name}: no game record found" + (f" ({errors[0]})" if errors else ""))
+        if show_errors:
+            for e in errors[:5]:
+                print(f"{name}: {e}", file=sys.stderr)
+        games.extend(found)
+        names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))
+    return games, names
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canasta.arena import ArenaReport, ProgressEstimate, plot, plot_needs, run_arena, tally
+    from canasta.arena import ArenaReport, ProgressEstimate, plot, run_arena, tally
     from canasta.bots import make_bot
 
-    if args.plot:  # before any work: the package, and a place to write
-        need = plot_needs()
-        if need is not None:
-            raise CanastaError(need)
-        _check_writable(args.plot, "picture file")
+    _check_plot(args.plot)
     report: ArenaReport
     if args.tally:
-        from canasta.record import read_file
-
-        games = []
-        names: list[str] = []
-        for name in args.tally:
-            found, errors = read_file(name)
-            if not found:
-                raise CanastaError(f"{name}: no game record found" + (f" ({errors[0]})" if errors else ""))
-            for e in errors[:5]:
-                print(f"{name}: {e}", file=sys.stderr)
-            games.extend(found)
-            names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))
+        games, names = _read_records(args.tally, show_errors=True)
         report = tally(games, names)
         print(json.dumps(report.as_dict()) if args.json else report.table())
         if args.plot:
@@ -488,13 +506,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     from canasta.bots import make_bot
     from canasta.ladder import Pair, plot_ladder, run_ladder, tally_records
 
-    if args.plot:  # before any work: the package, and a place to write
-        from canasta.arena import plot_needs
-
-        need = plot_needs()
-        if need is not None:
-            raise CanastaError(need)
-        _check_writable(args.plot, "picture file")
+    _check_plot(args.plot)
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
     if len(set(specs)) < 2:
         raise CanastaError("--bots needs at least two different bots, e.g. --bots random,basic,advanced")
@@ -503,16 +515,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
             make_bot(spec).close()  # refuse a bad name (or a missing policy file) before starting
     saved: list[Pair] = []
     if args.tally:
-        from canasta.record import read_file
-
-        games = []
-        names: list[str] = []
-        for name in args.tally:
-            found, errors = read_file(name)
-            if not found:
-                raise CanastaError(f"{name}: no game record found" + (f" ({errors[0]})" if errors else ""))
-            games.extend(found)
-            names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))
+        games, names = _read_records(args.tally, show_errors=False)
         saved = [p for p in tally_records(games, names, args.rules.name) if {p.a, p.b} <= set(specs)]
     save_dir = Path(args.save_dir) if args.save_dir else Path("runs")
     if args.save_dir and not save_dir.is_dir():
