@@ -21,7 +21,28 @@ def free_port() -> int:
         return port
 
 
-class ServerProcess:
+class _Child:
+    """A child process of the tests and the load tool: killed at once, or asked to end."""
+
+    proc: subprocess.Popen[bytes] | None = None
+
+    def kill(self) -> None:
+        """Kill at once (SIGKILL): no shutdown code runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _end(self) -> None:
+        """Ask it to end (SIGTERM), and kill it if it has not within 5 s."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class ServerProcess(_Child):
     """``canasta serve`` on 127.0.0.1:``port`` in a child process."""
 
     def __init__(self, db: str, port: int | None = None, args: Sequence[str] = ()) -> None:
@@ -56,19 +77,8 @@ class ServerProcess:
                 time.sleep(0.05)
         raise RuntimeError("the server did not start in time")
 
-    def kill(self) -> None:
-        """Kill at once (SIGKILL): no shutdown code runs."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        self._end()
         if self.proc is not None and self.proc.stderr is not None:
             with contextlib.suppress(Exception):
                 self.proc.stderr.close()
@@ -87,7 +97,7 @@ class ServerProcess:
         return 0.0
 
 
-class WorkerProcess:
+class WorkerProcess(_Child):
     """``canasta serve --worker`` (a cluster's worker) in a child process."""
 
     def __init__(self, db: str, args: Sequence[str] = ()) -> None:
@@ -121,19 +131,8 @@ class WorkerProcess:
         data: bytes = self.errors.read()
         return data.decode(errors="replace")
 
-    def kill(self) -> None:
-        """Kill at once (SIGKILL)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        self._end()
         for stream in (self.proc.stdout if self.proc is not None else None, self.errors):
             if stream is not None:
                 with contextlib.suppress(Exception):
