@@ -64,7 +64,7 @@ from sqlalchemy.exc import IntegrityError
 
 from canasta.bots import make_bot
 from canasta.errors import CanastaError
-from canasta.fairdeal import FairDeal, check_client_seed
+from canasta.fairdeal import FairDeal
 from canasta.table import Table
 from canasta.web.botpool import decision_seed
 from canasta.web.room import QUICK_BOTS, Conn, Hub, Room, Settings, error
@@ -631,24 +631,17 @@ class ClusterRoom(Room):
     async def adeal(self) -> bool:
         for _ in range(RETRIES):
             async with self.writing():
-                t = self.table
-                if self.status != "playing" or t.match_over or (t.dealt and not t.hand_over):
+                if not self.may_deal():
                     return False
                 if await self._write("deal", -1, "", None):
                     return True
         return False
 
     def set_seed(self, seat: int, value: Any) -> dict[str, Any] | None:
-        t = self.table
-        if t.pending is None:
-            return error("REFUSED", "this table's deals come from a fixed seed: it takes no client seeds", ref="seed")
-        if t.match_over:
-            return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
-        try:
-            seed = check_client_seed(value)
-        except CanastaError as exc:
-            return error("BAD_SEED", str(exc), ref="seed")
-        self.chub.spawn(self._answered(self.asking, self.aseed(seat, seed)))
+        refused = self.seed_refusal(value)
+        if refused is not None:
+            return refused
+        self.chub.spawn(self._answered(self.asking, self.aseed(seat, value)))
         return None
 
     async def aseed(self, seat: int, seed: str) -> dict[str, Any] | None:

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from canasta.bots import LEVELS, Bot, make_bot
 from canasta.errors import CanastaError, IllegalMoveError
+from canasta.fairdeal import check_client_seed
 from canasta.moves import Move
 from canasta.table import Table, TableError
 from canasta.view import pile_notes
@@ -549,26 +550,39 @@ class Room:
         if self.table.hand_number == hand and self._deal_delay() is not None:
             self.deal()
 
+    def may_deal(self) -> bool:
+        """May the next hand (or the first) be dealt now?"""
+        t = self.table
+        return self.status == "playing" and not t.match_over and (not t.dealt or t.hand_over)
+
     def deal(self) -> bool:
         """Deal the next hand (or the first) if the table may; True if it did."""
-        t = self.table
-        if self.status != "playing" or t.match_over or (t.dealt and not t.hand_over):
+        if not self.may_deal():
             return False
-        t.next_hand()
+        self.table.next_hand()
         self._changed("deal")
         return True
 
-    def set_seed(self, seat: int, value: Any) -> dict[str, Any] | None:
-        """A seated person's client seed for the next deal; an error message if refused."""
+    def seed_refusal(self, value: Any) -> dict[str, Any] | None:
+        """Why a client seed for the next deal is refused (an error message), or None."""
         t = self.table
         if t.pending is None:
             return error("REFUSED", "this table's deals come from a fixed seed: it takes no client seeds", ref="seed")
         if t.match_over:
             return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
         try:
-            t.set_client_seed(seat, value)
+            check_client_seed(value)
         except CanastaError as exc:
             return error("BAD_SEED", str(exc), ref="seed")
+        return None
+
+    def set_seed(self, seat: int, value: Any) -> dict[str, Any] | None:
+        """A seated person's client seed for the next deal; an error message if refused."""
+        refused = self.seed_refusal(value)
+        if refused is not None:
+            return refused
+        t = self.table
+        t.set_client_seed(seat, value)
         self.hub.store.save_header(self.id, t.to_dict(), self.seq, self.status)  # not an event: seq unchanged
         if not t.dealt:
             self._arm_deal()
