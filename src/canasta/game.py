@@ -40,16 +40,13 @@ from canasta.cards import (
     NUM_CARDS,
     NUM_RANKS,
     RANK_CARDS,
-    RANK_PLURALS,
     RANK_VALUE,
     THREE,
     TWO,
     Card,
-    card_name,
-    card_str,
     make_deck,
 )
-from canasta.errors import IllegalMoveError
+from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, check_meld_shape, wild_limit
 from canasta.moves import (
@@ -323,18 +320,24 @@ class Game:
         """Frozen against this side: a wild card in it, or the side has not melded (A.8)."""
         return self.pile_frozen or not self.opened[side]
 
-    def pile_block_reason(self) -> str | None:
-        """Why nobody can take the pile now, or None."""
+    def pile_block(self) -> str | None:
+        """Why nobody can take the pile now: the key of the refusal
+        (``PILE_BLOCKED`` ...), or None."""
         if not self.pile:
-            return "the pile is empty"
+            return "PILE_BLOCKED"
         top = self.pile[-1]
         if IS_WILD[top]:
-            return "a wild card is on top of the pile"
+            return "PILE_BLOCKED.wild"
         if IS_BLACK_THREE[top]:
-            return "a black three is on top of the pile"
+            return "PILE_BLOCKED.black_three"
         if IS_RED_THREE[top]:
-            return "a red three is on top of the pile"
+            return "PILE_BLOCKED.red_three"
         return None
+
+    def pile_block_reason(self) -> str | None:
+        """Why nobody can take the pile now (in English), or None."""
+        key = self.pile_block()
+        return None if key is None else REFUSAL_FORMS[key].text.removeprefix("you cannot take the pile: ")
 
     @property
     def result(self) -> list[SideScore] | None:
@@ -571,26 +574,23 @@ class Game:
 
     def _plan(self, move: Move) -> object:
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"not a move: {move!r}", "NOT_A_MOVE")
+            raise refuse("NOT_A_MOVE")
         phase = self.phase
         kind = move.kind
         if phase == OVER:
-            raise IllegalMoveError("the hand is over", "HAND_OVER")
+            raise refuse("HAND_OVER")
         if phase == ANSWER_PHASE:
             if kind in (YES, NO):
                 return None
-            raise IllegalMoveError("your partner asked \"may I go out?\": answer yes or no",
-                                   "ANSWER_PENDING", "A.12.3")
+            raise refuse("ANSWER_PENDING")
         if kind in (YES, NO):
-            raise IllegalMoveError("nobody asked to go out", "NOTHING_TO_ANSWER", "A.12.3")
+            raise refuse("NOTHING_TO_ANSWER")
         if phase == DRAW_PHASE:
             if kind == DRAW:
                 if not self.stock:
-                    raise IllegalMoveError("the stock is empty", "STOCK_EMPTY", "A.13.2")
+                    raise refuse("STOCK_EMPTY")
                 if self._forced_take():
-                    raise IllegalMoveError(
-                        "the stock is empty and the discard fits one of your melds: you must take it",
-                        "MUST_TAKE", "A.13.2")
+                    raise refuse("MUST_TAKE")
                 return None
             if kind == TAKE:
                 return italian.plan_take(self, move) if self.it else self._plan_take(move)
@@ -599,23 +599,17 @@ class Game:
                 return None
             if kind == END:
                 if self.stock:
-                    raise IllegalMoveError("you can end the hand only when the stock is empty",
-                                           "CANNOT_END", "A.13.2")
+                    raise refuse("CANNOT_END.stock")
                 if self._forced_take():
-                    raise IllegalMoveError(
-                        "the stock is empty and the discard fits one of your melds: you must take it",
-                        "MUST_TAKE", "A.13.2")
+                    raise refuse("MUST_TAKE")
                 return None
-            raise IllegalMoveError("first draw from the stock or take the discard pile",
-                                   "MUST_DRAW_FIRST", "A.4.1")
+            raise refuse("MUST_DRAW_FIRST")
         if phase == FINAL_PHASE:
             if kind == END:
                 return None
             if kind == MELD:
                 return self._plan_meld(move, final=True)
-            raise IllegalMoveError(
-                "you drew a red three as the last card: you may meld, then the hand ends (no discard)",
-                "FINAL_MELD_ONLY", "A.13.1")
+            raise refuse("FINAL_MELD_ONLY")
         # MELD phase
         if kind == MELD:
             plan = italian.plan_meld(self, move) if self.it else self._plan_meld(move)
@@ -626,17 +620,17 @@ class Game:
             return self._plan_discard(move)
         if kind == ASK:
             if not self.has_partner(self.turn):
-                raise IllegalMoveError("you have no partner to ask", "NO_PARTNER", "A.12.3")
+                raise refuse("NO_PARTNER")
             if self.ask != ASK_NONE:
-                raise IllegalMoveError("you have already asked this turn", "ALREADY_ASKED", "A.12.3")
+                raise refuse("ALREADY_ASKED")
             if self.hsize[self.turn] < 2:
-                raise IllegalMoveError("ask before you are down to your last card", "ASK_TOO_LATE", "A.12.3")
+                raise refuse("ASK_TOO_LATE")
             if not (italian.can_go_out(self, assume_yes=True) if self.it else self.can_go_out()):
-                raise IllegalMoveError("ask only when you can go out now", "CANNOT_GO_OUT", "A.12.3")
+                raise refuse("CANNOT_GO_OUT")
             return None
         if kind in (DRAW, TAKE, OPEN):
-            raise IllegalMoveError("you have already drawn this turn", "ALREADY_DREW", "A.4.1")
-        raise IllegalMoveError("the hand continues: meld or discard", "CANNOT_END", "A.4.1")
+            raise refuse("ALREADY_DREW")
+        raise refuse("CANNOT_END")
 
     # -- helpers shared by plans
 
@@ -645,25 +639,23 @@ class Game:
         need: dict[int, int] = {}
         for c in cards:
             if not 0 <= c < NUM_CARDS:
-                raise IllegalMoveError(f"{c!r} is not a card", "NOT_A_CARD")
+                raise refuse("NOT_A_CARD", card=c)
             need[c] = need.get(c, 0) + 1
         for c, k in need.items():
             if hand[c] < k:
-                have = "do not hold" if hand[c] == 0 else f"hold only {hand[c]} of"
-                raise IllegalMoveError(f"you {have} the {card_name(c)} ({card_str(c)})",
-                                       "CARD_NOT_IN_HAND")
+                if hand[c] == 0:
+                    raise refuse("CARD_NOT_IN_HAND", card=c)
+                raise refuse("CARD_NOT_IN_HAND.some", card=c, count=hand[c])
 
     def _can_finish(self, seat: int, canastas_after: int) -> IllegalMoveError | None:
         """May this seat's hand become empty (going out) with this many canastas?"""
         need = self.rules.canastas_to_go_out
         if canastas_after < need:
-            what = "a canasta" if need == 1 else f"{need} canastas"
-            return IllegalMoveError(
-                f"you cannot go out: your side needs {what} first, so keep a card to discard",
-                "NEEDS_CANASTA", "A.12.2" if need == 1 else ("A.16.3" if self.n == 2 else "A.18.2"))
+            if need == 1:
+                return refuse("NEEDS_CANASTA")
+            return refuse("NEEDS_CANASTA.two_hands" if self.n == 2 else "NEEDS_CANASTA.partners", need=need)
         if self.ask == ASK_NO:
-            return IllegalMoveError("your partner said no: you may not go out this turn",
-                                    "PARTNER_SAID_NO", "A.12.3")
+            return refuse("PARTNER_SAID_NO")
         return None
 
     def _check_hand_after(self, seat: int, left: int, canastas_after: int, can_discard: bool = True) -> None:
@@ -699,34 +691,26 @@ class Game:
     def _plan_take(self, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[int, list[Card]]]]:
         seat = self.turn
         side = self.side_of[seat]
-        blocked = self.pile_block_reason()
+        blocked = self.pile_block()
         if blocked is not None:
-            rule = "A.13.2" if not self.pile else "A.8.1"
-            raise IllegalMoveError(f"you cannot take the pile: {blocked}", "PILE_BLOCKED", rule)
+            raise refuse(blocked)
         if self.hsize[seat] == 1 and len(self.pile) == 1:
-            raise IllegalMoveError("with one card in hand you may not take a pile of one card",
-                                   "ONE_CARD_PILE", "A.9.5")
+            raise refuse("ONE_CARD_PILE")
         top = self.pile[-1]
         rt = CARD_RANK[top]
-        g0, extras, all_cards, n0, w0 = self._read_take(move, "pile", "A.9.1")
+        g0, extras, all_cards, n0, w0 = self._read_take(move, pozzo=False)
         existing = self.melds[side].get(rt)
         if self.pile_frozen_for(side):
             if n0 < 2:
-                why = ("it holds a wild card" if self.pile_frozen
-                       else "your side has not made its initial meld")
-                raise IllegalMoveError(
-                    f"the pile is frozen ({why}): you can take it only with a natural pair of "
-                    f"{RANK_PLURALS[rt]} from your hand", "FROZEN_NEEDS_NATURAL_PAIR",
-                    "A.9.2" if self.pile_frozen else "A.8.4")
+                raise refuse("FROZEN_NEEDS_NATURAL_PAIR" if self.pile_frozen
+                             else "FROZEN_NEEDS_NATURAL_PAIR.unmelded", rank=rt)
         elif existing is None and (n0 == 0 or n0 + w0 < 2):
-            raise IllegalMoveError(
-                f"to take the pile you need two natural {RANK_PLURALS[rt]}, or one and a wild card, "
-                f"or a meld of {RANK_PLURALS[rt]} to add the top card to", "NO_MATCH_FOR_TOP", "A.9.3")
+            raise refuse("NO_MATCH_FOR_TOP", rank=rt)
         nat = 1 + n0 + (existing.naturals if existing else 0)
         wil = w0 + (existing.deuces + existing.jokers if existing else 0)
         bad = None if (existing is not None and w0 == 0) else check_meld_shape(self.rules, nat, wil)
         if bad is not None:
-            raise IllegalMoveError(bad[2], bad[0], bad[1])
+            raise refuse(bad)
         remaining = self.hands[seat][:]
         for c in g0:
             remaining[c] -= 1
@@ -736,17 +720,14 @@ class Game:
         if not self.opened[side]:
             need = self.minimum(seat)
             if value < need:
-                raise IllegalMoveError(
-                    f"your initial meld counts {value}; you need {need}. Only the pile's top card and "
-                    "cards from your hand count, and they must be shown before you pick up the pile",
-                    "INITIAL_MELD_TOO_LOW", "A.7.4")
+                raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
         gained = sum(1 for c in self.pile[:-1] if not IS_RED_THREE[c])
         left = self.hsize[seat] - added + gained
         canastas = self._canastas_after(side, [(rt, list(g0) + [top])] + groups)
         self._check_hand_after(seat, left, canastas)
         return (rt, tuple(g0), groups)
 
-    def _read_take(self, move: Move, pile_word: str, rule: str
+    def _read_take(self, move: Move, pozzo: bool
                    ) -> tuple[Group, tuple[Group, ...], list[Card], int, int]:
         """The cards of a take move: the group shown with the top card, the further
         groups, all cards (checked to be held), and the group's naturals and wilds."""
@@ -754,8 +735,7 @@ class Game:
         rt = CARD_RANK[top]
         head = move.groups[0] if move.groups else ()
         if group_target(head) not in (None, rt):
-            raise IllegalMoveError(f"the cards shown with the {pile_word}'s top card go on its rank's meld",
-                                   "WRONG_TARGET", rule)
+            raise refuse("WRONG_TARGET.pozzo" if pozzo else "WRONG_TARGET.pile")
         g0 = group_cards(head)
         extras = move.groups[1:]
         all_cards = list(g0) + [c for g in extras for c in group_cards(g)]
@@ -767,10 +747,7 @@ class Game:
             elif CARD_RANK[c] == rt:
                 n0 += 1
             else:
-                raise IllegalMoveError(
-                    f"to take the {pile_word} you meld its top card ({card_str(top)}) with {RANK_PLURALS[rt]} "
-                    f"and wild cards; {card_str(c)} does not belong (other melds go after '+')",
-                    "WRONG_RANK", rule)
+                raise refuse("WRONG_RANK.pozzo" if pozzo else "WRONG_RANK", top_card=top, rank=rt, card=c)
         return g0, extras, all_cards, n0, w0
 
     def _canastas_after(self, side: int, groups: list[tuple[int, list[Card]]]) -> int:
@@ -804,60 +781,47 @@ class Game:
             cards = list(group_cards(g))
             target = group_target(g)
             if not cards:
-                raise IllegalMoveError("a meld group needs cards", "EMPTY_MELD", "A.5.1")
+                raise refuse("EMPTY_MELD.group")
             if any(IS_RED_THREE[c] for c in cards):
-                raise IllegalMoveError("red threes are never melded; they are laid out as bonus cards",
-                                       "RED_THREE_MELD", "A.10.1")
+                raise refuse("RED_THREE_MELD")
             ranks = {CARD_RANK[c] for c in cards if not IS_WILD[c]}
             if len(ranks) > 1:
-                names = " and ".join(RANK_PLURALS[r] for r in sorted(ranks))
-                raise IllegalMoveError(f"a meld is made of one rank; this group mixes {names} "
-                                       "(sequences are not melds)", "MIXED_RANKS", "A.5.1")
+                raise refuse("MIXED_RANKS", ranks=" ".join(str(r) for r in sorted(ranks)))
             if ranks:
                 r = ranks.pop()
                 if target is not None and target != r:
-                    raise IllegalMoveError(f"these cards are {RANK_PLURALS[r]}, not {RANK_PLURALS[target]}",
-                                           "WRONG_TARGET", "A.5.7")
+                    raise refuse("WRONG_TARGET", rank=r, target_rank=target)
             elif target is None:
-                raise IllegalMoveError(
-                    "a meld made only of wild cards is not allowed; to add wild cards to a meld "
-                    "name it, e.g. 'meld 8:2C'", "ALL_WILD_MELD", "A.5.5")
+                raise refuse("ALL_WILD_MELD.name_it")
             else:
                 r = target
             if r in seen or r == skip_rank:
-                raise IllegalMoveError(f"put all the {RANK_PLURALS[r]} in one group: a side has one meld "
-                                       "of each rank", "ONE_MELD_PER_RANK", "A.5.7")
+                raise refuse("ONE_MELD_PER_RANK", rank=r)
             seen.add(r)
             if r == THREE:
                 if any(IS_WILD[c] for c in cards):
-                    raise IllegalMoveError("black threes are melded without wild cards",
-                                           "BLACK_THREE_MIXED", "A.11.2")
+                    raise refuse("BLACK_THREE_MIXED")
                 if not going_out_ok:
-                    raise IllegalMoveError("black threes may be melded only in the turn you go out",
-                                           "BLACK_THREES_NOT_GOING_OUT", "A.11.2")
+                    raise refuse("BLACK_THREES_NOT_GOING_OUT")
                 have = melds.get(THREE)
                 total = len(cards) + (have.size if have else 0)
                 if not 3 <= total <= 4:
-                    raise IllegalMoveError("a black-three meld has three or four black threes",
-                                           "BLACK_THREE_COUNT", "A.11.2")
+                    raise refuse("BLACK_THREE_COUNT")
                 out.append((r, cards))
                 continue
             if r in (JOKER_RANK, TWO):
-                raise IllegalMoveError("a meld made only of wild cards is not allowed in Classic Canasta",
-                                       "ALL_WILD_MELD", "A.5.5")
+                raise refuse("ALL_WILD_MELD")
             m = melds.get(r)
             nat = sum(1 for c in cards if not IS_WILD[c])
             wil = len(cards) - nat
             if m is None and nat < 2:
-                raise IllegalMoveError(
-                    f"your side has no meld of {RANK_PLURALS[r]}; a new meld needs at least two natural cards",
-                    "NEEDS_TWO_NATURALS", "A.5.2")
+                raise refuse("NEEDS_TWO_NATURALS.new_meld", rank=r)
             tn = nat + (m.naturals if m else 0)
             tw = wil + (m.deuces + m.jokers if m else 0)
             # natural cards never make a meld worse (a cut-throat merged meld may be over the limits)
             bad = None if (m is not None and wil == 0) else check_meld_shape(self.rules, tn, tw)
             if bad is not None:
-                raise IllegalMoveError(bad[2], bad[0], bad[1])
+                raise refuse(bad)
             for c in cards:
                 remaining[c] -= 1
             out.append((r, cards))
@@ -867,7 +831,7 @@ class Game:
         seat = self.turn
         side = self.side_of[seat]
         if not move.groups:
-            raise IllegalMoveError("meld needs cards", "EMPTY_MELD", "A.5.1")
+            raise refuse("EMPTY_MELD")
         all_cards = [c for g in move.groups for c in group_cards(g)]
         self._holds(seat, all_cards)
         left = self.hsize[seat] - len(all_cards)
@@ -876,8 +840,7 @@ class Game:
         canastas = self._canastas_after(side, groups)
         if final:
             if left == 0:
-                raise IllegalMoveError("after the last stock card you may meld but must keep a card",
-                                       "FINAL_KEEP_CARD", "A.13.1")
+                raise refuse("FINAL_KEEP_CARD")
         else:
             self._check_hand_after(seat, left, canastas)
         if not self.opened[side]:
@@ -888,10 +851,7 @@ class Game:
                 and self._qualifies_concealed(seat) and any(
                     r != THREE and len(cs) >= CANASTA_SIZE for r, cs in groups)
             ):
-                raise IllegalMoveError(
-                    f"your initial meld counts {value}; your side needs at least {need} "
-                    "(lay all the melds of your initial meld in one move)", "INITIAL_MELD_TOO_LOW",
-                    "A.7.1")
+                raise refuse("INITIAL_MELD_TOO_LOW", value=value, need=need)
         return groups
 
     def _qualifies_concealed(self, seat: int) -> bool:
@@ -905,11 +865,11 @@ class Game:
     def _plan_discard(self, move: Move) -> Card:
         seat = self.turn
         if len(move.groups) != 1 or len(move.groups[0]) != 1:
-            raise IllegalMoveError("discard exactly one card", "DISCARD_ONE")
+            raise refuse("DISCARD_ONE")
         c = move.groups[0][0]
         self._holds(seat, [c])
         if self.draw_mode == 1 and not self.opened[self.side_of[seat]]:
-            raise IllegalMoveError("you announced an opening: open before you discard", "MUST_OPEN", "B.5.1")
+            raise refuse("MUST_OPEN")
         left = self.hsize[seat] - 1
         if left == 0:
             if self.it:
@@ -920,8 +880,7 @@ class Game:
             if err is not None:
                 raise err
         elif self.ask == ASK_YES:
-            raise IllegalMoveError("your partner said yes: you must go out this turn",
-                                   "MUST_GO_OUT", "A.12.3")
+            raise refuse("MUST_GO_OUT")
         return c
 
     def _check_still_going_out(self, move: Move, plan: object) -> None:
@@ -934,8 +893,7 @@ class Game:
                 return
         elif g.can_go_out():
             return
-        raise IllegalMoveError("your partner said yes: you must go out this turn, and after this "
-                               "you could not", "MUST_GO_OUT", "A.12.3")
+        raise refuse("MUST_GO_OUT.after")
 
     # ------------------------------------------------------------------ apply
 
@@ -1807,7 +1765,7 @@ def _group_rank(g: Group) -> int:
     for c in g:
         if not IS_WILD[c]:
             return CARD_RANK[c]
-    raise IllegalMoveError("a meld made only of wild cards is not allowed", "ALL_WILD_MELD", "A.5.5")
+    raise refuse("ALL_WILD_MELD.group")
 
 
 def _suits(hand: list[int], rank: int, k: int) -> list[int]:

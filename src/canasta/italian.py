@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from canasta.cards import (
     CARD_RANK,
@@ -24,13 +24,12 @@ from canasta.cards import (
     NATURAL_RANKS,
     NUM_CARDS,
     RANK_CARDS,
-    RANK_PLURALS,
     THREE,
     TWO,
     Card,
     make_deck,
 )
-from canasta.errors import IllegalMoveError
+from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.melds import (
     CANASTA_SIZE,
@@ -212,51 +211,45 @@ def plan_groups(
         cards = list(group_cards(grp))
         target = group_target(grp)
         if not cards:
-            raise IllegalMoveError("a meld group needs cards", "EMPTY_MELD", "B.6.1")
+            raise refuse("EMPTY_MELD.italian_group")
         if any(IS_RED_THREE[c] for c in cards):
-            raise IllegalMoveError("red threes are never melded", "RED_THREE_MELD", "B.6.6")
+            raise refuse("RED_THREE_MELD.italian")
         ranks = {CARD_RANK[c] for c in cards if not IS_WILD[c]}
         if len(ranks) > 1:
-            names = " and ".join(RANK_PLURALS[x] for x in sorted(ranks))
-            raise IllegalMoveError(f"a meld is made of one rank; this group mixes {names}", "MIXED_RANKS", "B.6.1")
+            raise refuse("MIXED_RANKS.italian", ranks=" ".join(str(x) for x in sorted(ranks)))
         if ranks:
             key = ranks.pop()
             if target is not None and target != key:
-                raise IllegalMoveError(f"these cards are {RANK_PLURALS[key]}, not {RANK_PLURALS[target]}",
-                                       "WRONG_TARGET", "B.6.4")
+                raise refuse("WRONG_TARGET.italian", rank=key, target_rank=target)
         elif target is None or target in (TWO, JOKER_RANK):
             key = WILD_MELD
         else:
             key = target
         if key in seen or key == skip_key:
-            what = "wild cards" if key == WILD_MELD else f"the {RANK_PLURALS[key]}"
-            raise IllegalMoveError(f"put all {what} in one group: a team has one open meld of each rank",
-                                   "ONE_MELD_PER_RANK", "B.6.4")
+            if key == WILD_MELD:
+                raise refuse("ONE_MELD_PER_RANK.italian_wild")
+            raise refuse("ONE_MELD_PER_RANK.italian", rank=key)
         seen.add(key)
         if key == THREE:
             mode = r.black_three_melds
             if mode == "never":
-                raise IllegalMoveError("threes are never melded in Italian Canasta", "THREES_NEVER_MELDED",
-                                       "B.6.6")
+                raise refuse("THREES_NEVER_MELDED")
             if any(IS_WILD[c] for c in cards):
-                raise IllegalMoveError("black threes are melded without wild cards", "BLACK_THREE_MIXED", "B.6.6")
+                raise refuse("BLACK_THREE_MIXED.italian")
             if not going_out:
-                raise IllegalMoveError("black threes may be melded only in the turn you go out",
-                                       "BLACK_THREES_NOT_GOING_OUT", "B.6.6")
+                raise refuse("BLACK_THREES_NOT_GOING_OUT.italian")
             top = 6 if mode == "going_out_3_to_6" else 4
             if not 3 <= len(cards) <= top:
-                raise IllegalMoveError(f"a black-three meld has 3 to {top} cards", "BLACK_THREE_COUNT", "B.6.6")
+                raise refuse("BLACK_THREE_COUNT.italian", top=top)
             plans.append((key, cards))
             continue
         m = melds.get(key)
         if key != WILD_MELD and m is None and target is not None:
-            raise IllegalMoveError(f"your team has no open meld of {RANK_PLURALS[key]} to add to",
-                                   "NO_SUCH_MELD", "B.6.4")
+            raise refuse("NO_SUCH_MELD", rank=key)
         if key != WILD_MELD and m is None and r.new_meld_after_close == "never" and any(
             x.rank == key for x in g.closed[side]
         ):
-            raise IllegalMoveError(f"your team has closed its {RANK_PLURALS[key]}; no new meld of that rank",
-                                   "RANK_CLOSED", "B.6.4")
+            raise refuse("RANK_CLOSED", rank=key)
         nat = sum(1 for c in cards if not IS_WILD[c])
         d = sum(1 for c in cards if CARD_RANK[c] == TWO)
         j = len(cards) - nat - d
@@ -265,7 +258,7 @@ def plan_groups(
         tj = j + (m.jokers if m else 0)
         bad = it_group_error(r, tn, td, tj, key == WILD_MELD)
         if bad is not None:
-            raise IllegalMoveError(bad[2], bad[0], bad[1])
+            raise refuse(bad)
         if key != WILD_MELD and d:
             adds_deuces_to_naturals = True
         if tn + td + tj == CANASTA_SIZE:
@@ -287,12 +280,9 @@ def plan_groups(
     if rule == "no_dirty_canasta_while_deuce_meld_open" and blocking:
         for m in closing:
             if m.rank != WILD_MELD and m.deuces + m.jokers:
-                raise IllegalMoveError(
-                    "your team has an open meld of wild cards: close it as a canasta before completing "
-                    "a dirty canasta", "WILD_MELD_OPEN", "B.8.5")
+                raise refuse("WILD_MELD_OPEN")
     if rule == "rgit" and deuce_meld_after and adds_deuces_to_naturals:
-        raise IllegalMoveError("while your team has an unfinished meld of deuces, deuces may not be used "
-                               "as wild cards elsewhere", "DEUCE_MELD_OPEN", "B.8.5")
+        raise refuse("DEUCE_MELD_OPEN")
     return plans, closing, wild_after
 
 
@@ -311,32 +301,29 @@ def groups_are_clean(rules: RuleSet, g: Game, side: int, plans: Sequence[GroupPl
     return True
 
 
+_NEEDS_CANASTAS: Final = {"clean_and_dirty": "NEEDS_CANASTAS", "two_incl_one_clean": "NEEDS_CANASTAS.two_incl_one_clean",
+                           "two_any": "NEEDS_CANASTAS.two_any"}
+
+
 def finish_error(g: Game, seat: int, closing: Sequence[Meld], wild_after: bool) -> IllegalMoveError | None:
     """Why this seat may not go out with these canastas closing (None if it may)."""
     r = g.rules
     side = g.side_of[seat]
     clean, dirty, natural = closed_counts(g, side, closing)
     if not requirement_met(r, clean, dirty, natural):
-        need = {"clean_and_dirty": "a clean and a dirty canasta",
-                "two_incl_one_clean": "two canastas, one of them clean",
-                "two_any": "two canastas of natural cards"}[r.going_out_requirement]
-        return IllegalMoveError(f"you cannot go out: your team needs {need} first, so keep a card to discard",
-                                "NEEDS_CANASTAS", "B.13.1")
+        return refuse(_NEEDS_CANASTAS[r.going_out_requirement])
     if wild_after and r.wild_meld_obligation_all:
-        return IllegalMoveError("you cannot go out while your team has an open meld of wild cards",
-                                "WILD_MELD_OPEN", "B.13.3")
+        return refuse("WILD_MELD_OPEN.going_out")
     if g.ask == 3:  # ASK_NO
-        return IllegalMoveError("your partner said no: you may not go out this turn", "PARTNER_SAID_NO",
-                                "B.13.4")
+        return refuse("PARTNER_SAID_NO.italian")
     if r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2:
-        return IllegalMoveError("ask your partner \"may I go out?\" first (I-O36)", "MUST_ASK", "B.13.4")
+        return refuse("MUST_ASK")
     return None
 
 
 def final_discard_error(rules: RuleSet, card: Card) -> IllegalMoveError | None:
     if rules.final_discard == "discard_not_wild_or_black3" and (IS_WILD[card] or IS_BLACK_THREE[card]):
-        return IllegalMoveError("the card you go out with may not be a joker, a deuce or a black three",
-                                "BAD_FINAL_DISCARD", "B.13.2")
+        return refuse("BAD_FINAL_DISCARD")
     return None
 
 
@@ -346,7 +333,7 @@ def check_hand_after(g: Game, seat: int, left: list[int], closing: Sequence[Meld
     if size >= 2:
         return
     if size == 0 and g.rules.final_discard != "discard_optional":
-        raise IllegalMoveError("you must keep a card for the final discard", "KEEP_FINAL_DISCARD", "B.13.2")
+        raise refuse("KEEP_FINAL_DISCARD")
     err = finish_error(g, seat, closing, wild_after)
     if err is not None:
         raise err
@@ -354,23 +341,19 @@ def check_hand_after(g: Game, seat: int, left: list[int], closing: Sequence[Meld
         last = next(c for c in range(NUM_CARDS) if left[c])
         err = final_discard_error(g.rules, last)
         if err is not None:
-            raise IllegalMoveError("you would be left with " + ("a wild card" if IS_WILD[last] else "a black three")
-                                   + ", which you may not go out with", err.code, err.rule)
+            raise refuse("BAD_FINAL_DISCARD.left_wild" if IS_WILD[last] else "BAD_FINAL_DISCARD.left_black_three")
 
 
 def opening_check(g: Game, seat: int, value: int, clean: bool, with_pozzo: bool) -> None:
     r = g.rules
     need = g.minimum(seat)
     if value < need:
-        extra = (" The cards that take the pozzo and the pozzo's top card do not count." if with_pozzo else "")
-        raise IllegalMoveError(f"your opening counts {value}; your team needs {need}.{extra}",
-                               "INITIAL_MELD_TOO_LOW", "B.9.6" if with_pozzo else "B.9.1")
+        raise refuse("INITIAL_MELD_TOO_LOW.pozzo" if with_pozzo else "INITIAL_MELD_TOO_LOW.italian",
+                     value=value, need=need)
     if not clean and r.opening_must_be_clean(need):
-        raise IllegalMoveError(f"an opening at {need} must be clean: no jokers or deuces, except a meld of "
-                               "deuces or of two jokers and a deuce", "OPENING_NOT_CLEAN", "B.9.2")
+        raise refuse("OPENING_NOT_CLEAN", need=need)
     if with_pozzo and not clean and r.dirty_opening_blocks_pozzo:
-        raise IllegalMoveError("after a dirty opening you may not take the pozzo in the same turn",
-                               "DIRTY_OPENING_NO_POZZO", "B.9.3")
+        raise refuse("DIRTY_OPENING_NO_POZZO")
 
 
 def open_allowed(g: Game) -> bool:
@@ -384,24 +367,22 @@ def open_allowed(g: Game) -> bool:
 
 def plan_open(g: Game) -> None:
     if not g.rules.opening_draws_one:
-        raise IllegalMoveError("'open' is for the rule I-O31 (an opening turn draws one card), not in force here",
-                               "NO_ANNOUNCED_OPENING", "B.5.1")
+        raise refuse("NO_ANNOUNCED_OPENING")
     if g.opened[g.side_of[g.turn]]:
-        raise IllegalMoveError("your team has already opened", "ALREADY_OPENED", "B.5.1")
+        raise refuse("ALREADY_OPENED")
     if not g.stock:
-        raise IllegalMoveError("the stock is empty", "STOCK_EMPTY", "B.14")
+        raise refuse("STOCK_EMPTY.italian")
     if not open_allowed(g):
-        raise IllegalMoveError("you cannot open with the cards in your hand", "CANNOT_OPEN", "B.9.1")
+        raise refuse("CANNOT_OPEN")
 
 
 def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     seat = g.turn
     side = g.side_of[seat]
     if g.draw_mode == 2 and not g.opened[side]:
-        raise IllegalMoveError("under I-O31 you open by announcing it before you draw ('open', one card); "
-                               "you drew two cards this turn", "OPENING_NOT_ANNOUNCED", "B.5.1")
+        raise refuse("OPENING_NOT_ANNOUNCED")
     if not move.groups:
-        raise IllegalMoveError("meld needs cards", "EMPTY_MELD", "B.6.1")
+        raise refuse("EMPTY_MELD.italian")
     cards = [c for grp in move.groups for c in group_cards(grp)]
     g._holds(seat, cards)
     left = g.hands[seat][:]
@@ -413,8 +394,7 @@ def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
         clean = groups_are_clean(g.rules, g, side, plans)
         opening_check(g, seat, sum(vals[c] for c in cards), clean, with_pozzo=False)
     elif g.clean_turn and not groups_are_clean(g.rules, g, side, plans):
-        raise IllegalMoveError("your team opened clean this turn: no jokers or deuces may be laid in it "
-                               "(except in a clean meld of wild cards)", "OPENING_NOT_CLEAN", "B.9.2")
+        raise refuse("OPENING_NOT_CLEAN.meld")
     check_hand_after(g, seat, left, closing, wild_after)
     return plans
 
@@ -424,35 +404,29 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
     seat = g.turn
     side = g.side_of[seat]
     if not g.pile:
-        raise IllegalMoveError("the pozzo is empty", "PILE_EMPTY", "B.10")
+        raise refuse("PILE_EMPTY")
     top = g.pile[-1]
     rt = CARD_RANK[top]
     if IS_WILD[top]:
-        raise IllegalMoveError("a wild card is on top of the pozzo: it cannot be taken now", "PILE_BLOCKED", "B.10.2")
+        raise refuse("PILE_BLOCKED.pozzo_wild")
     if IS_BLACK_THREE[top] or IS_RED_THREE[top]:
-        raise IllegalMoveError("a black three is on top of the pozzo: it cannot be taken now", "PILE_BLOCKED",
-                               "B.10.1")
+        raise refuse("PILE_BLOCKED.pozzo_three")
     block = r.pozzo_closed_rank_block
     if block != "off":
         own = block == "own_closed"
         for other in range(g.num_sides):
             if (other == side) == own and any(m.rank == rt for m in g.closed[other]):
-                whose = "your team" if own else "the other side"
-                raise IllegalMoveError(f"{whose} has closed a canasta of {RANK_PLURALS[rt]}: the pozzo cannot "
-                                       "be taken with that card on top", "PILE_BLOCKED_CLOSED_RANK", "B.10.6")
-    g0, extras, all_cards, n0, w0 = g._read_take(move, "pozzo", "B.10.3")
+                raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
+    g0, extras, all_cards, n0, w0 = g._read_take(move, pozzo=True)
     existing = g.melds[side].get(rt)
     frozen = g.pile_frozen
     need_nat = r.frozen_pozzo_naturals if frozen else 2
     if frozen or r.pozzo_take == "natural_pair_only":
         if n0 < need_nat:
-            what = f"{need_nat} natural {RANK_PLURALS[rt]}" + (" (the pozzo is frozen)" if frozen else "")
-            raise IllegalMoveError(f"to take the pozzo you need {what} from your hand, melded with its top card",
-                                   "FROZEN_NEEDS_NATURAL_PAIR" if frozen else "NEEDS_NATURAL_PAIR",
-                                   "B.10.4" if frozen else "B.10.3")
+            raise refuse("FROZEN_NEEDS_NATURAL_PAIR.pozzo" if frozen else "NEEDS_NATURAL_PAIR",
+                         need=need_nat, rank=rt)
     elif existing is None and (n0 == 0 or n0 + w0 < 2):
-        raise IllegalMoveError(f"to take the pozzo you need two natural {RANK_PLURALS[rt]}, or one and a wild "
-                               "card, or an open meld of that rank", "NO_MATCH_FOR_TOP", "A.9.3")
+        raise refuse("NO_MATCH_FOR_TOP.pozzo", rank=rt)
     d0 = sum(1 for c in g0 if CARD_RANK[c] == TWO)
     j0 = w0 - d0
     tn = 1 + n0 + (existing.naturals if existing else 0)
@@ -460,7 +434,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
     tj = j0 + (existing.jokers if existing else 0)
     bad = it_group_error(r, tn, td, tj, False)
     if bad is not None:
-        raise IllegalMoveError(bad[2], bad[0], bad[1])
+        raise refuse(bad)
     head_meld = Meld(rt)
     for c in (existing.cards if existing else []) + [top, *g0]:
         head_meld.add(c)
@@ -474,8 +448,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
             wild_after if r.wild_meld_obligation_all else (wild_after and _is_deuce_meld(r, g.melds[side][WILD_MELD])
                                                           if WILD_MELD in g.melds[side] else False)
         ):
-            raise IllegalMoveError("your team has an open meld of wild cards: close it as a canasta before "
-                                   "completing a dirty canasta", "WILD_MELD_OPEN", "B.8.5")
+            raise refuse("WILD_MELD_OPEN")
     vals = g.val
     if not g.opened[side]:
         # B.9.6: the taking cards (the pair, three if frozen) and the top card do not count
@@ -485,13 +458,12 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
         clean = w0 == 0 and groups_are_clean(r, g, side, plans)
         opening_check(g, seat, value, clean, with_pozzo=True)
     elif g.clean_turn and (w0 or not groups_are_clean(r, g, side, plans)):
-        raise IllegalMoveError("no jokers or deuces in the turn of a clean opening", "OPENING_NOT_CLEAN", "B.9.2")
+        raise refuse("OPENING_NOT_CLEAN.take")
     gained = 0
     if r.pozzo_taking == "whole_pozzo":
         gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     if sum(left) + gained < 1:
-        raise IllegalMoveError("keep at least one card in your hand when you take the pozzo: you must still "
-                               "discard at the end of the turn", "KEEP_FINAL_DISCARD", "B.13.2")
+        raise refuse("KEEP_FINAL_DISCARD.pozzo")
     return rt, tuple(g0), plans
 
 

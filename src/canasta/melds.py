@@ -18,7 +18,7 @@ from canasta.cards import (
     Rank,
     cards_str,
 )
-from canasta.errors import IllegalMoveError
+from canasta.errors import refuse
 from canasta.rules import RuleSet
 
 CANASTA_SIZE = 7
@@ -100,18 +100,17 @@ def wild_limit(rules: RuleSet, naturals: int) -> int:
     return 3 if naturals >= 3 else naturals
 
 
-def check_meld_shape(rules: RuleSet, naturals: int, wilds: int) -> tuple[str, str, str] | None:
+def check_meld_shape(rules: RuleSet, naturals: int, wilds: int) -> str | None:
     """``None`` if a (new or grown) meld of this composition is legal, else
-    ``(code, rule, message)``."""
+    the key of its refusal (:data:`canasta.errors.REFUSAL_FORMS`)."""
     if naturals < 2:
-        return ("NEEDS_TWO_NATURALS", "A.5.2", "a meld needs at least two natural cards")
+        return "NEEDS_TWO_NATURALS"
     if naturals + wilds < 3:
-        return ("MELD_TOO_SMALL", "A.5.1", "a meld needs at least three cards")
+        return "MELD_TOO_SMALL"
     if wilds > 3:
-        return ("TOO_MANY_WILDS", "A.5.3", "a meld may hold at most three wild cards")
+        return "TOO_MANY_WILDS"
     if rules.wild_ratio != "max3_only" and wilds > naturals:
-        return ("WILDS_EXCEED_NATURALS", "A.5.4",
-                "wild cards may not outnumber the natural cards in a meld")
+        return "WILDS_EXCEED_NATURALS"
     return None
 
 
@@ -156,35 +155,26 @@ def validate_new_meld(rules: RuleSet, cards: Sequence[Card], going_out: bool = F
     """Raise :class:`IllegalMoveError` unless ``cards`` may be laid as a new meld
     on their own (no side melds considered)."""
     if not cards:
-        raise IllegalMoveError("a meld needs cards", "EMPTY_MELD", "A.5.1")
+        raise refuse("EMPTY_MELD.new")
     if any(IS_RED_THREE[c] for c in cards):
-        raise IllegalMoveError("red threes are never melded; they are laid out as bonus cards",
-                               "RED_THREE_MELD", "A.10.1")
+        raise refuse("RED_THREE_MELD")
     threes = [c for c in cards if IS_BLACK_THREE[c]]
     if threes:
         if len(threes) != len(cards):
-            raise IllegalMoveError("black threes can only be melded on their own, with no wild "
-                                   "cards and no other rank", "BLACK_THREE_MIXED", "A.11.2")
+            raise refuse("BLACK_THREE_MIXED.new")
         if not going_out:
-            raise IllegalMoveError("black threes may be melded only in the turn you go out",
-                                   "BLACK_THREES_NOT_GOING_OUT", "A.11.2")
+            raise refuse("BLACK_THREES_NOT_GOING_OUT")
         if not 3 <= len(threes) <= 4:
-            raise IllegalMoveError("a black-three meld has three or four black threes",
-                                   "BLACK_THREE_COUNT", "A.11.2")
+            raise refuse("BLACK_THREE_COUNT")
         return
     naturals = [c for c in cards if IS_NATURAL[c]]
     ranks = {CARD_RANK[c] for c in naturals}
     if len(ranks) > 1:
-        names = " and ".join(sorted(RANK_PLURALS[r] for r in ranks))
-        raise IllegalMoveError(f"a meld is made of one rank; these are {names} "
-                               "(sequences and mixed ranks are not melds)", "MIXED_RANKS", "A.5.1")
+        names = " ".join(str(r) for r in sorted(ranks, key=lambda r: RANK_PLURALS[r]))
+        raise refuse("MIXED_RANKS.new", ranks=names)
     bad = check_meld_shape(rules, len(naturals), len(cards) - len(naturals))
     if bad is not None:
-        code, rule, msg = bad
-        if not naturals:
-            msg = "a meld made only of wild cards is not allowed in Classic Canasta"
-            code, rule = "ALL_WILD_MELD", "A.5.5"
-        raise IllegalMoveError(msg, code, rule)
+        raise refuse("ALL_WILD_MELD" if not naturals else bad)
 
 
 # --------------------------------------------------------------------------- Italian (Part B)
@@ -199,20 +189,21 @@ def it_wild_count(rules: RuleSet, deuces: int, jokers: int) -> int:
 
 
 def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
-    """B.6.2 / I-O1 for a meld with this many natural and (counted) wild cards."""
+    """B.6.2 / I-O1 for a meld with this many natural and (counted) wild cards:
+    None, or the key of its refusal."""
     if naturals < 2:
-        return "a meld needs at least two natural cards"
+        return "NEEDS_TWO_NATURALS.italian"
     mode = rules.it_wild_limit
     if mode == "max3":
         if wilds > 3:
-            return "a meld may hold at most three wild cards"
+            return "TOO_MANY_WILDS.italian"
     elif mode == "fewer_than_naturals":
         if wilds >= naturals:
-            return "a meld must hold fewer wild cards than natural cards"
+            return "TOO_MANY_WILDS.fewer_than_naturals"
     elif wilds > (1 if naturals == 2 else 2):
         if naturals == 2:
-            return "with only two natural cards a meld may hold one wild card"
-        return "a meld may hold at most two wild cards"
+            return "TOO_MANY_WILDS.one_with_two"
+        return "TOO_MANY_WILDS.two"
     return None
 
 
@@ -228,23 +219,18 @@ def wild_meld_kind(rules: RuleSet, deuces: int, jokers: int) -> str | None:
     return None
 
 
-def it_group_error(rules: RuleSet, naturals: int, deuces: int, jokers: int, wild_meld: bool) -> tuple[str, str, str] | None:
-    """A whole Italian meld after a move: ``(code, rule, message)`` or None."""
+def it_group_error(rules: RuleSet, naturals: int, deuces: int, jokers: int, wild_meld: bool) -> str | None:
+    """A whole Italian meld after a move: None, or the key of its refusal."""
     size = naturals + deuces + jokers
     if size > CANASTA_SIZE:
-        return ("MELD_OVER_SEVEN", "B.6.3", "a meld holds at most seven cards: it closes as a canasta at seven")
+        return "MELD_OVER_SEVEN"
     if size < 3:
-        return ("MELD_TOO_SMALL", "B.6.1", "a meld needs at least three cards")
+        return "MELD_TOO_SMALL.italian"
     if wild_meld:
         if wild_meld_kind(rules, deuces, jokers) is None:
-            return ("BAD_WILD_MELD", "B.8.0",
-                    "a meld of wild cards must read as deuces with at most the allowed jokers, or as "
-                    "jokers with at most the allowed deuces (e.g. 2C 2D 2H, or JK JK 2C)")
+            return "BAD_WILD_MELD"
         return None
-    msg = it_limit_error(rules, naturals, it_wild_count(rules, deuces, jokers))
-    if msg is not None:
-        return ("NEEDS_TWO_NATURALS" if naturals < 2 else "TOO_MANY_WILDS", "B.6.2", msg)
-    return None
+    return it_limit_error(rules, naturals, it_wild_count(rules, deuces, jokers))
 
 
 def wild_meld_is_clean(deuces: int, jokers: int) -> bool:

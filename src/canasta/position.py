@@ -363,6 +363,7 @@ def _clean_turn(g: Game) -> bool:
 
 
 def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
+    from canasta.errors import refuse
     from canasta.melds import WILD_MELD, check_meld_shape, it_group_error
 
     if not cards:
@@ -378,11 +379,11 @@ def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     if rules.italian and m.rank != 1:
         err = it_group_error(rules, m.naturals, m.deuces, m.jokers, m.rank == WILD_MELD)
         if err is not None:
-            raise PositionError(f"{what}: {err[2]} (rule {err[1]})")
+            raise PositionError(f"{what}: {refuse(err)}")
     elif m.rank != 1:
         bad = check_meld_shape(rules, m.naturals, m.wilds)
         if bad is not None:
-            raise PositionError(f"{what}: {bad[2]} (rule {bad[1]})")
+            raise PositionError(f"{what}: {refuse(bad)}")
     elif m.wilds:
         raise PositionError(f"{what}: black threes are melded without wild cards")
     return m

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from canasta.cards import IS_RED_THREE, NUM_CARDS, card_str, make_deck
+from canasta.errors import refuse
 from canasta.game import Game
 from canasta.melds import CANASTA_SIZE, WILD_MELD, check_meld_shape, it_group_error
 from canasta.moves import Move
@@ -43,11 +44,11 @@ def problems_in(game: Game) -> list[str]:
                 if key != 1:
                     bad = it_group_error(r, m.naturals, m.deuces, m.jokers, key == WILD_MELD)
                     if bad is not None:
-                        out.append(f"side {side}: illegal meld {m}: {bad[2]}")
+                        out.append(f"side {side}: illegal meld {m}: {refuse(bad).message}")
             elif key != 1 and not r.cutthroat:
                 bad2 = check_meld_shape(r, m.naturals, m.wilds)
                 if bad2 is not None:
-                    out.append(f"side {side}: illegal meld {m}: {bad2[2]}")
+                    out.append(f"side {side}: illegal meld {m}: {refuse(bad2).message}")
         for m in g.closed[side]:
             where.update(m.cards)
             if m.size != CANASTA_SIZE:
