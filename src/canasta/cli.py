@@ -15,6 +15,7 @@ from canasta import argtypes
 from canasta.bench import BENCH_ORDER, MARKDOWN_HEADER, BenchResult, markdown_row, run_bench
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
+from canasta.i18n import NN_, _, current, nplural, use
 from canasta.rules import PRESETS, RuleSet, save_rules
 
 if TYPE_CHECKING:
@@ -25,7 +26,8 @@ class _Parser(argparse.ArgumentParser):
     """Bad arguments get one line that says what is wrong and where help is."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, _("{prog}: error: {message} (see '{prog} --help')").format(prog=self.prog, message=message)
+                  + "\n")
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter):
@@ -34,11 +36,11 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if action.default in (None, False, [], argparse.SUPPRESS) or "default" in text:
+        if action.default in (None, False, [], argparse.SUPPRESS) or "default" in text or "predefinit" in text:
             return text
-        return super()._get_help_string(argparse.Action(action.option_strings or ["x"], action.dest,
-                                                        nargs=action.nargs, default=action.default,
-                                                        help=text or " "))
+        if action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
+            return (text or " ") + _(" (default: %(default)s)")
+        return text
 
 
 def _seconds(text: str) -> float:
@@ -46,107 +48,116 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(_("not a number of seconds: {text!r}").format(text=text)) from None
     if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+        raise argparse.ArgumentTypeError(_("must be more than 0 seconds, not {text}").format(text=text))
     return value
 
 
+def LANG_HELP() -> str:
+    return _("the language: en, it (default: the last one chosen, else LANG/LC_ALL/LC_MESSAGES); remembered")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="canasta", description="Canasta: rules engine, simulations and tools.", formatter_class=_Help)
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    rules_help = f"a preset ({', '.join(sorted(PRESETS))}) or a .toml/.json rules file"
+    p = _Parser(prog="canasta", description=_("Canasta: rules engine, simulations and tools."), formatter_class=_Help)
+    p.add_argument("--lang", metavar="LANG", help=LANG_HELP())
+    sub = p.add_subparsers(dest="command", metavar=_("COMMAND"), parser_class=_Parser)
+    rules_help = _("a preset ({presets}) or a .toml/.json rules file").format(presets=", ".join(sorted(PRESETS)))
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=help, formatter_class=_Help)
+        cmd = sub.add_parser(name, help=help, description=help, formatter_class=_Help)
+        cmd.add_argument("--lang", metavar="LANG", default=argparse.SUPPRESS, help=LANG_HELP())
+        return cmd
 
-    b = command("bench", "random players play whole hands; prints hands/s and decisions/s")
+    b = command("bench", _("random players play whole hands; prints hands/s and decisions/s"))
     b.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     b.add_argument("--env", choices=BENCH_ENVS,
-                   help="measure an RL environment instead (steps/s with random masked actions, and the ratio "
-                        "to the bare engine; needs the rl extra)")
+                   help=_("measure an RL environment instead (steps/s with random masked actions, and the ratio "
+                        "to the bare engine; needs the rl extra)"))
     b.add_argument("--seconds", type=_seconds, default=5.0,
-                   help="with --env: seconds per measurement")
-    b.add_argument("--all", action="store_true", help="every preset in turn (--rules is ignored)")
-    b.add_argument("--hands", type=argtypes.positive, default=2000, help="hands per run")
-    b.add_argument("--seed", type=argtypes.whole, default=1, help="the first hand's seed")
-    b.add_argument("--runs", type=argtypes.positive, default=1, help="repeat and report the median run")
+                   help=_("with --env: seconds per measurement"))
+    b.add_argument("--all", action="store_true", help=_("every preset in turn (--rules is ignored)"))
+    b.add_argument("--hands", type=argtypes.positive, default=2000, help=_("hands per run"))
+    b.add_argument("--seed", type=argtypes.whole, default=1, help=_("the first hand's seed"))
+    b.add_argument("--runs", type=argtypes.positive, default=1, help=_("repeat and report the median run"))
     out = b.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print one JSON line (per preset)")
+    out.add_argument("--json", action="store_true", help=_("print one JSON line (per preset)"))
     out.add_argument("--markdown", action="store_true",
-                     help="print a Markdown table, one row per preset (the README's speed table)")
+                     help=_("print a Markdown table, one row per preset (the README's speed table)"))
 
-    d = command("demo", "deal one hand, let bots play it, show every move and the score")
+    d = command("demo", _("deal one hand, let bots play it, show every move and the score"))
     d.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
-    d.add_argument("--seed", type=argtypes.whole, default=1, help="the deal and the bots' seed")
-    d.add_argument("--bot", default="basic", help="the level of every player: random, basic, advanced, expert")
+    d.add_argument("--seed", type=argtypes.whole, default=1, help=_("the deal and the bots' seed"))
+    d.add_argument("--bot", default="basic", help=_("the level of every player: random, basic, advanced, expert"))
 
-    c = command("selfcheck", "soak: random hands through the checked API, invariants after every move")
+    c = command("selfcheck", _("soak: random hands through the checked API, invariants after every move"))
     c.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
-    c.add_argument("--hands", type=argtypes.positive, default=200, help="hands to play")
-    c.add_argument("--seed", type=argtypes.whole, default=1, help="the first hand's seed")
-    c.add_argument("--end-only", action="store_true", help="check the invariants only at the end of each hand")
+    c.add_argument("--hands", type=argtypes.positive, default=200, help=_("hands to play"))
+    c.add_argument("--seed", type=argtypes.whole, default=1, help=_("the first hand's seed"))
+    c.add_argument("--end-only", action="store_true", help=_("check the invariants only at the end of each hand"))
 
-    a = command("arena", "two bots play matches on duplicate deals, in parallel")
+    a = command("arena", _("two bots play matches on duplicate deals, in parallel"))
     a.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     a.add_argument("--bots", metavar="A,B",
-                   help="two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND")
-    a.add_argument("--games", type=argtypes.positive, default=100, help="matches (two per duplicate deal)")
+                   help=_("two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND"))
+    a.add_argument("--games", type=argtypes.positive, default=100, help=_("matches (two per duplicate deal)"))
     a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
-                   help="processes playing at once (default: this machine's cores, %(default)s)")
-    a.add_argument("--seed", type=argtypes.whole, default=1, help="the run's seed: the same seed, the same deals")
-    a.add_argument("--max-hands", type=argtypes.positive, default=60, help="a match stops after this many hands")
+                   help=_("processes playing at once (default: this machine's cores, %(default)s)"))
+    a.add_argument("--seed", type=argtypes.whole, default=1, help=_("the run's seed: the same seed, the same deals"))
+    a.add_argument("--max-hands", type=argtypes.positive, default=60, help=_("a match stops after this many hands"))
     a.add_argument("--save", metavar="FILE",
-                   help="write every game as a record (default: runs/arena-RULES-A-vs-B-SEED.cgn)")
-    a.add_argument("--force", action="store_true", help="overwrite the record file of an earlier run")
+                   help=_("write every game as a record (default: runs/arena-RULES-A-vs-B-SEED.cgn)"))
+    a.add_argument("--force", action="store_true", help=_("overwrite the record file of an earlier run"))
     a.add_argument("--plot", metavar="FILE.png",
-                   help="draw the per-hand score differences (needs the arena extra: matplotlib)")
-    a.add_argument("--json", action="store_true", help="print the figures as one JSON line (no progress bar)")
+                   help=_("draw the per-hand score differences (needs the arena extra: matplotlib)"))
+    a.add_argument("--json", action="store_true", help=_("print the figures as one JSON line (no progress bar)"))
     a.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                   help="play the duplicate pairs as Ray tasks: on a local Ray (--jobs of its CPUs) or on the "
-                        "cluster at ADDRESS ('auto', 'ray://host:10001'); needs the cluster extra")
+                   help=_("play the duplicate pairs as Ray tasks: on a local Ray (--jobs of its CPUs) or on the "
+                        "cluster at ADDRESS ('auto', 'ray://host:10001'); needs the cluster extra"))
     a.add_argument("--tally", metavar="FILE.cgn", nargs="+",
-                   help="play nothing: the figures of the games arena runs saved (a stopped run, or several "
-                        "runs together); every game is replayed first and a damaged record is refused")
+                   help=_("play nothing: the figures of the games arena runs saved (a stopped run, or several "
+                        "runs together); every game is replayed first and a damaged record is refused"))
 
-    lad = command("ladder", "duplicate matches among bots, rated by Bradley-Terry (Elo scale) with intervals")
+    lad = command("ladder", _("duplicate matches among bots, rated by Bradley-Terry (Elo scale) with intervals"))
     lad.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     lad.add_argument("--bots", default="random,basic,advanced,expert", metavar="A,B,...",
-                     help="the bots: random, basic, advanced, expert[:SECONDS|:iN], cmd:COMMAND, policy:PATH "
-                          "(the first is rated 0)")
+                     help=_("the bots: random, basic, advanced, expert[:SECONDS|:iN], cmd:COMMAND, policy:PATH "
+                          "(the first is rated 0)"))
     lad.add_argument("--games", type=argtypes.positive, default=20,
-                     help="matches per pair of bots (two per duplicate deal) for the pairs not tallied")
+                     help=_("matches per pair of bots (two per duplicate deal) for the pairs not tallied"))
     lad.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
-                     help="processes playing at once (default: this machine's cores, %(default)s)")
-    lad.add_argument("--seed", type=argtypes.whole, default=1, help="the run's seed (deals and bootstrap)")
-    lad.add_argument("--max-hands", type=argtypes.positive, default=60, help="a match stops after this many hands")
+                     help=_("processes playing at once (default: this machine's cores, %(default)s)"))
+    lad.add_argument("--seed", type=argtypes.whole, default=1, help=_("the run's seed (deals and bootstrap)"))
+    lad.add_argument("--max-hands", type=argtypes.positive, default=60, help=_("a match stops after this many hands"))
     lad.add_argument("--pairs", choices=("all", "adjacent"), default="all",
-                     help="play every pair, or only neighbours in the order of --bots (random-basic, "
-                          "basic-advanced, ...; pairs found in --tally are used either way)")
+                     help=_("play every pair, or only neighbours in the order of --bots (random-basic, "
+                          "basic-advanced, ...; pairs found in --tally are used either way)"))
     lad.add_argument("--tally", metavar="FILE.cgn", nargs="+",
-                     help="saved arena or ladder records: a pair found in them is tallied, not played again")
+                     help=_("saved arena or ladder records: a pair found in them is tallied, not played again"))
     lad.add_argument("--save-dir", metavar="DIR",
-                     help="write the games of each pair played as records there (default: runs/)")
-    lad.add_argument("--plot", metavar="FILE.png", help="draw the ratings with their intervals (needs matplotlib)")
+                     help=_("write the games of each pair played as records there (default: runs/)"))
+    lad.add_argument("--plot", metavar="FILE.png", help=_("draw the ratings with their intervals (needs matplotlib)"))
     lout = lad.add_mutually_exclusive_group()
-    lout.add_argument("--json", action="store_true", help="print the ratings and pairs as one JSON line")
+    lout.add_argument("--json", action="store_true", help=_("print the ratings and pairs as one JSON line"))
     lout.add_argument("--markdown", action="store_true",
-                      help="print the README's strength-ladder table (with the command that made it)")
+                      help=_("print the README's strength-ladder table (with the command that made it)"))
 
-    v = command("verify", "replay game records through the engine: every move, score and commitment")
-    v.add_argument("file", help="a record file (.cgn)")
+    v = command("verify", _("replay game records through the engine: every move, score and commitment"))
+    v.add_argument("file", help=_("a record file (.cgn)"))
 
-    r = command("rules", "show a rule set with every option; save it as a rules file")
+    r = command("rules", _("show a rule set with every option; save it as a rules file"))
     r.add_argument("rules", nargs="?", type=argtypes.rules, default="classic-4p", help=rules_help)
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
-                   help="change an option, e.g. --set C-O1=max3_only --set target=3000")
-    r.add_argument("--save", metavar="FILE", help="write the rules to FILE (.toml or .json)")
+                   help=_("change an option, e.g. --set C-O1=max3_only --set target=3000"))
+    r.add_argument("--save", metavar="FILE", help=_("write the rules to FILE (.toml or .json)"))
+    r.add_argument("--markdown", action="store_true",
+                   help=_("print the rules page (every option, its choices, default and sources) as Markdown"))
     from canasta.tui.commands import configure_play, configure_replay
     from canasta.web.commands import configure_serve
 
-    configure_play(command("play", "play at a table in the terminal, against or with bots"))
-    configure_replay(command("replay", "step through a game record in the terminal"))
-    configure_serve(command("serve", "run the online card room (web server)"))
+    configure_play(command("play", _("play at a table in the terminal, against or with bots")))
+    configure_replay(command("replay", _("step through a game record in the terminal")))
+    configure_serve(command("serve", _("run the online card room (web server)")))
     return p
 
 
@@ -221,8 +232,14 @@ def _duration(seconds: float) -> str:
 
 
 def _count(n: int, word: str) -> str:
-    """``1 problem``, ``2 problems``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    """``1 problem``, ``2 problems`` (in the language of the moment)."""
+    forms = {
+        "problem": NN_("{n} problem", "{n} problems"),
+        "hand": NN_("{n} hand", "{n} hands"),
+        "move": NN_("{n} move", "{n} moves"),
+    }
+    one, many = forms[word]
+    return nplural(one, many, n)
 
 
 def _parse_value(text: str) -> object:
@@ -277,9 +294,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 def _bench_env(args: argparse.Namespace, presets: list[RuleSet]) -> int:
     missing = _missing(*_ENV_NEEDS[args.env])
     if missing:
-        raise CanastaError(f"bench --env {args.env} needs {' and '.join(missing)}: pip install -e '.[rl]'")
+        raise CanastaError(_("bench --env {env} needs {modules}: pip install -e '.[rl]'").format(
+            env=args.env, modules=", ".join(missing)))
     if args.markdown:
-        raise CanastaError("--markdown is the engine's speed table: leave out --env, or use --json")
+        raise CanastaError(_("--markdown is the engine's speed table: leave out --env, or use --json"))
     from canasta.rl.bench import env_bench
 
     for rules in presets:
@@ -289,12 +307,15 @@ def _bench_env(args: argparse.Namespace, presets: list[RuleSet]) -> int:
 
 
 def _print_bench(res: BenchResult) -> None:
-    print(f"rules {res.rules}: {res.hands} hands in {res.seconds:.2f} s on one core")
-    print(f"  hands/s            {res.hands_per_s:10.1f}")
-    print(f"  decisions/s        {res.decisions_per_s:10.1f}")
-    print(f"  decisions per hand {res.decisions_per_hand:10.1f}")
+    t = current()
+    print(_("rules {rules}: {hands} in {seconds} s on one core").format(
+        rules=res.rules, hands=_count(res.hands, "hand"), seconds=t.number(res.seconds, 2)))
+    rows = ((_("hands/s"), res.hands_per_s), (_("decisions/s"), res.decisions_per_s),
+            (_("decisions per hand"), res.decisions_per_hand))
+    for label, value in rows:
+        print(f"  {label:<18} {t.number(value, 1):>10}")
     if len(res.runs) > 1:
-        print("  runs (hands/s)     " + ", ".join(f"{x:.1f}" for x in res.runs))
+        print(f"  {_('runs (hands/s)'):<18} " + ", ".join(t.number(x, 1) for x in res.runs))
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -309,17 +330,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     bots = [make_bot(args.bot, seed=args.seed * 10 + s) for s in range(rules.players)]
     match = Match(rules, seed=args.seed)
     game = match.next_hand()
-    print(f"{rules.name}: one hand played by four {args.bot} players" if rules.players == 4 else
-          f"{rules.name}: one hand played by {rules.players} {args.bot} players")
+    print(nplural("{rules}: one hand played by {n} {bot} player", "{rules}: one hand played by {n} {bot} players",
+                  rules.players, rules=rules.name, bot=args.bot))
     for s in range(rules.players):
-        print(f"  seat {s} is dealt {cards_str(sorted(game.hand(s)))}")
+        print("  " + _("seat {seat} is dealt {cards}").format(seat=s, cards=cards_str(sorted(game.hand(s)))))
     lo, hi = game.hidden
     shown = ["??" if lo <= i < hi else cards_str([c]) for i, c in enumerate(game.pile)]
-    print(f"  the pile, bottom to top: {' '.join(shown)}")
+    print("  " + _("the pile, bottom to top: {cards}").format(cards=" ".join(shown)))
     moves = []
     stock = len(game.stock)
-    line = _Progress(stock, "stock cards", "this hand: {n:.0f}/{total:.0f} stock cards drawn |{bar}| "
-                     "{elapsed}, at most {remaining} left{postfix}", leave=False) if _Progress.wanted() else None
+    line = _Progress(stock, "stock cards", _("this hand: {n:.0f}/{total:.0f} stock cards drawn |{bar}| "
+                                             "{elapsed}, at most {remaining} left{postfix}"),
+                     leave=False) if _Progress.wanted() else None
     start = time.perf_counter()
     while not game.is_over():
         seat = game.to_move
@@ -329,7 +351,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         if line is not None:
             secs = time.perf_counter() - start
             line.show(stock - len(game.stock), stock,
-                      _count(len(moves), "move") + (f", {len(moves) / secs:.1f} moves/s" if secs > 0 else ""))
+                      _count(len(moves), "move") + (", " + _("{rate} moves/s").format(
+                          rate=current().number(len(moves) / secs, 1)) if secs > 0 else ""))
     if line is not None:
         line.close()
     match.record_hand()
@@ -338,19 +361,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print()
     print(record.to_text(), end="")
     print()
-    print(f"the hand ended: {game.end_reason}" + (f" (seat {game.went_out})" if game.went_out >= 0 else ""))
+    from canasta.i18n.words import end_reason, score_item
+
+    print(_("the hand ended: {reason}").format(reason=end_reason(game.end_reason))
+          + (" " + _("(seat {seat})").format(seat=game.went_out) if game.went_out >= 0 else ""))
     for i, sc in enumerate(game.result or []):
-        parts = ", ".join(f"{k.replace('_', ' ')} {_words(v)}" for k, v in sc.as_dict().items()
-                          if v not in (0, []) or k == "total")
-        print(f"  {'player' if rules.cutthroat else 'side'} {i}: {parts}")
+        parts = ", ".join(score_item(k, v) for k, v in sc.as_dict().items() if v not in (0, []) or k == "total")
+        print("  " + (_("player {n}: {parts}") if rules.cutthroat else _("side {n}: {parts}")).format(n=i, parts=parts))
     return 0
-
-
-def _words(value: object) -> str:
-    """A score-sheet value as words: ``clean aces, mixed`` for a list of canastas."""
-    if isinstance(value, (list, tuple)):
-        return " and ".join(str(v).replace("_", " ") for v in value)
-    return str(value)
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
@@ -362,15 +380,18 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     def tick() -> None:
         done[0] += 1
         if tty and (done[0] % 10 == 0 or done[0] == args.hands):
-            print(f"\r{done[0]}/{args.hands} hands", end="", file=sys.stderr, flush=True)
+            print("\r" + _("{done}/{total} hands").format(done=done[0], total=args.hands), end="", file=sys.stderr,
+                  flush=True)
 
     start = time.perf_counter()
     rep = run_selfcheck(args.rules, args.hands, args.seed, not args.end_only, tick)
     if tty:
         print(file=sys.stderr)
     secs = time.perf_counter() - start
-    print(f"rules {rep.rules}: {_count(rep.hands, 'hand')}, {_count(rep.decisions, 'move')} checked in {secs:.1f} s; "
-          f"{_count(rep.went_out, 'hand')} ended by going out; {_count(len(rep.problems), 'problem')}")
+    print(_("rules {rules}: {hands}, {moves} checked in {seconds} s; {out} ended by going out; {problems}").format(
+        rules=rep.rules, hands=_count(rep.hands, "hand"), moves=_count(rep.decisions, "move"),
+        seconds=current().number(secs, 1), out=_count(rep.went_out, "hand"),
+        problems=_count(len(rep.problems), "problem")))
     for p in rep.problems[:20]:
         print("  " + p)
     return 1 if rep.problems else 0
@@ -385,7 +406,7 @@ def _check_plot(path: str | None) -> None:
     need = plot_needs()
     if need is not None:
         raise CanastaError(need)
-    _check_writable(path, "picture file")
+    _check_writable(path, _("picture file"))
 
 
 def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord], list[str]]:
@@ -397,12 +418,13 @@ def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord]
     for name in paths:
         found, errors = read_file(name)
         if not found:
-            raise CanastaError(f"{name}: no game record found" + (f" ({errors[0]})" if errors else ""))
+            raise CanastaError(_("{file}: no game record found").format(file=name)
+                               + (f" ({errors[0]})" if errors else ""))
         if show_errors:
             for e in errors[:5]:
                 print(f"{name}: {e}", file=sys.stderr)
         games.extend(found)
-        names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))
+        names.extend(f"{name}, game {i}" for i in range(1, len(found) + 1))  # ids in the report: kept as they are
     return games, names
 
 
@@ -422,32 +444,33 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             plot(report, Path(args.plot))
         return 0
     if not args.bots:
-        raise CanastaError("arena needs --bots A,B (or --tally FILE.cgn to count saved games)")
+        raise CanastaError(_("arena needs --bots A,B (or --tally FILE.cgn to count saved games)"))
     specs = [x.strip() for x in args.bots.split(",")]
     if len(specs) != 2 or not all(specs):
-        raise CanastaError("--bots needs two bots separated by a comma, e.g. --bots advanced,basic")
+        raise CanastaError(_("--bots needs two bots separated by a comma, e.g. --bots advanced,basic"))
     for spec in specs:
         if not spec.startswith("cmd:"):
             make_bot(spec)  # refuse a bad name before starting
     if args.save:
-        _check_writable(args.save, "record file")
+        _check_writable(args.save, _("record file"))
         save = Path(args.save)
     else:
         save = Path("runs") / (f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn"
                                .replace(":", "_").replace("/", "_").replace(" ", "_"))
     if save.exists() and not args.force:
-        raise CanastaError(f"{str(save)!r} holds the games of an earlier run: --tally it, choose another file "
-                           "with --save FILE, or add --force to overwrite it")
+        raise CanastaError(_("{file} holds the games of an earlier run: --tally it, choose another file "
+                             "with --save FILE, or add --force to overwrite it").format(file=repr(str(save))))
     pairs = max(1, (args.games + 1) // 2)
     if args.ray is not None:
         return _arena_ray(args, (specs[0], specs[1]), save)
-    line = _Progress(pairs * 2 * 6, "hands", "{n:.1f}/{total:.0f} hands (estimated) |{bar}| {rate_noinv_fmt}, "
-                     "{remaining} left{postfix}") if _Progress.wanted(args.json) else None
+    line = _Progress(pairs * 2 * 6, "hands", _("{n:.1f}/{total:.0f} hands (estimated) |{bar}| {rate_noinv_fmt}, "
+                                               "{remaining} left{postfix}")) if _Progress.wanted(args.json) else None
 
     def progress(est: ProgressEstimate) -> None:
         if line is not None:
             line.show(est.hands_done, est.total_hands,
-                      f"{est.games_done}/{est.games} games, {est.moves} moves")
+                      _("{done}/{total} games, {moves} moves").format(done=est.games_done, total=est.games,
+                                                                       moves=est.moves))
 
     try:
         report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
@@ -457,12 +480,12 @@ def _cmd_arena(args: argparse.Namespace) -> int:
             line.close()
         raise
     if line is not None:  # the figures as counted (the last reports of a pool may still be on their way)
-        line.close(report.hands, f"{report.games}/{report.games} games")
+        line.close(report.hands, _("{done}/{total} games").format(done=report.games, total=report.games))
     if args.json:
         print(json.dumps(report.as_dict()))
     else:
         print(report.table())
-        print(f"games saved to {save}")
+        print(_("games saved to {file}").format(file=save))
     if args.plot:
         plot(report, Path(args.plot))
     return 0
@@ -471,16 +494,16 @@ def _cmd_arena(args: argparse.Namespace) -> int:
 def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> int:
     """``arena --ray [ADDRESS]``: the same matches and report, the pairs played as Ray tasks."""
     if _missing("ray"):
-        raise CanastaError("arena --ray needs ray: pip install -e '.[cluster]'")
+        raise CanastaError(_("arena --ray needs ray: pip install -e '.[cluster]'"))
     from canasta.cluster import run_arena_ray
 
     pairs = max(1, (args.games + 1) // 2)
-    line = _Progress(pairs * 2, "games", "{n:.0f}/{total:.0f} games |{bar}| {remaining} left{postfix}") \
+    line = _Progress(pairs * 2, "games", _("{n:.0f}/{total:.0f} games |{bar}| {remaining} left{postfix}")) \
         if _Progress.wanted(args.json) else None
 
     def progress(done: int, total: int) -> None:
         if line is not None:
-            line.show(done, total, "on Ray")
+            line.show(done, total, _("on Ray"))
 
     try:
         report = run_arena_ray(args.rules, specs, args.games, args.seed, address=args.ray or None,
@@ -493,7 +516,7 @@ def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> 
         print(json.dumps(report.as_dict()))
     else:
         print(report.table())
-        print(f"games saved to {save}")
+        print(_("games saved to {file}").format(file=save))
     if args.plot:
         from canasta.arena import plot
 
@@ -509,7 +532,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     _check_plot(args.plot)
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
     if len(set(specs)) < 2:
-        raise CanastaError("--bots needs at least two different bots, e.g. --bots random,basic,advanced")
+        raise CanastaError(_("--bots needs at least two different bots, e.g. --bots random,basic,advanced"))
     for spec in specs:
         if not spec.startswith("cmd:"):
             make_bot(spec).close()  # refuse a bad name (or a missing policy file) before starting
@@ -519,13 +542,14 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
         saved = [p for p in tally_records(games, names, args.rules.name) if {p.a, p.b} <= set(specs)]
     save_dir = Path(args.save_dir) if args.save_dir else Path("runs")
     if args.save_dir and not save_dir.is_dir():
-        raise CanastaError(f"--save-dir {args.save_dir!r} is not a folder (create it first)")
-    line = _Progress(1, "hands", "{desc}{n:.1f}/{total:.0f} hands (estimated) |{bar}| {remaining} left{postfix}") \
+        raise CanastaError(_("--save-dir {dir} is not a folder (create it first)").format(dir=repr(args.save_dir)))
+    line = _Progress(1, "hands", _("{desc}{n:.1f}/{total:.0f} hands (estimated) |{bar}| {remaining} left{postfix}")) \
         if _Progress.wanted(args.json or args.markdown) else None
 
     def progress(label: str, est: ProgressEstimate) -> None:
         if line is not None:
-            line.show(est.hands_done, est.total_hands, f"{label}: {est.games_done}/{est.games} games")
+            line.show(est.hands_done, est.total_hands,
+                      f"{label}: " + _("{done}/{total} games").format(done=est.games_done, total=est.games))
 
     try:
         ladder = run_ladder(args.rules, specs, args.games, args.seed, args.jobs, args.max_hands, saved, save_dir,
@@ -563,7 +587,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     games, errors = read_file(args.file)
     if not games:
         first = f" ({errors[0]})" if errors else ""
-        raise CanastaError(f"{args.file}: no game record found{first}")
+        raise CanastaError(_("{file}: no game record found").format(file=args.file) + first)
     for e in errors:
         print(f"{args.file}: {e}")
     bad = 0
@@ -573,11 +597,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         moves = sum(len(h.moves) for h in game.hands)
         if problems:
             bad += 1
-            print(f"game {i}: {_count(hands, 'hand')}, {_count(moves, 'move')}: {_count(len(problems), 'problem')}")
+            print(_("game {n}: {hands}, {moves}: {problems}").format(
+                n=i, hands=_count(hands, "hand"), moves=_count(moves, "move"), problems=_count(len(problems), "problem")))
             for p in problems[:10]:
                 print("  " + p)
         else:
-            print(f"game {i}: {_count(hands, 'hand')}, {_count(moves, 'move')}, scores and commitments verified")
+            print(_("game {n}: {hands}, {moves}, scores and commitments verified").format(
+                n=i, hands=_count(hands, "hand"), moves=_count(moves, "move")))
     return 1 if bad or errors else 0
 
 
@@ -589,34 +615,66 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
-            raise RulesError(f"--set needs OPTION=VALUE, e.g. C-O1=max3_only, not {item!r}")
+            raise RulesError(_("--set needs OPTION=VALUE, e.g. C-O1=max3_only, not {item}").format(item=repr(item)))
         changes[key.strip()] = _parse_value(value)
     if changes:
         rules = rules.with_options(changes)
-    print(f"rules {rules.name}: {rules.players} players, {rules.packs} packs, {rules.hand_size} cards each, "
-          f"draw {rules.draw_count}, {rules.canastas_to_go_out} canasta(s) to go out, target {rules.target}")
-    for oid, topic, value in rules.describe():
-        print(f"  {oid:6} {topic}: {value}")
+    from canasta.i18n.rulespage import rules_markdown, rules_summary
+
+    if args.markdown:
+        print(rules_markdown(rules, current()), end="")
+    else:
+        print(rules_summary(rules, current()), end="")
     if args.save:
         save_rules(rules, args.save)
-        print(f"saved to {args.save}")
+        print(_("saved to {file}").format(file=args.save))
     return 0
 
 
-def _check_writable(name: str, what: str = "file") -> None:
+def _check_writable(name: str, what: str = "") -> None:
     """Refuse, in one line, a file that cannot be written: a missing folder, a folder."""
     from pathlib import Path
 
+    what = what or _("file")
     path = Path(name)
     folder = path.parent
     if not folder.is_dir():
-        raise CanastaError(f"cannot write {name!r}: the folder {str(folder)!r} does not exist "
-                           "(create it first, or choose another place)")
+        raise CanastaError(_("cannot write {file}: the folder {folder} does not exist "
+                             "(create it first, or choose another place)").format(file=repr(name),
+                                                                                 folder=repr(str(folder))))
     if path.is_dir():
-        raise CanastaError(f"cannot write {name!r}: it is a folder; give a {what} name")
+        raise CanastaError(_("cannot write {file}: it is a folder; give a {what} name").format(
+            file=repr(name), what=what))
+
+
+def _requested_language(argv: Sequence[str]) -> str | None:
+    """The value of ``--lang`` anywhere on the command line (before the parser, whose
+    texts are in that language)."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.partition("=")[2]
+    return None
+
+
+def set_language(requested: str | None) -> str:
+    """Choose the language (``--lang``, else the remembered choice, else the
+    environment), use it for every text, argparse's own included, and return it."""
+    from canasta.i18n.settings import choose_language
+
+    lang = choose_language(requested)
+    t = use(lang)
+    argparse._ = t.gettext  # type: ignore[attr-defined]
+    argparse.ngettext = t.ngettext  # type: ignore[attr-defined]
+    return lang
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    set_language(_requested_language(argv))
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -631,7 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "play": run_play, "replay": run_replay, "serve": run_serve}[args.command]
         return handler(args)
     except CanastaError as exc:
-        print(f"canasta: error: {exc}", file=sys.stderr)
+        print(_("canasta: error: {message}").format(message=_error_text(exc)), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -640,14 +698,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:
         text = f"{exc.strerror}: {str(exc.filename)!r}" if exc.filename and exc.strerror else str(exc)
-        print(f"canasta: error: {text}", file=sys.stderr)
+        print(_("canasta: error: {message}").format(message=text), file=sys.stderr)
         return 2
     except Exception as exc:  # never a traceback at the command line
         if os.environ.get("CANASTA_DEBUG"):
             raise
-        print(f"canasta: internal error: {type(exc).__name__}: {exc} "
-              "(set CANASTA_DEBUG=1 for details and please report it)", file=sys.stderr)
+        print(_("canasta: internal error: {error} (set CANASTA_DEBUG=1 for details and please report it)").format(
+            error=f"{type(exc).__name__}: {exc}"), file=sys.stderr)
         return 70
+
+
+def _error_text(exc: CanastaError) -> str:
+    """An error in the language of the moment: a refusal from its code; a message the
+    catalog knows, translated; any other as the engine wrote it (English)."""
+    from canasta.errors import IllegalMoveError
+
+    if isinstance(exc, IllegalMoveError):
+        return current().refusal(exc)
+    return current().gettext(str(exc))
 
 
 if __name__ == "__main__":

@@ -266,11 +266,12 @@ class Translator:
         return self._t.npgettext(context, singular, plural, n)
 
     def has(self, msgid: str, context: str | None = None) -> bool:
-        """Whether this catalog translates ``msgid`` (always true in the pseudo-language)."""
-        if self.lang == PSEUDO:
-            return True
+        """Whether this catalog translates ``msgid`` (the pseudo-language: whether a real catalog has it)."""
         key = f"{context}{CONTEXT_SEP}{msgid}" if context else msgid
-        catalog = getattr(self._t, "_catalog", {})
+        t = self._t
+        if self.lang == PSEUDO:  # the message ids of a real catalog
+            t = translator(LANGUAGES[1] if len(LANGUAGES) > 1 else DEFAULT, self.domain)._t
+        catalog = getattr(t, "_catalog", {})
         return key in catalog or (key, 0) in catalog
 
     # -- words of the game
@@ -394,8 +395,10 @@ class Translator:
             teams = self.gettext("cut-throat")
         elif sides == rules.players:
             teams = self.gettext("each for themselves")
-        else:
+        elif rules.players == 2 * sides:
             teams = self.nplural("{n} partnership", "{n} partnerships", sides)
+        else:
+            teams = self.nplural("{n} team of {size}", "{n} teams of {size}", sides, size=rules.players // sides)
         return self.gettext("{family}, {players} ({teams})").format(
             family=self.family(rules.family), players=players, teams=teams)
 
@@ -495,3 +498,39 @@ __all__ = [
     "pseudo",
     "translator",
 ]
+
+
+# -- one language for the whole process (the command line and the terminal app; a
+#    server keeps one translator per client instead)
+
+_current: list[Translator] = []
+
+
+def use(lang: str) -> Translator:
+    """Make ``lang`` the process's language (:func:`current`, :func:`_`)."""
+    t = translator(lang)
+    _current[:] = [t]
+    return t
+
+
+def current() -> Translator:
+    """The process's language (English until :func:`use` is called)."""
+    return _current[0] if _current else translator(DEFAULT)
+
+
+def _(msgid: str) -> str:
+    """``current().gettext(msgid)``."""
+    return current().gettext(msgid)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return current().ngettext(singular, plural, n)
+
+
+def pgettext(context: str, msgid: str) -> str:
+    return current().pgettext(context, msgid)
+
+
+def nplural(singular: str, plural: str, n: int, **fields: Any) -> str:
+    """``current().nplural(...)``: a plural with ``{n}`` written in the language."""
+    return current().nplural(singular, plural, n, **fields)
