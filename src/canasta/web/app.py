@@ -26,8 +26,10 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from canasta.errors import CanastaError
+from canasta.i18n import Translator, translator
 from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, seat_names
+from canasta.web.language import catalog, choose
 from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, MAX_MESSAGE, Conn, Hub, Room, Settings, error
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
@@ -140,12 +142,16 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def presets_info() -> list[dict[str, Any]]:
+def presets_info(lang: str = "en") -> list[dict[str, Any]]:
+    """Every preset and its house rules; ``label``, ``topic`` and ``choice_names`` in ``lang``."""
+    tr = translator(lang)
     out = []
     for name, rules in sorted(PRESETS.items()):
         out.append({
-            "name": name, "players": rules.players, "family": rules.family, "target": rules.target,
-            "options": [{"id": o.id, "topic": o.topic, "choices": list(o.choices), "value": getattr(rules, o.field),
+            "name": name, "label": tr.preset(name), "players": rules.players, "family": rules.family,
+            "target": rules.target,
+            "options": [{"id": o.id, "topic": tr.option(o.id), "choices": list(o.choices),
+                         "choice_names": [tr.choice(c) for c in o.choices], "value": getattr(rules, o.field),
                          "rule": o.rule} for o in rules.options],
         })
     return out
@@ -306,7 +312,8 @@ def replay_frames(row: TableRow) -> dict[str, Any]:
     for table, seat, move in Table.replay(saved):
         view = table.spectator_view().to_dict(include_rules=False)
         text = f"Hand {table.hand_number} dealt" if move is None else table.describe(seat, move)
-        frames.append({"hand": table.hand_number, "text": text, "view": view,
+        frames.append({"hand": table.hand_number, "text": text, "seat": seat,
+                       "move": None if move is None else str(move), "view": view,
                        "hands": [table.view(s).to_dict()["hand"] for s in range(table.rules.players)],
                        "totals": list(table.match.totals)})
     if table is not None:
@@ -314,21 +321,35 @@ def replay_frames(row: TableRow) -> dict[str, Any]:
     return {"table": row.id, "names": saved.get("names"), "rules": saved["rules"], "frames": frames}
 
 
-def rules_page(rules: RuleSet, title: str) -> str:
-    rows = "".join(
-        f"<tr><td>{html.escape(i)}</td><td>{html.escape(topic)}</td><td>{html.escape(value)}</td></tr>"
-        for i, topic, value in rules.describe())
-    mins = "".join(f"<li>from {lo if lo > -10**8 else 'below 0'}: {need}</li>" for lo, need in rules.minimum_table)
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Rules: {html.escape(title)}</title>
+def rules_page(rules: RuleSet, title: str, tr: Translator) -> str:
+    """A table's rules as a page, in ``tr``'s language: the preset, the initial-meld
+    minimums and every option with its value, default, spec section and sources."""
+    e = html.escape
+    rows = []
+    for o in rules.options:
+        value = getattr(rules, o.field)
+        mark = tr.gettext("default") if value == o.choices[0] else \
+            tr.gettext("house rule (default {value})").format(value=tr.choice(o.choices[0]))
+        rows.append(f"<tr><td>{e(o.id)}</td><td>{e(tr.option(o.id))}</td><td><b>{e(tr.choice(value))}</b> "
+                    f"({e(mark)})</td><td>{e(o.rule)}</td><td>{e(tr.sources(o.sources))}</td></tr>")
+    mins = "".join(
+        f"<li>{e(tr.gettext('below 0') if lo <= -10**8 else tr.gettext('from {score}').format(score=tr.number(lo)))}: "
+        f"{e(tr.nplural('{n} point', '{n} points', need))}</li>" for lo, need in rules.minimum_table)
+    facts = ", ".join((
+        tr.nplural("{n} player", "{n} players", rules.players), tr.nplural("{n} pack", "{n} packs", rules.packs),
+        tr.nplural("{n} card each", "{n} cards each", rules.hand_size),
+        tr.nplural("draw {n} card", "draw {n} cards", rules.draw_count),
+        tr.gettext("target {score}").format(score=tr.number(rules.target)),
+        tr.nplural("{n} canasta to go out", "{n} canastas to go out", rules.canastas_to_go_out)))
+    head = (tr.gettext("Option"), tr.gettext("Topic"), tr.gettext("Value"), tr.gettext("Rule"), tr.gettext("Sources"))
+    return f"""<!doctype html><html lang="{e(tr.lang)}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>{e(tr.gettext("Rules: {title}").format(title=title))}</title>
 <link rel="stylesheet" href="/static/style.css"></head><body class="page">
-<h1>Rules of this table</h1>
-<p>Preset <b>{html.escape(rules.name)}</b> ({html.escape(rules.family)}), {rules.players} players,
-{rules.packs} packs, {rules.hand_size} cards each, draw {rules.draw_count}, target {rules.target},
-{rules.canastas_to_go_out} canasta(s) to go out.</p>
-<h2>Initial meld minimums (by your side's score)</h2><ul>{mins}</ul>
-<h2>Options</h2><table class="rules"><tr><th>Option</th><th>Topic</th><th>Value</th></tr>{rows}</table>
-<p>Rule numbers refer to the Canasta specification shipped with the engine.</p></body></html>"""
+<h1>{e(tr.gettext("Rules of this table"))}</h1>
+<p><b>{e(tr.preset(rules.name))}</b> ({e(rules.name)}, {e(tr.family(rules.family))}): {e(facts)}.</p>
+<h2>{e(tr.gettext("Initial meld minimums (by your side's score)"))}</h2><ul>{mins}</ul>
+<h2>{e(tr.gettext("Options"))}</h2><table class="rules"><tr>{"".join(f"<th>{e(h)}</th>" for h in head)}</tr>{"".join(rows)}</table>
+<p>{e(tr.gettext("Rule numbers refer to the Canasta specification shipped with the engine."))}</p></body></html>"""
 
 
 async def freeze_survivors(every: float = 5.0) -> None:
@@ -428,9 +449,15 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         return FileResponse(STATIC / "replay.html")
 
     @app.get("/t/{table_id}/rules", response_class=HTMLResponse)
-    async def table_rules(table_id: str) -> str:
+    async def table_rules(table_id: str, request: Request, lang: str | None = None) -> str:
         room = room_or_404(table_id)
-        return rules_page(room.table.rules, str(room.config.get("title", table_id)))
+        tr = translator(choose(lang, request.headers.get("accept-language")))
+        return rules_page(room.table.rules, str(room.config.get("title", table_id)), tr)
+
+    @app.get("/i18n/catalog.json", include_in_schema=False)
+    async def language_catalog(request: Request, lang: str | None = None) -> dict[str, Any]:
+        """The page texts in the language asked for (else the browser's own, else English)."""
+        return catalog(choose(lang, request.headers.get("accept-language")))
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, Any]:
@@ -464,8 +491,9 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         return PlainTextResponse(hub.metrics.render(gauges), media_type="text/plain; version=0.0.4")
 
     @app.get("/api/presets")
-    async def presets() -> dict[str, Any]:
-        return {"presets": presets_info(), "bot_levels": list(BOT_LEVELS)}
+    async def presets(request: Request, lang: str | None = None) -> dict[str, Any]:
+        return {"presets": presets_info(choose(lang, request.headers.get("accept-language"))),
+                "bot_levels": list(BOT_LEVELS)}
 
     @app.post("/api/tables")
     async def create(request: Request) -> dict[str, Any]:
@@ -588,7 +616,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
                                                             "say hello without a token to watch")))
                         continue
                     seat = found
-                conn = Conn(ws, seat)
+                conn = Conn(ws, seat, choose(msg.get("lang"), ws.headers.get("accept-language")))
                 conn.start()
                 conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
                            "title": room.config.get("title"), "seq": room.seq,

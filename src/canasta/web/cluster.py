@@ -63,11 +63,12 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from canasta.bots import make_bot
-from canasta.errors import CanastaError
+from canasta.errors import CanastaError, IllegalMoveError
 from canasta.fairdeal import FairDeal
 from canasta.table import Table
 from canasta.web.botpool import decision_seed
-from canasta.web.room import QUICK_BOTS, Conn, Hub, Room, Settings, error
+from canasta.web.language import refused, say_error
+from canasta.web.room import BUSY, NO_NEXT_DEAL, NOTHING_TO_UNDO, QUICK_BOTS, Conn, Hub, Room, Settings, error
 from canasta.web.store import (
     SeatRow,
     Store,
@@ -601,11 +602,11 @@ class ClusterRoom(Room):
                 try:
                     done = await self._write("move", seat, move_text, None)
                 except CanastaError as exc:
-                    return error("ILLEGAL", str(exc), ref="move")
+                    return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
             if done:
                 self.chub.metrics.move_latency.observe(time.perf_counter() - started)
                 return None
-        return error("REFUSED", "the table is busy: try again", ref="move")
+        return say_error("REFUSED", BUSY, ref="move")
 
     def undo_move(self, seat: int) -> dict[str, Any] | None:
         self.chub.spawn(self._answered(self.asking, self.aundo(seat)))
@@ -618,8 +619,7 @@ class ClusterRoom(Room):
                     break
                 if await self._write("undo", seat, "", None):
                     return None
-        return error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the discard, "
-                     "can be taken back", ref="undo")
+        return say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo")
 
     def deal(self) -> bool:
         self.chub.spawn(self._answered(None, self._dealt()))
@@ -648,10 +648,10 @@ class ClusterRoom(Room):
         for _ in range(RETRIES):
             async with self.writing():
                 if self.table.pending is None or self.table.match_over:
-                    return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
+                    return say_error("MATCH_OVER", NO_NEXT_DEAL, ref="seed")
                 if await self._write("seed", seat, seed, None):
                     return None
-        return error("REFUSED", "the table is busy: try again", ref="seed")
+        return say_error("REFUSED", BUSY, ref="seed")
 
     def set_pace(self, seconds: float) -> None:
         self.chub.spawn(self._answered(None, self.apace(seconds)))

@@ -34,10 +34,12 @@ from typing import Any, Protocol
 from canasta.bots import LEVELS, Bot, make_bot
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.fairdeal import check_client_seed
+from canasta.i18n import N_
 from canasta.moves import Move
 from canasta.table import Table, TableError
 from canasta.view import pile_notes
 from canasta.web.botpool import BotPool, decision_seed, default_workers
+from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
 from canasta.web.metrics import Metrics
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
@@ -79,9 +81,10 @@ class Conn:
     """One websocket: a seat (or -1, a spectator) and a queue its writer drains,
     so a slow client never holds up the table."""
 
-    def __init__(self, sink: Sink, seat: int) -> None:
+    def __init__(self, sink: Sink, seat: int, lang: str = "en") -> None:
         self.sink = sink
         self.seat = seat
+        self.lang = lang  # the client's language: errors are said in it (canasta.web.language)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.last_sent_seq = -1
@@ -97,7 +100,7 @@ class Conn:
             self.overflowed = True
             self.queue.put_nowait(None)
             return
-        self.queue.put_nowait(payload if isinstance(payload, str) else json.dumps(payload))
+        self.queue.put_nowait(payload if isinstance(payload, str) else json.dumps(localize(payload, self.lang)))
 
     async def _writer(self) -> None:
         with contextlib.suppress(Exception):
@@ -117,7 +120,16 @@ class Conn:
 
 
 def error(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """An error about the protocol (for the programmer of a client: English only);
+    what a person reads is said in their language (canasta.web.language.say_error)."""
     return {"type": "error", "code": code, "message": message, **extra}
+
+
+# what a person may be told from more than one place
+FIRST_DEAL_WAITS = N_("the first hand is dealt once every player's page has sent its client seed")
+NO_NEXT_DEAL = N_("the match is over: there is no next deal")
+NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the discard, can be taken back")
+BUSY = N_("the table is busy: try again")
 
 
 @dataclass
@@ -289,7 +301,7 @@ class Room:
         try:
             self.apply(seat, str(move_text))
         except CanastaError as exc:  # refused after all: nothing changed
-            return error("ILLEGAL", str(exc), ref="move")
+            return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
         self.hub.metrics.move_latency.observe(time.perf_counter() - started)
         return None
 
@@ -325,23 +337,23 @@ class Room:
         if not isinstance(move_text, str) or not move_text.strip():
             return error("BAD_MESSAGE", "a move message needs \"move\": the move in notation, e.g. \"draw\"")
         if self.status == "open":
-            return error("WAITING", "the table is waiting for players to take the open seats")
+            return say_error("WAITING", N_("the table is waiting for players to take the open seats"))
         if not self.table.dealt:
-            return error("WAITING", "the first hand is dealt once every player's page has sent its client seed")
+            return say_error("WAITING", FIRST_DEAL_WAITS)
         if self.status == "finished":
-            return error("MATCH_OVER", "the match is over")
+            return say_error("MATCH_OVER", N_("the match is over"))
         t = self.table
         if t.hand_over:
-            return error("HAND_OVER", "the hand is over: deal the next hand first")
+            return say_error("HAND_OVER", N_("the hand is over: deal the next hand first"))
         if seat != t.game.to_move:
-            return error("NOT_YOUR_TURN", f"it is {t.names[t.game.to_move]}'s move, not yours")
+            return say_error("NOT_YOUR_TURN", N_("it is {name}'s move, not yours"), {"name": t.names[t.game.to_move]})
         if self.bot_plays(seat):
-            return error("BOT_PLAYING", "a bot is playing this seat's turn")
+            return say_error("BOT_PLAYING", N_("a bot is playing this seat's turn"))
         why = t.why_not(seat, move_text)
         if why is None:
             return None
         if isinstance(why, IllegalMoveError):
-            return error("ILLEGAL", str(why), rule=why.rule, reason=why.code)
+            return refused(why)
         return error("BAD_MOVE", str(why))
 
     # ------------------------------------------------------------------- bots
@@ -567,9 +579,9 @@ class Room:
         """Why a client seed for the next deal is refused (an error message), or None."""
         t = self.table
         if t.pending is None:
-            return error("REFUSED", "this table's deals come from a fixed seed: it takes no client seeds", ref="seed")
+            return say_error("REFUSED", N_("this table's deals come from a fixed seed: it takes no client seeds"), ref="seed")
         if t.match_over:
-            return error("MATCH_OVER", "the match is over: there is no next deal", ref="seed")
+            return say_error("MATCH_OVER", NO_NEXT_DEAL, ref="seed")
         try:
             check_client_seed(value)
         except CanastaError as exc:
@@ -634,7 +646,7 @@ class Room:
                             "next_hand, seed, pace, sync or ping", ref=kind if isinstance(kind, str) else None))
             return
         if seat < 0:
-            reply(error("SPECTATOR", "spectators cannot act: join the table to take a seat", ref=kind))
+            reply(say_error("SPECTATOR", N_("spectators cannot act: join the table to take a seat"), ref=kind))
             return
         if "seat" in msg:
             claimed = msg["seat"]
@@ -676,8 +688,8 @@ class Room:
             results = []
             for m in moves:
                 err = self.refusal(seat, m)
-                results.append(None if err is None else {k: err[k] for k in ("code", "message") if k in err}
-                               | ({"rule": err["rule"]} if err.get("rule") else {}))
+                results.append(None if err is None else {k: err[k] for k in ("code", "message", TEMPLATE, REFUSAL)
+                                                         if k in err} | ({"rule": err["rule"]} if err.get("rule") else {}))
             reply({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
             return
         if kind == "move":
@@ -687,15 +699,14 @@ class Room:
             return
         if kind == "hint":
             if self.status != "playing" or t.hand_over or t.game.to_move != seat:
-                reply(error("NOT_YOUR_TURN", "a hint is given only when it is your move", ref=kind))
+                reply(say_error("NOT_YOUR_TURN", N_("a hint is given only when it is your move"), ref=kind))
                 return
             move = t.hint(seat)
             reply({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
             return
         if kind == "undo":
             if self.status != "playing" or not t.undoable(seat):
-                reply(error("NOTHING_TO_UNDO", "nothing to undo: only melds laid in this turn, before the "
-                                "discard, can be taken back", ref=kind))
+                reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref=kind))
                 return
             refused = self.undo_move(seat)
             if refused is not None:
@@ -703,13 +714,11 @@ class Room:
             return
         if kind == "next_hand":
             if not t.dealt:
-                reply(error("WAITING", "the first hand is dealt once every player's page has sent its client seed",
-                            ref=kind))
+                reply(say_error("WAITING", FIRST_DEAL_WAITS, ref=kind))
                 return
             if not t.hand_over or t.match_over:
-                reply(error("HAND_NOT_OVER" if not t.hand_over else "MATCH_OVER",
-                                "the hand is still being played" if not t.hand_over else "the match is over",
-                                ref=kind))
+                reply(say_error("HAND_NOT_OVER", N_("the hand is still being played"), ref=kind) if not t.hand_over
+                      else say_error("MATCH_OVER", N_("the match is over"), ref=kind))
                 return
             try:
                 self.deal()

@@ -1,12 +1,16 @@
 // The lobby: quick play, creating a table, open tables, finished games.
+import { _, languagePicker, lang, ngettext, translatePage } from "/static/i18n.js";
+
+translatePage();
+languagePicker(document.getElementById("lang"));
 const $ = (id) => document.getElementById(id);
 let presets = [];
 let levels = [];
 
 const nameInput = $("name");
-nameInput.value = localStorage.getItem("canasta:name") || "";
+nameInput.value = nameInput.value || localStorage.getItem("canasta:name") || ""; // typed before the page was ready: kept
 nameInput.onchange = () => localStorage.setItem("canasta:name", nameInput.value.trim());
-const myName = () => nameInput.value.trim() || "Guest";
+const myName = () => nameInput.value.trim() || _("Guest");
 const query = new URLSearchParams(location.search); // a rematch comes back here with its table filled in
 const PACE_KEY = "canasta:pace";
 
@@ -17,7 +21,7 @@ for (const id of ["quick-pace", "create-pace"]) {
   if (asked !== null && Number(asked) >= 0 && Number(asked) <= 5 && ![...sel.options].some((o) => o.value === String(Number(asked)))) {
     const o = document.createElement("option");
     o.value = String(Number(asked));
-    o.textContent = `${Number(asked)} s`;
+    o.textContent = _("{seconds} s", { seconds: Number(asked) });
     sel.appendChild(o);
   }
   const want = asked ?? localStorage.getItem(PACE_KEY);
@@ -32,7 +36,7 @@ const pace = (id) => Number($(id).value);
 async function post(url, body) {
   const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
-  if (!r.ok) throw new Error(data.detail || `error ${r.status}`);
+  if (!r.ok) throw new Error(data.detail || _("error {status}", { status: r.status }));
   return data;
 }
 
@@ -61,9 +65,14 @@ function drawSeats() {
   for (let i = 0; i < p.players; i++) {
     const row = document.createElement("div");
     row.className = "row";
-    row.innerHTML = `<label><input type="radio" name="myseat" value="${i}" ${i === 0 ? "checked" : ""}> Seat ${i}</label>` +
-      `<select data-seat="${i}"><option value="open">open</option>${levels.map((l) => `<option value="bot:${l}" ${l === "basic" && i ? "selected" : ""}>${l} bot</option>`).join("")}<option value="reserved">reserved</option></select>` +
-      `<input data-reserved="${i}" placeholder="name of the invited player" maxlength="24" hidden>`;
+    row.innerHTML = `<label><input type="radio" name="myseat" value="${i}" ${i === 0 ? "checked" : ""}> </label>` +
+      `<select data-seat="${i}"><option value="open"></option>${levels.map((l) => `<option value="bot:${l}" ${l === "basic" && i ? "selected" : ""}></option>`).join("")}<option value="reserved"></option></select>` +
+      `<input data-reserved="${i}" maxlength="24" hidden>`;
+    row.querySelector("label").lastChild.textContent = " " + _("Seat {seat}", { seat: i });
+    for (const o of row.querySelectorAll("option")) {
+      o.textContent = o.value === "open" ? _("open") : o.value === "reserved" ? _("reserved") : levelName(o.value.slice(4), 1);
+    }
+    row.querySelector("input[data-reserved]").placeholder = _("name of the invited player");
     const sel = row.querySelector("select");
     sel.onchange = () => { row.querySelector("input[data-reserved]").hidden = sel.value !== "reserved"; };
     box.appendChild(row);
@@ -72,13 +81,14 @@ function drawSeats() {
     for (const sel of box.querySelectorAll("select[data-seat]")) {
       const mine = document.querySelector("input[name=myseat]:checked").value === sel.dataset.seat;
       sel.disabled = mine;
-      sel.title = mine ? "your seat" : "";
+      sel.title = mine ? _("your seat") : "";
     }
   };
   for (const r of box.querySelectorAll("input[name=myseat]")) r.onchange = mark;
   mark();
   const opts = $("options");
-  opts.innerHTML = "<tr><th>Option</th><th>Topic</th><th>Value</th></tr>";
+  opts.innerHTML = "<tr><th></th><th></th><th></th></tr>";
+  [_("Option"), _("Topic"), _("Value")].forEach((t, k) => { opts.rows[0].cells[k].textContent = t; });
   for (const o of p.options) {
     const tr = document.createElement("tr");
     tr.innerHTML = `<td>${o.id}</td><td></td><td><select data-option="${o.id}"></select></td>`;
@@ -87,7 +97,8 @@ function drawSeats() {
     o.choices.forEach((c, k) => {
       const opt = document.createElement("option");
       opt.value = JSON.stringify(c);
-      opt.textContent = String(c) + (k === 0 ? " (default)" : "");
+      const shown = (o.choice_names && o.choice_names[k]) || String(c);
+      opt.textContent = k === 0 ? _("{choice} (default)", { choice: shown }) : shown;
       if (JSON.stringify(c) === JSON.stringify(o.value)) opt.selected = true;
       sel.appendChild(opt);
     });
@@ -98,9 +109,15 @@ function drawSeats() {
   if (names) box.querySelectorAll("label").forEach((l, i) => { l.lastChild.textContent = ` ${names[i]}`; });
 }
 
-const COMPASS = { 2: ["South", "North"], 3: ["South", "West", "East"], 4: ["South", "West", "North", "East"],
-  5: ["South", "South-west", "North-west", "North-east", "South-east"],
-  6: ["South", "South-west", "North-west", "North", "North-east", "South-east"] };
+// the seats' names, from the creator's seat
+const [S, W, N, E] = [_("South"), _("West"), _("North"), _("East")];
+const [SW, NW, NE, SE] = [_("South-west"), _("North-west"), _("North-east"), _("South-east")];
+const COMPASS = { 2: [S, N], 3: [S, W, E], 4: [S, W, N, E], 5: [S, SW, NW, NE, SE], 6: [S, SW, NW, N, NE, SE] };
+function levelName(level, n) {
+  const names = { random: ngettext("random bot", "random bots", n), basic: ngettext("basic bot", "basic bots", n),
+    advanced: ngettext("advanced bot", "advanced bots", n), expert: ngettext("expert bot", "expert bots", n) };
+  return names[level] || level;
+}
 
 /** A rematch link (/?preset=…&seats=me,bot:basic,…&target=…&pace=…) fills in the create form. */
 function prefill() {
@@ -144,18 +161,30 @@ $("btn-create").onclick = async () => {
     remember(data);
     $("create-error").textContent = "";
     const base = location.origin;
-    let html = `<p>Table created. Invite link: <input readonly size="40" value="${base}/t/${data.table}"></p>`;
-    for (const [seat, link] of Object.entries(data.invites)) html += `<p>Reserved seat ${seat}: <input readonly size="40" value="${base}${link}"></p>`;
-    html += `<p><a href="/t/${data.table}">Go to the table</a></p>`;
-    $("created").innerHTML = html;
+    const box = $("created");
+    box.innerHTML = "";
+    const line = (text, value) => {
+      const p = document.createElement("p");
+      p.textContent = text + " ";
+      const input = document.createElement("input");
+      Object.assign(input, { readOnly: true, size: 40, value });
+      p.appendChild(input);
+      box.appendChild(p);
+    };
+    line(_("Table created. Invite link:"), `${base}/t/${data.table}`);
+    for (const [seat, link] of Object.entries(data.invites)) line(_("Reserved seat {seat}:", { seat }), `${base}${link}`);
+    const go = document.createElement("p");
+    go.innerHTML = `<a href="/t/${encodeURIComponent(data.table)}"></a>`;
+    go.firstChild.textContent = _("Go to the table");
+    box.appendChild(go);
     $("created").hidden = false;
   } catch (e) { $("create-error").textContent = e.message; }
 };
 
 async function refresh() {
-  const open = await (await fetch("/api/tables")).json();
+  const open = await (await fetch(`/api/tables?lang=${lang}`)).json();
   const box = $("open-tables");
-  box.innerHTML = open.tables.length ? "" : "none yet";
+  box.textContent = open.tables.length ? "" : _("none yet");
   for (const t of open.tables) {
     const d = document.createElement("div");
     d.className = "row";
@@ -163,32 +192,35 @@ async function refresh() {
     d.innerHTML = `<a></a><span class="muted"></span>`;
     d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
     d.querySelector("a").textContent = t.title;
-    d.querySelector("span").textContent = `${t.preset} · ${free} open seat(s) · ${t.seats.map((s) => s.name).join(", ")}`;
+    d.querySelector("span").textContent = `${t.preset} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => s.name).join(", ")}`;
     box.appendChild(d);
   }
   const hist = await (await fetch("/api/history")).json();
   const hb = $("history");
-  hb.innerHTML = hist.tables.length ? "" : "no finished games yet";
+  hb.textContent = hist.tables.length ? "" : _("no finished games yet");
   for (const t of hist.tables) {
     const d = document.createElement("div");
     d.className = "row";
     const id = encodeURIComponent(t.table);
-    d.innerHTML = `<span></span><a href="/replay/${id}">replay</a><a href="/api/tables/${id}/record">record</a>`;
-    d.querySelector("span").textContent = `${t.title} · ${t.preset} · ${(t.names || []).join(", ")} · ${t.hands} hands`;
+    d.innerHTML = `<span></span><a href="/replay/${id}"></a><a href="/api/tables/${id}/record"></a>`;
+    d.querySelector("span").textContent = `${t.title} · ${t.preset} · ${(t.names || []).join(", ")} · ${ngettext("{n} hand", "{n} hands", t.hands)}`;
+    d.querySelectorAll("a")[0].textContent = _("replay");
+    d.querySelectorAll("a")[1].textContent = _("record");
     hb.appendChild(d);
   }
 }
 
 async function start() {
-  const data = await (await fetch("/api/presets")).json();
+  const data = await (await fetch(`/api/presets?lang=${lang}`)).json();
   presets = data.presets;
   levels = data.bot_levels;
-  for (const l of levels) { const o = document.createElement("option"); o.value = l; o.textContent = `${l} bots`; if (l === "basic") o.selected = true; $("quick-level").appendChild(o); }
-  for (const p of presets) { const o = document.createElement("option"); o.value = p.name; o.textContent = `${p.name} (${p.players} players)`; if (p.name === "classic-4p") o.selected = true; $("preset").appendChild(o); }
+  for (const l of levels) { const o = document.createElement("option"); o.value = l; o.textContent = levelName(l, 2); if (l === "basic") o.selected = true; $("quick-level").appendChild(o); }
+  for (const p of presets) { const o = document.createElement("option"); o.value = p.name; o.textContent = p.label ? `${p.label} · ${p.name}` : ngettext("{name} ({n} player)", "{name} ({n} players)", p.players, { name: p.name }); if (p.name === "classic-4p") o.selected = true; $("preset").appendChild(o); }
   $("preset").onchange = drawSeats;
   drawSeats();
   prefill();
   refresh();
   setInterval(refresh, 5000);
+  document.body.dataset.ready = "true"; // the page's texts are in its language and its buttons work
 }
 start();

@@ -1,5 +1,10 @@
 // The replay viewer of a finished match: every position, every hand shown.
-import { cardEl, isWild, rankIndex } from "/static/cards.js";
+import { _, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
+import { cardEl, isWild, prettyCards, rankIndex } from "/static/cards.js";
+import { moveText } from "/static/words.js";
+
+translatePage();
+languagePicker(document.getElementById("lang"));
 
 const $ = (id) => document.getElementById(id);
 const tableId = location.pathname.split("/")[2];
@@ -8,17 +13,26 @@ let i = 0;
 let timer = null;
 $("record").href = `/api/tables/${tableId}/record`;
 
+// a frame's caption: the deal, or the move in words (the server's English text for old servers)
+function frameText(f) {
+  if (f.move === undefined) return prettyCards(f.text);
+  if (f.move === null) return _("Hand {hand} dealt", { hand: f.hand });
+  return moveText(data.names[f.seat], f.move, data.rules.family === "italian");
+}
+
 function show() {
   const f = data.frames[i];
   $("slider").value = i;
-  $("pos").textContent = `${i + 1} / ${data.frames.length} · hand ${f.hand} · totals ${f.totals.join(" – ")}`;
-  $("text").textContent = f.text;
+  $("pos").textContent = `${i + 1} / ${data.frames.length} · ` + _("hand {hand}", { hand: f.hand }) + " · " +
+    _("totals {totals}", { totals: f.totals.map(number).join(" – ") });
+  $("text").textContent = frameText(f);
   const seats = $("seats");
   seats.innerHTML = "";
   f.hands.forEach((hand, s) => {
     const d = document.createElement("div");
     d.className = "panel";
-    d.innerHTML = `<b></b> <span class="muted">${hand.length} cards</span><div class="row"></div>`;
+    d.innerHTML = `<b></b> <span class="muted"></span><div class="row"></div>`;
+    d.querySelector("span").textContent = ngettext("{n} card", "{n} cards", hand.length);
     d.querySelector("b").textContent = data.names[s];
     const row = d.querySelector(".row");
     hand.slice().sort((a, b) => rankIndex(a) - rankIndex(b)).forEach((c) => row.appendChild(cardEl(c, "small")));
@@ -28,14 +42,15 @@ function show() {
   $("pile").innerHTML = "";
   const pile = f.view.pile;
   if (pile.length) $("pile").appendChild(cardEl(pile[pile.length - 1]));
-  $("pile-info").textContent = `pile ${pile.length}${f.view.pile_frozen ? " (frozen)" : ""} · stock ${f.view.stock_size}`;
+  $("pile-info").textContent = (f.view.pile_frozen ? _("pile {n} (frozen)", { n: pile.length }) : _("pile {n}", { n: pile.length })) +
+    " · " + _("stock {n}", { n: f.view.stock_size });
   const sides = $("sides");
   sides.innerHTML = "";
   f.view.melds.forEach((side, si) => {
     const p = document.createElement("div");
     p.className = "panel";
     p.innerHTML = `<h3></h3><div class="melds"></div>`;
-    p.querySelector("h3").textContent = `Side ${si + 1}: ${f.view.side_of.map((x, s) => (x === si ? data.names[s] : null)).filter(Boolean).join(" & ")}`;
+    p.querySelector("h3").textContent = _("Side {side}: {names}", { side: si + 1, names: f.view.side_of.map((x, s) => (x === si ? data.names[s] : null)).filter(Boolean).join(" & ") });
     const row = p.querySelector(".melds");
     for (const m of side) {
       const el = document.createElement("div");
@@ -54,8 +69,8 @@ $("next").onclick = () => go(i + 1);
 $("last").onclick = () => go(data.frames.length - 1);
 $("slider").oninput = () => go(Number($("slider").value));
 $("play").onclick = () => {
-  if (timer) { clearInterval(timer); timer = null; $("play").textContent = "▶ play"; return; }
-  $("play").textContent = "❚❚ pause";
+  if (timer) { clearInterval(timer); timer = null; $("play").textContent = "▶ " + _("play"); return; }
+  $("play").textContent = "❚❚ " + _("pause");
   timer = setInterval(() => { if (i >= data.frames.length - 1) { $("play").click(); } else go(i + 1); }, 700);
 };
 

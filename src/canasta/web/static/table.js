@@ -5,17 +5,21 @@
 // side's melds with their count and canasta status in words.  Every card that
 // moves is flown from where it was to where it went, found by comparing each
 // state with the one before.
+import { _, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
+import { RANK_WORDS, moveText } from "/static/words.js";
 
-const $ = (id) => document.getElementById(id);
+translatePage();
+languagePicker($id("lang"));
+
+function $id(id) { return document.getElementById(id); }
+const $ = $id;
 const tableId = location.pathname.split("/")[2];
 const params = new URLSearchParams(location.search);
 const storeKey = `canasta:${tableId}`;
 const SEED_KEY = "canasta:seed";
 const PACE_KEY = "canasta:pace";
 const SEED_RE = /^[A-Za-z0-9_-]{1,64}$/;
-const RANK_WORDS = { 3: "threes", 4: "fours", 5: "fives", 6: "sixes", 7: "sevens", 8: "eights", 9: "nines", 10: "tens",
-  J: "jacks", Q: "queens", K: "kings", A: "aces", 2: "twos", JK: "jokers" };
 
 let saved = JSON.parse(localStorage.getItem(storeKey) || "null"); // {token, seat, invites}
 let ws = null;
@@ -36,14 +40,71 @@ let sheetShownFor = -1; // the score sheet opened by itself once per finished ha
 let sheetTimer = null;
 let seedSentFor = null; // the next deal this connection sent its seed for
 
-$("rules-link").href = `/t/${tableId}/rules`;
+$("rules-link").href = `/t/${tableId}/rules?lang=${encodeURIComponent(lang)}`;
 
 // ------------------------------------------------------------------ words
 
 const italian = () => !!rules && rules.family === "italian";
-const pileWord = () => (italian() ? "pozzo" : "pile");
+const pileWord = () => (italian() ? _("pozzo") : _("pile"));
 const hasView = () => !!state && !!state.view;
 const me = () => (state ? state.seat : -1);
+
+const titleWords = (t) => (t === "Quick play" ? _("Quick play") : t);
+
+function levelName(level) {
+  const names = { random: _("random bot"), basic: _("basic bot"), advanced: _("advanced bot"), expert: _("expert bot") };
+  return names[level] || _("{level} bot", { level });
+}
+
+// why a hand ended with nobody out, as the engine says it (canasta.game)
+const END_REASONS = {
+  "the stock ran out": _("the stock ran out"),
+  "the stock ran out and the pile could not be taken": _("the stock ran out and the pile could not be taken"),
+  "a red three was drawn as the last card of the stock": _("a red three was drawn as the last card of the stock"),
+  "the stock ran out and the player did not take the pile": _("the stock ran out and the player did not take the pile"),
+};
+
+function timerText() {
+  return ngettext("turn timer: {n} second", "turn timer: {n} seconds", Math.max(0, Math.round(state.deadline - Date.now() / 1000)));
+}
+
+/** The pile's (or pozzo's) state in words for this seat: frozen, blocked, and what takes it
+ * (rules A.8, A.9, B.10; the same reading as canasta.view.pile_notes). */
+function pileNotes(v) {
+  if (!v.pile.length || !rules) return [];
+  const notes = [];
+  const top = v.pile[v.pile.length - 1];
+  const side = state.seat >= 0 ? v.side_of[state.seat] : -1;
+  const notOpened = side >= 0 && v.opened && !v.opened[side];
+  if (v.pile_frozen) {
+    notes.push(italian()
+      ? ngettext("FROZEN: a wild card is in it; only {n} natural card matching the top card takes it",
+        "FROZEN: a wild card is in it; only {n} natural cards matching the top card take it", rules.frozen_pozzo_naturals)
+      : _("FROZEN for everyone: a wild card is in it; only a natural pair matching the top card takes it"));
+  } else if (notOpened) {
+    notes.push(italian() ? _("your team must open first (or open in the same turn) to take it")
+      : _("frozen for your side until it has melded: a natural pair matching the top card, with enough for your initial meld, takes it"));
+  }
+  if (top === "??") notes.push(_("the top card is face down"));
+  else if (isWild(top)) notes.push(italian() ? _("BLOCKED: a wild card is on top, so nobody can take the pozzo now") : _("BLOCKED: a wild card is on top, so nobody can take the pile now"));
+  else if (rankOf(top) === "3" && (top.endsWith("S") || top.endsWith("C"))) {
+    notes.push(italian() ? _("BLOCKED: a black three is on top, so the next player cannot take the pozzo") : _("BLOCKED: a black three is on top, so the next player cannot take the pile"));
+  } else if (rankOf(top) === "3") notes.push(italian() ? _("BLOCKED: a red three is on top of the pozzo") : _("BLOCKED: a red three is on top of the pile"));
+  else if (italian() && rules.pozzo_closed_rank_block && rules.pozzo_closed_rank_block !== "off" && side >= 0) {
+    const own = rules.pozzo_closed_rank_block === "own_closed";
+    (v.closed || []).forEach((closed, s) => {
+      if ((s === side) === own && closed.some((c) => c.length && rankOf(natural(c)) === rankOf(top))) {
+        const rank = RANK_WORDS[rankOf(top)];
+        notes.push(own ? _("BLOCKED for you: your team closed a canasta of {rank}", { rank }) : _("BLOCKED for you: the other side closed a canasta of {rank}", { rank }));
+      }
+    });
+  }
+  if (!notes.length) {
+    notes.push(italian() && rules.pozzo_take === "natural_pair_only" ? _("open: a natural pair matching the top card takes it")
+      : _("open: a natural pair, one natural card and a wild card, or a meld of the top card's rank takes it"));
+  }
+  return notes;
+}
 
 function playerName(seat) {
   const p = state && state.players[seat];
@@ -54,7 +115,7 @@ function playerName(seat) {
 
 async function showJoin() {
   const info = await (await fetch(`/api/tables/${tableId}`)).json();
-  $("title").textContent = info.title || "Canasta";
+  $("title").textContent = titleWords(info.title) || _("Canasta");
   const invite = params.get("invite");
   const wanted = params.get("seat");
   const sel = $("join-seat");
@@ -63,7 +124,7 @@ async function showJoin() {
     if (s.kind === "open" || (s.kind === "reserved" && invite && String(s.seat) === wanted)) {
       const o = document.createElement("option");
       o.value = s.seat;
-      o.textContent = s.kind === "reserved" ? `the seat kept for ${s.name}` : `the open seat (${s.name})`;
+      o.textContent = s.kind === "reserved" ? _("the seat kept for {name}", { name: s.name }) : _("the open seat ({name})", { name: s.name });
       sel.appendChild(o);
     }
   }
@@ -78,7 +139,7 @@ $("btn-join").onclick = async () => {
   if (params.get("invite")) body.invite = params.get("invite");
   const r = await fetch(`/api/tables/${tableId}/join`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
-  if (!r.ok) { $("join-error").textContent = data.detail || "could not sit down"; return; }
+  if (!r.ok) { $("join-error").textContent = data.detail || _("could not sit down"); return; }
   localStorage.setItem("canasta:name", name);
   saved = { token: data.token, seat: data.seat };
   localStorage.setItem(storeKey, JSON.stringify(saved));
@@ -95,13 +156,13 @@ function connect() {
   ws.onopen = () => {
     retry = 500;
     seedSentFor = null;
-    const hello = { type: "hello", seq: lastSeq, client_seed: clientSeed() };
+    const hello = { type: "hello", seq: lastSeq, client_seed: clientSeed(), lang };
     if (saved && saved.token) hello.token = saved.token;
     ws.send(JSON.stringify(hello));
   };
   ws.onmessage = (ev) => onMessage(JSON.parse(ev.data));
   ws.onclose = () => {
-    $("conn").textContent = "reconnecting…";
+    $("conn").textContent = _("reconnecting…");
     $("conn").className = "down";
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);
@@ -116,12 +177,12 @@ function onMessage(m) {
   if (m.type === "welcome") {
     rules = m.rules;
     title = m.title || "";
-    $("title").textContent = m.title || "Canasta";
-    $("conn").textContent = m.seat >= 0 ? "connected" : "watching";
+    $("title").textContent = titleWords(m.title) || _("Canasta");
+    $("conn").textContent = m.seat >= 0 ? _("connected") : _("watching");
     $("conn").className = "";
     if (m.seat < 0 && saved && saved.token) { saved = null; }
-    $("btn-take").textContent = italian() ? "Take the pozzo" : "Take the pile";
-    $("pile").setAttribute("aria-label", italian() ? "the pozzo" : "the discard pile");
+    $("btn-take").textContent = italian() ? _("Take the pozzo") : _("Take the pile");
+    $("pile").setAttribute("aria-label", italian() ? _("the pozzo") : _("the discard pile"));
     $("btn-open").hidden = !(italian() && rules.opening_draws_one);
     document.body.dataset.family = rules.family;
   } else if (m.type === "state") {
@@ -144,7 +205,7 @@ function onMessage(m) {
     applyChecks(m.results);
     document.body.dataset.checked = m.id;
   } else if (m.type === "hint") {
-    $("hint").textContent = `Hint: ${m.text}  (${m.move})`;
+    $("hint").textContent = _("Hint: {text}", { text: describeMove(state ? state.seat : -1, m.move) }) + `  (${m.move})`;
   } else if (m.type === "error") {
     if (m.code === "BAD_TOKEN") { saved = null; localStorage.removeItem(storeKey); ws.close(); return; }
     if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
@@ -183,7 +244,7 @@ $("btn-fair-close").onclick = () => { $("fair-modal").hidden = true; };
 $("fair-seed").value = ownSeed() || "";
 $("btn-fair-save").onclick = () => {
   const s = $("fair-seed").value.trim();
-  if (s && !SEED_RE.test(s)) { $("fair-error").textContent = "a seed is 1 to 64 letters, digits, _ or -"; return; }
+  if (s && !SEED_RE.test(s)) { $("fair-error").textContent = _("a seed is 1 to 64 letters, digits, _ or -"); return; }
   if (s) localStorage.setItem(SEED_KEY, s); else localStorage.removeItem(SEED_KEY);
   $("fair-error").textContent = "";
   renderFair();
@@ -192,7 +253,7 @@ $("btn-fair-save").onclick = () => {
 function seedsText(seeds) {
   if (!seeds) return "";
   const entries = Array.isArray(seeds) ? seeds.map((s, i) => [i, s]) : Object.entries(seeds);
-  return entries.map(([k, s]) => `${/^\d+$/.test(String(k)) ? playerName(Number(k)) : k}: ${s === null ? "none" : s}`).join(" · ");
+  return entries.map(([k, s]) => `${/^\d+$/.test(String(k)) ? playerName(Number(k)) : k}: ${s === null ? _("none") : s}`).join(" · ");
 }
 
 function hexLine(label, value) {
@@ -208,27 +269,27 @@ function renderFair() {
   cur.innerHTML = "";
   if (!state) return;
   const deal = state.deal || (state.commitment && state.view ? { hand: state.view.hand_number, commitment: state.commitment } : null);
-  if (deal) cur.appendChild(hexLine(`This hand (hand ${deal.hand}) was committed to as`, deal.commitment));
+  if (deal) cur.appendChild(hexLine(_("This hand (hand {hand}) was committed to as", { hand: deal.hand }), deal.commitment));
   if (state.next_deal) {
-    cur.appendChild(hexLine(`The next hand (hand ${state.next_deal.hand}) is committed to as`, state.next_deal.commitment));
-    cur.appendChild(hexLine("Your seed for it:", state.my_seed || "not sent yet"));
+    cur.appendChild(hexLine(_("The next hand (hand {hand}) is committed to as", { hand: state.next_deal.hand }), state.next_deal.commitment));
+    cur.appendChild(hexLine(_("Your seed for it:"), state.my_seed || _("not sent yet")));
   }
-  if (!cur.childNodes.length) cur.textContent = "No commitment has been shown yet.";
+  if (!cur.childNodes.length) cur.textContent = _("No commitment has been shown yet.");
   const rev = $("fair-revealed");
   const list = state.revealed || [];
-  rev.innerHTML = list.length ? "" : "none yet";
+  rev.textContent = list.length ? "" : _("none yet");
   for (const r of list) {
     const d = document.createElement("div");
     d.className = "revealed";
     const h = document.createElement("b");
-    h.textContent = `Hand ${r.hand}`;
+    h.textContent = _("Hand {hand}", { hand: r.hand });
     d.appendChild(h);
-    d.appendChild(hexLine("commitment", r.commitment));
+    d.appendChild(hexLine(_("commitment"), r.commitment));
     if (r.secret) {
-      d.appendChild(hexLine("secret", r.secret));
-      d.appendChild(hexLine("players' seeds", seedsText(r.client_seeds)));
+      d.appendChild(hexLine(_("secret"), r.secret));
+      d.appendChild(hexLine(_("players' seeds"), seedsText(r.client_seeds)));
     } else {  // a table dealt from a fixed seed (tests, demonstrations)
-      d.appendChild(hexLine("fixed seed", String(r.seed)));
+      d.appendChild(hexLine(_("fixed seed"), String(r.seed)));
     }
     rev.appendChild(d);
   }
@@ -246,7 +307,7 @@ function showPace() {
   if (![...sel.options].some((o) => o.value === val)) {
     const o = document.createElement("option");
     o.value = val;
-    o.textContent = `${val} s`;
+    o.textContent = _("{seconds} s", { seconds: Number(val) });
     o.dataset.custom = "1";
     sel.appendChild(o);
   }
@@ -297,7 +358,7 @@ function requestChecks() {
   document.body.dataset.checking = checkId;
   send({ type: "check", id: checkId, moves: ids.map((k) => pending[k]) });
   for (const id of ["btn-draw", "btn-take", "btn-meld", "btn-discard", "btn-ask", "btn-end", "btn-open"]) {
-    if (!(id in pending)) setButton(id, id === "btn-discard" ? "select one card to discard" : "select cards to meld");
+    if (!(id in pending)) setButton(id, id === "btn-discard" ? _("select one card to discard") : _("select cards to meld"));
   }
 }
 
@@ -316,9 +377,9 @@ function applyChecks(results) {
   let why = "";
   if (selected.size || staged.length) {
     const meld = checked["btn-meld"], disc = checked["btn-discard"], take = checked["btn-take"];
-    if (meld && (disc === undefined || disc) && (take === undefined || take)) why = "Meld: " + meld;
+    if (meld && (disc === undefined || disc) && (take === undefined || take)) why = _("Meld: {reason}", { reason: meld });
     if (meld === null || disc === null || take === null) why = "";
-    if (selected.size === 1 && disc && meld) why = "Discard: " + disc;
+    if (selected.size === 1 && disc && meld) why = _("Discard: {reason}", { reason: disc });
   }
   $("reason").textContent = why;
 }
@@ -368,7 +429,8 @@ document.addEventListener("keydown", (e) => {
 function showInvite() {
   const base = `${location.origin}/t/${tableId}`;
   const box = $("invite-body");
-  box.innerHTML = "<p>Share this link: anyone can take an open seat or watch.</p>";
+  box.innerHTML = "<p></p>";
+  box.firstChild.textContent = _("Share this link: anyone can take an open seat or watch.");
   const line = (label, url) => {
     const p = document.createElement("p");
     p.innerHTML = "<span></span><br><input readonly size=\"40\">";
@@ -376,9 +438,9 @@ function showInvite() {
     p.lastChild.value = url;
     box.appendChild(p);
   };
-  line("The table:", base);
+  line(_("The table:"), base);
   const inv = (saved && saved.invites) || {};
-  for (const [seat, link] of Object.entries(inv)) line(`The seat kept for ${playerName(Number(seat))}:`, location.origin + link);
+  for (const [seat, link] of Object.entries(inv)) line(_("The seat kept for {name}:", { name: playerName(Number(seat)) }), location.origin + link);
   $("invite-modal").hidden = false;
 }
 
@@ -421,17 +483,17 @@ function layout() {
 
 function sideName(side, short = false) {
   const v = state.view;
-  const names = v.side_of.map((s, i) => (s === side ? (i === state.seat ? "you" : playerName(i)) : null)).filter(Boolean);
+  const names = v.side_of.map((s, i) => (s === side && i !== state.seat ? playerName(i) : null)).filter(Boolean);
   if (state.seat >= 0 && v.side_of[state.seat] === side) {
-    const others = names.filter((x) => x !== "you");
-    return short ? "Your side" : `Your side (you${others.length ? " & " + others.join(" & ") : ""})`;
+    if (short) return _("Your side");
+    return names.length ? _("Your side (you & {names})", { names: names.join(" & ") }) : _("Your side (you)");
   }
   return names.join(" & ");
 }
 
 function scoreName(i) {
   if (rules && rules.cutthroat && state.totals.length === state.players.length) {
-    return i === state.seat ? "You" : playerName(i);
+    return i === state.seat ? _("You") : playerName(i);
   }
   return sideName(i);
 }
@@ -452,11 +514,18 @@ function lastMoves() {
   return out;
 }
 
+/** A move in words, without who played it ("melds 8♥ 8♠ 2♣"). */
 function moveWords(e) {
+  if (e.move) return describeMove(-1, e.move);
   const name = playerName(e.seat);
   let t = e.text.startsWith(name) ? e.text.slice(name.length).replace(/^[:\s]+/, "") : e.text;
   if (italian()) t = t.replace(/\bthe pile\b/g, "the pozzo");
   return prettyCards(t);
+}
+
+/** A move (in notation) in words; seat >= 0 puts the player's name first ("West melds 8♥ 8♠ 2♣"). */
+function describeMove(seat, move) {
+  return moveText(seat >= 0 ? playerName(seat) : null, move, italian());
 }
 
 function renderSeats() {
@@ -485,7 +554,7 @@ function seatPlate(i, slot, last, mySide) {
   if (p.kind === "human") {
     const dot = document.createElement("span");
     dot.className = "dot" + (p.connected ? " on" : "");
-    dot.title = p.connected ? "connected" : "away";
+    dot.title = p.connected ? _("connected") : _("away");
     head.appendChild(dot);
   }
   const nm = document.createElement("b");
@@ -493,12 +562,12 @@ function seatPlate(i, slot, last, mySide) {
   nm.textContent = p.name;
   head.appendChild(nm);
   const badge = (text, cls = "") => { const s = document.createElement("span"); s.className = "badge " + cls; s.textContent = text; head.appendChild(s); };
-  if (mySide >= 0 && v.side_of[i] === mySide) badge("partner", "partner");
-  if (p.kind === "bot") badge(`${p.level} bot`);
-  else if (p.kind === "open") badge("open seat");
-  else if (p.kind === "reserved") badge("invited");
-  if (p.bot_playing) badge("a bot is playing");
-  if (toMove) badge("to move", "turn");
+  if (mySide >= 0 && v.side_of[i] === mySide) badge(_("partner"), "partner");
+  if (p.kind === "bot") badge(levelName(p.level));
+  else if (p.kind === "open") badge(_("open seat"));
+  else if (p.kind === "reserved") badge(_("invited"));
+  if (p.bot_playing) badge(_("a bot is playing"));
+  if (toMove) badge(_("to move"), "turn");
   d.appendChild(head);
   const body = document.createElement("div");
   body.className = "plate-body";
@@ -509,7 +578,7 @@ function seatPlate(i, slot, last, mySide) {
   body.appendChild(backs);
   const count = document.createElement("div");
   count.className = "handcount";
-  count.textContent = `${v.hand_sizes[i]} card${v.hand_sizes[i] === 1 ? "" : "s"}`;
+  count.textContent = ngettext("{n} card", "{n} cards", v.hand_sizes[i]);
   body.appendChild(count);
   const known = v.known[i] || [];
   if (known.length) {
@@ -518,8 +587,8 @@ function seatPlate(i, slot, last, mySide) {
     const cut = new Set(v.cut_cards || []);
     const label = document.createElement("span");
     label.className = "muted";
-    label.textContent = known.every((c) => cut.has(c)) ? "from the cut:" : "holds:";
-    label.title = "cards known to be in this hand (picked up from the pile, or kept from the cut)";
+    label.textContent = known.every((c) => cut.has(c)) ? _("from the cut:") : _("holds:");
+    label.title = _("cards known to be in this hand (picked up from the pile, or kept from the cut)");
     k.appendChild(label);
     for (const c of known) k.appendChild(cardEl(c, "small"));
     body.appendChild(k);
@@ -542,7 +611,7 @@ function renderCentre() {
     stock.appendChild(cardEl("??"));
     stock.dataset.depth = Math.min(3, Math.ceil(v.stock_size / 20));
   }
-  $("stock-count").textContent = `stock: ${v.stock_size} card${v.stock_size === 1 ? "" : "s"}`;
+  $("stock-count").textContent = ngettext("stock: {n} card", "stock: {n} cards", v.stock_size);
   const pile = $("pile");
   pile.innerHTML = "";
   const down = v.pile.filter((c) => c === "??").length;
@@ -556,7 +625,7 @@ function renderCentre() {
     n.className = "count";
     n.textContent = String(down);
     stack.appendChild(n);
-    stack.title = `${down} face-down card${down === 1 ? "" : "s"}`;
+    stack.title = ngettext("{n} face-down card", "{n} face-down cards", down);
     pile.appendChild(stack);
   }
   if (up.length) {
@@ -566,20 +635,20 @@ function renderCentre() {
     show.forEach((c, k) => fan.appendChild(cardEl(c, k === show.length - 1 ? "top" : "under")));
     pile.appendChild(fan);
   }
-  let info = `${pileWord()}: ${v.pile.length} card${v.pile.length === 1 ? "" : "s"}`;
-  if (down) info += ` (${down} face down)`;
+  let info = italian() ? ngettext("pozzo: {n} card", "pozzo: {n} cards", v.pile.length)
+    : ngettext("pile: {n} card", "pile: {n} cards", v.pile.length);
+  if (down) info += " " + _("({n} face down)", { n: down });
   $("pile-info").innerHTML = "";
   $("pile-info").append(info);
   if (v.pile_frozen) {
     const f = document.createElement("span");
     f.className = "frozen";
-    f.textContent = " FROZEN";
+    f.textContent = " " + _("FROZEN");
     $("pile-info").appendChild(f);
   }
   const notes = $("pile-notes");
   notes.innerHTML = "";
-  for (const text of state.pile_notes || []) {
-    if (text === "empty") continue;
+  for (const text of pileNotes(v)) {
     const li = document.createElement("li");
     li.textContent = text;
     notes.appendChild(li);
@@ -589,18 +658,21 @@ function renderCentre() {
   if (v.cut_cards && v.cut_cards.length) {
     const holder = v.known.findIndex((k) => v.cut_cards.some((c) => k.includes(c)));
     const mine = holder < 0 && state.seat >= 0 && v.cut_cards.every((c) => v.hand.includes(c));
-    const who = holder >= 0 ? playerName(holder) : mine ? "you" : "";
-    cut.textContent = `Cut card${v.cut_cards.length > 1 ? "s" : ""}: ${v.cut_cards.map(cardText).join(" ")}` + (who ? `, kept by ${who}` : "");
+    const cards = v.cut_cards.map(cardText).join(" ");
+    const n = v.cut_cards.length;
+    if (holder >= 0) cut.textContent = ngettext("Cut card: {cards}, kept by {name}", "Cut cards: {cards}, kept by {name}", n, { cards, name: playerName(holder) });
+    else if (mine) cut.textContent = ngettext("Cut card: {cards}, kept by you", "Cut cards: {cards}, kept by you", n, { cards });
+    else cut.textContent = ngettext("Cut card: {cards}", "Cut cards: {cards}", n, { cards });
   }
   let turn = "";
-  if (state.status === "open") turn = "Waiting for players to take the open seats.";
-  else if (state.match_over) turn = "The match is over.";
-  else if (state.hand_over) turn = "The hand is over.";
+  if (state.status === "open") turn = _("Waiting for players to take the open seats.");
+  else if (state.match_over) turn = _("The match is over.");
+  else if (state.hand_over) turn = _("The hand is over.");
   else {
     const mine = v.to_move === state.seat;
-    const phase = { draw: `draw, or take the ${pileWord()}`, meld: "meld, then discard", answer: "answer the question",
-      final: "meld, then the hand ends" }[v.phase] || v.phase;
-    turn = mine ? `Your move: ${phase}.` : `${playerName(v.to_move)} to move: ${phase}.`;
+    const phase = { draw: italian() ? _("draw, or take the pozzo") : _("draw, or take the pile"), meld: _("meld, then discard"),
+      answer: _("answer the question"), final: _("meld, then the hand ends") }[v.phase] || v.phase;
+    turn = mine ? _("Your move: {phase}.", { phase }) : _("{name} to move: {phase}.", { name: playerName(v.to_move), phase });
   }
   $("turn").textContent = turn;
   $("turn").className = v.to_move === state.seat && !state.hand_over && state.status === "playing" ? "mine" : "";
@@ -617,11 +689,11 @@ function wildWords(cards) {
   const jokers = cards.filter((c) => c === "JK").length;
   if (!italian()) {
     const w = twos + jokers;
-    return w ? `${w} wild` : "";
+    return w ? ngettext("{n} wild card", "{n} wild cards", w) : "";
   }
   const parts = [];
-  if (twos) parts.push(`${twos} ${twos === 1 ? "pinella" : "pinelle"}`);
-  if (jokers) parts.push(`${jokers} jolly`);
+  if (twos) parts.push(ngettext("{n} pinella", "{n} pinelle", twos));
+  if (jokers) parts.push(ngettext("{n} jolly", "{n} jollies", jokers));
   return parts.join(", ");
 }
 
@@ -629,15 +701,15 @@ function wildWords(cards) {
 function meldWords(cards, closed = false) {
   const n = cards.length;
   const allWild = cards.every(isWild);
-  const rank = allWild ? "wild cards" : RANK_WORDS[rankOf(natural(cards))] || rankOf(natural(cards));
+  const rank = allWild ? _("wild cards") : RANK_WORDS[rankOf(natural(cards))] || rankOf(natural(cards));
   const wild = wildWords(cards);
   const clean = !cards.some(isWild) || allWild;
   let status = "";
   if (n >= 7 || closed) {
-    if (italian()) status = clean ? "clean (pulita)" : "dirty (sporca)";
-    else status = clean ? "natural canasta" : "mixed canasta";
+    if (italian()) status = clean ? _("clean (pulita)") : _("dirty (sporca)");
+    else status = clean ? _("natural canasta") : _("mixed canasta");
   }
-  const count = n >= 7 || closed ? (italian() ? `canasta of ${n}` : `${n} cards`) : `${n}/7`;
+  const count = n >= 7 || closed ? (italian() ? _("canasta of {n}", { n }) : ngettext("{n} card", "{n} cards", n)) : `${n}/7`;
   return { rank, count, wild, status, clean };
 }
 
@@ -650,7 +722,7 @@ function meldEl(cards, key, closed = false) {
   fan.className = "meldcards";
   let ordered = cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b)));
   if (closed) ordered = ordered.slice(-3); // a closed canasta is squared up: its last cards show
-  for (const c of ordered) fan.appendChild(cardEl(c, "small" + (isWild(c) && !w.rank.startsWith("wild") ? " wild" : "")));
+  for (const c of ordered) fan.appendChild(cardEl(c, "small" + (isWild(c) && !cards.every(isWild) ? " wild" : "")));
   el.appendChild(fan);
   const lab = document.createElement("div");
   lab.className = "meldlabel";
@@ -666,11 +738,11 @@ function meldEl(cards, key, closed = false) {
     s.className = "mstatus";
     s.textContent = w.status;
     line.appendChild(s);
-    if (closed) { const c = document.createElement("span"); c.className = "mstatus closedword"; c.textContent = "closed"; line.appendChild(c); }
+    if (closed) { const c = document.createElement("span"); c.className = "mstatus closedword"; c.textContent = _("closed"); line.appendChild(c); }
     lab.appendChild(line);
   }
   el.appendChild(lab);
-  el.title = [w.rank, w.count, w.wild, w.status, closed ? "closed" : ""].filter(Boolean).join(", ");
+  el.title = [w.rank, w.count, w.wild, w.status, closed ? _("closed") : ""].filter(Boolean).join(", ");
   return el;
 }
 
@@ -704,7 +776,8 @@ function renderSides() {
       r.appendChild(fan);
       const lab = document.createElement("div");
       lab.className = "meldlabel";
-      lab.innerHTML = `<span class="mrank">red three${reds.length > 1 ? "s" : ""}</span>`;
+      lab.innerHTML = `<span class="mrank"></span>`;
+      lab.firstChild.textContent = ngettext("red three", "red threes", reds.length);
       r.appendChild(lab);
       row.appendChild(r);
     }
@@ -726,7 +799,7 @@ function renderSides() {
     if (!row.childNodes.length) {
       const e = document.createElement("span");
       e.className = "muted nomelds";
-      e.textContent = v.has_melded && v.side_of.some((s, seat) => s === si && v.has_melded[seat]) ? "" : "no melds yet";
+      e.textContent = v.has_melded && v.side_of.some((s, seat) => s === si && v.has_melded[seat]) ? "" : _("no melds yet");
       row.appendChild(e);
     }
     p.appendChild(row);
@@ -794,7 +867,7 @@ function renderHand() {
     if (freshLeft[c]) { freshLeft[c] -= 1; cls += " fresh"; }
     const el = cardEl(c, cls.trim());
     el.dataset.index = i;
-    if (cls.includes("fresh")) el.title += " (just drawn)";
+    if (cls.includes("fresh")) el.title = _("{card} (just drawn)", { card: el.title });
     el.onclick = () => {
       if (selected.has(i)) selected.delete(i); else selected.add(i);
       el.classList.toggle("selected");
@@ -809,14 +882,14 @@ function renderHand() {
   for (const g of staged) {
     const d = document.createElement("div");
     d.className = "group";
-    d.title = g.target ? `joins the ${g.target} meld` : "a group of the meld you are building";
+    d.title = g.target ? _("joins the meld of {rank}", { rank: RANK_WORDS[g.target] || g.target }) : _("a group of the meld you are building");
     for (const c of g.cards) d.appendChild(cardEl(c, "small"));
     st.appendChild(d);
   }
   if (staged.length) {
     const s = document.createElement("span");
     s.className = "muted";
-    s.textContent = "laid aside: press Meld (or Take) to play them all";
+    s.textContent = _("laid aside: press Meld (or Take) to play them all");
     st.appendChild(s);
   }
   fitHand();
@@ -881,8 +954,9 @@ function renderScores() {
     const mine = rules && rules.cutthroat ? i === state.seat : state.seat >= 0 && v.side_of[state.seat] === i;
     return `<tr${mine ? ' class="mine"' : ""}><td>${escapeHtml(scoreName(i))}</td><td class="num">${t}</td></tr>`;
   }).join("");
-  $("scores").innerHTML = `<table class="sheet">${rows}</table><p class="muted">Playing to ${state.target} · hand ${v.hand_number}` +
-    (state.seat >= 0 ? ` · your first meld needs ${state.players[state.seat].minimum} points` : "") + "</p>";
+  let note = _("Playing to {target} · hand {hand}", { target: state.target, hand: v.hand_number });
+  if (state.seat >= 0) note += " · " + ngettext("your first meld needs {n} point", "your first meld needs {n} points", state.players[state.seat].minimum);
+  $("scores").innerHTML = `<table class="sheet">${rows}</table><p class="muted">${escapeHtml(note)}</p>`;
 }
 
 function renderLog() {
@@ -891,7 +965,7 @@ function renderLog() {
   for (const e of logEntries()) {
     const li = document.createElement("li");
     li.value = e.n;
-    li.textContent = italian() ? prettyCards(e.text.replace(/\bthe pile\b/g, "the pozzo")) : prettyCards(e.text);
+    li.textContent = e.move ? describeMove(e.seat, e.move) : prettyCards(e.text);
     if (e.seat === state.seat) li.className = "mine";
     log.appendChild(li);
   }
@@ -904,21 +978,24 @@ function escapeHtml(s) {
 
 function howEnded(h, last) {
   if (h.went_out !== undefined && h.went_out !== null && h.went_out >= 0) {
-    const who = h.went_out === state.seat ? "You" : playerName(h.went_out);
+    const mine = h.went_out === state.seat;
+    const name = playerName(h.went_out);
     const concealed = h.concealed_out ?? h.concealed ?? (last && state.hand_over && state.view ? state.view.concealed_out : false);
-    return `${who} went out${concealed ? " concealed (the whole hand melded in one turn)" : ""}.`;
+    if (concealed) return mine ? _("You went out concealed (the whole hand melded in one turn).") : _("{name} went out concealed (the whole hand melded in one turn).", { name });
+    return mine ? _("You went out.") : _("{name} went out.", { name });
   }
   const reason = h.end_reason || "";
-  return reason ? `Nobody went out: ${reason}.` : "";
+  return reason ? _("Nobody went out: {reason}.", { reason: END_REASONS[reason] || reason }) : "";
 }
 
 function resultText() {
   if (!state.match_over) return "";
   const w = state.winner;
-  const totals = state.totals.map((t, i) => `${scoreName(i)} ${t}`).join(", ");
-  if (w === -1 || w === null || w === undefined) return `The match is drawn. Final scores: ${totals}.`;
+  const totals = state.totals.map((t, i) => `${scoreName(i)} ${number(t)}`).join(", ");
+  if (w === -1 || w === null || w === undefined) return _("The match is drawn. Final scores: {totals}.", { totals });
   const mine = rules && rules.cutthroat ? w === state.seat : state.seat >= 0 && state.view && state.view.side_of[state.seat] === w;
-  return `${mine ? "You win" : scoreName(w) + " win" + (rules && rules.cutthroat ? "s" : "")}! Final scores: ${totals}.`;
+  if (mine) return _("You win! Final scores: {totals}.", { totals });
+  return _("{name} won! Final scores: {totals}.", { name: scoreName(w), totals });
 }
 
 function showSheet() {
@@ -926,9 +1003,9 @@ function showSheet() {
   const last = hands[hands.length - 1];
   const nSides = state.totals.length;
   const head = [...Array(nSides).keys()].map((s) => `<th class="num">${escapeHtml(scoreName(s))}</th>`).join("");
-  const items = [["meld_points", "Melds"], ["canasta_bonuses", "Canasta bonuses"], ["red_threes", "Red threes"],
-    ["going_out", "Going out"], ["five_canasta_bonus", "Five-canasta bonus"], ["cards_in_hand", "Cards left in hand"],
-    ["total", "Hand total"]];
+  const items = [["meld_points", _("Melds")], ["canasta_bonuses", _("Canasta bonuses")], ["red_threes", _("Red threes")],
+    ["going_out", _("Going out")], ["five_canasta_bonus", _("Five-canasta bonus")], ["cards_in_hand", _("Cards left in hand")],
+    ["total", _("Hand total")]];
   let body = "";
   if (last) {
     for (const [k, label] of items) {
@@ -941,17 +1018,17 @@ function showSheet() {
   let run = Array(nSides).fill(0);
   for (const h of hands) {
     run = run.map((t, s) => t + h.scores[s].total);
-    history += `<tr><td>Hand ${h.hand}<br><span class="muted">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
+    history += `<tr><td>${escapeHtml(_("Hand {hand}", { hand: h.hand }))}<br><span class="muted">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
   }
   $("sheet").innerHTML = last
-    ? `<table class="sheet"><tr><th>Hand ${last.hand}</th>${head}</tr>${body}</table><h3>Running totals (playing to ${state.target})</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>`
-    : "<p>No hand has been scored yet.</p>";
+    ? `<table class="sheet"><tr><th>${escapeHtml(_("Hand {hand}", { hand: last.hand }))}</th>${head}</tr>${body}</table><h3>${escapeHtml(_("Running totals (playing to {target})", { target: state.target }))}</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>`
+    : `<p>${escapeHtml(_("No hand has been scored yet."))}</p>`;
   $("sheet-how").textContent = state.match_over ? resultText() : last && state.hand_over ? howEnded(last, true) : "";
-  $("sheet-title").textContent = state.match_over ? "The match is over" : state.hand_over && last ? `Hand ${last.hand} is over` : "Score sheet";
+  $("sheet-title").textContent = state.match_over ? _("The match is over") : state.hand_over && last ? _("Hand {hand} is over", { hand: last.hand }) : _("Score sheet");
   const seated = state.seat >= 0;
   $("btn-next").hidden = !(state.hand_over && !state.match_over && seated);
   $("btn-rematch2").hidden = !(state.match_over && seated);
-  $("btn-sheet-close").textContent = state.hand_over ? "Look at the table" : "Close";
+  $("btn-sheet-close").textContent = state.hand_over ? _("Look at the table") : _("Close");
   for (const id of ["record-link", "replay-link"]) $(id).hidden = !state.match_over;
   $("record-link").href = `/api/tables/${tableId}/record`;
   $("replay-link").href = `/replay/${tableId}`;
@@ -968,10 +1045,10 @@ function renderBanner() {
   if (!over) return;
   const hands = state.sheet || [];
   const last = hands[hands.length - 1];
-  $("banner-title").textContent = state.match_over ? "The match is over" : `Hand ${last ? last.hand : state.view.hand_number} is over`;
+  $("banner-title").textContent = state.match_over ? _("The match is over") : _("Hand {hand} is over", { hand: last ? last.hand : state.view.hand_number });
   let text = state.match_over ? resultText() : last ? howEnded(last, true) : "";
   if (!state.match_over && last) {
-    text += " This hand: " + last.scores.map((s, i) => `${scoreName(i)} ${s.total}`).join(", ") + ".";
+    text += " " + _("This hand: {scores}.", { scores: last.scores.map((s, i) => `${scoreName(i)} ${number(s.total)}`).join(", ") });
   }
   $("banner-text").textContent = text;
   $("btn-deal").hidden = !(!state.match_over && seated);
@@ -983,7 +1060,7 @@ function updateCountdown() {
   let text = "";
   if (state && state.hand_over && !state.match_over && state.auto_deal_at) {
     const s = Math.max(0, Math.ceil(state.auto_deal_at - Date.now() / 1000));
-    text = `The next hand is dealt in ${s} s`;
+    text = ngettext("The next hand is dealt in {n} second", "The next hand is dealt in {n} seconds", s);
   }
   $("countdown").textContent = text;
   $("countdown2").textContent = text;
@@ -1000,10 +1077,10 @@ function render() {
   showPace();
   if (waiting) {
     const open = state.players.filter((p) => p.kind === "open" || (p.kind === "reserved")).map((p) => p.name);
-    $("waiting-title").textContent = state.status === "open" ? "Waiting for players" : "Waiting for the first deal";
+    $("waiting-title").textContent = state.status === "open" ? _("Waiting for players") : _("Waiting for the first deal");
     $("waiting-text").textContent = state.status === "open"
-      ? `The table starts when every seat is taken. Still free: ${open.join(", ")}. Use Invite to share the link.`
-      : "The cards are dealt as soon as every player's browser has added its share of randomness (see Fair deals). This takes a moment.";
+      ? _("The table starts when every seat is taken. Still free: {names}. Use Invite to share the link.", { names: open.join(", ") })
+      : _("The cards are dealt as soon as every player's browser has added its share of randomness (see Fair deals). This takes a moment.");
     return;
   }
   const key = v.hand.join(" ");
@@ -1018,14 +1095,14 @@ function render() {
   renderBanner();
   const seat = state.seat;
   const myTurn = seat >= 0 && v.to_move === seat && !state.hand_over && state.status === "playing";
-  $("me-name").textContent = seat >= 0 ? `${playerName(seat)} (you)` : "You are watching";
-  $("me-info").textContent = seat >= 0 ? `${v.hand.length} cards` + (myTurn ? " · your move" : "") : "";
+  $("me-name").textContent = seat >= 0 ? _("{name} (you)", { name: playerName(seat) }) : _("You are watching");
+  $("me-info").textContent = seat >= 0 ? ngettext("{n} card", "{n} cards", v.hand.length) + (myTurn ? " · " + _("your move") : "") : "";
   const mine = lastMoves()[seat];
-  $("me-last").textContent = mine ? `your last move: ${moveWords(mine)}` : "";
+  $("me-last").textContent = mine ? _("your last move: {move}", { move: moveWords(mine) }) : "";
   $("dock").classList.toggle("my-turn", myTurn);
   $("btn-ask").hidden = !hasPartner();
   $("btn-undo").disabled = !state.undoable;
-  $("btn-undo").title = state.undoable ? "take back your last meld of this turn" : "only melds laid in this turn can be taken back";
+  $("btn-undo").title = state.undoable ? _("take back your last meld of this turn") : _("only melds laid in this turn can be taken back");
   $("btn-hint").disabled = !myTurn;
   $("btn-group").disabled = !myTurn;
   $("ask-modal").hidden = !(myTurn && v.phase === "answer");
@@ -1039,7 +1116,7 @@ function render() {
   }
   if (!$("sheet-modal").hidden) showSheet(); // keep it current
   if (!$("fair-modal").hidden) renderFair();
-  $("deadline").textContent = state.deadline ? `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s` : "";
+  $("deadline").textContent = state.deadline ? timerText() : "";
   if (seat >= 0) requestChecks();
   requestAnimationFrame(fitMelds); // the banner and the hand change the room the melds have
 }
@@ -1170,7 +1247,7 @@ function fly(f, dur, delay) {
 
 setInterval(() => {
   if (!state) return;
-  if (state.deadline) $("deadline").textContent = `turn timer: ${Math.max(0, Math.round(state.deadline - Date.now() / 1000))} s`;
+  if (state.deadline) $("deadline").textContent = timerText();
   updateCountdown();
 }, 500);
 
