@@ -66,40 +66,29 @@ from canasta.moves import (
 )
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore, score_side
+from canasta.state import ASK_NAMES as ASK_NAMES
+from canasta.state import PHASE_NAMES as PHASE_NAMES
+from canasta.state import Ask, HandState, Phase, copy_state, restore, snapshot
 
-# phases
-DRAW_PHASE: Final = 0
-MELD_PHASE: Final = 1
-ANSWER_PHASE: Final = 2
-FINAL_PHASE: Final = 3  # C-O4: red three drawn as last card, may meld, then 'end'
-OVER: Final = 4
-PHASE_NAMES: Final = ("draw", "meld", "answer", "final", "over")
-
-# state of "may I go out?" in the current turn
-ASK_NONE: Final = 0
-ASK_PENDING: Final = 1
-ASK_YES: Final = 2
-ASK_NO: Final = 3
-ASK_NAMES: Final = ("none", "pending", "yes", "no")
-
-_STATE_FIELDS: Final = (
-    "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
-    "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
-    "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-    "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards", "draw_mode",
-)
+# phases and the state of "may I go out?" (kept under their old names)
+DRAW_PHASE: Final = Phase.DRAW
+MELD_PHASE: Final = Phase.MELD
+ANSWER_PHASE: Final = Phase.ANSWER
+FINAL_PHASE: Final = Phase.FINAL  # C-O4: red three drawn as last card, may meld, then 'end'
+OVER: Final = Phase.OVER
+ASK_NONE: Final = Ask.NONE
+ASK_PENDING: Final = Ask.PENDING
+ASK_YES: Final = Ask.YES
+ASK_NO: Final = Ask.NO
 
 
-class Game:
-    """One hand of Canasta under a :class:`RuleSet`."""
+class Game(HandState):
+    """One hand of Canasta under a :class:`RuleSet`: the :class:`HandState`
+    record plus the hand's fixed facts."""
 
     __slots__ = (
         "rules", "seed", "dealer", "start_scores", "hand_number", "n",
-        "hands", "rc", "hsize", "known", "stock", "pile", "pile_frozen", "melds", "red3",
-        "opened", "turn", "phase", "turn_no", "took_pile", "melded_now", "touched_old",
-        "ask", "has_melded", "added_to_partner", "red3_pending", "went_out", "out_concealed",
-        "end_reason", "side_of", "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards",
-        "draw_mode", "val", "step", "it", "move_stack", "_snapshots", "_result",
+        "val", "step", "it", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -246,7 +235,7 @@ class Game:
     def side_canastas(self, side: int) -> int:
         return self.ncan[side]
 
-    def _recount_canastas(self) -> None:
+    def recount_canastas(self) -> None:
         """Canastas per side, from the melds (and the Italian canastas set aside)."""
         self.ncan = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) + len(self.closed[i])
                      for i, d in enumerate(self.melds)]
@@ -395,17 +384,14 @@ class Game:
                 self._lay_out_red_threes(s)
             else:
                 self.red3_pending[s] = True
-        self._begin_turn((self.dealer + 1) % n, first=True)
+        self.begin_turn((self.dealer + 1) % n, first=True)
 
-    def _add_to_hand(self, seat: int, c: Card, known: bool = False) -> None:
+    def add_to_hand(self, seat: int, c: Card, known: bool = False) -> None:
         self.hands[seat][c] += 1
         self.rc[seat][CARD_RANK[c]] += 1
         self.hsize[seat] += 1
         if known:
             self.known[seat][c] += 1
-
-    def _take_from_hand(self, seat: int, c: Card) -> None:
-        self._remove(seat, c)
 
     def _lay_out_red_threes(self, seat: int) -> None:
         hand = self.hands[seat]
@@ -415,9 +401,9 @@ class Game:
                 self.rc[seat][THREE] -= 1
                 self.hsize[seat] -= 1
                 self.red3[seat].append(c)
-                self._draw_cards(seat, 1)
+                self.draw_cards(seat, 1)
 
-    def _draw_cards(self, seat: int, count: int) -> bool:
+    def draw_cards(self, seat: int, count: int) -> bool:
         """Draw ``count`` cards, laying out and replacing red threes (A.4.3).
         Returns False when the last stock card drawn was a red three (A.13.1)."""
         stock = self.stock
@@ -438,7 +424,7 @@ class Game:
 
     # ------------------------------------------------------------------ turns
 
-    def _begin_turn(self, seat: int, first: bool = False) -> None:
+    def begin_turn(self, seat: int, first: bool = False) -> None:
         self.turn = seat
         self.phase = DRAW_PHASE
         self.turn_no += 1
@@ -452,9 +438,9 @@ class Game:
             self.red3_pending[seat] = False
             self._lay_out_red_threes(seat)
         if not self.stock and self.it and self.rules.empty_stock == "hand_ends":
-            self._end_hand("the stock ran out")
+            self.end_hand("the stock ran out")
         elif not self.stock and not self._any_take():
-            self._end_hand("the stock ran out and the pile could not be taken")
+            self.end_hand("the stock ran out and the pile could not be taken")
 
     def _end_turn(self) -> None:
         s = self.turn
@@ -462,9 +448,9 @@ class Game:
             self.has_melded[s] = True
         if self.touched_old:
             self.added_to_partner[s] = True
-        self._begin_turn((s + self.step) % self.n)
+        self.begin_turn((s + self.step) % self.n)
 
-    def _end_hand(self, reason: str) -> None:
+    def end_hand(self, reason: str) -> None:
         self.phase = OVER
         self.end_reason = reason
         self._result = None
@@ -472,21 +458,10 @@ class Game:
     # ------------------------------------------------------------------ push / pop
 
     def _snapshot(self) -> tuple[object, ...]:
-        return (
-            [h[:] for h in self.hands], [x[:] for x in self.rc], self.hsize[:],
-            [k[:] for k in self.known], self.stock[:], self.pile[:], self.pile_frozen,
-            [{r: m.copy() for r, m in d.items()} for d in self.melds], [x[:] for x in self.red3],
-            self.opened[:], self.turn, self.phase, self.turn_no, self.took_pile, self.melded_now,
-            self.touched_old, self.ask, self.has_melded[:], self.added_to_partner[:],
-            self.red3_pending[:], self.went_out, self.out_concealed, self.end_reason,
-            self.side_of[:], self.lone, self.ncan[:],
-            [[m.copy() for m in x] for x in self.closed], self.hidden[:], self.clean_turn, self.cut_cards[:],
-            self.draw_mode,
-        )
+        return snapshot(self)
 
     def _restore(self, snap: tuple[object, ...]) -> None:
-        for name, value in zip(_STATE_FIELDS, snap, strict=True):
-            setattr(self, name, value)
+        restore(self, snap)
         self._result = None
 
     def push(self, move: Move | str) -> None:
@@ -546,7 +521,8 @@ class Game:
         g.val = self.val
         g.step = self.step
         g.it = self.it
-        g._restore(self._snapshot())
+        copy_state(self, g)
+        g._result = None
         g.move_stack = self.move_stack[:] if stack else []
         g._snapshots = list(self._snapshots) if stack else []
         return g
@@ -634,7 +610,7 @@ class Game:
 
     # -- helpers shared by plans
 
-    def _holds(self, seat: int, cards: Sequence[Card]) -> None:
+    def holds(self, seat: int, cards: Sequence[Card]) -> None:
         hand = self.hands[seat]
         need: dict[int, int] = {}
         for c in cards:
@@ -698,7 +674,7 @@ class Game:
             raise refuse("ONE_CARD_PILE")
         top = self.pile[-1]
         rt = CARD_RANK[top]
-        g0, extras, all_cards, n0, w0 = self._read_take(move, pozzo=False)
+        g0, extras, all_cards, n0, w0 = self.read_take(move, pozzo=False)
         existing = self.melds[side].get(rt)
         if self.pile_frozen_for(side):
             if n0 < 2:
@@ -727,7 +703,7 @@ class Game:
         self._check_hand_after(seat, left, canastas)
         return (rt, tuple(g0), groups)
 
-    def _read_take(self, move: Move, pozzo: bool
+    def read_take(self, move: Move, pozzo: bool
                    ) -> tuple[Group, tuple[Group, ...], list[Card], int, int]:
         """The cards of a take move: the group shown with the top card, the further
         groups, all cards (checked to be held), and the group's naturals and wilds."""
@@ -739,7 +715,7 @@ class Game:
         g0 = group_cards(head)
         extras = move.groups[1:]
         all_cards = list(g0) + [c for g in extras for c in group_cards(g)]
-        self._holds(self.turn, all_cards)
+        self.holds(self.turn, all_cards)
         n0 = w0 = 0
         for c in g0:
             if IS_WILD[c]:
@@ -833,7 +809,7 @@ class Game:
         if not move.groups:
             raise refuse("EMPTY_MELD")
         all_cards = [c for g in move.groups for c in group_cards(g)]
-        self._holds(seat, all_cards)
+        self.holds(seat, all_cards)
         left = self.hsize[seat] - len(all_cards)
         remaining = self.hands[seat][:]
         groups = self._plan_groups(seat, side, move.groups, remaining, going_out_ok=left <= 1 and not final)
@@ -867,7 +843,7 @@ class Game:
         if len(move.groups) != 1 or len(move.groups[0]) != 1:
             raise refuse("DISCARD_ONE")
         c = move.groups[0][0]
-        self._holds(seat, [c])
+        self.holds(seat, [c])
         if self.draw_mode == 1 and not self.opened[self.side_of[seat]]:
             raise refuse("MUST_OPEN")
         left = self.hsize[seat] - 1
@@ -906,13 +882,13 @@ class Game:
             if self.rules.opening_draws_one and not self.opened[self.side_of[seat]]:
                 self.draw_mode = 1 if kind == OPEN else 2
                 count = 1 if kind == OPEN else count
-            if not self._draw_cards(seat, count):
+            if not self.draw_cards(seat, count):
                 if self.it:
-                    self._end_hand("the stock ran out")
+                    self.end_hand("the stock ran out")
                 elif self.rules.red_three_last_card_may_meld:
                     self.phase = FINAL_PHASE
                 else:
-                    self._end_hand("a red three was drawn as the last card of the stock")
+                    self.end_hand("a red three was drawn as the last card of the stock")
                 return
             self.phase = MELD_PHASE
         elif kind == MELD:
@@ -930,7 +906,7 @@ class Game:
         elif kind == DISCARD:
             assert isinstance(plan, int)
             c = plan
-            self._remove(seat, c)
+            self.remove_card(seat, c)
             self.pile.append(c)
             if IS_WILD[c] or (IS_BLACK_THREE[c] and self.rules.black_three_freezes):
                 self.pile_frozen = True
@@ -945,7 +921,7 @@ class Game:
                 if italian.take(self, seat, rt, g0, groups):
                     self.phase = MELD_PHASE
                 else:
-                    self._end_hand("the stock ran out")
+                    self.end_hand("the stock ran out")
             else:
                 self._take(seat, rt, list(g0), groups)
         elif kind == ASK:
@@ -956,11 +932,11 @@ class Game:
             self.phase = MELD_PHASE
         elif kind == END:
             if self.phase == FINAL_PHASE:
-                self._end_hand("a red three was drawn as the last card of the stock")
+                self.end_hand("a red three was drawn as the last card of the stock")
             else:
-                self._end_hand("the stock ran out and the player did not take the pile")
+                self.end_hand("the stock ran out and the player did not take the pile")
 
-    def _remove(self, seat: int, c: Card) -> None:
+    def remove_card(self, seat: int, c: Card) -> None:
         hand = self.hands[seat]
         hand[c] -= 1
         self.rc[seat][CARD_RANK[c]] -= 1
@@ -986,7 +962,7 @@ class Game:
                 m.add(extra)
                 extra = -1
             for c in cards:
-                self._remove(seat, c)
+                self.remove_card(seat, c)
                 m.add(c)
             if before < CANASTA_SIZE <= m.naturals + m.deuces + m.jokers and r != THREE:
                 self.ncan[side] += 1
@@ -1035,7 +1011,7 @@ class Game:
         self.melds[drop] = {}
         self.opened[keep] = self.opened[keep] or self.opened[drop]
         self.opened[drop] = False
-        self._recount_canastas()
+        self.recount_canastas()
         for s in others:
             self.side_of[s] = keep
 
@@ -1050,7 +1026,7 @@ class Game:
         )
         if self.melded_now:
             self.has_melded[seat] = True
-        self._end_hand("went out")
+        self.end_hand("went out")
 
     # ------------------------------------------------------------------ scoring
 

@@ -93,7 +93,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
             taken.append(lifted.pop())
     g.stock = (rest + lifted)[::-1]  # the lifted packet goes under; the stock's top is its end
     for c in taken:
-        g._add_to_hand(cutter, c, known=True)
+        g.add_to_hand(cutter, c, known=True)
     g.cut_cards = taken
     quota = [r.hand_size] * n
     if r.cut_wilds == "counts_toward_15":
@@ -103,12 +103,12 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
         for k in range(1, n + 1):
             s = (g.dealer + k * g.step) % n
             if i < quota[s]:
-                g._add_to_hand(s, stock.pop())
+                g.add_to_hand(s, stock.pop())
     for k in range(1, n + 1):
         s = (g.dealer + k * g.step) % n
         lay_out_dealt_red_threes(g, s)
     form_pozzo(g, rng)
-    g._begin_turn((g.dealer + g.step) % n, first=True)
+    g.begin_turn((g.dealer + g.step) % n, first=True)
 
 
 def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
@@ -117,14 +117,14 @@ def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
     bottom = g.rules.dealt_red_three_replacement == "bottom_of_stock"
     for c in (5, 6):
         while hand[c]:
-            g._take_from_hand(seat, c)
+            g.remove_card(seat, c)
             g.red3[seat].append(c)
             while g.stock:
                 new = g.stock.pop(0) if bottom else g.stock.pop()
                 if IS_RED_THREE[new]:
                     g.red3[seat].append(new)
                     continue
-                g._add_to_hand(seat, new)
+                g.add_to_hand(seat, new)
                 break
 
 
@@ -384,7 +384,7 @@ def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     if not move.groups:
         raise refuse("EMPTY_MELD.italian")
     cards = [c for grp in move.groups for c in group_cards(grp)]
-    g._holds(seat, cards)
+    g.holds(seat, cards)
     left = g.hands[seat][:]
     for c in cards:
         left[c] -= 1
@@ -417,7 +417,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
         for other in range(g.num_sides):
             if (other == side) == own and any(m.rank == rt for m in g.closed[other]):
                 raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
-    g0, extras, all_cards, n0, w0 = g._read_take(move, pozzo=True)
+    g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=True)
     existing = g.melds[side].get(rt)
     frozen = g.pile_frozen
     need_nat = r.frozen_pozzo_naturals if frozen else 2
@@ -482,7 +482,7 @@ def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1)
             m.add(extra)
             extra = -1
         for c in cards:
-            g._take_from_hand(seat, c)
+            g.remove_card(seat, c)
             m.add(c)
         if m.size >= CANASTA_SIZE and key != THREE:
             del melds[key]
@@ -505,17 +505,17 @@ def take(g: Game, seat: int, rt: int, g0: Sequence[Card], plans: list[GroupPlan]
         for i, c in enumerate(g.pile):
             if IS_RED_THREE[c]:
                 g.red3[seat].append(c)
-                if r.red_three_in_pozzo == "replaced" and not g._draw_cards(seat, 1):
+                if r.red_three_in_pozzo == "replaced" and not g.draw_cards(seat, 1):
                     return False
             else:
-                g._add_to_hand(seat, c, known=not lo <= i < hi)
+                g.add_to_hand(seat, c, known=not lo <= i < hi)
         g.pile.clear()
         g.hidden = [0, 0]
     g.pile_frozen = False
     g.took_pile = True
     if not was_open and g.rules.opening_must_be_clean(g.minimum(seat)):
         g.clean_turn = True
-    return g._draw_cards(seat, 1)
+    return g.draw_cards(seat, 1)
 
 
 # ---------------------------------------------------------------------------- generation

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from canasta.cards import (
@@ -37,6 +37,7 @@ from canasta.errors import CanastaError, NotationError, PositionError
 from canasta.game import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, Game
 from canasta.melds import Meld
 from canasta.rules import RuleSet
+from canasta.state import WRITTEN
 
 FORMAT: Final = "canasta-position/1"
 
@@ -59,54 +60,46 @@ def _strs(cards: Sequence[Card]) -> list[str]:
     return [card_str(c) for c in cards]
 
 
+def _meld_json(m: Meld) -> dict[str, Any]:
+    return {"cards": _strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
+
+
+def _closed_json(m: Meld) -> dict[str, Any]:
+    return {"cards": _strs(m.cards), "owner": m.owner, "turn": m.turn}
+
+
+#: how a state field that is not a plain value or list of values is written
+_WRITERS: Final[dict[str, Callable[[Game, Any], Any]]] = {
+    "phase": lambda g, v: PHASE_NAMES[v],
+    "ask": lambda g, v: ASK_NAMES[v],
+    "hands": lambda g, v: [_strs(g.hand(s)) for s in range(g.n)],
+    "known": lambda g, v: [_strs([c for c in range(NUM_CARDS) for _ in range(k[c])]) for k in v],
+    "red3": lambda g, v: [_strs(x) for x in v],
+    "melds": lambda g, v: [[_meld_json(m) for m in side.values()] for side in v],
+    "closed": lambda g, v: [[_closed_json(m) for m in side] for side in v],
+    "pile": lambda g, v: _strs(v),
+    "cut_cards": lambda g, v: _strs(v),
+    "stock": lambda g, v: _strs(v[::-1]),  # top first
+}
+
+
 def position_of(game: Game) -> dict[str, Any]:
-    """The whole table as a JSON-ready mapping."""
+    """The whole table as a JSON-ready mapping: the hand's fixed facts, then
+    every written field of the state record (:data:`canasta.state.WRITTEN`)."""
     g = game
-    return {
+    out: dict[str, Any] = {
         "format": FORMAT,
         "rules": g.rules.to_dict(),
         "seed": g.seed,
         "hand_number": g.hand_number,
         "dealer": g.dealer,
         "scores": list(g.start_scores),
-        "turn": g.turn,
-        "phase": PHASE_NAMES[g.phase],
-        "turn_number": g.turn_no,
-        "hands": [_strs(g.hand(s)) for s in range(g.n)],
-        "known": [_strs([c for c in range(NUM_CARDS) for _ in range(g.known[s][c])]) for s in range(g.n)],
-        "red_threes": [_strs(x) for x in g.red3],
-        "opened": list(g.opened),
-        "melds": [
-            [
-                {"cards": _strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
-                for m in side.values()
-            ]
-            for side in g.melds
-        ],
-        "closed": [
-            [{"cards": _strs(m.cards), "owner": m.owner, "turn": m.turn} for m in side]
-            for side in g.closed
-        ],
-        "pile": _strs(g.pile),
-        "pile_frozen": g.pile_frozen,
-        "pozzo_hidden": list(g.hidden),
-        "clean_turn": g.clean_turn,
-        "draw_mode": g.draw_mode,
-        "cut_cards": _strs(g.cut_cards),
-        "stock": _strs(g.stock[::-1]),
-        "took_pile": g.took_pile,
-        "melded_this_turn": g.melded_now,
-        "touched_old_melds": g.touched_old,
-        "ask": ASK_NAMES[g.ask],
-        "has_melded": list(g.has_melded),
-        "added_to_partner": list(g.added_to_partner),
-        "red_threes_pending": list(g.red3_pending),
-        "side_of": list(g.side_of),
-        "lone": g.lone,
-        "went_out": g.went_out,
-        "concealed_out": g.out_concealed,
-        "end_reason": g.end_reason,
     }
+    for attr, name in WRITTEN:
+        value = getattr(g, attr)
+        writer = _WRITERS.get(attr)
+        out[name] = writer(g, value) if writer else (list(value) if isinstance(value, list) else value)
+    return out
 
 
 def position_json(game: Game) -> str:
@@ -257,7 +250,7 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
             if g.opened[side] and not flag:
                 raise PositionError(f"side {side} has melds on the table, so it has opened")
             g.opened[side] = flag
-    g._recount_canastas()
+    g.recount_canastas()
     pile = take(_cards(data.get("pile", []), "pile"))
     g.pile = pile
     hidden = data.get("pozzo_hidden", [0, 0])

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from canasta.cards import (
     CARD_RANK,
@@ -35,8 +35,10 @@ from canasta.cards import (
 )
 from canasta.errors import PositionError
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
+from canasta.melds import WILD_MELD, Meld, meld_from_cards
 from canasta.position import _cards
 from canasta.rules import RuleSet
+from canasta.state import STATE_FIELDS
 
 
 @dataclass(frozen=True)
@@ -285,49 +287,39 @@ def seat_view(game: Game, seat: int) -> SeatView:
     return _view(game, seat)
 
 
+#: how a public state field is copied out into a view (default: a tuple, or the value)
+_OUT: Final[dict[str, Callable[[Game, Any], Any]]] = {
+    "phase": lambda g, v: PHASE_NAMES[v],
+    "ask": lambda g, v: ASK_NAMES[v],
+    "known": lambda g, v: tuple(tuple(c for c in range(NUM_CARDS) for _ in range(k[c])) for k in v),
+    "red3": lambda g, v: tuple(tuple(x) for x in v),
+    "melds": lambda g, v: tuple(tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
+                                for side in v),
+    "closed": lambda g, v: tuple(tuple(tuple(m.cards) for m in side) for side in v),
+    "pile": lambda g, v: tuple(None if g.hidden[0] <= i < g.hidden[1] else c for i, c in enumerate(v)),
+}
+#: the public fields of the state record, as (attribute, view field, copier)
+_PUBLIC: Final = tuple((f.name, f.metadata["name"], _OUT.get(f.name)) for f in STATE_FIELDS
+                       if f.metadata["name"] and f.metadata["seen"] == "public")
+
+
 def _view(game: Game, seat: int) -> SeatView:
     g = game
+    data: dict[str, Any] = {}
+    for attr, name, out in _PUBLIC:
+        value = getattr(g, attr)
+        data[name] = out(g, value) if out else (tuple(value) if isinstance(value, list) else value)
     return SeatView(
         rules=g.rules,
         seat=seat,
         hand_number=g.hand_number,
         dealer=g.dealer,
         scores=tuple(g.start_scores),
-        turn=g.turn,
         to_move=g.to_move,
-        phase=PHASE_NAMES[g.phase],
-        turn_number=g.turn_no,
         hand=tuple(g.hand(seat)) if seat >= 0 else (),
         hand_sizes=tuple(g.hsize),
-        known=tuple(
-            tuple(c for c in range(NUM_CARDS) for _ in range(g.known[s][c])) for s in range(g.n)
-        ),
-        red_threes=tuple(tuple(x) for x in g.red3),
-        melds=tuple(
-            tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
-            for side in g.melds
-        ),
-        pile=tuple(None if g.hidden[0] <= i < g.hidden[1] else c for i, c in enumerate(g.pile)),
-        pile_frozen=g.pile_frozen,
         stock_size=len(g.stock),
-        side_of=tuple(g.side_of),
-        lone=g.lone,
-        took_pile=g.took_pile,
-        melded_this_turn=g.melded_now,
-        touched_old_melds=g.touched_old,
-        ask=ASK_NAMES[g.ask],
-        has_melded=tuple(g.has_melded),
-        added_to_partner=tuple(g.added_to_partner),
-        red_threes_pending=tuple(g.red3_pending),
-        went_out=g.went_out,
-        concealed_out=g.out_concealed,
-        end_reason=g.end_reason,
-        closed=tuple(tuple(tuple(m.cards) for m in side) for side in g.closed),
-        pozzo_hidden=(g.hidden[0], g.hidden[1]),
-        clean_turn=g.clean_turn,
-        cut_cards=tuple(g.cut_cards),
-        draw_mode=g.draw_mode,
-        opened=tuple(g.opened),
+        **data,
     )
 
 
@@ -373,18 +365,17 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
 
 def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_first: list[Card]) -> Game:
     """A game from a view and the hidden cards it lacks, built directly."""
-    from canasta.game import PHASE_NAMES as PHASES
-    from canasta.melds import Meld, meld_from_cards
-
     g = Game(view.rules, 0, dealer=view.dealer, scores=view.scores, hand_number=view.hand_number, deal=False)
-    g.side_of = list(view.side_of)
-    g.lone = view.lone
+    for attr, name, _ in _PUBLIC:  # the plain fields, by field; the others below
+        if attr not in _OUT:
+            value = getattr(view, name)
+            setattr(g, attr, list(value) if isinstance(value, tuple) else value)
     g.turn = view.turn
-    g.phase = PHASES.index(view.phase)
-    g.turn_no = view.turn_number
+    g.phase = PHASE_NAMES.index(view.phase)
+    g.ask = ASK_NAMES.index(view.ask)
     for s, cards in enumerate(hands):
         for c in cards:
-            g._add_to_hand(s, c)
+            g.add_to_hand(s, c)
         for c in view.known[s]:
             g.known[s][c] += 1
     g.red3 = [list(x) for x in view.red_threes]
@@ -392,8 +383,6 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
         for meld_cards, concealed, owner, turn in side_melds:
             m = meld_from_cards(meld_cards, concealed)
             if m.rank < 0:  # a meld of wild cards only (Italian)
-                from canasta.melds import WILD_MELD
-
                 m.rank = WILD_MELD
             m.owner, m.turn = owner, turn
             g.melds[side][m.rank] = m
@@ -403,26 +392,11 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
             for c in canasta_cards:
                 closed.add(c)
             ranks = {c // 4 for c in canasta_cards if c != 52 and 2 <= c // 4 <= 12}
-            closed.rank = ranks.pop() if ranks else 14
+            closed.rank = ranks.pop() if ranks else WILD_MELD
             g.closed[side].append(closed)
     g.opened = list(view.opened) if view.opened else [bool(g.melds[i]) or bool(g.closed[i])
                                                       for i in range(len(g.melds))]
-    g._recount_canastas()
+    g.recount_canastas()
     g.pile = pile
-    g.pile_frozen = view.pile_frozen
-    g.hidden = list(view.pozzo_hidden)
     g.stock = stock_top_first[::-1]
-    g.took_pile = view.took_pile
-    g.melded_now = view.melded_this_turn
-    g.touched_old = view.touched_old_melds
-    g.ask = ASK_NAMES.index(view.ask)
-    g.has_melded = list(view.has_melded)
-    g.added_to_partner = list(view.added_to_partner)
-    g.red3_pending = list(view.red_threes_pending)
-    g.went_out = view.went_out
-    g.out_concealed = view.concealed_out
-    g.end_reason = view.end_reason
-    g.clean_turn = view.clean_turn
-    g.cut_cards = list(view.cut_cards)
-    g.draw_mode = view.draw_mode
     return g

@@ -1,0 +1,152 @@
+"""The state of one hand, as one record (in the spirit of pgx's ``State``).
+
+:class:`HandState` lists every field that changes during a hand, once, with how
+it is copied (``copy``), the name it has in positions and seat views
+(``name``), who may see it (``seen``) and which rule family it belongs to
+(``part``: the shared part, or the Italian part).  Everything else is derived
+from this list by field:
+
+* :func:`snapshot` / :func:`restore` (``push`` / ``pop``) and :func:`copy_state`
+  (``Game.copy``) are generated from it once, at import, as straight-line code
+  (no per-call loop over fields, no magic tuple indices);
+* :mod:`canasta.position` writes and :mod:`canasta.view` copies out the fields
+  by their ``name``.
+
+A new field is written here once (and given a codec in position/view only if
+it is not a plain value or list).  :class:`~canasta.game.Game` *is* a
+``HandState`` plus the hand's fixed facts (rules, seed, dealer, scores).
+
+Phases, the state of "may I go out?" and the Italian draw of an opening turn
+are :class:`~enum.IntEnum` s (ints at run time, so as fast as before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import Field, dataclass, field, fields
+from enum import IntEnum
+from typing import Any, Final
+
+from canasta.cards import Card
+from canasta.melds import Meld
+
+
+class Phase(IntEnum):
+    """Where the player to move is in the turn."""
+
+    DRAW = 0  #: draw from the stock, take the pile, (Italian I-O31) open
+    MELD = 1  #: meld, discard, ask
+    ANSWER = 2  #: the partner answers "may I go out?"
+    FINAL = 3  #: C-O4: a red three drawn as the last stock card: meld, then end
+    OVER = 4  #: the hand is over
+
+
+class Ask(IntEnum):
+    """The state of "may I go out?" in the current turn (A.12.3, B.13.4)."""
+
+    NONE = 0
+    PENDING = 1
+    YES = 2
+    NO = 3
+
+
+class DrawMode(IntEnum):
+    """Italian, I-O31: how an unopened side drew this turn."""
+
+    NORMAL = 0  #: as the rules say (or the side has opened)
+    ANNOUNCED = 1  #: announced an opening and drew one card
+    UNANNOUNCED = 2  #: drew two cards without announcing: may not open this turn
+
+
+PHASE_NAMES: Final = ("draw", "meld", "answer", "final", "over")
+ASK_NAMES: Final = ("none", "pending", "yes", "no")
+
+#: how a field is copied: its code for a field read from ``s``
+_COPY: Final = {
+    "value": "s.{f}",
+    "list": "s.{f}[:]",
+    "rows": "[x[:] for x in s.{f}]",
+    "melds": "[{{k: m.copy() for k, m in d.items()}} for d in s.{f}]",
+    "meld_lists": "[[m.copy() for m in x] for x in s.{f}]",
+}
+
+
+def _m(copy: str, name: str | None, seen: str = "public", part: str = "shared") -> dict[str, Any]:
+    """A state field: ``copy`` (a :data:`_COPY` kind), ``name`` in positions and
+    views (None: derived from other fields, not written), ``seen``: "public",
+    "own" (only the seat's own: hands), "hidden" (nobody: the stock's order),
+    ``part``: "shared" or "italian"."""
+    return {"copy": copy, "name": name, "seen": seen, "part": part}
+
+
+@dataclass(slots=True, init=False, eq=False, repr=False)
+class HandState:
+    """Everything that changes during a hand.  Seats are 0..players-1, sides
+    index ``rules.teams`` (players in cut-throat before the lone hand forms)."""
+
+    # -- the position of play
+    turn: int = field(metadata=_m("value", "turn"))  #: the seat whose turn it is
+    phase: int = field(metadata=_m("value", "phase"))  #: a :class:`Phase`
+    turn_no: int = field(metadata=_m("value", "turn_number"))  #: turns begun in this hand (1 = the first)
+    # -- the cards
+    hands: list[list[int]] = field(metadata=_m("rows", "hands", seen="own"))  #: per seat: count of each card code
+    known: list[list[int]] = field(metadata=_m("rows", "known"))  #: per seat: counts of cards seen entering the hand
+    red3: list[list[Card]] = field(metadata=_m("rows", "red_threes"))  #: per seat: red threes laid out
+    opened: list[bool] = field(metadata=_m("list", "opened"))  #: per side: has made its initial meld / opening
+    melds: list[dict[int, Meld]] = field(metadata=_m("melds", "melds"))  #: per side: open melds by rank (or WILD_MELD)
+    closed: list[list[Meld]] = field(metadata=_m("meld_lists", "closed", part="italian"))  #: per side: canastas set aside
+    pile: list[Card] = field(metadata=_m("list", "pile"))  #: the discard pile / pozzo, bottom first
+    pile_frozen: bool = field(metadata=_m("value", "pile_frozen"))
+    hidden: list[int] = field(metadata=_m("list", "pozzo_hidden", part="italian"))  #: pile[lo:hi] lie face down
+    clean_turn: bool = field(metadata=_m("value", "clean_turn", part="italian"))  #: a clean opening this turn (B.9.2)
+    draw_mode: int = field(metadata=_m("value", "draw_mode", part="italian"))  #: a :class:`DrawMode` (I-O31)
+    cut_cards: list[Card] = field(metadata=_m("list", "cut_cards", part="italian"))  #: wild cards the cutter took (B.3.2)
+    stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden"))  #: the stock, its top card last
+    # -- the turn's flags
+    took_pile: bool = field(metadata=_m("value", "took_pile"))
+    melded_now: bool = field(metadata=_m("value", "melded_this_turn"))
+    touched_old: bool = field(metadata=_m("value", "touched_old_melds"))  #: added to a meld laid before (C-O5)
+    ask: int = field(metadata=_m("value", "ask"))  #: an :class:`Ask`
+    has_melded: list[bool] = field(metadata=_m("list", "has_melded"))  #: per seat, in an earlier turn (C-O5)
+    added_to_partner: list[bool] = field(metadata=_m("list", "added_to_partner"))  #: per seat (C-O5)
+    red3_pending: list[bool] = field(metadata=_m("list", "red_threes_pending"))  #: per seat: dealt red threes not yet laid out
+    side_of: list[int] = field(metadata=_m("list", "side_of"))  #: per seat
+    lone: int = field(metadata=_m("value", "lone"))  #: cut-throat: the lone hand's seat once known, else -1
+    # -- the end
+    went_out: int = field(metadata=_m("value", "went_out"))  #: the seat that went out, else -1
+    out_concealed: bool = field(metadata=_m("value", "concealed_out"))
+    end_reason: str = field(metadata=_m("value", "end_reason"))
+    # -- derived, kept up to date for speed (not written in positions)
+    rc: list[list[int]] = field(metadata=_m("rows", None))  #: per seat: count of each rank held
+    hsize: list[int] = field(metadata=_m("list", None))  #: per seat: cards held
+    ncan: list[int] = field(metadata=_m("list", None))  #: per side: canastas (open and closed)
+
+
+STATE_FIELDS: Final[tuple[Field[Any], ...]] = fields(HandState)
+STATE_NAMES: Final = tuple(f.name for f in STATE_FIELDS)
+#: the fields of the Italian part (Part B); Classic hands leave them at their start values
+ITALIAN_PART: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["part"] == "italian")
+#: (attribute, name in positions and views) of the fields written out
+WRITTEN: Final = tuple((f.name, f.metadata["name"]) for f in STATE_FIELDS if f.metadata["name"])
+
+
+def _compile() -> tuple[Any, Any, Any]:
+    reads = [_COPY[f.metadata["copy"]].format(f=f.name) for f in STATE_FIELDS]
+    targets = ", ".join(f"s.{n}" for n in STATE_NAMES)
+    src = (
+        "def snapshot(s):\n    return (" + ", ".join(reads) + ",)\n\n"
+        "def restore(s, t):\n    " + targets + " = t\n\n"
+        "def copy_state(s, d):\n" + "".join(f"    d.{n} = {r}\n" for n, r in zip(STATE_NAMES, reads, strict=True))
+    )
+    space: dict[str, Any] = {}
+    exec(compile(src, "<canasta.state>", "exec"), space)  # generated from STATE_FIELDS only
+    return space["snapshot"], space["restore"], space["copy_state"]
+
+
+_FUNCS = _compile()
+#: An independent copy of the state, for :func:`restore` (``push``).
+snapshot: Final[Callable[[HandState], tuple[object, ...]]] = _FUNCS[0]
+#: Put back a :func:`snapshot` (``pop``); the snapshot is consumed.
+restore: Final[Callable[[HandState, tuple[object, ...]], None]] = _FUNCS[1]
+#: Give the second state an independent copy of the first's (``Game.copy``).
+copy_state: Final[Callable[[HandState, HandState], None]] = _FUNCS[2]
