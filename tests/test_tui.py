@@ -34,6 +34,7 @@ from canasta.tui.app import (
     TableScreen,
     build_table,
 )
+from canasta.tui.render import move_words
 from canasta.tui.widgets import HandView
 
 
@@ -242,7 +243,7 @@ async def test_hints_show_the_hint_bots_move(tmp_path: Path, table: Table) -> No
             if "Hint (basic bot)" in _text(app, "#status"):
                 break
         status = _text(app, "#status")
-        assert f"Hint (basic bot): {table.hint(0)}" in status
+        assert f"Hint (basic bot): {move_words(table.hint(0))}" in status
         await pilot.press("h")
         assert "Hint" not in _text(app, "#status")
 
@@ -257,7 +258,7 @@ async def test_rules_and_help_screens(tmp_path: Path) -> None:
         await pilot.press("r")
         assert isinstance(app.screen, InfoScreen)
         body = "".join(plain(w.content) for w in app.screen.query(Static))
-        assert "HOUSE RULE (sourced default 'no_more_wild_than_natural')" in body
+        assert "HOUSE RULE (sourced default: no more wild than natural)" in body
         assert "C-O14" in body and "SEED-001" in body
         await pilot.press("escape")
         await pilot.press("question_mark")

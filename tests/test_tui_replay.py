@@ -215,9 +215,9 @@ def test_meld_status_and_pile_state_in_words() -> None:
 
 def test_rules_screen_is_generated_from_the_rule_set() -> None:
     text = plain(rules_text(RuleSet.preset("italian-4p", {"I-O27": "on"})))
-    assert "I-O27" in text and "HOUSE RULE (sourced default 'off')" in text
+    assert "I-O27" in text and "Ten canastas of any kind: +2000: on  HOUSE RULE (sourced default: off)" in text
     assert "I-O1 " in text and "(sourced default)" in text
-    assert "3 packs" in text and "15000" in text
+    assert "3 packs" in text and "15,000" in text
 
 
 def test_an_italian_hand_replays_at_every_move_from_every_seat() -> None:

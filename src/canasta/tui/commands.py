@@ -11,44 +11,46 @@ from typing import Any
 
 from canasta import argtypes
 from canasta.errors import CanastaError
+from canasta.i18n import N_, _, current
 
-INSTALL_HINT = "the terminal interface needs Textual: pip install 'canasta[play]'"
+INSTALL_HINT = N_("the terminal interface needs Textual: pip install 'canasta[play]'")
 
 
 def configure_play(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", type=argtypes.rules, metavar="PRESET|FILE",
-                        help="a preset (classic-4p, italian-4p, ...) or a .toml/.json rules file")
-    parser.add_argument("--seed", type=argtypes.whole, help="the match seed (default: random)")
+                        help=_("a preset (classic-4p, italian-4p, ...) or a .toml/.json rules file"))
+    parser.add_argument("--seed", type=argtypes.whole, help=_("the match seed (default: random)"))
     parser.add_argument("--bots", metavar="LEVEL,...",
-                        help="the other seats' levels in order: random, basic, advanced, expert "
-                             "(one level for all, or one per seat)")
-    parser.add_argument("--target", type=argtypes.whole, help="the match target score (default: the rules' target)")
-    parser.add_argument("--name", default="South", help="your name at the table")
-    parser.add_argument("--resume", metavar="FILE", help="continue a saved game (.json written by the app)")
+                        help=_("the other seats' levels in order: random, basic, advanced, expert "
+                               "(one level for all, or one per seat)"))
+    parser.add_argument("--target", type=argtypes.whole, help=_("the match target score (default: the rules' target)"))
+    parser.add_argument("--name", default="South", help=_("your name at the table (default: South)"))
+    parser.add_argument("--resume", metavar="FILE", help=_("continue a saved game (.json written by the app)"))
     parser.add_argument("--save-dir", metavar="DIR",
-                        help="where records (.cgn) and saved games (.json) go "
-                             "(default: $XDG_DATA_HOME/canasta/games or ~/.local/share/canasta/games)")
+                        help=_("where records (.cgn) and saved games (.json) go "
+                               "(default: $XDG_DATA_HOME/canasta/games or ~/.local/share/canasta/games)"))
     parser.add_argument("--delay", type=argtypes.seconds, default=0.6, metavar="SECONDS",
-                        help="pause after each bot move so it can be read (default 0.6)")
-    parser.add_argument("--hints", action="store_true", help="start with hints shown (key h toggles)")
+                        help=_("pause after each bot move so it can be read (default 0.6)"))
+    parser.add_argument("--hints", action="store_true", help=_("start with hints shown (key h toggles)"))
     parser.add_argument("--hint-level", default="advanced", choices=("random", "basic", "advanced", "expert"),
-                        help="the bot whose move is suggested as a hint (default advanced)")
+                        help=_("the bot whose move is suggested as a hint (default advanced)"))
     parser.add_argument("--four-colour", action="store_true",
-                        help="four-colour deck: hearts red, diamonds blue, clubs green, spades black")
+                        help=_("four-colour deck: hearts red, diamonds blue, clubs green, spades black"))
 
 
 def configure_replay(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a record file (.cgn)")
-    parser.add_argument("--game", type=argtypes.whole, default=1, help="which game of the file (default 1)")
-    parser.add_argument("--seat", type=argtypes.whole, help="start with the table as this seat saw it (default: face up)")
-    parser.add_argument("--four-colour", action="store_true", help="four-colour deck")
+    parser.add_argument("file", help=_("a record file (.cgn)"))
+    parser.add_argument("--game", type=argtypes.whole, default=1, help=_("which game of the file (default 1)"))
+    parser.add_argument("--seat", type=argtypes.whole,
+                        help=_("start with the table as this seat saw it (default: face up)"))
+    parser.add_argument("--four-colour", action="store_true", help=_("four-colour deck"))
 
 
 def _require_textual() -> None:
     try:
         import textual  # noqa: F401
     except ImportError:
-        raise CanastaError(INSTALL_HINT) from None
+        raise CanastaError(_(INSTALL_HINT)) from None
 
 
 def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
@@ -61,13 +63,13 @@ def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()] if getattr(args, "bots", None) else None
     config = PlayConfig(rules=args.rules, seed=args.seed, bots=bots, target=args.target, name=args.name,
                         save_dir=save_dir or default_save_dir(), delay=args.delay, hints=args.hints,
-                        four_colour=args.four_colour, hint_level=args.hint_level)
+                        four_colour=args.four_colour, hint_level=args.hint_level, lang=current().lang)
     if args.resume:
         path = Path(args.resume).expanduser()
         table = Table.load(path)
         table.hint_level = config.hint_level
         if table.seats[0] is not None:
-            raise CanastaError(f"{path}: seat 0 of this game is a bot, not a person")
+            raise CanastaError(_("{file}: seat 0 of this game is a bot, not a person").format(file=path))
         if save_dir is None:
             config.save_dir = path.parent
         config.resume = path
@@ -94,7 +96,7 @@ def run_play(args: argparse.Namespace) -> int:
     app = CanastaApp(config, table, game_id)
     app.run()
     if app.saved_path is not None:
-        print(f"saved: resume with  canasta play --resume {app.saved_path}")
+        print(_("saved: resume with  {command}").format(command=f"canasta play --resume {app.saved_path}"))
     return 0
 
 
@@ -104,7 +106,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
     replay = load_replay(args.file, args.game)
     if args.seat is not None and not 0 <= args.seat < replay.rules.players:
-        raise CanastaError(f"--seat must be from 0 to {replay.rules.players - 1}")
+        raise CanastaError(_("--seat must be from 0 to {last}").format(last=replay.rules.players - 1))
     app = ReplayApp(replay, seat=args.seat, four_colour=args.four_colour)
     app.run()
     return 0

@@ -19,14 +19,16 @@ from canasta.cards import (
     IS_WILD,
     JOKER,
     RANK_NAMES,
-    RANK_PLURALS,
     SUIT_NAMES,
     Card,
     sort_key,
 )
+from canasta.i18n import _, current, nplural, pgettext
+from canasta.i18n.words import canasta_kind, score_label, seat_name
+from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.view import SeatView, pile_notes
+from canasta.view import SeatView
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: suit colours: two-colour deck (red/black) and four-colour deck (spades black,
@@ -158,15 +160,24 @@ def meld_status(rules: RuleSet, cards: Sequence[Card], concealed: bool) -> str:
     """``natural canasta``, ``mixed canasta (concealed)``, ``5 of 7`` ..."""
     wild = sum(1 for c in cards if IS_WILD[c])
     n = len(cards)
-    natural_word, mixed_word = ("clean", "dirty") if rules.italian else ("natural", "mixed")
     if n >= 7:
-        word = natural_word if wild == 0 else mixed_word
-        text = f"★ {word.upper()} CANASTA"
+        if rules.italian:
+            text = _("★ CLEAN CANASTA") if wild == 0 else _("★ DIRTY CANASTA")
+        else:
+            text = _("★ NATURAL CANASTA") if wild == 0 else _("★ MIXED CANASTA")
     else:
-        text = f"{n} of 7" + (f", {wild} wild" if wild else "")
+        text = _("{n} of 7").format(n=n) + (", " + nplural("{n} wild", "{n} wild", wild) if wild else "")
     if concealed:
-        text += " (laid concealed)"
+        text += " " + _("(laid concealed)")
     return text
+
+
+def rank_title(rank: int | None) -> str:
+    """A meld's name: "Kings" / "Re"; a meld of wild cards only: "Wild cards" / "Matte"."""
+    if rank is None:
+        return _("Wild cards")
+    word = current().rank(rank, 2)
+    return word[:1].upper() + word[1:]
 
 
 def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
@@ -174,8 +185,7 @@ def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
     out: list[Text] = []
     melds = view.melds[side] if side < len(view.melds) else ()
     for cards, concealed, _owner, _turn in sorted(melds, key=lambda m: -(meld_rank(m[0]) or 99)):
-        rank = meld_rank(cards)
-        name = RANK_PLURALS[rank].capitalize() if rank is not None else "Wild cards"
+        name = rank_title(meld_rank(cards))
         line = Text()
         line.append(f"{name:<10}", style="bold")
         line.append_text(cards_text(cards, style))
@@ -184,16 +194,16 @@ def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
         out.append(line)
     closed = view.closed[side] if side < len(view.closed) else ()
     for cards in closed:
-        rank = meld_rank(cards)
-        name = RANK_PLURALS[rank].capitalize() if rank is not None else "Wild cards"
+        name = rank_title(meld_rank(cards))
         wild = any(IS_WILD[c] for c in cards)
-        kind = "dirty" if wild else "clean"
+        text = (_("▣ CLOSED dirty canasta of {n} cards") if wild else
+                _("▣ CLOSED clean canasta of {n} cards")).format(n=len(cards))
         line = Text()
         line.append(f"{name:<10}", style="bold")
-        line.append(f"▣ CLOSED {kind} canasta of {len(cards)} cards", style="bold #000000 on #7fdc7f")
+        line.append(text, style="bold #000000 on #7fdc7f")
         out.append(line)
     if not out:
-        out.append(Text("no melds yet", style="italic"))
+        out.append(Text(_("no melds yet"), style="italic"))
     return out
 
 
@@ -205,18 +215,72 @@ def pile_top(view: SeatView) -> Card | None:
     return None
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def cards_count(n: int) -> str:
+    return nplural("{n} card", "{n} cards", n)
+
+
+def pile_word(view: SeatView) -> str:
+    """What the discard pile is called: the pile / il pozzo (the pozzo in Italian Canasta)."""
+    return _("the pozzo") if view.rules.italian else _("the pile")
+
+
+def pile_notes(view: SeatView) -> list[str]:
+    """The discard pile's (or pozzo's) state in words, for this seat: frozen, blocked,
+    and why, and what it takes to pick it up (A.8, A.9, B.10): canasta.view.pile_notes
+    in the language of the moment."""
+    r = view.rules
+    if not view.pile:
+        return [_("empty")]
+    word = pile_word(view)
+    notes: list[str] = []
+    top = view.pile[-1]
+    mine = view.side >= 0 and bool(view.opened) and not view.opened[view.side]
+    if view.pile_frozen:
+        if r.italian:
+            notes.append(_("FROZEN: a wild card is in it; only {n} natural cards matching the top card take it")
+                         .format(n=r.frozen_pozzo_naturals))
+        else:
+            notes.append(_("FROZEN for everyone: a wild card is in it; only a natural pair matching the top card "
+                           "takes it"))
+    elif mine:
+        notes.append(_("your team must open first (or open in the same turn) to take it") if r.italian else
+                     _("frozen for your side until it has melded: a natural pair matching the top card, with "
+                       "enough for your initial meld, takes it"))
+    if top is None:
+        notes.append(_("the top card is face down"))
+    elif IS_WILD[top]:
+        notes.append(_("BLOCKED: a wild card is on top, so nobody can take {pile} now").format(pile=word))
+    elif IS_BLACK_THREE[top]:
+        notes.append(_("BLOCKED: a black three is on top, so the next player cannot take {pile}").format(pile=word))
+    elif IS_RED_THREE[top]:
+        notes.append(_("BLOCKED: a red three is on top of {pile}").format(pile=word))
+    elif r.italian and r.pozzo_closed_rank_block != "off":
+        own = r.pozzo_closed_rank_block == "own_closed"
+        rank = CARD_RANK[top]
+        for side, closed in enumerate(view.closed):
+            if view.side >= 0 and (side == view.side) == own and any(CARD_RANK[c[0]] == rank for c in closed if c):
+                notes.append((_("BLOCKED for you: your team closed a canasta of {rank}") if own else
+                              _("BLOCKED for you: the other side closed a canasta of {rank}"))
+                             .format(rank=current().rank(rank, 2)))
+    if not notes:
+        notes.append(_("open: a natural pair matching the top card takes it")
+                     if r.italian and r.pozzo_take == "natural_pair_only" else
+                     _("open: a natural pair, one natural card and a wild card, or a meld of the top card's rank "
+                       "takes it"))
+    return notes
 
 
 def pile_panel(view: SeatView, style: Style = Style()) -> Text:
     """The pile's top card, size and state, and the stock size."""
-    pile = Text("Top: ")
+    pile = Text(_("Top: "))
     pile.append_text(pile_face(view, style))
-    pile.append(f"   {plural(len(view.pile), 'card')} in the pile\n", style="bold")
+    pile.append("   " + (nplural("{n} card in the pozzo", "{n} cards in the pozzo", len(view.pile))
+                         if view.rules.italian else
+                         nplural("{n} card in the pile", "{n} cards in the pile", len(view.pile))) + "\n",
+                style="bold")
     for note in pile_notes(view):
         pile.append(f"• {note}\n")
-    pile.append(f"Stock: {plural(view.stock_size, 'card')}", style="bold")
+    pile.append(_("Stock: {cards}").format(cards=cards_count(view.stock_size)), style="bold")
     return pile
 
 
@@ -224,7 +288,7 @@ def pile_face(view: SeatView, style: Style = Style()) -> Text:
     top = pile_top(view) if view.pile else None
     t = Text()
     if not view.pile:
-        t.append("  (empty)  ", style="italic")
+        t.append("  " + _("(empty)") + "  ", style="italic")
     elif top is None:
         t.append(" ▒▒▒ ", style="bold #ffffff on #1f3f8f")
     else:
@@ -249,53 +313,60 @@ def score_slot(view: SeatView, side: int) -> int:
 
 
 def side_score(view: SeatView, side: int) -> str:
+    number = current().number
     if view.rules.cutthroat:
-        return " / ".join(str(view.scores[s]) for s in sides_of(view)[side])
-    return str(view.scores[side]) if side < len(view.scores) else "0"
+        return " / ".join(number(view.scores[s]) for s in sides_of(view)[side])
+    return number(view.scores[side]) if side < len(view.scores) else "0"
 
 
 def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
-    members = " & ".join(names[s] for s in sides_of(view)[side])
+    members = " & ".join(seat_name(names[s]) for s in sides_of(view)[side])
     if view.seat >= 0 and side == view.side:
-        who = "Your side"
+        who = _("Your side")
     elif view.seat >= 0 and len(sides_of(view)) == 2:
-        who = "Their side"
+        who = _("Their side")
     else:
-        who = "Side " + str(side)
+        who = _("Side {n}").format(n=side)
     opened = ""
     if view.opened and side < len(view.opened):
-        opened = ", has melded" if view.opened[side] else ", not melded yet"
-    return f"{who} ({members}): score {side_score(view, side)}, minimum {view.minimum(sides_of(view)[side][0])}{opened}"
+        if view.rules.italian:
+            opened = _(", has opened") if view.opened[side] else _(", not opened yet")
+        else:
+            opened = _(", has melded") if view.opened[side] else _(", not melded yet")
+    return _("{who} ({members}): score {score}, minimum {minimum}{opened}").format(
+        who=who, members=members, score=side_score(view, side), minimum=view.minimum(sides_of(view)[side][0]),
+        opened=opened)
 
 
 def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None],
                hands: Sequence[Sequence[Card]] | None = None, style: Style = Style(),
-               you: str = "you") -> list[Text]:
+               you: str = "") -> list[Text]:
     """One line per seat: who, level, hand size, red threes, whose move."""
     out: list[Text] = []
+    you = you or _("you")
     for s, name in enumerate(names):
         line = Text()
         mover = s == view.to_move and view.phase != "over"
         line.append("▶ " if mover else "  ", style="bold #ffd000")
-        label = name
+        label = seat_name(name)
         if s == view.seat:
             label += f" ({you})"
         elif view.seat >= 0 and view.side_of[s] == view.side:
-            label += " (partner)"
+            label += " (" + _("partner") + ")"
         level = levels[s] if s < len(levels) else None
         if level:
-            label += f" [{level}]"
+            label += f" [{level_name(level)}]"
         line.append(f"{label:<20}", style="bold reverse" if mover else "bold")
-        line.append(f" {plural(view.hand_sizes[s], 'card'):>8}", style="bold")
+        line.append(f" {cards_count(view.hand_sizes[s]):>8}", style="bold")
         if s == view.dealer:
-            line.append("  dealer")
+            line.append("  " + _("dealer"))
         reds = view.red_threes[s]
         if reds:
-            line.append("  red 3s: ")
+            line.append("  " + _("red 3s: "))
             line.append_text(cards_text(reds, style))
         known = view.known[s] if s != view.seat else ()
         if known and hands is None:
-            line.append("  known: ")
+            line.append("  " + _("known: "))
             line.append_text(cards_text(known, style))
         if hands is not None and s != view.seat:
             line.append("\n      ")
@@ -304,97 +375,157 @@ def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None
     return out
 
 
+def level_name(level: str) -> str:
+    """A bot's level in words (``expert:0.5`` keeps its budget)."""
+    base, sep, rest = level.partition(":")
+    words = {"random": pgettext("bot level", "random"), "basic": pgettext("bot level", "basic"),
+             "advanced": pgettext("bot level", "advanced"), "expert": pgettext("bot level", "expert")}
+    return words.get(base, base) + sep + rest
+
+
 def phase_text(view: SeatView, names: Sequence[str]) -> str:
     """Whose move and what is expected, in words."""
-    who = names[view.to_move]
+    from canasta.i18n.words import end_reason
+
+    who = seat_name(names[view.to_move])
     you = view.seat >= 0 and view.to_move == view.seat
-    subject = "Your move" if you else f"{who}'s move"
+    subject = _("Your move") if you else _("{name}'s move").format(name=who)
     if view.phase == "over":
-        return f"The hand is over ({view.end_reason or 'ended'})"
+        return _("The hand is over ({reason})").format(reason=end_reason(view.end_reason or "ended"))
     if view.phase == "draw":
-        what = "draw from the stock or take the pile"
+        what = _("draw from the stock or take the pozzo") if view.rules.italian else _(
+            "draw from the stock or take the pile")
     elif view.phase == "meld":
-        what = "meld, then discard" if view.ask != "pending" else "waiting for the partner's answer"
+        what = _("meld, then discard") if view.ask != "pending" else _("waiting for the partner's answer")
         if view.ask == "yes":
-            what = "your partner said YES: you must go out" if you else "partner said yes: must go out"
+            what = _("your partner said YES: you must go out") if you else _("partner said yes: must go out")
         elif view.ask == "no":
-            what = "your partner said NO: you may not go out" if you else "partner said no"
+            what = _("your partner said NO: you may not go out") if you else _("partner said no")
     elif view.phase == "answer":
-        asker = names[(view.turn) % len(names)] if 0 <= view.turn < len(names) else "your partner"
-        what = f"{asker} asks: may I go out? (yes/no)"
+        asker = seat_name(names[view.turn % len(names)]) if 0 <= view.turn < len(names) else _("your partner")
+        what = _("{name} asks: may I go out? (yes/no)").format(name=asker)
     elif view.phase == "final":
-        what = "last red three drawn: meld, then end the hand"
+        what = _("last red three drawn: meld, then end the hand")
     else:
         what = view.phase
-    return f"{subject}: {what}"
+    return _("{subject}: {what}").format(subject=subject, what=what)
+
+
+def move_text(who: str, move: Move) -> str:
+    """A move as a line of the log, in words: ``West melds 8H 8S 2C`` / ``Ovest cala 8H 8S 2C``
+    (canasta.table.describe_move in the language of the moment; cards in notation)."""
+    from canasta.cards import cards_str
+
+    who = seat_name(who)
+    k = move.kind
+    if k == DRAW:
+        return _("{name} draws").format(name=who)
+    if k == TAKE:
+        first = group_cards(move.groups[0]) if move.groups else ()
+        rest = [cards_str(group_cards(g)) for g in move.groups[1:]]
+        text = (_("{name} takes the pile with {cards}").format(name=who, cards=cards_str(first)) if first else
+                _("{name} takes the pile").format(name=who))
+        if rest:
+            text += ", " + _("melding {cards}").format(cards=", ".join(rest))
+        return text
+    if k == MELD:
+        return _("{name} melds {cards}").format(
+            name=who, cards=", ".join(cards_str(group_cards(g)) for g in move.groups))
+    if k == DISCARD:
+        return _("{name} discards {card}").format(name=who, card=cards_str(group_cards(move.groups[0])))
+    words = {ASK: _("{name} asks: may I go out?"), YES: _("{name} answers: yes"), NO: _("{name} answers: no"),
+             END: _("{name} ends the hand"), OPEN: _("{name} announces an opening")}
+    return words.get(k, "{name}: " + str(move)).format(name=who)
+
+
+def move_words(move: Move) -> str:
+    """A move without its player, for a preview or a hint: "meld 8H 8S 2C" / "cala 8H 8S 2C"."""
+    from canasta.cards import cards_str
+
+    k = move.kind
+    if k in (TAKE, MELD):
+        groups = " + ".join(cards_str(group_cards(g)) for g in move.groups)
+        return (_("take the pile with {cards}") if k == TAKE else _("meld {cards}")).format(cards=groups)
+    if k == DISCARD:
+        return _("discard {card}").format(card=cards_str(group_cards(move.groups[0])))
+    words = {DRAW: _("draw"), ASK: _("ask to go out"), YES: _("answer yes"), NO: _("answer no"),
+             END: _("end the hand"), OPEN: _("announce an opening")}
+    return words.get(k, str(move))
 
 
 # --------------------------------------------------------------- score sheet
 
-SCORE_ROWS = (
-    ("meld_points", "Cards in melds"),
-    ("canasta_bonuses", "Canasta bonuses"),
-    ("red_threes", "Red threes"),
-    ("going_out", "Going out"),
-    ("five_canasta_bonus", "Five-canasta bonus"),
-    ("cards_in_hand", "Cards left in hand"),
-)
+SCORE_ROWS = ("meld_points", "canasta_bonuses", "red_threes", "going_out", "five_canasta_bonus", "cards_in_hand")
 
 
 def score_sheet(scores: Sequence[SideScore], labels: Sequence[str], before: Sequence[int],
                 after: Sequence[int]) -> RichTable:
     """The full breakdown of one hand, side by side, with running totals."""
-    t = RichTable(title="Score sheet", show_lines=False, header_style="bold")
+    number = current().number
+    t = RichTable(title=_("Score sheet"), show_lines=False, header_style="bold")
     t.add_column("", style="bold")
     for label in labels:
         t.add_column(label, justify="right")
     dicts = [s.as_dict() for s in scores]
-    for key, name in SCORE_ROWS:
+    for key in SCORE_ROWS:
         values = [int(str(d[key])) for d in dicts]
         if key == "five_canasta_bonus" and not any(values):
             continue
-        t.add_row(name, *[f"{v:+d}" if v else "0" for v in values])
-    t.add_row("Canastas", *[", ".join(str(x) for x in d["canastas"]) or "none"  # type: ignore[attr-defined]
-                            for d in dicts])
-    t.add_row(Text("This hand", style="bold"), *[Text(f"{s.total:+d}", style="bold") for s in scores])
-    t.add_row("Before", *[str(v) for v in before])
-    t.add_row(Text("Total", style="bold"), *[Text(str(v), style="bold reverse") for v in after])
+        name = score_label(key)
+        t.add_row(name[:1].upper() + name[1:], *[signed(v) if v else "0" for v in values])
+    t.add_row(_("Canastas"), *[", ".join(canasta_kind(str(x)) for x in d["canastas"])  # type: ignore[attr-defined]
+                               or _("none") for d in dicts])
+    t.add_row(Text(_("This hand"), style="bold"), *[Text(signed(s.total), style="bold") for s in scores])
+    t.add_row(_("Before"), *[number(v) for v in before])
+    t.add_row(Text(_("Total"), style="bold"), *[Text(number(v), style="bold reverse") for v in after])
     return t
+
+
+def signed(value: int) -> str:
+    """+1,250 / +1.250; -30."""
+    return ("+" if value > 0 else "") + current().number(value)
 
 
 # --------------------------------------------------------------------- rules
 
 def rules_text(rules: RuleSet) -> Text:
     """The rule set in force, generated from the rule set itself."""
+    from canasta.i18n.rulespage import rules_header
+    from canasta.rules import PRESETS
+
+    tr = current()
     t = Text()
-    t.append(f"{rules.name}\n", style="bold underline")
-    t.append(f"{rules.players} players in {rules.num_sides} "
-             f"{'players (cut-throat)' if rules.cutthroat else 'sides'}: "
-             f"{', '.join('+'.join(str(s) for s in team) for team in rules.teams)}\n")
-    t.append(f"{rules.packs} packs with jokers ({rules.deck_size} cards), {rules.hand_size} cards each, "
-             f"draw {rules.draw_count} per turn\n")
-    t.append(f"Canastas needed to go out: {rules.canastas_to_go_out}; match target: {rules.target}\n")
-    mins = ", ".join(f"{rules.minimum_for(low if low > -10**8 else -1)} from {low if low > -10**8 else 'below 0'}"
-                     for low, _ in rules.minimum_table)
+    title = tr.preset(rules.name) if rules.name in PRESETS else rules.name
+    t.append(f"{rules.name}: {title}\n", style="bold underline")
+    t.append(rules_header(rules, tr) + "\n")
+    teams = ", ".join("+".join(str(s) for s in team) for team in rules.teams)
+    t.append(_("Seats by side: {teams}").format(teams=teams) + "\n")
+    t.append(_("{n} cards in all, jokers included").format(n=tr.number(rules.deck_size)) + "\n")
     if not rules.italian:
-        t.append(f"Initial meld minimum by score: {mins}\n")
+        mins = ", ".join(_("{minimum} from {score}").format(
+            minimum=tr.number(rules.minimum_for(low if low > -10**8 else -1)),
+            score=tr.number(low) if low > -10**8 else _("below 0")) for low, _x in rules.minimum_table)
+        t.append(_("Initial meld minimum by score: {list}").format(list=mins) + "\n")
     else:
-        t.append("Opening minimum by score: " + ", ".join(
-            f"{rules.minimum_for(s)} at {s}" for s in (-1, 0, 3000, 6000, 9000, 12000)) + "\n")
-    t.append("Red threes: " + ", ".join(f"{k} = {rules.red_three_points(k)}" for k in range(1, 5)) + "\n\n")
-    t.append("Options (house rules are highlighted)\n", style="bold underline")
+        t.append(_("Opening minimum by score: {list}").format(list=", ".join(
+            _("{minimum} at {score}").format(minimum=tr.number(rules.minimum_for(s)), score=tr.number(s))
+            for s in (-1, 0, 3000, 6000, 9000, 12000))) + "\n")
+    t.append(_("Red threes: {list}").format(list=", ".join(
+        f"{k} = {tr.number(rules.red_three_points(k))}" for k in range(1, 5))) + "\n\n")
+    t.append(_("Options (house rules are highlighted)") + "\n", style="bold underline")
     for o in rules.options:
         value = getattr(rules, o.field)
         default = o.choices[0]
         house = value != default
         line = Text()
         line.append(f"{o.id:<6} ", style="bold")
-        line.append(f"{o.topic}: ")
-        line.append(f"{value!r}", style="bold #000000 on #ffe24d" if house else "bold")
+        line.append(f"{tr.option(o.id)}: ")
+        line.append(tr.choice(value), style="bold #000000 on #ffe24d" if house else "bold")
         if house:
-            line.append(f"  HOUSE RULE (sourced default {default!r})", style="bold")
+            line.append("  " + _("HOUSE RULE (sourced default: {value})").format(value=tr.choice(default)),
+                        style="bold")
         else:
-            line.append("  (sourced default)")
-        line.append(f"  [{o.rule}; {o.sources}]\n", style="dim")
+            line.append("  " + _("(sourced default)"))
+        line.append(f"  [{o.rule}; {tr.sources(o.sources)}]\n", style="dim")
         t.append_text(line)
     return t

@@ -12,19 +12,22 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.game import Game
+from canasta.i18n import N_, _, current, nplural
+from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.record import GameRecord, read_file
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.table import describe_move, seat_names
-from canasta.tui.app import CSS, InfoScreen
+from canasta.table import seat_names
+from canasta.tui.app import CSS
 from canasta.tui.render import (
     Style,
     meld_lines,
+    move_text,
     phase_text,
     pile_panel,
     rules_text,
@@ -33,6 +36,7 @@ from canasta.tui.render import (
     side_title,
     sides_of,
 )
+from canasta.tui.screens import InfoScreen, KeyBar, Keys
 from canasta.tui.widgets import HandView
 from canasta.view import SeatView, seat_view, spectator_view
 
@@ -64,7 +68,7 @@ def build_replay(record: GameRecord) -> Replay:
     rules = match.rules
     players = ["?"] * rules.players
     for word in record.headers.get("Players", "").split():
-        seat_text, _, who = word.partition("=")
+        seat_text, _sep, who = word.partition("=")
         if seat_text.isdigit() and int(seat_text) < rules.players:
             players[int(seat_text)] = who
     names = list(seat_names(rules.players))
@@ -77,15 +81,17 @@ def build_replay(record: GameRecord) -> Replay:
             break
         g = match.next_hand(hand.fair_deal(number, rules.players))
         replay = HandReplay(g.hand_number, hand.proof(), hand.tags.get("Commitment", "?"), [g.copy()], [])
-        for seat, move, _, line in hand.moves:
+        for seat, move, _note, line in hand.moves:
             if g.is_over():
-                raise CanastaError(f"line {line}: a move after the hand ended")
+                raise CanastaError(_("line {line}: a move after the hand ended").format(line=line))
             if seat != g.to_move:
-                raise CanastaError(f"line {line}: seat {seat} moved, but it was seat {g.to_move}'s move")
+                raise CanastaError(_("line {line}: seat {seat} moved, but it was seat {other}'s move").format(
+                    line=line, seat=seat, other=g.to_move))
             try:
                 g.push(move)
             except IllegalMoveError as exc:
-                raise CanastaError(f"line {line}: illegal move {move}: {exc}") from None
+                raise CanastaError(_("line {line}: illegal move {move}: {why}").format(
+                    line=line, move=move, why=current().refusal(exc))) from None
             replay.moves.append((seat, move))
             replay.positions.append(g.copy())
         hands.append(replay)
@@ -95,18 +101,21 @@ def build_replay(record: GameRecord) -> Replay:
         replay.scores = list(rec.scores)
         replay.totals = list(match.totals)
     if not hands:
-        raise CanastaError("the record holds no hand to replay")
+        raise CanastaError(_("the record holds no hand to replay"))
     return Replay(rules, names, players, hands, dict(record.headers))
 
 
 def load_replay(path: str | Path, game: int = 1) -> Replay:
     records, errors = read_file(path)
     if errors:
-        raise CanastaError(f"{path}: {errors[0]}" + (f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""))
+        more = len(errors) - 1
+        raise CanastaError(f"{path}: {errors[0]}" + (" " + nplural("(and {n} more problem)", "(and {n} more problems)",
+                                                                     more) if more else ""))
     if not records:
-        raise CanastaError(f"{path}: no game record found")
+        raise CanastaError(_("{file}: no game record found").format(file=path))
     if not 1 <= game <= len(records):
-        raise CanastaError(f"{path} holds {len(records)} game(s); --game must be from 1 to {len(records)}")
+        raise CanastaError(nplural("{file} holds {n} game; --game must be from 1 to {n}",
+                                   "{file} holds {n} games; --game must be from 1 to {n}", len(records), file=path))
     return build_replay(records[game - 1])
 
 
@@ -115,6 +124,9 @@ class ReplayApp(App[None]):
 
     TITLE = "canasta replay"
     CSS = CSS
+    ENABLE_COMMAND_PALETTE = False
+    KEYS: ClassVar[Keys] = (("→", N_("Next move")), ("←", N_("Back")), ("PgDn/PgUp", N_("Next / previous hand")),
+                            ("v", N_("Face up / seat")), ("r", N_("Rules")), ("F2", N_("Language")), ("q", N_("Quit")))
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,space", "step(1)", "Next move"),
@@ -126,6 +138,7 @@ class ReplayApp(App[None]):
         Binding("v", "view", "Face up / seat"),
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "quit", "Quit"),
+        Binding("f2", "next_language", "Language", priority=True),
     ]
 
     def __init__(self, replay: Replay, seat: int | None = None, four_colour: bool = False) -> None:
@@ -147,13 +160,24 @@ class ReplayApp(App[None]):
                 yield Static(id="log", classes="panel")
         yield Static(id="status")
         yield HandView(self.card_style, id="hand")
-        yield Footer()
+        yield KeyBar(self.KEYS, id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#seats").border_title = "Players"
-        self.query_one("#melds").border_title = "Melds"
-        self.query_one("#pile").border_title = "Pile and stock"
-        self.query_one("#log").border_title = "Moves"
+        self.show()
+
+    async def action_next_language(self) -> None:
+        """F2: the next language, on every screen open (and remembered)."""
+        from canasta.i18n import LANGUAGES, current, use
+        from canasta.i18n.settings import remember_language
+
+        now = current().lang
+        lang = LANGUAGES[(LANGUAGES.index(now) + 1) % len(LANGUAGES)] if now in LANGUAGES else LANGUAGES[0]
+        use(lang)
+        remember_language(lang)
+        for screen in list(self.screen_stack):
+            if isinstance(screen, InfoScreen):
+                await screen.retranslate()
+        self.query_one("#keys", KeyBar).retranslate()
         self.show()
 
     @property
@@ -171,15 +195,21 @@ class ReplayApp(App[None]):
         hr = self.current
         view, hands = self.view()
         style = self.card_style
-        looking = "face up" if self.seat is None else f"as {rp.names[self.seat]} saw it"
+        self.query_one("#seats").border_title = _("Players")
+        self.query_one("#melds").border_title = _("Melds")
+        self.query_one("#pile").border_title = _("Pozzo and stock") if rp.rules.italian else _("Pile and stock")
+        self.query_one("#log").border_title = _("Moves")
+        looking = _("face up") if self.seat is None else _("as {name} saw it").format(name=seat_name(rp.names[self.seat]))
         top = Text()
-        top.append(" replay ", style="bold #000000 on #ffd000")
-        top.append(f" {rp.rules.name}  hand {hr.number} of {len(rp.hands)}  move {self.index} of {len(hr.moves)}"
-                   f"  table {looking}  commitment {hr.commitment[:16]}… ", style="bold")
+        top.append(" " + _("replay") + " ", style="bold #000000 on #ffd000")
+        top.append(" " + _("{rules}  hand {n} of {hands}  move {i} of {moves}  table {looking}  commitment {commitment}…"
+                           ).format(rules=rp.rules.name, n=hr.number, hands=len(rp.hands), i=self.index,
+                                    moves=len(hr.moves), looking=looking, commitment=hr.commitment[:16]) + " ",
+                   style="bold")
         self.query_one("#topbar", Static).update(top)
         levels: list[str | None] = [None if p.startswith("human:") else p for p in rp.players]
         self.query_one("#seats", Static).update(
-            Group(*seat_lines(view, rp.names, levels, hands, style, you="viewing")))
+            Group(*seat_lines(view, rp.names, levels, hands, style, you=_("viewing"))))
         parts: list[Text] = []
         for k, members in enumerate(sides_of(view)):
             if not members:
@@ -192,23 +222,24 @@ class ReplayApp(App[None]):
         start = max(0, self.index - 12)
         for i in range(start, self.index):
             seat, move = hr.moves[i]
-            log.append(f"{i + 1:>3}. {describe_move(rp.names[seat], move)}\n",
+            log.append(f"{i + 1:>3}. {move_text(rp.names[seat], move)}\n",
                        style="bold reverse" if i == self.index - 1 else "")
         if self.index < len(hr.moves):
             seat, move = hr.moves[self.index]
-            log.append(f"next: {describe_move(rp.names[seat], move)}\n", style="italic")
+            log.append(_("next: {move}").format(move=move_text(rp.names[seat], move)) + "\n", style="italic")
         self.query_one("#log", Static).update(log)
         status: list[object] = [Text(phase_text(view, rp.names), style="bold")]
         if self.index == len(hr.moves) and hr.scores:
             nsides = len(hr.scores)
-            labels = ([rp.names[s] for s in range(nsides)] if rp.rules.cutthroat else
-                      [" & ".join(rp.names[s] for s in members) for members in rp.rules.teams][:nsides])
+            names = [seat_name(n) for n in rp.names]
+            labels = ([names[s] for s in range(nsides)] if rp.rules.cutthroat else
+                      [" & ".join(names[s] for s in members) for members in rp.rules.teams][:nsides])
             before = [t - s.total for t, s in zip(hr.totals, hr.scores, strict=True)]
             status.append(score_sheet(hr.scores, labels, before, hr.totals))
-            status.append(Text(f"Deal revealed: {hr.proof}"))
+            status.append(Text(_("Deal revealed: {proof}").format(proof=hr.proof)))
         hand_seat = self.seat if self.seat is not None else view.to_move
-        status.append(Text(f"Below: {rp.names[hand_seat]}'s hand", style="bold"))
-        status.append(Text("→ next move  ← back  PgDn/PgUp hand  v face up / each seat  r rules  q quit",
+        status.append(Text(_("Below: {name}'s hand").format(name=seat_name(rp.names[hand_seat])), style="bold"))
+        status.append(Text(_("→ next move  ← back  PgDn/PgUp hand  v face up / each seat  r rules  q quit"),
                            style="italic"))
         self.query_one("#status", Static).update(Group(*status))  # type: ignore[arg-type]
         game = hr.positions[self.index]
@@ -233,4 +264,6 @@ class ReplayApp(App[None]):
         self.show()
 
     def action_rules(self) -> None:
-        self.push_screen(InfoScreen(f"The rules of this game: {self.replay.rules.name}", rules_text(self.replay.rules)))
+        rules = self.replay.rules
+        self.push_screen(InfoScreen(lambda: _("The rules of this game: {rules}").format(rules=rules.name),
+                                    lambda: rules_text(rules)))

@@ -1,0 +1,600 @@
+"""The table, seen from seat 0: your hand as large cards grouped by rank, both
+sides' melds, red threes, the pile and its state, the log, and a move preview
+that names the rule a move would break (in the language in use)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Input, Static
+
+from canasta.cards import CARD_RANK, IS_WILD, Card
+from canasta.errors import CanastaError, IllegalMoveError
+from canasta.i18n import N_, _, current
+from canasta.moves import Move, make_group
+from canasta.table import Table, TableError
+from canasta.tui.config import PERSON, PlayConfig
+from canasta.tui.render import (
+    Style,
+    card_label,
+    level_name,
+    meld_lines,
+    meld_rank,
+    move_text,
+    move_words,
+    phase_text,
+    pile_panel,
+    pile_word,
+    rules_text,
+    seat_lines,
+    side_title,
+    sides_of,
+)
+from canasta.tui.screens import (
+    HELP,
+    KEY_HINTS,
+    KEY_HINTS_ITALIAN,
+    InfoScreen,
+    KeyBar,
+    Keys,
+    ResultScreen,
+    ScoreScreen,
+)
+from canasta.tui.widgets import HandView
+
+# ================================================================ the table
+
+if TYPE_CHECKING:
+    from canasta.tui.app import CanastaApp
+
+
+class TableScreen(Screen[None]):
+    """The table, seen from seat 0."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "draw", "Draw"),
+        Binding("t", "take", "Take pile"),
+        Binding("m", "meld", "Meld"),
+        Binding("x", "discard", "Discard"),
+        Binding("plus", "stage", "+Group"),
+        Binding("l", "target", "On meld", show=False),
+        Binding("s", "ask", "Ask partner", show=False),
+        Binding("y", "answer(True)", "Yes", show=False),
+        Binding("n", "answer(False)", "No", show=False),
+        Binding("e", "end", "End", show=False),
+        Binding("o", "open", "Open", show=False),
+        Binding("u", "undo", "Undo"),
+        Binding("h", "hints", "Hints"),
+        Binding("r", "rules", "Rules"),
+        Binding("c", "scores", "Scores", show=False),
+        Binding("w,ctrl+s", "save", "Save"),
+        Binding("colon", "type_move", "Type move", show=False),
+        Binding("question_mark", "help", "Help"),
+        Binding("ctrl+q", "quit_table", "Save+quit", priority=True),
+        Binding("escape", "clear", "Clear", show=False),
+        Binding("left", "cursor(-1)", show=False),
+        Binding("right", "cursor(1)", show=False),
+        Binding("space,up", "more(1)", show=False),
+        Binding("down,backspace", "more(-1)", show=False),
+        *[Binding(key, f"rank('{name}')", show=False) for key, name in (
+            ("a", "A"), ("k", "K"), ("q", "Q"), ("j", "J"), ("0", "10"), ("9", "9"), ("8", "8"), ("7", "7"),
+            ("6", "6"), ("5", "5"), ("4", "4"), ("3", "3"), ("2", "2"), ("asterisk", "JK"))],
+    ]
+
+    KEYS: ClassVar[Keys] = (
+        ("d", N_("Draw")), ("t", N_("Take pile")), ("m", N_("Meld")), ("x", N_("Discard")), ("+", N_("+Group")),
+        ("u", N_("Undo")), ("h", N_("Hints")), ("r", N_("Rules")), ("w", N_("Save")), ("?", N_("Help")),
+        ("F2", N_("Language")), ("^q", N_("Save+quit")),
+    )
+    BUTTONS: ClassVar[tuple[tuple[str, str], ...]] = (
+        (N_("Draw"), "draw"), (N_("Take pile"), "take"), (N_("Meld"), "meld"), (N_("+ Group"), "stage"),
+        (N_("Discard"), "discard"), (N_("Undo"), "undo"), (N_("Ask"), "ask"), (N_("Yes"), "yes"), (N_("No"), "no"),
+        (N_("End"), "end"), (N_("Hint"), "hints"), (N_("Rules"), "rules"), (N_("Save"), "save"),
+    )
+
+    def __init__(self, table: Table, config: PlayConfig, game_id: str) -> None:
+        super().__init__()
+        self.table = table
+        self.config = config
+        self.game_id = game_id
+        self.card_style = Style(four_colour=config.four_colour)
+        self.staged: list[list[Card]] = []
+        self.target: int | None = None  # rank of the meld wild cards go on
+        self.message: Text | None = None
+        self.hints = config.hints
+        self.hint_text: str | None = None
+        self.hint_move: Move | None = None
+        self._hint_version = -1
+        self._bot_busy = False
+        # a game saved as its hand ended shows that hand's score sheet again on resuming
+        self._shown_scores = len(table.match.hands) - (1 if table.hand_over else 0)
+        self.notes: list[str] = []
+
+    # -- layout -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="topbar")
+        with VerticalScroll(id="tablearea"):
+            with Horizontal(id="middle"):
+                with Vertical(id="left"):
+                    yield Static(id="seats", classes="panel")
+                    yield Static(id="melds", classes="panel")
+                with Vertical(id="right"):
+                    yield Static(id="pile", classes="panel")
+                    yield Static(id="log", classes="panel")
+            with Horizontal(id="buttons"):
+                for label, action in self.BUTTONS:
+                    button = Button(self._button_label(label), id=f"b-{action}", classes="cmd")
+                    button.can_focus = False  # keys keep going to the hand, not to the last button clicked
+                    yield button
+        yield Static(id="status")
+        yield Input(id="moveinput")
+        yield HandView(self.card_style, id="hand")
+        yield KeyBar(self.KEYS, id="keys")
+
+    def _button_label(self, label: str) -> str:
+        if label == "Take pile" and self.table.rules.italian:
+            return _("Take pozzo")
+        return _(label)
+
+    def _app(self) -> CanastaApp:
+        from canasta.tui.app import CanastaApp
+
+        app = self.app
+        assert isinstance(app, CanastaApp)
+        return app
+
+    def _labels(self) -> None:
+        """The texts that are not redrawn with the table (titles, buttons, the move input)."""
+        self.query_one("#seats").border_title = _("Players")
+        self.query_one("#pile").border_title = _("Pozzo and stock") if self.table.rules.italian else _(
+            "Pile and stock")
+        self.query_one("#log").border_title = _("Last moves")
+        self.query_one("#moveinput", Input).placeholder = _(
+            "type a move in notation, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)")
+        for label, action in self.BUTTONS:
+            self.query_one(f"#b-{action}", Button).label = self._button_label(label)
+
+    def retranslate(self) -> None:
+        """Everything written again in the language now in use."""
+        self._labels()
+        self.query_one("#keys", KeyBar).retranslate()
+        if self.hint_move is not None:
+            self.hint_text = move_words(self.hint_move)
+        self.message = None
+        self.refresh_table()
+
+    def _dealt_note(self) -> None:
+        self.notes.append(_("Hand {n} dealt; deal commitment {commitment}…").format(
+            n=self.table.hand_number, commitment=self.table.commitment()[:16]))
+
+    def on_mount(self) -> None:
+        self._labels()
+        self.query_one("#moveinput", Input).display = False
+        self._dealt_note()
+        self.refresh_table()
+        self.query_one("#hand", HandView).focus()
+        self.advance()
+
+    # -- drawing --------------------------------------------------------------------
+
+    def refresh_table(self) -> None:
+        table = self.table
+        view = table.view(PERSON)
+        names = table.names
+        style = self.card_style
+        number = current().number
+        top = Text()
+        top.append(" canasta ", style="bold #000000 on #ffd000")
+        top.append(" " + _("{rules}  hand {n}  target {target}  hints {hints}  deal commitment {commitment}…").format(
+            rules=table.rules.name, n=table.hand_number, target=number(table.rules.target),
+            hints=_("on") if self.hints else _("off"), commitment=table.commitment()[:16]) + " ", style="bold")
+        self.query_one("#topbar", Static).update(top)
+        levels = table.seats
+        self.query_one("#seats", Static).update(Group(*seat_lines(view, names, levels, None, style)))
+        parts: list[Text] = []
+        sides = sides_of(view)
+        order = [view.side] + [k for k in range(len(sides)) if k != view.side]
+        for k in order:
+            if not sides[k]:
+                continue  # cut-throat: a side nobody is on (yet)
+            parts.append(Text(side_title(view, k, names), style="bold underline"))
+            parts.extend(meld_lines(view, k, style))
+        self.query_one("#melds", Static).update(Group(*parts))
+        self.query_one("#melds").border_title = _("Melds")
+        self.query_one("#pile", Static).update(pile_panel(view, style))
+        log = Text()
+        for note in self.notes[-3:]:
+            log.append(note + "\n", style="italic")
+        for entry in table.log(last=10):
+            log.append(("› " if entry.seat == PERSON else "  ") + move_text(names[entry.seat], entry.move) + "\n")
+        self.query_one("#log", Static).update(log)
+        hand = self.query_one("#hand", HandView)
+        hand.set_hand(view.hand)
+        self.update_status()
+
+    def pending_meld(self) -> Move | None:
+        """The meld the selection and the staged groups make, if any."""
+        groups = [g for g in self.staged if g]
+        sel = self.query_one("#hand", HandView).selection()
+        if sel:
+            groups.append(sel)
+        if not groups:
+            return None
+        built = []
+        for g in groups:
+            target = self.target if all(IS_WILD[c] for c in g) else None
+            built.append(make_group(g, target))
+        return Move.meld(*built)
+
+    def pending_take(self) -> Move:
+        """Take the pile: the group holding the top card's rank goes with the top
+        card (else the current selection); the other groups are laid first."""
+        sel = self.query_one("#hand", HandView).selection()
+        groups = [list(g) for g in self.staged if g] + ([sel] if sel else [])
+        view = self.table.view(PERSON)
+        top = view.pile[-1] if view.pile else None
+        head: list[Card] = sel
+        if top is not None:
+            for g in groups:
+                if any(CARD_RANK[c] == CARD_RANK[top] for c in g):
+                    head = g
+                    break
+        rest = [tuple(g) for g in groups if g is not head]
+        return Move.take(head, *rest)
+
+    def update_status(self) -> None:
+        table = self.table
+        view = table.view(PERSON)
+        t = Text()
+        t.append(phase_text(view, table.names) + "\n", style="bold")
+        if not table.hand_over and view.to_move == PERSON:
+            hint = (KEY_HINTS_ITALIAN if table.rules.italian else {}).get(view.phase) or KEY_HINTS.get(view.phase)
+            if hint:
+                t.append(_(hint) + "\n", style="italic")
+        if self.staged:
+            t.append(_("Staged groups: {groups}").format(
+                groups=" + ".join(" ".join(_short(c) for c in g) for g in self.staged)) + "\n")
+        if self.target is not None:
+            t.append(_("Wild cards go on your {rank} (l to change)").format(rank=current().rank(self.target, 2))
+                     + "\n")
+        preview = self.preview()
+        if preview is not None:
+            t.append_text(preview)
+            t.append("\n")
+        if self.message is not None:
+            t.append_text(self.message)
+            t.append("\n")
+        if self.hints and self.hint_text:
+            t.append(_("Hint ({level} bot): {move}").format(level=level_name(table.hint_level), move=self.hint_text)
+                     + "\n", style="bold #000000 on #9fd8ff")
+        if table.undoable(PERSON):
+            t.append(_("u: undo your last meld") + "\n", style="italic")
+        self.query_one("#status", Static).update(t)
+
+    def preview(self) -> Text | None:
+        """What the current selection would do, and whether the rules allow it."""
+        table = self.table
+        if table.hand_over or table.game.to_move != PERSON:
+            return None
+        sel = self.query_one("#hand", HandView).selection()
+        view = table.view(PERSON)
+        candidates: list[tuple[str, Move]] = []
+        if view.phase == "draw" and (sel or self.staged):
+            candidates.append(("t", self.pending_take()))
+        elif view.phase in ("meld", "final"):
+            meld = self.pending_meld()
+            if meld is not None:
+                candidates.append(("m", meld))
+            if len(sel) == 1 and not self.staged:
+                candidates.append(("x", Move.discard(sel[0])))
+        if not candidates:
+            return None
+        out = Text()
+        for key, move in candidates:
+            err = table.why_not(PERSON, move)
+            if out:
+                out.append("\n")
+            if err is None:
+                out.append(f" {key}: {move_words(move)} ", style="bold #000000 on #7fdc7f")
+                out.append("  " + _("allowed"))
+            else:
+                out.append(f" {key}: {move_words(move)} ", style="bold #ffffff on #a00000")
+                out.append("  " + explain(err))
+        return out
+
+    # -- the game flow --------------------------------------------------------------
+
+    def advance(self) -> None:
+        """After every change: let a bot move, show the score sheet, or fetch a hint."""
+        table = self.table
+        app = self._app()
+        if table.hand_over:
+            if self._shown_scores < len(table.match.hands):
+                self._shown_scores = len(table.match.hands)
+                path = app.write_record(table, self.game_id)
+                app.autosave(table, self.game_id)
+                self.app.push_screen(ScoreScreen(table, len(table.match.hands) - 1, path), self._after_scores)
+            return
+        if table.bot_to_move():
+            if not self._bot_busy:
+                self._bot_busy = True
+                self.bot_worker(table.version)
+            return
+        if self.hints and self._hint_version != table.version:
+            self._hint_version = table.version
+            self.hint_text = None
+            self.hint_worker(table.version)
+
+    @work(thread=True, exclusive=True, group="bot")
+    def bot_worker(self, version: int) -> None:
+        start = time.monotonic()
+        try:
+            move = self.table.bot_move()
+        except CanastaError as exc:
+            self.app.call_from_thread(self._bot_failed, str(exc))
+            return
+        rest = self.config.delay - (time.monotonic() - start)
+        if rest > 0:
+            time.sleep(rest)
+        with contextlib.suppress(RuntimeError):  # the app closed while the bot was thinking
+            self.app.call_from_thread(self._bot_ready, version, move)
+
+    def _bot_failed(self, message: str) -> None:
+        self._bot_busy = False
+        self.message = Text(_("The bot could not move: {message}").format(message=message),
+                            style="bold #ffffff on #a00000")
+        self.update_status()
+
+    def _bot_ready(self, version: int, move: Move) -> None:
+        self._bot_busy = False
+        table = self.table
+        if table.version == version and table.bot_to_move():
+            table.play(table.game.to_move, move)
+        self.refresh_table()
+        self.advance()
+
+    @work(thread=True, exclusive=True, group="hint")
+    def hint_worker(self, version: int) -> None:
+        try:
+            move = self.table.hint(PERSON)
+        except CanastaError:
+            return
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            self.app.call_from_thread(self._hint_ready, version, move)
+
+    def _hint_ready(self, version: int, move: Move) -> None:
+        if version == self.table.version:
+            self.hint_move = move
+            self.hint_text = move_words(move)
+            self.update_status()
+
+    def _after_scores(self, _: None = None) -> None:
+        table = self.table
+        app = self._app()
+        if table.match_over:
+            app.push_screen(ResultScreen(table, app.record_path(self.game_id)))
+            return
+        if table.hand_over:
+            table.next_hand()
+            self._dealt_note()
+            app.autosave(table, self.game_id)
+        self.staged = []
+        self.target = None
+        self.message = None
+        self.refresh_table()
+        self.advance()
+
+    def try_play(self, move: Move | str) -> bool:
+        """Play the person's move if the rules allow it; otherwise explain why, changing nothing."""
+        table = self.table
+        err = table.why_not(PERSON, move)
+        if err is not None:
+            self.message = Text(_("Not played: {why}").format(why=explain(err)), style="bold #ffffff on #a00000")
+            self.update_status()
+            return False
+        table.play(PERSON, move)
+        self.message = None
+        self.staged = []
+        self.target = None
+        self.hint_text = None
+        self.hint_move = None
+        hand = self.query_one("#hand", HandView)
+        hand.selected = {}
+        self.refresh_table()
+        hand._rebuild()
+        self.advance()
+        return True
+
+    # -- actions --------------------------------------------------------------------
+
+    def action_draw(self) -> None:
+        self.try_play(Move.draw())
+
+    def action_take(self) -> None:
+        self.try_play(self.pending_take())
+
+    def action_meld(self) -> None:
+        move = self.pending_meld()
+        if move is None:
+            self.message = Text(_("Select the cards to meld first (or stage groups with +)."), style="bold")
+            self.update_status()
+            return
+        self.try_play(move)
+
+    def action_discard(self) -> None:
+        sel = self.query_one("#hand", HandView).selection()
+        if len(sel) != 1:
+            self.message = Text(_("Select exactly one card to discard."), style="bold")
+            self.update_status()
+            return
+        self.try_play(Move.discard(sel[0]))
+
+    def action_stage(self) -> None:
+        hand = self.query_one("#hand", HandView)
+        sel = hand.selection()
+        if not sel:
+            self.message = Text(_("Select cards first, then + stages them as one group."), style="bold")
+        else:
+            self.staged.append(sel)
+            self.message = Text(_("Staged group {n}: {cards}. Select the next group, then m (meld) or t (take {pile})."
+                                  ).format(n=len(self.staged), cards=" ".join(_short(c) for c in sel),
+                                           pile=pile_word(self.table.view(PERSON))))
+            hand.selected = {}
+            hand._rebuild()
+        self.update_status()
+
+    def action_target(self) -> None:
+        view = self.table.view(PERSON)
+        ranks = sorted({r for cards, *_ in view.melds[view.side] if (r := meld_rank(cards)) is not None})
+        if not ranks:
+            self.target = None
+            self.message = Text(_("Your side has no meld for wild cards to go on yet."))
+        elif self.target not in ranks:
+            self.target = ranks[-1]
+        else:
+            i = ranks.index(self.target)
+            self.target = ranks[i - 1] if i > 0 else None
+        self.update_status()
+
+    def action_ask(self) -> None:
+        self.try_play(Move.ask())
+
+    def action_answer(self, yes: bool) -> None:
+        self.try_play(Move.answer(yes))
+
+    def action_end(self) -> None:
+        self.try_play(Move.end())
+
+    def action_open(self) -> None:
+        self.try_play(Move.open())
+
+    def action_undo(self) -> None:
+        try:
+            move = self.table.undo(PERSON)
+        except TableError as exc:
+            self.message = Text(explain(exc), style="bold")
+        else:
+            self.message = Text(_("Taken back: {move}").format(move=move_words(move)))
+            self.refresh_table()
+        self.update_status()
+
+    def action_hints(self) -> None:
+        self.hints = not self.hints
+        self._hint_version = -1
+        self.hint_text = None
+        self.hint_move = None
+        self.refresh_table()
+        self.advance()
+
+    def action_rules(self) -> None:
+        rules = self.table.rules
+        self.app.push_screen(InfoScreen(lambda: _("The rules in force: {rules}").format(rules=rules.name),
+                                        lambda: rules_text(rules)))
+
+    def action_help(self) -> None:
+        self.app.push_screen(InfoScreen(lambda: _("Keys and mouse"), lambda: Text(_(HELP))))
+
+    def action_scores(self) -> None:
+        if self.table.match.hands:
+            app = self.app
+            assert isinstance(app, CanastaApp)
+            self.app.push_screen(ScoreScreen(self.table, len(self.table.match.hands) - 1,
+                                             app.record_path(self.game_id)))
+        else:
+            self.message = Text(_("No hand has been scored yet."))
+            self.update_status()
+
+    def action_save(self) -> None:
+        app = self._app()
+        path = app.autosave(self.table, self.game_id)
+        self.message = Text(_("Saved to {file}; resume with: {command}").format(
+            file=path, command=f"canasta play --resume {path}"), style="bold")
+        self.update_status()
+
+    def action_quit_table(self) -> None:
+        app = self._app()
+        app.saved_path = app.autosave(self.table, self.game_id)
+        app.exit()
+
+    def action_clear(self) -> None:
+        inp = self.query_one("#moveinput", Input)
+        if inp.display:
+            inp.display = False
+            self.query_one("#hand", HandView).focus()
+        self.staged = []
+        self.target = None
+        self.message = None
+        self.query_one("#hand", HandView).clear()
+        self.update_status()
+
+    def action_cursor(self, delta: int) -> None:
+        self.query_one("#hand", HandView).move_cursor(delta)
+
+    def action_more(self, delta: int) -> None:
+        hand = self.query_one("#hand", HandView)
+        hand.pick(hand.cursor, delta)
+
+    def action_rank(self, name: str) -> None:
+        if not self.query_one("#hand", HandView).pick_rank(name):
+            self.message = Text(_("You hold no {rank}.").format(rank=name))
+            self.update_status()
+
+    def action_type_move(self) -> None:
+        inp = self.query_one("#moveinput", Input)
+        inp.display = True
+        inp.value = ""
+        inp.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "moveinput":
+            return
+        text = event.value.strip()
+        if text.lower().startswith(("lang ", "lingua ")):
+            self.run_worker(self._app().set_language(text.split()[-1]))
+            event.input.value = ""
+            event.input.display = False
+            self.query_one("#hand", HandView).focus()
+            return
+        if text and self.try_play(text):
+            event.input.value = ""
+            event.input.display = False
+            self.query_one("#hand", HandView).focus()
+
+    def on_hand_view_changed(self, _: HandView.Changed) -> None:
+        self.message = None
+        self.update_status()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        action = (event.button.id or "").removeprefix("b-")
+        if action == "yes":
+            self.action_answer(True)
+        elif action == "no":
+            self.action_answer(False)
+        elif action:
+            getattr(self, f"action_{action}")()
+
+
+def _short(card: Card) -> str:
+    return card_label(card)
+
+
+def explain(err: CanastaError) -> str:
+    """Why a move is refused, in the language in use: an engine refusal from its code,
+    with its rule; a table's or notation's message translated when the catalog has it."""
+    t = current()
+    if isinstance(err, IllegalMoveError):
+        return t.refusal(err)
+    text = str(err)
+    if isinstance(err, TableError) and text.startswith("it is ") and text.endswith("'s"):
+        return _("it is not your move")
+    return t.gettext(text) if t.has(text) else text
