@@ -159,7 +159,7 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
     seq = data(page, "seq")
     if phase == "draw":
         wait_checked(page)
-        if not page.is_enabled("#btn-draw") and page.get_attribute("#btn-draw", "title") == "the stock is empty (rule A.13.2)":
+        if not page.is_enabled("#btn-draw") and data(page, "stock") == "0":
             # the stock ran out: end the hand (the button shows only now), or take the pile when one must
             page.click("#btn-end" if page.is_visible("#btn-end") else "#btn-take")
             page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
@@ -532,6 +532,166 @@ def test_a_fair_deal_is_committed_then_revealed_in_the_page(browser: Browser, tm
         secret = re.search(r"secret\s+([0-9a-f]{64})", revealed)
         assert secret is not None, revealed
         assert hashlib.sha256(bytes.fromhex(secret.group(1))).hexdigest() == committed[0]
+        assert not errors, errors
+    finally:
+        server.stop()
+
+
+# ------------------------------------------------------------------ languages
+
+UNTRANSLATED = """(names) => {
+  // every text a person reads (visible text, and the title, placeholder and aria-label of
+  // what is shown) must have come through the catalog: in the pseudo-language it is marked
+  // ⟦…⟧.  Left alone: card pictures, the language menu, move notation, player names,
+  // numbers, card codes, preset and option ids, rule numbers, hexadecimal fingerprints.
+  const strip = (t) => {
+    for (let before = ""; before !== t;) { before = t; t = t.replace(/⟦[^⟦⟧]*⟧/g, " "); }  // nested: innermost first
+    for (const n of names) t = t.split(n).join(" ");
+    return t.replace(/\\b(classic|italian)-[\\w-]+/g, " ").replace(/\\b[CI]-O\\d+\\b/g, " ")
+      .replace(/\\b[A-Z](\\.\\d+)+\\b/g, " ").replace(/\\b[0-9a-f]{12,}\\b/g, " ")
+      .replace(/\\b(10|[2-9JQKA])[♠♥♦♣]/g, " ").replace(/\\bSEED-\\d+|\\bSAP\\b/g, " ");
+  };
+  const skip = (el) => el.closest("svg, #lang, .notation, code, script, style");
+  const shown = (el) => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length) && getComputedStyle(el).visibility !== "hidden";
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || skip(el)) continue;
+    const box = el.closest("select") || el;
+    if (!shown(box)) continue;
+    const left = strip(n.textContent);
+    if (/[A-Za-z]{2,}/.test(left)) out.push(n.textContent.trim().slice(0, 120));
+  }
+  for (const el of document.querySelectorAll("[title], [placeholder], [aria-label]")) {
+    if (skip(el) || !shown(el)) continue;
+    for (const a of ["title", "placeholder", "aria-label"]) {
+      const v = el.getAttribute(a);
+      if (v && /[A-Za-z]{2,}/.test(strip(v))) out.push(`${a}: ${v.slice(0, 120)}`);
+    }
+  }
+  if (/[A-Za-z]{2,}/.test(strip(document.title))) out.push("title: " + document.title);
+  return [...new Set(out)];
+}"""
+
+
+def untranslated(page: Page, names: list[str]) -> list[str]:
+    found: list[str] = page.evaluate(UNTRANSLATED, names)
+    return found
+
+
+def in_language(browser: Browser, lang: str, **size: int) -> Page:
+    """A page whose browser chose ``lang`` in the language menu (remembered in localStorage)."""
+    page = browser.new_context(viewport={"width": size.get("width", 1280), "height": size.get("height", 800)}).new_page()
+    page.add_init_script(f"localStorage.setItem('canasta:lang', '{lang}')")
+    return page
+
+
+def test_the_pseudo_language_finds_no_text_outside_the_catalog(browser: Browser, tmp_path: Path) -> None:
+    """Every page in the pseudo-language (lobby, a Classic table while playing, the score
+    sheet, the fair-deals and invite panels, the match result, the replay, an Italian
+    table): no text a person reads bypassed the catalog."""
+    server = ServerProcess(str(tmp_path / "qps.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    try:
+        page = in_language(browser, "qps")
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/")
+        page.wait_for_selector("body[data-ready=true]")
+        page.click("#create details summary")
+        assert untranslated(page, []) == []
+        assert page.evaluate("document.documentElement.lang") == "en"
+        api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": 100,
+                                     "level": "random", "bot_delay": 0})
+        names = ["Ann"]
+        deadline = time.monotonic() + 60
+        turns = 0
+        while turns < 4:
+            assert time.monotonic() < deadline
+            if play_turn_or_wait(page):
+                turns += 1
+                assert untranslated(page, names) == [], turns
+            else:
+                page.wait_for_timeout(30)
+        page.click("#btn-hint")
+        page.wait_for_selector("#hint code.notation")
+        for panel, close in (("#btn-fair", "#btn-fair-close"), ("#btn-invite", "#btn-invite-close"),
+                             ("#btn-sheet", "#btn-sheet-close")):
+            page.click(panel)
+            assert untranslated(page, names) == [], panel
+            page.click(close)
+        play_hand(page, deadline)
+        page.wait_for_function("() => document.body.dataset.matchOver === 'true'")
+        assert untranslated(page, names) == []
+        page.goto(page.url.replace("/t/", "/replay/"))
+        page.wait_for_selector("#seats .panel")
+        page.click("#next")
+        assert untranslated(page, names) == []
+        api_table(page, server.url, {"name": "Ann", "preset": "italian-4p", "seed": 5, "bot_delay": 0})
+        turns = 0
+        while turns < 3:
+            assert time.monotonic() < deadline
+            if play_turn_or_wait(page):
+                turns += 1
+            else:
+                page.wait_for_timeout(30)
+        assert untranslated(page, names) == []
+        assert not errors, errors
+    finally:
+        server.stop()
+
+
+def test_a_whole_match_in_italian(browser: Browser, tmp_path: Path) -> None:
+    """A person plays a Classic match to its end in Italian: the buttons, the turn, the
+    log, a refusal and the result read in Italian; the rules page too; then English again
+    from the language menu."""
+    server = ServerProcess(str(tmp_path / "it-match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    try:
+        page = in_language(browser, "it")
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "/")
+        page.wait_for_selector("body[data-ready=true]")
+        assert page.inner_text("#btn-quick") == "Gioca contro i bot"
+        api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": MATCH_TARGET,
+                                     "level": "random", "bot_delay": 0})
+        assert page.evaluate("document.documentElement.lang") == "it"
+        assert page.inner_text("#btn-draw") == "Pesca" and page.inner_text("#btn-take") == "Prendi il pozzo"
+        assert "Nord" in page.inner_text("#slot-top")  # the bot's compass name, in Italian
+        page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat", timeout=10000)
+        page.locator("#hand .card").first.click(position={"x": 6, "y": 10})
+        wait_checked(page)
+        refusal = page.get_attribute("#btn-discard", "title") or ""
+        assert "(regola " in refusal and "rule" not in refusal, refusal  # discarding before drawing, in Italian
+        page.click("#btn-clear")
+        page.screenshot(path=str(tmp_path / "table-it.png"))
+        deadline = time.monotonic() + 60
+        hands = 0
+        while True:
+            play_hand(page, deadline)
+            hands += 1
+            page.wait_for_function("() => document.body.dataset.handOver === 'true'")
+            assert re.search(r"\bpesca\b|\bscarta\b", page.inner_text("#log")), page.inner_text("#log")
+            if data(page, "matchOver") == "true":
+                break
+            seq = data(page, "seq")
+            page.click("#btn-next")
+            page.wait_for_function(f"() => document.body.dataset.handOver === 'false' && document.body.dataset.seq !== '{seq}'",
+                                   timeout=5000)
+        assert hands >= 2
+        result = page.inner_text("#sheet-how")
+        assert "Punteggi finali" in result and re.search(r"Hai vinto|Vince|pari", result), result
+        assert "Totale della smazzata" in page.inner_text("#sheet")
+        rules = page.get_attribute("#rules-link", "href") or ""
+        page.goto(server.url + rules)
+        assert "Regole di questo tavolo" in page.inner_text("h1")
+        page.go_back()
+        page.wait_for_selector("#lang")
+        page.select_option("#lang", "en")  # the menu: remembered, and the page comes back in English
+        page.wait_for_function("() => document.documentElement.lang === 'en'")
+        page.wait_for_selector("#sheet-modal:not([hidden]), #banner:not([hidden])")
+        assert page.inner_text("#btn-draw") == "Draw"
+        assert page.evaluate("localStorage.getItem('canasta:lang')") == "en"
         assert not errors, errors
     finally:
         server.stop()

@@ -323,33 +323,43 @@ def replay_frames(row: TableRow) -> dict[str, Any]:
 
 def rules_page(rules: RuleSet, title: str, tr: Translator) -> str:
     """A table's rules as a page, in ``tr``'s language: the preset, the initial-meld
-    minimums and every option with its value, default, spec section and sources."""
+    minimums and every option with its value, default, spec section and sources.
+    (Texts are looked up outside the f-strings, where the catalog's extractor finds them.)"""
     e = html.escape
+    default, house = tr.gettext("default"), tr.gettext("house rule (default {value})")
     rows = []
     for o in rules.options:
         value = getattr(rules, o.field)
-        mark = tr.gettext("default") if value == o.choices[0] else \
-            tr.gettext("house rule (default {value})").format(value=tr.choice(o.choices[0]))
+        mark = default if value == o.choices[0] else house.format(value=tr.choice(o.choices[0]))
         rows.append(f"<tr><td>{e(o.id)}</td><td>{e(tr.option(o.id))}</td><td><b>{e(tr.choice(value))}</b> "
                     f"({e(mark)})</td><td>{e(o.rule)}</td><td>{e(tr.sources(o.sources))}</td></tr>")
-    mins = "".join(
-        f"<li>{e(tr.gettext('below 0') if lo <= -10**8 else tr.gettext('from {score}').format(score=tr.number(lo)))}: "
-        f"{e(tr.nplural('{n} point', '{n} points', need))}</li>" for lo, need in rules.minimum_table)
+    below, above = tr.gettext("below 0"), tr.gettext("from {score}")
+    mins = []
+    for lo, need in rules.minimum_table:
+        score = below if lo <= -10**8 else above.format(score=tr.number(lo))
+        points = tr.nplural("{n} point", "{n} points", need)
+        mins.append(f"<li>{e(score)}: {e(points)}</li>")
     facts = ", ".join((
         tr.nplural("{n} player", "{n} players", rules.players), tr.nplural("{n} pack", "{n} packs", rules.packs),
         tr.nplural("{n} card each", "{n} cards each", rules.hand_size),
         tr.nplural("draw {n} card", "draw {n} cards", rules.draw_count),
         tr.gettext("target {score}").format(score=tr.number(rules.target)),
         tr.nplural("{n} canasta to go out", "{n} canastas to go out", rules.canastas_to_go_out)))
-    head = (tr.gettext("Option"), tr.gettext("Topic"), tr.gettext("Value"), tr.gettext("Rule"), tr.gettext("Sources"))
+    head = "".join(f"<th>{e(h)}</th>" for h in (tr.gettext("Option"), tr.gettext("Topic"), tr.gettext("Value"),
+                                                  tr.gettext("Rule"), tr.gettext("Sources")))
+    page_title = tr.gettext("Rules: {title}").format(title=title)
+    heading = tr.gettext("Rules of this table")
+    minimums = tr.gettext("Initial meld minimums (by your side's score)")
+    options = tr.gettext("Options")
+    spec = tr.gettext("Rule numbers refer to the Canasta specification shipped with the engine.")
     return f"""<!doctype html><html lang="{e(tr.lang)}"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>{e(tr.gettext("Rules: {title}").format(title=title))}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>{e(page_title)}</title>
 <link rel="stylesheet" href="/static/style.css"></head><body class="page">
-<h1>{e(tr.gettext("Rules of this table"))}</h1>
+<h1>{e(heading)}</h1>
 <p><b>{e(tr.preset(rules.name))}</b> ({e(rules.name)}, {e(tr.family(rules.family))}): {e(facts)}.</p>
-<h2>{e(tr.gettext("Initial meld minimums (by your side's score)"))}</h2><ul>{mins}</ul>
-<h2>{e(tr.gettext("Options"))}</h2><table class="rules"><tr>{"".join(f"<th>{e(h)}</th>" for h in head)}</tr>{"".join(rows)}</table>
-<p>{e(tr.gettext("Rule numbers refer to the Canasta specification shipped with the engine."))}</p></body></html>"""
+<h2>{e(minimums)}</h2><ul>{"".join(mins)}</ul>
+<h2>{e(options)}</h2><table class="rules"><tr>{head}</tr>{"".join(rows)}</table>
+<p>{e(spec)}</p></body></html>"""
 
 
 async def freeze_survivors(every: float = 5.0) -> None:

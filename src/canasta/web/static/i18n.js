@@ -73,7 +73,8 @@ export function fmt(text, params) {
 }
 
 function lookup(key, fallback) {
-  const t = messages[key];
+  let t = messages[key];
+  if (Array.isArray(t)) t = t[Math.min(pluralIndex(1), t.length - 1)]; // a plural entry asked for once
   if (typeof t === "string" && t) return t;
   return lang === PSEUDO ? pseudo(fallback) : fallback;
 }

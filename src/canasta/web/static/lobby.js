@@ -1,5 +1,6 @@
 // The lobby: quick play, creating a table, open tables, finished games.
 import { _, languagePicker, lang, ngettext, translatePage } from "/static/i18n.js";
+import { levelName, seatName } from "/static/words.js";
 
 translatePage();
 languagePicker(document.getElementById("lang"));
@@ -106,18 +107,13 @@ function drawSeats() {
   }
   $("target").value = p.target;
   const names = COMPASS[p.players];
-  if (names) box.querySelectorAll("label").forEach((l, i) => { l.lastChild.textContent = ` ${names[i]}`; });
+  if (names) box.querySelectorAll("label").forEach((l, i) => { l.lastChild.textContent = ` ${seatName(names[i], "open")}`; });
 }
 
-// the seats' names, from the creator's seat
-const [S, W, N, E] = [_("South"), _("West"), _("North"), _("East")];
-const [SW, NW, NE, SE] = [_("South-west"), _("North-west"), _("North-east"), _("South-east")];
-const COMPASS = { 2: [S, N], 3: [S, W, E], 4: [S, W, N, E], 5: [S, SW, NW, NE, SE], 6: [S, SW, NW, N, NE, SE] };
-function levelName(level, n) {
-  const names = { random: ngettext("random bot", "random bots", n), basic: ngettext("basic bot", "basic bots", n),
-    advanced: ngettext("advanced bot", "advanced bots", n), expert: ngettext("expert bot", "expert bots", n) };
-  return names[level] || level;
-}
+// the seats' names as the server gives them (canasta.table.seat_names), from the creator's seat
+const COMPASS = { 2: ["South", "North"], 3: ["South", "West", "East"], 4: ["South", "West", "North", "East"],
+  5: ["South", "South-west", "North-west", "North-east", "South-east"],
+  6: ["South", "South-west", "North-west", "North", "North-east", "South-east"] };
 
 /** A rematch link (/?preset=…&seats=me,bot:basic,…&target=…&pace=…) fills in the create form. */
 function prefill() {
@@ -192,7 +188,7 @@ async function refresh() {
     d.innerHTML = `<a></a><span class="muted"></span>`;
     d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
     d.querySelector("a").textContent = t.title;
-    d.querySelector("span").textContent = `${t.preset} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => s.name).join(", ")}`;
+    d.querySelector("span").textContent = `${t.preset} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => seatName(s.name, s.kind)).join(", ")}`;
     box.appendChild(d);
   }
   const hist = await (await fetch("/api/history")).json();

@@ -1,7 +1,7 @@
 // The replay viewer of a finished match: every position, every hand shown.
 import { _, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, isWild, prettyCards, rankIndex } from "/static/cards.js";
-import { moveText } from "/static/words.js";
+import { moveText, seatName } from "/static/words.js";
 
 translatePage();
 languagePicker(document.getElementById("lang"));
@@ -17,8 +17,11 @@ $("record").href = `/api/tables/${tableId}/record`;
 function frameText(f) {
   if (f.move === undefined) return prettyCards(f.text);
   if (f.move === null) return _("Hand {hand} dealt", { hand: f.hand });
-  return moveText(data.names[f.seat], f.move, data.rules.family === "italian");
+  return moveText(nameOf(f.seat), f.move, data.rules.family === "italian");
 }
+
+// a player's name; the compass names of bots in the page's language
+const nameOf = (seat) => seatName(data.names[seat], "bot");
 
 function show() {
   const f = data.frames[i];
@@ -33,7 +36,7 @@ function show() {
     d.className = "panel";
     d.innerHTML = `<b></b> <span class="muted"></span><div class="row"></div>`;
     d.querySelector("span").textContent = ngettext("{n} card", "{n} cards", hand.length);
-    d.querySelector("b").textContent = data.names[s];
+    d.querySelector("b").textContent = nameOf(s);
     const row = d.querySelector(".row");
     hand.slice().sort((a, b) => rankIndex(a) - rankIndex(b)).forEach((c) => row.appendChild(cardEl(c, "small")));
     for (const c of f.view.red_threes[s]) row.appendChild(cardEl(c, "small"));
@@ -50,7 +53,7 @@ function show() {
     const p = document.createElement("div");
     p.className = "panel";
     p.innerHTML = `<h3></h3><div class="melds"></div>`;
-    p.querySelector("h3").textContent = _("Side {side}: {names}", { side: si + 1, names: f.view.side_of.map((x, s) => (x === si ? data.names[s] : null)).filter(Boolean).join(" & ") });
+    p.querySelector("h3").textContent = _("Side {side}: {names}", { side: si + 1, names: f.view.side_of.map((x, s) => (x === si ? nameOf(s) : null)).filter(Boolean).join(" & ") });
     const row = p.querySelector(".melds");
     for (const m of side) {
       const el = document.createElement("div");

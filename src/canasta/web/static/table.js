@@ -7,7 +7,7 @@
 // state with the one before.
 import { _, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
-import { RANK_WORDS, moveText } from "/static/words.js";
+import { RANK_WORDS, levelName, moveText, seatName } from "/static/words.js";
 
 translatePage();
 languagePicker($id("lang"));
@@ -51,10 +51,6 @@ const me = () => (state ? state.seat : -1);
 
 const titleWords = (t) => (t === "Quick play" ? _("Quick play") : t);
 
-function levelName(level) {
-  const names = { random: _("random bot"), basic: _("basic bot"), advanced: _("advanced bot"), expert: _("expert bot") };
-  return names[level] || _("{level} bot", { level });
-}
 
 // why a hand ended with nobody out, as the engine says it (canasta.game)
 const END_REASONS = {
@@ -108,7 +104,7 @@ function pileNotes(v) {
 
 function playerName(seat) {
   const p = state && state.players[seat];
-  return p ? p.name : "?";
+  return p ? seatName(p.name, p.kind) : "?";
 }
 
 // ------------------------------------------------------------------ joining
@@ -124,7 +120,7 @@ async function showJoin() {
     if (s.kind === "open" || (s.kind === "reserved" && invite && String(s.seat) === wanted)) {
       const o = document.createElement("option");
       o.value = s.seat;
-      o.textContent = s.kind === "reserved" ? _("the seat kept for {name}", { name: s.name }) : _("the open seat ({name})", { name: s.name });
+      o.textContent = s.kind === "reserved" ? _("the seat kept for {name}", { name: s.name }) : _("the open seat ({name})", { name: seatName(s.name, s.kind) });
       sel.appendChild(o);
     }
   }
@@ -195,7 +191,7 @@ function onMessage(m) {
     const b = document.body.dataset;
     Object.assign(b, { seq: m.seq, seat: m.seat, handOver: m.hand_over, matchOver: m.match_over,
       dealt: v ? "true" : "false" });
-    if (v) Object.assign(b, { toMove: v.to_move, phase: v.phase, hand: v.hand_number });
+    if (v) Object.assign(b, { toMove: v.to_move, phase: v.phase, hand: v.hand_number, stock: v.stock_size });
     trackFresh(prev, m);
     render();
     if (before) animate(prev, m, before);
@@ -205,7 +201,12 @@ function onMessage(m) {
     applyChecks(m.results);
     document.body.dataset.checked = m.id;
   } else if (m.type === "hint") {
-    $("hint").textContent = _("Hint: {text}", { text: describeMove(state ? state.seat : -1, m.move) }) + `  (${m.move})`;
+    // the move in words, and in notation (as the command line and the bot protocol write it)
+    $("hint").textContent = _("Hint: {text}", { text: describeMove(state ? state.seat : -1, m.move) }) + "  (";
+    const code = document.createElement("code");
+    code.className = "notation";
+    code.textContent = m.move;
+    $("hint").append(code, ")");
   } else if (m.type === "error") {
     if (m.code === "BAD_TOKEN") { saved = null; localStorage.removeItem(storeKey); ws.close(); return; }
     if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
@@ -366,7 +367,7 @@ function setButton(id, reason) {
   checked[id] = reason;
   const b = $(id);
   b.disabled = reason !== null;
-  b.title = reason === null ? pending[id] || "" : reason;
+  b.title = reason === null ? (pending[id] ? describeMove(-1, pending[id]) : "") : reason; // the move in words, or why not
   if (id === "btn-end") b.hidden = reason !== null; // shown only when the rules let you end the hand now
 }
 
@@ -559,7 +560,7 @@ function seatPlate(i, slot, last, mySide) {
   }
   const nm = document.createElement("b");
   nm.className = "name";
-  nm.textContent = p.name;
+  nm.textContent = playerName(i);
   head.appendChild(nm);
   const badge = (text, cls = "") => { const s = document.createElement("span"); s.className = "badge " + cls; s.textContent = text; head.appendChild(s); };
   if (mySide >= 0 && v.side_of[i] === mySide) badge(_("partner"), "partner");
@@ -1076,7 +1077,7 @@ function render() {
   $("dock").hidden = waiting;
   showPace();
   if (waiting) {
-    const open = state.players.filter((p) => p.kind === "open" || (p.kind === "reserved")).map((p) => p.name);
+    const open = state.players.filter((p) => p.kind === "open" || (p.kind === "reserved")).map((p) => seatName(p.name, p.kind));
     $("waiting-title").textContent = state.status === "open" ? _("Waiting for players") : _("Waiting for the first deal");
     $("waiting-text").textContent = state.status === "open"
       ? _("The table starts when every seat is taken. Still free: {names}. Use Invite to share the link.", { names: open.join(", ") })

@@ -1,6 +1,6 @@
 // Moves and ranks in words, in the page's language: the log, the last move of each seat,
 // hints and the replay all describe a move from its notation ("meld 8H 8S 2C").
-import { _ } from "/static/i18n.js";
+import { _, ngettext } from "/static/i18n.js";
 import { prettyCards } from "/static/cards.js";
 
 // a rank in the plural, as a meld's label says it ("kings · 5/7")
@@ -43,4 +43,20 @@ export function moveText(name, move, italian) {
     default: what = String(move);
   }
   return name ? _("{name} {move}", { name, move: what }) : what;
+}
+
+// the names the server gives seats nobody has named: the compass points (canasta.table.seat_names)
+const COMPASS = { South: _("South"), West: _("West"), North: _("North"), East: _("East"), "South-west": _("South-west"),
+  "North-west": _("North-west"), "North-east": _("North-east"), "South-east": _("South-east") };
+
+/** A seat's name as shown: a person's own name as it is; a bot's or an empty seat's compass name in the language. */
+export function seatName(name, kind) {
+  return kind !== "human" && COMPASS[name] ? COMPASS[name] : name;
+}
+
+/** A bot level in words ("expert bot", "expert bots" for n > 1). */
+export function levelName(level, n = 1) {
+  const names = { random: ngettext("random bot", "random bots", n), basic: ngettext("basic bot", "basic bots", n),
+    advanced: ngettext("advanced bot", "advanced bots", n), expert: ngettext("expert bot", "expert bots", n) };
+  return names[level] || _("{level} bot", { level });
 }
