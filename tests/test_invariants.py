@@ -574,7 +574,7 @@ def test_italian_going_out_answers_are_the_same_reused_or_fresh(preset: str, opt
     reused answer must be the one a fresh search gives.  The budgets and the
     "assume yes" flag are asked in turn at each position, the most permissive
     first, so an answer reused across them would show."""
-    from canasta import italian
+    from canasta import going_out, italian
     from canasta.bots import make_bot
     from canasta.game import ANSWER_PHASE, MELD_PHASE
     from canasta.view import seat_view
@@ -587,16 +587,16 @@ def test_italian_going_out_answers_are_the_same_reused_or_fresh(preset: str, opt
         while not game.is_over():
             if game.phase in (MELD_PHASE, ANSWER_PHASE):
                 for budget, assume_yes in ((20000, True), (20000, False), (60, True), (1, True)):
-                    kept = italian._OUT_ANSWERS
+                    kept = going_out._OUT_ANSWERS
                     before = len(kept)
                     answer = italian.can_go_out(game, budget=budget, assume_yes=assume_yes)
                     grew = len(kept) > before
-                    italian._OUT_ANSWERS = {}
+                    going_out._OUT_ANSWERS = {}
                     try:
                         fresh = italian.can_go_out(game, budget=budget, assume_yes=assume_yes)
-                        searched = bool(italian._OUT_ANSWERS)
+                        searched = bool(going_out._OUT_ANSWERS)
                     finally:
-                        italian._OUT_ANSWERS = kept
+                        going_out._OUT_ANSWERS = kept
                     assert answer == fresh, f"{preset} seed {seed}: a reused answer differs"
                     reused += searched and not grew
             game.push(bots[game.to_move].choose(seat_view(game, game.to_move)))

@@ -26,29 +26,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from canasta import italian
 from canasta.cards import (
     CARD_RANK,
-    CARD_VALUE,
     IS_BLACK_THREE,
-    IS_NATURAL,
     IS_RED_THREE,
     IS_WILD,
-    JOKER,
-    JOKER_RANK,
-    NATURAL_RANKS,
     NUM_CARDS,
     NUM_RANKS,
-    RANK_CARDS,
-    RANK_VALUE,
     THREE,
-    TWO,
     Card,
     make_deck,
 )
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, check_meld_shape, wild_limit
+from canasta.family import family_of
+from canasta.melds import Meld
+from canasta.movegen import Option, materialize
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -65,7 +58,7 @@ from canasta.moves import (
     group_target,
 )
 from canasta.rules import RuleSet
-from canasta.scoring import SideScore, score_side
+from canasta.scoring import SideScore
 from canasta.state import ASK_NAMES as ASK_NAMES
 from canasta.state import PHASE_NAMES as PHASE_NAMES
 from canasta.state import Ask, HandState, Phase, copy_state, restore, snapshot
@@ -88,7 +81,7 @@ class Game(HandState):
 
     __slots__ = (
         "rules", "seed", "dealer", "start_scores", "hand_number", "n",
-        "val", "step", "it", "move_stack", "_snapshots", "_result",
+        "val", "step", "it", "family", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -120,8 +113,9 @@ class Game(HandState):
         r = self.rules
         self.seed = seed
         self.n = r.players
-        self.it = r.italian  # Italian Canasta (Part B)?  Kept here: it is read on every move
-        self.val = italian.card_values(r) if r.italian else CARD_VALUE
+        self.family = family = family_of(r)
+        self.it = r.italian  # kept for older callers; the engine asks self.family
+        self.val = family.card_values(r)
         self.step = -1 if r.direction == "counter_clockwise" else 1
         if not 0 <= dealer < self.n:
             raise ValueError(f"dealer must be a seat from 0 to {self.n - 1}")
@@ -168,17 +162,13 @@ class Game(HandState):
         self.move_stack: list[Move] = []
         self._snapshots: list[tuple[object, ...]] = []
         self._result: list[SideScore] | None = None
-        if cut is not None and not r.italian:
-            raise ValueError("cut applies to Italian Canasta only (B.3.1); a Classic deck is dealt as given")
+        family.check_cut(cut)
         if deal:
             if stream is not None and deck is None:  # a fair deal: the stream shuffles (docs/fair-deals.md)
                 order = make_deck(r.packs)
                 stream.shuffle(order)
                 deck = order  # top first
-            if r.italian:
-                italian.deal(self, deck, cut, stream)
-            else:
-                self._deal(deck)
+            family.deal(self, deck, cut, stream)
 
     # ------------------------------------------------------------------ basics
 
@@ -253,7 +243,7 @@ class Game(HandState):
         ``open`` (I-O31: one card)."""
         kind = (Move.parse(move) if isinstance(move, str) else move).kind
         if kind == TAKE:
-            return 1 if self.it else 0
+            return self.family.take_draws
         if kind == OPEN:
             return 1
         if kind == DRAW:
@@ -277,31 +267,12 @@ class Game(HandState):
             raise ValueError(f"'{move}' lays no cards: ask about a meld or take move")
         seat = self.turn
         side = self.side_of[seat]
-        vals = self.val
         cards = [c for g in move.groups for c in group_cards(g)]
-        if move.kind == TAKE and self.it:
-            head = [c for c in group_cards(move.groups[0])] if move.groups else []
-            r = self.rules
-            top_rank = CARD_RANK[self.pile[-1]] if self.pile else -1
-            naturals = [c for c in head if not IS_WILD[c] and CARD_RANK[c] == top_rank]
-            if self.pile_frozen or r.pozzo_take == "natural_pair_only":
-                skip = r.frozen_pozzo_naturals if self.pile_frozen else 2
-            else:
-                skip = min(len(naturals), 2)
-            left_out = naturals[:skip]
-            for c in left_out:
-                cards.remove(c)
-            count = sum(vals[c] for c in cards)
-        elif move.kind == TAKE:
-            count = sum(vals[c] for c in cards) + (vals[self.pile[-1]] if self.pile else 0)
-        else:
-            count = sum(vals[c] for c in cards)
+        count = self.family.opening_count(self, move, cards)
         minimum = self.minimum(seat)
         if self.opened[side]:
             return MeldCount(count, minimum, False, "your side has already melded in this hand")
-        if not self.it and move.kind == MELD and self.rules.concealed_out_exempt_from_minimum and \
-                self.hsize[seat] - len(cards) <= 1 and self.phase != FINAL_PHASE and self._qualifies_concealed(seat) \
-                and any(len(group_cards(g)) >= CANASTA_SIZE for g in move.groups):
+        if self.family.exempt_from_minimum(self, move, cards):
             return MeldCount(count, minimum, False, "going out concealed is exempt from the minimum (C-O5)")
         return MeldCount(count, minimum, True, "")
 
@@ -334,57 +305,10 @@ class Game(HandState):
         if self.phase != OVER:
             return None
         if self._result is None:
-            self._result = self._score()
+            self._result = self.family.score(self)
         return self._result
 
     # ------------------------------------------------------------------ deal
-
-    def _deal(self, order: Sequence[Card] | None = None) -> None:
-        r = self.rules
-        deck = make_deck(r.packs)
-        if order is None:
-            random.Random(self.seed).shuffle(deck)
-        else:
-            if sorted(order) != sorted(deck):
-                raise ValueError(f"deck must be the {len(deck)} cards of {r.packs} packs in some order")
-            deck = list(order)[::-1]  # given top first; the stock's top is its end
-        self.stock = deck
-        n = self.n
-        hands = self.hands
-        rc = self.rc
-        for _ in range(r.hand_size):
-            for k in range(1, n + 1):
-                s = (self.dealer + k) % n
-                c = deck.pop()
-                hands[s][c] += 1
-                rc[s][CARD_RANK[c]] += 1
-        for s in range(n):
-            self.hsize[s] = r.hand_size
-        # the upcard (A.3.2, A.3.3)
-        while self.stock:
-            c = self.stock.pop()
-            self.pile.append(c)
-            if IS_WILD[c]:
-                self.pile_frozen = True
-                continue
-            if IS_RED_THREE[c]:
-                if r.red_three_upcard_freezes:
-                    self.pile_frozen = True
-                continue
-            if IS_BLACK_THREE[c]:
-                if r.black_three_freezes:  # C-O2: a black three turned up freezes, covered or not
-                    self.pile_frozen = True
-                if r.black_three_upcard_covered:
-                    continue
-            break
-        # dealt red threes (A.3.4, C-O8)
-        for k in range(1, n + 1):
-            s = (self.dealer + k) % n
-            if r.dealt_red_threes == "immediately_after_deal":
-                self._lay_out_red_threes(s)
-            else:
-                self.red3_pending[s] = True
-        self.begin_turn((self.dealer + 1) % n, first=True)
 
     def add_to_hand(self, seat: int, c: Card, known: bool = False) -> None:
         self.hands[seat][c] += 1
@@ -393,7 +317,7 @@ class Game(HandState):
         if known:
             self.known[seat][c] += 1
 
-    def _lay_out_red_threes(self, seat: int) -> None:
+    def lay_out_red_threes(self, seat: int) -> None:
         hand = self.hands[seat]
         for c in (5, 6):  # 3H, 3D
             while hand[c]:
@@ -436,8 +360,8 @@ class Game(HandState):
         self.draw_mode = 0
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
-            self._lay_out_red_threes(seat)
-        if not self.stock and self.it and self.rules.empty_stock == "hand_ends":
+            self.lay_out_red_threes(seat)
+        if not self.stock and self.family.stock_out_ends_hand(self):
             self.end_hand("the stock ran out")
         elif not self.stock and not self._any_take():
             self.end_hand("the stock ran out and the pile could not be taken")
@@ -489,25 +413,7 @@ class Game(HandState):
     def play_unchecked(self, move: Move) -> None:
         """Apply a move that came from :meth:`generate` or :meth:`random_move`
         in this very position, skipping the checks."""
-        kind = move.kind
-        plan: object = None
-        if self.it:
-            if kind == MELD:
-                plan = [(italian.group_key(g), list(group_cards(g))) for g in move.groups]
-            elif kind == DISCARD:
-                plan = move.groups[0][0]
-            elif kind == TAKE:
-                plan = (CARD_RANK[self.pile[-1]], move.groups[0],
-                        [(italian.group_key(g), list(group_cards(g))) for g in move.groups[1:]])
-        elif kind == MELD:
-            plan = [(_group_rank(g), list(group_cards(g))) for g in move.groups]
-        elif kind == DISCARD:
-            plan = move.groups[0][0]
-        elif kind == TAKE:
-            top = self.pile[-1]
-            plan = (CARD_RANK[top], move.groups[0],
-                    [(_group_rank(g), list(group_cards(g))) for g in move.groups[1:]])
-        self._execute(move, plan)
+        self._execute(move, self.family.unchecked_plan(self, move))
 
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""
@@ -521,6 +427,7 @@ class Game(HandState):
         g.val = self.val
         g.step = self.step
         g.it = self.it
+        g.family = self.family
         copy_state(self, g)
         g._result = None
         g.move_stack = self.move_stack[:] if stack else []
@@ -565,18 +472,18 @@ class Game(HandState):
             if kind == DRAW:
                 if not self.stock:
                     raise refuse("STOCK_EMPTY")
-                if self._forced_take():
+                if self.forced_take():
                     raise refuse("MUST_TAKE")
                 return None
             if kind == TAKE:
-                return italian.plan_take(self, move) if self.it else self._plan_take(move)
+                return self.family.plan_take(self, move)
             if kind == OPEN:
-                italian.plan_open(self)
+                self.family.plan_open(self)
                 return None
             if kind == END:
                 if self.stock:
                     raise refuse("CANNOT_END.stock")
-                if self._forced_take():
+                if self.forced_take():
                     raise refuse("MUST_TAKE")
                 return None
             raise refuse("MUST_DRAW_FIRST")
@@ -584,13 +491,13 @@ class Game(HandState):
             if kind == END:
                 return None
             if kind == MELD:
-                return self._plan_meld(move, final=True)
+                return self.family.plan_meld(self, move, final=True)
             raise refuse("FINAL_MELD_ONLY")
         # MELD phase
         if kind == MELD:
-            plan = italian.plan_meld(self, move) if self.it else self._plan_meld(move)
+            plan = self.family.plan_meld(self, move)
             if self.ask == ASK_YES:
-                self._check_still_going_out(move, plan)
+                self.check_still_going_out(move, plan)
             return plan
         if kind == DISCARD:
             return self._plan_discard(move)
@@ -601,7 +508,7 @@ class Game(HandState):
                 raise refuse("ALREADY_ASKED")
             if self.hsize[self.turn] < 2:
                 raise refuse("ASK_TOO_LATE")
-            if not (italian.can_go_out(self, assume_yes=True) if self.it else self.can_go_out()):
+            if not self.family.may_ask(self):
                 raise refuse("CANNOT_GO_OUT")
             return None
         if kind in (DRAW, TAKE, OPEN):
@@ -623,32 +530,13 @@ class Game(HandState):
                     raise refuse("CARD_NOT_IN_HAND", card=c)
                 raise refuse("CARD_NOT_IN_HAND.some", card=c, count=hand[c])
 
-    def _can_finish(self, seat: int, canastas_after: int) -> IllegalMoveError | None:
-        """May this seat's hand become empty (going out) with this many canastas?"""
-        need = self.rules.canastas_to_go_out
-        if canastas_after < need:
-            if need == 1:
-                return refuse("NEEDS_CANASTA")
-            return refuse("NEEDS_CANASTA.two_hands" if self.n == 2 else "NEEDS_CANASTA.partners", need=need)
-        if self.ask == ASK_NO:
-            return refuse("PARTNER_SAID_NO")
-        return None
-
-    def _check_hand_after(self, seat: int, left: int, canastas_after: int, can_discard: bool = True) -> None:
-        """A turn must end with a discard unless the player goes out."""
-        if left >= 2 or (left == 1 and not can_discard):
-            return
-        err = self._can_finish(seat, canastas_after)
-        if err is not None:
-            raise err
-
     # -- take
 
     def must_take_pile(self) -> bool:
         """A.13.2: with no stock, a discard that fits a meld must be taken."""
-        return self.phase == DRAW_PHASE and self._forced_take()
+        return self.phase == DRAW_PHASE and self.forced_take()
 
-    def _forced_take(self) -> bool:
+    def forced_take(self) -> bool:
         if self.stock or not self.pile or self.pile_block_reason() is not None:
             return False
         side = self.side_of[self.turn]
@@ -660,48 +548,9 @@ class Game(HandState):
         return CARD_RANK[top] in self.melds[side] and self._any_take()
 
     def _any_take(self) -> bool:
-        for _ in (italian.gen_takes(self) if self.it else self._gen_takes()):
+        for _ in self.family.gen_takes(self):
             return True
         return False
-
-    def _plan_take(self, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[int, list[Card]]]]:
-        seat = self.turn
-        side = self.side_of[seat]
-        blocked = self.pile_block()
-        if blocked is not None:
-            raise refuse(blocked)
-        if self.hsize[seat] == 1 and len(self.pile) == 1:
-            raise refuse("ONE_CARD_PILE")
-        top = self.pile[-1]
-        rt = CARD_RANK[top]
-        g0, extras, all_cards, n0, w0 = self.read_take(move, pozzo=False)
-        existing = self.melds[side].get(rt)
-        if self.pile_frozen_for(side):
-            if n0 < 2:
-                raise refuse("FROZEN_NEEDS_NATURAL_PAIR" if self.pile_frozen
-                             else "FROZEN_NEEDS_NATURAL_PAIR.unmelded", rank=rt)
-        elif existing is None and (n0 == 0 or n0 + w0 < 2):
-            raise refuse("NO_MATCH_FOR_TOP", rank=rt)
-        nat = 1 + n0 + (existing.naturals if existing else 0)
-        wil = w0 + (existing.deuces + existing.jokers if existing else 0)
-        bad = None if (existing is not None and w0 == 0) else check_meld_shape(self.rules, nat, wil)
-        if bad is not None:
-            raise refuse(bad)
-        remaining = self.hands[seat][:]
-        for c in g0:
-            remaining[c] -= 1
-        groups = self._plan_groups(seat, side, extras, remaining, skip_rank=rt, going_out_ok=False)
-        added = len(all_cards)
-        value = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in all_cards)
-        if not self.opened[side]:
-            need = self.minimum(seat)
-            if value < need:
-                raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
-        gained = sum(1 for c in self.pile[:-1] if not IS_RED_THREE[c])
-        left = self.hsize[seat] - added + gained
-        canastas = self._canastas_after(side, [(rt, list(g0) + [top])] + groups)
-        self._check_hand_after(seat, left, canastas)
-        return (rt, tuple(g0), groups)
 
     def read_take(self, move: Move, pozzo: bool
                    ) -> tuple[Group, tuple[Group, ...], list[Card], int, int]:
@@ -726,117 +575,7 @@ class Game(HandState):
                 raise refuse("WRONG_RANK.pozzo" if pozzo else "WRONG_RANK", top_card=top, rank=rt, card=c)
         return g0, extras, all_cards, n0, w0
 
-    def _canastas_after(self, side: int, groups: list[tuple[int, list[Card]]]) -> int:
-        melds = self.melds[side]
-        count = self.side_canastas(side)
-        for r, cards in groups:
-            if r == THREE:
-                continue
-            m = melds.get(r)
-            before = m.size if m else 0
-            if before < CANASTA_SIZE <= before + len(cards):
-                count += 1
-        return count
-
     # -- meld
-
-    def _plan_groups(
-        self,
-        seat: int,
-        side: int,
-        groups: Sequence[Group],
-        remaining: list[int],
-        skip_rank: int = -1,
-        going_out_ok: bool = True,
-    ) -> list[tuple[int, list[Card]]]:
-        """Check meld groups against the side's melds; returns (rank, cards) pairs."""
-        melds = self.melds[side]
-        seen: set[int] = set()
-        out: list[tuple[int, list[Card]]] = []
-        for g in groups:
-            cards = list(group_cards(g))
-            target = group_target(g)
-            if not cards:
-                raise refuse("EMPTY_MELD.group")
-            if any(IS_RED_THREE[c] for c in cards):
-                raise refuse("RED_THREE_MELD")
-            ranks = {CARD_RANK[c] for c in cards if not IS_WILD[c]}
-            if len(ranks) > 1:
-                raise refuse("MIXED_RANKS", ranks=" ".join(str(r) for r in sorted(ranks)))
-            if ranks:
-                r = ranks.pop()
-                if target is not None and target != r:
-                    raise refuse("WRONG_TARGET", rank=r, target_rank=target)
-            elif target is None:
-                raise refuse("ALL_WILD_MELD.name_it")
-            else:
-                r = target
-            if r in seen or r == skip_rank:
-                raise refuse("ONE_MELD_PER_RANK", rank=r)
-            seen.add(r)
-            if r == THREE:
-                if any(IS_WILD[c] for c in cards):
-                    raise refuse("BLACK_THREE_MIXED")
-                if not going_out_ok:
-                    raise refuse("BLACK_THREES_NOT_GOING_OUT")
-                have = melds.get(THREE)
-                total = len(cards) + (have.size if have else 0)
-                if not 3 <= total <= 4:
-                    raise refuse("BLACK_THREE_COUNT")
-                out.append((r, cards))
-                continue
-            if r in (JOKER_RANK, TWO):
-                raise refuse("ALL_WILD_MELD")
-            m = melds.get(r)
-            nat = sum(1 for c in cards if not IS_WILD[c])
-            wil = len(cards) - nat
-            if m is None and nat < 2:
-                raise refuse("NEEDS_TWO_NATURALS.new_meld", rank=r)
-            tn = nat + (m.naturals if m else 0)
-            tw = wil + (m.deuces + m.jokers if m else 0)
-            # natural cards never make a meld worse (a cut-throat merged meld may be over the limits)
-            bad = None if (m is not None and wil == 0) else check_meld_shape(self.rules, tn, tw)
-            if bad is not None:
-                raise refuse(bad)
-            for c in cards:
-                remaining[c] -= 1
-            out.append((r, cards))
-        return out
-
-    def _plan_meld(self, move: Move, final: bool = False) -> list[tuple[int, list[Card]]]:
-        seat = self.turn
-        side = self.side_of[seat]
-        if not move.groups:
-            raise refuse("EMPTY_MELD")
-        all_cards = [c for g in move.groups for c in group_cards(g)]
-        self.holds(seat, all_cards)
-        left = self.hsize[seat] - len(all_cards)
-        remaining = self.hands[seat][:]
-        groups = self._plan_groups(seat, side, move.groups, remaining, going_out_ok=left <= 1 and not final)
-        canastas = self._canastas_after(side, groups)
-        if final:
-            if left == 0:
-                raise refuse("FINAL_KEEP_CARD")
-        else:
-            self._check_hand_after(seat, left, canastas)
-        if not self.opened[side]:
-            value = sum(CARD_VALUE[c] for c in all_cards)
-            need = self.minimum(seat)
-            if value < need and not (
-                self.rules.concealed_out_exempt_from_minimum and left <= 1 and not final
-                and self._qualifies_concealed(seat) and any(
-                    r != THREE and len(cs) >= CANASTA_SIZE for r, cs in groups)
-            ):
-                raise refuse("INITIAL_MELD_TOO_LOW", value=value, need=need)
-        return groups
-
-    def _qualifies_concealed(self, seat: int) -> bool:
-        r = self.rules
-        if self.has_melded[seat] or self.added_to_partner[seat]:
-            return False
-        if self.took_pile and not r.concealed_out_may_take_pile:
-            return False
-        return not (self.touched_old and not r.concealed_out_may_add_to_partner)
 
     def _plan_discard(self, move: Move) -> Card:
         seat = self.turn
@@ -848,26 +587,18 @@ class Game(HandState):
             raise refuse("MUST_OPEN")
         left = self.hsize[seat] - 1
         if left == 0:
-            if self.it:
-                err = (italian.finish_error(self, seat, (), WILD_MELD in self.melds[self.side_of[seat]])
-                       or italian.final_discard_error(self.rules, c))
-            else:
-                err = self._can_finish(seat, self.side_canastas(self.side_of[seat]))
+            err = self.family.discard_out_error(self, seat, c)
             if err is not None:
                 raise err
         elif self.ask == ASK_YES:
             raise refuse("MUST_GO_OUT")
         return c
 
-    def _check_still_going_out(self, move: Move, plan: object) -> None:
+    def check_still_going_out(self, move: Move, plan: object) -> None:
+        """After a yes (A.12.3): refuse a meld after which the player could not go out."""
         g = self.copy()
         g._execute(move, plan)
-        if g.phase == OVER:
-            return
-        if g.rules.italian:
-            if g.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(g):
-                return
-        elif g.can_go_out():
+        if g.phase == OVER or g.family.can_go_out(g):
             return
         raise refuse("MUST_GO_OUT.after")
 
@@ -883,24 +614,11 @@ class Game(HandState):
                 self.draw_mode = 1 if kind == OPEN else 2
                 count = 1 if kind == OPEN else count
             if not self.draw_cards(seat, count):
-                if self.it:
-                    self.end_hand("the stock ran out")
-                elif self.rules.red_three_last_card_may_meld:
-                    self.phase = FINAL_PHASE
-                else:
-                    self.end_hand("a red three was drawn as the last card of the stock")
+                self.family.draw_ran_out(self)
                 return
             self.phase = MELD_PHASE
         elif kind == MELD:
-            assert isinstance(plan, list)
-            if self.it:
-                side = self.side_of[seat]
-                opening = not self.opened[side]
-                italian.lay_groups(self, seat, plan)
-                if opening and self.rules.opening_must_be_clean(self.minimum(seat)):
-                    self.clean_turn = True
-            else:
-                self._lay_groups(seat, plan)
+            self.family.lay(self, seat, plan)
             if self.hsize[seat] == 0:
                 self._go_out(seat)
         elif kind == DISCARD:
@@ -915,15 +633,7 @@ class Game(HandState):
             else:
                 self._end_turn()
         elif kind == TAKE:
-            assert isinstance(plan, tuple)
-            rt, g0, groups = plan
-            if self.it:
-                if italian.take(self, seat, rt, g0, groups):
-                    self.phase = MELD_PHASE
-                else:
-                    self.end_hand("the stock ran out")
-            else:
-                self._take(seat, rt, list(g0), groups)
+            self.family.take(self, seat, plan)
         elif kind == ASK:
             self.ask = ASK_PENDING
             self.phase = ANSWER_PHASE
@@ -945,760 +655,49 @@ class Game(HandState):
         if known[c]:  # the table cannot tell which copy was played
             known[c] -= 1
 
-    def _lay_groups(self, seat: int, groups: list[tuple[int, list[Card]]], extra: Card = -1) -> None:
-        side = self.side_of[seat]
-        melds = self.melds[side]
-        turn_no = self.turn_no
-        for r, cards in groups:
-            m = melds.get(r)
-            if m is None:
-                size = len(cards) + (1 if extra >= 0 else 0)
-                m = Meld(r, seat, turn_no, concealed=size >= CANASTA_SIZE and r != THREE)
-                melds[r] = m
-            elif m.turn != turn_no or m.owner != seat:
-                self.touched_old = True
-            before = m.naturals + m.deuces + m.jokers
-            if extra >= 0:
-                m.add(extra)
-                extra = -1
-            for c in cards:
-                self.remove_card(seat, c)
-                m.add(c)
-            if before < CANASTA_SIZE <= m.naturals + m.deuces + m.jokers and r != THREE:
-                self.ncan[side] += 1
-        self.opened[side] = True
-        self.melded_now = True
-
-    def _take(self, seat: int, rt: int, g0: list[Card], groups: list[tuple[int, list[Card]]]) -> None:
-        pile = self.pile
-        top = pile.pop()
-        self._lay_groups(seat, [(rt, g0)] + groups, extra=top)
-        hand = self.hands[seat]
-        rcs = self.rc[seat]
-        known = self.known[seat]
-        for c in pile:
-            if c == 5 or c == 6:
-                self.red3[seat].append(c)
-            else:
-                hand[c] += 1
-                rcs[CARD_RANK[c]] += 1
-                known[c] += 1
-                self.hsize[seat] += 1
-        pile.clear()
-        self.pile_frozen = False
-        self.took_pile = True
-        self.phase = MELD_PHASE
-        if self.rules.cutthroat and self.lone < 0:
-            self._form_cutthroat_sides(seat)
-        if self.hsize[seat] == 0:
-            self._go_out(seat)
-
-    def _form_cutthroat_sides(self, lone: int) -> None:
-        """C-O10: the first player to take the pile plays alone against the other two."""
-        self.lone = lone
-        others = [s for s in range(self.n) if s != lone]
-        a, b = (self.side_of[s] for s in others)
-        keep, drop = min(a, b), max(a, b)
-        merged = self.melds[keep]
-        for r, m in self.melds[drop].items():
-            if r in merged:
-                base = merged[r]
-                for c in m.cards:
-                    base.add(c)
-                base.concealed = False
-            else:
-                merged[r] = m
-        self.melds[drop] = {}
-        self.opened[keep] = self.opened[keep] or self.opened[drop]
-        self.opened[drop] = False
-        self.recount_canastas()
-        for s in others:
-            self.side_of[s] = keep
-
     def _go_out(self, seat: int) -> None:
-        if self.rules.cutthroat and self.lone < 0:
-            self._form_cutthroat_sides(seat)  # RG3: going out first makes the lone hand too
+        self.family.before_going_out(self, seat)
         self.went_out = seat
-        side = self.side_of[seat]
-        self.out_concealed = not self.it and self._qualifies_concealed(seat) and any(
-            m.owner == seat and m.turn == self.turn_no and m.is_canasta and m.rank != THREE
-            for m in self.melds[side].values()
-        )
+        self.out_concealed = self.family.went_out_concealed(self, seat)
         if self.melded_now:
             self.has_melded[seat] = True
         self.end_hand("went out")
-
-    # ------------------------------------------------------------------ scoring
-
-    def _score(self) -> list[SideScore]:
-        """Per side (per player in cut-throat)."""
-        r = self.rules
-        if r.italian:
-            return italian.score(self)
-        sides = range(self.num_sides)
-        side_scores = []
-        for side in sides:
-            seats = [s for s in range(self.n) if self.side_of[s] == side]
-            cards = [c for s in seats for c in self.hand(s)]
-            red = sum(len(self.red3[s]) for s in seats)
-            out = self.went_out >= 0 and self.side_of[self.went_out] == side
-            side_scores.append(score_side(r, list(self.melds[side].values()), red, self.opened[side],
-                                          cards, out, out and self.out_concealed))
-        if not r.cutthroat:
-            return side_scores
-        # cut-throat: every player gets the side's score, red threes counted per player
-        from canasta.scoring import red_three_score
-        out_scores = []
-        for s in range(self.n):
-            side = self.side_of[s]
-            base = side_scores[side]
-            has_can = bool(base.canastas)
-            own_red = red_three_score(r, len(self.red3[s]), self.opened[side], has_can)
-            out_scores.append(SideScore(base.meld_points, base.canasta_bonuses, own_red, base.going_out,
-                                        base.hand_penalty, base.canastas))
-        return out_scores
 
     # ------------------------------------------------------------------ going out
 
     def can_go_out(self, seat: int | None = None) -> bool:
         """Whether the player to move could go out in this turn from here
         (melding all cards, or all but one and discarding it)."""
-        if self.it:
-            return self.phase in (MELD_PHASE, ANSWER_PHASE) and italian.can_go_out(self)
-        return self._going_out_plan(seat) is not None
-
-    def _going_out_plan(self, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:
-        """A way to go out now: (rank of the card to discard or -1, groups as
-        (rank, naturals, deuces, jokers)); None if there is none.
-
-        Exact: every natural card must go to its rank's meld (one per rank), so
-        only the wild cards are placed by choice.  Each rank's meld can absorb a
-        fixed number of them; completing a canasta costs its deficit to seven; so
-        completing the cheapest melds first makes the most canastas, and the wild
-        cards left fit iff the total room does.  Discarding a natural card never
-        helps (it only lowers a meld's room and the count), so the discards tried
-        are the one loose card, or none, or a wild card or a black three."""
-        s = self.turn if seat is None else seat
-        if self.phase not in (MELD_PHASE, ANSWER_PHASE) or self.ask == ASK_NO:
-            return None
-        side = self.side_of[s]
-        rc = self.rc[s]
-        melds = self.melds[side]
-        need_min = 0
-        if not self.opened[side]:
-            need_min = self.minimum(s)
-            exempt = self.rules.concealed_out_exempt_from_minimum and self._qualifies_concealed(s)
-        else:
-            exempt = True
-        # quick necessary conditions: at most one card can be left over to
-        # discard, and enough canastas must be within reach of the wild cards
-        b = rc[THREE]
-        if b == 2:
-            return None
-        loose = [THREE] if b == 1 else []
-        reach = self.ncan[side]
-        short: list[int] = []
-        for r in NATURAL_RANKS:
-            k = rc[r]
-            m = melds.get(r)
-            if m is None:
-                if k == 0:
-                    continue
-                if k == 1:
-                    loose.append(r)
-                    continue
-                size = k
-            else:
-                size = m.naturals + m.deuces + m.jokers
-                if size >= CANASTA_SIZE:
-                    continue
-                size += k
-            if size >= CANASTA_SIZE:
-                reach += 1
-            else:
-                short.append(CANASTA_SIZE - size)
-        if len(loose) > 1:
-            return None
-        need_can = self.rules.canastas_to_go_out
-        if reach < need_can:
-            pool = rc[TWO] + rc[JOKER_RANK]
-            for deficit in sorted(short):
-                if deficit > 3 or deficit > pool:
-                    break
-                pool -= deficit
-                reach += 1
-            if reach < need_can:
-                return None
-        if loose:
-            candidates = loose
-        else:
-            # discarding a natural card never helps: only a wild card (too many
-            # for the melds) or a fifth black three can be worth keeping back
-            candidates = [-1] + [r for r in (TWO, JOKER_RANK) if rc[r]] + ([THREE] if b > 4 else [])
-        for discard in candidates:
-            counts = rc[:]
-            if discard >= 0:
-                counts[discard] -= 1
-            plan = self._meld_all_plan(side, melds, counts, need_min, exempt)
-            if plan is not None:
-                return discard, plan
-        return None
-
-    def _meld_all_plan(self, side: int, melds: dict[int, Meld], counts: list[int],
-                       need_min: int, exempt: bool) -> list[tuple[int, int, int, int]] | None:
-        r = self.rules
-        b = counts[THREE]
-        if b and not (3 <= b + (melds[THREE].size if THREE in melds else 0) <= 4):
-            return None
-        pool = counts[TWO] + counts[JOKER_RANK]
-        canastas = self.side_canastas(side)
-        value = counts[TWO] * 20 + counts[JOKER_RANK] * 50 + b * 5
-        # per target rank: [naturals from hand, wilds given, capacity left, deficit to 7]
-        rows: dict[int, list[int]] = {}
-        for rank in NATURAL_RANKS:
-            k = counts[rank]
-            m = melds.get(rank)
-            if m is None:
-                if k == 0:
-                    continue
-                if k == 1:
-                    return None
-                nat, wil, given = k, 0, 0
-                if k == 2:  # a pair needs a wild card to be a meld
-                    if pool == 0:
-                        return None
-                    pool -= 1
-                    wil = given = 1
-            else:
-                nat, wil, given = m.naturals + k, m.deuces + m.jokers, 0
-            value += k * RANK_VALUE[rank]
-            # an over-full meld (cut-throat partners' melds combined) still takes naturals, no wilds
-            cap = max(0, wild_limit(r, nat) - wil)
-            size = nat + wil
-            before = m.size if m is not None else 0
-            if before < CANASTA_SIZE <= size:
-                canastas += 1
-            rows[rank] = [k, given, cap, max(0, CANASTA_SIZE - size)]
-        for q, m in melds.items():  # melds untouched by the hand can take wild cards too
-            if q not in rows and q in NATURAL_RANKS:
-                rows[q] = [0, 0, wild_limit(r, m.naturals) - m.deuces - m.jokers,
-                           max(0, CANASTA_SIZE - m.size)]
-        if not exempt and value < need_min:
-            return None
-        if canastas < r.canastas_to_go_out:
-            # complete the cheapest melds with the free wild cards
-            for rank in sorted(rows, key=lambda q: rows[q][3]):
-                row = rows[rank]
-                if canastas >= r.canastas_to_go_out:
-                    break
-                if 0 < row[3] <= min(row[2], pool):
-                    pool -= row[3]
-                    row[1] += row[3]
-                    row[2] -= row[3]
-                    canastas += 1
-            if canastas < r.canastas_to_go_out:
-                return None
-        for row in rows.values():
-            if not pool:
-                break
-            give = min(pool, max(row[2], 0))
-            row[1] += give
-            row[2] -= give
-            pool -= give
-        if pool:
-            return None
-        jokers = counts[JOKER_RANK]
-        plan: list[tuple[int, int, int, int]] = []
-        for rank, (k, given, _, _) in rows.items():
-            if k == 0 and given == 0:
-                continue
-            j = min(jokers, given)
-            jokers -= j
-            plan.append((rank, k, given - j, j))
-        if b:
-            plan.append((THREE, b, 0, 0))
-        return plan
+        return self.family.can_go_out(self, seat)
 
     # ------------------------------------------------------------------ generation
 
-    def _gen_takes(self) -> Iterator[Move]:
-        seat = self.turn
-        side = self.side_of[seat]
-        if self.pile_block_reason() is not None:
-            return
-        if self.hsize[seat] == 1 and len(self.pile) == 1:
-            return
-        top = self.pile[-1]
-        rt = CARD_RANK[top]
-        rc = self.rc[seat]
-        hand = self.hands[seat]
-        k = rc[rt]
-        frozen = self.pile_frozen_for(side)
-        existing = self.melds[side].get(rt)
-        if k < 2 and (frozen or (existing is None and (k == 0 or not (rc[TWO] or rc[JOKER_RANK])))):
-            return
-        options: list[tuple[int, int, int]] = []  # naturals, deuces, jokers shown with the top
-        opened = self.opened[side]
-        if not opened:
-            # an initial meld: any number of the top card's rank, with wild cards
-            for n0 in range(2, k + 1):
-                for d, j in self._wild_splits(n0 + 1, 0, rc[TWO], rc[JOKER_RANK]):
-                    options.append((n0, d, j))
-        elif frozen:
-            if k >= 2:
-                options.append((2, 0, 0))
-        else:
-            if existing is not None:
-                options.append((0, 0, 0))
-            else:
-                if k >= 2:
-                    options.append((2, 0, 0))
-                if k >= 1 and rc[TWO]:
-                    options.append((1, 1, 0))
-                if k >= 1 and rc[JOKER_RANK]:
-                    options.append((1, 0, 1))
-        if opened and existing is None and k + 1 >= CANASTA_SIZE and (not frozen or k >= 2):
-            # a canasta laid complete from the hand with the top card (A.6.7), with
-            # every number of the naturals held (the rest may be discarded or added later)
-            for kk in range(max(2, CANASTA_SIZE - 4), k + 1):
-                for d, j in self._wild_splits(kk + 1, 0, rc[TWO], rc[JOKER_RANK]):
-                    if kk + 1 + d + j >= CANASTA_SIZE and (kk, d, j) not in options:
-                        options.append((kk, d, j))
-        for n0, d0, j0 in options:
-            nat = 1 + n0 + (existing.naturals if existing else 0)
-            wil = d0 + j0 + (existing.deuces + existing.jokers if existing else 0)
-            if (existing is None or d0 + j0) and check_meld_shape(self.rules, nat, wil) is not None:
-                continue
-            g0 = _pick(hand, rt, n0) + [TWO * 4 + s for s in _suits(hand, TWO, d0)] + [JOKER] * j0
-            if opened:
-                # red threes in the pile are laid out, not taken into the hand
-                left = self.hsize[seat] - len(g0) + sum(1 for c in self.pile[:-1] if not IS_RED_THREE[c])
-                if left < 2:
-                    size = nat + wil
-                    grows = 1 if (size - len(g0) - 1 < CANASTA_SIZE <= size) else 0
-                    if left < 2 and self.ncan[side] + grows < self.rules.canastas_to_go_out:
-                        continue
-                yield Move(TAKE, (tuple(g0),))
-            else:
-                base = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in g0)
-                counts = rc[:]
-                counts[rt] = 0  # all the top card's rank goes with it, if at all
-                counts[TWO] -= d0
-                counts[JOKER_RANK] -= j0
-                for extra in self._combos(counts, side, base, self.minimum(seat), exclude=rt):
-                    move = Move(TAKE, (tuple(g0),) + tuple(self._groups_from(hand, extra, g0)))
-                    if self._take_ok(move):
-                        yield move
-
-    def _take_ok(self, move: Move) -> bool:
-        try:
-            self._plan_take(move)
-        except IllegalMoveError:
-            return False
-        return True
-
-    @staticmethod
-    def _wild_splits(nat: int, wil: int, deuces: int, jokers: int) -> Iterator[tuple[int, int]]:
-        """(deuces, jokers) that can still be added, jokers counted separately."""
-        room = 3 - wil
-        for d in range(0, min(deuces, room) + 1):
-            for j in range(0, min(jokers, room - d) + 1):
-                yield d, j
-
-    def _combos(self, counts: list[int], side: int, base: int, need: int,
-                exclude: int = -1) -> Iterator[list[tuple[int, int, int, int]]]:
-        """Sets of new melds (rank, naturals, deuces, jokers) from ``counts``
-        worth ``need`` or more together with ``base``; for initial melds."""
-        ranks = [r for r in NATURAL_RANKS if counts[r] >= 2 and r != exclude]
-        rules = self.rules
-        chosen: list[tuple[int, int, int, int]] = []
-        tail = [0] * (len(ranks) + 1)  # value of all naturals from rank i on
-        for i in range(len(ranks) - 1, -1, -1):
-            tail[i] = tail[i + 1] + counts[ranks[i]] * RANK_VALUE[ranks[i]]
-
-        def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
-            if i == len(ranks):
-                if value >= need:
-                    yield list(chosen)
-                return
-            # upper bound: everything left melded
-            if value + deuces * 20 + jokers * 50 + tail[i] < need:
-                return
-            yield from rec(i + 1, value, deuces, jokers)
-            r = ranks[i]
-            for k in range(2, counts[r] + 1):
-                lim = wild_limit(rules, k)
-                for d in range(0, min(deuces, lim) + 1):
-                    for j in range(0, min(jokers, lim - d) + 1):
-                        if k + d + j < 3:
-                            continue
-                        chosen.append((r, k, d, j))
-                        yield from rec(i + 1, value + k * RANK_VALUE[r] + d * 20 + j * 50,
-                                       deuces - d, jokers - j)
-                        chosen.pop()
-
-        yield from rec(0, base, counts[TWO], counts[JOKER_RANK])
-
-    @staticmethod
-    def _groups_from(hand: list[int], spec: list[tuple[int, int, int, int]],
-                     used: Sequence[Card] = ()) -> list[Group]:
-        avail = hand[:]
-        for c in used:
-            avail[c] -= 1
-        out: list[Group] = []
-        for r, k, d, j in spec:
-            cards = _pick(avail, r, k) + [TWO * 4 + s for s in _suits(avail, TWO, d)] + [JOKER] * j
-            for c in cards:
-                avail[c] -= 1
-            out.append(tuple(cards))
-        return out
-
-    def _gen_openings(self, final: bool) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
-        """Initial melds of a side that has not melded: whole sets of melds that
-        reach the minimum (or go out concealed, C-O5)."""
-        seat = self.turn
-        hand = self.hands[seat]
-        rc = self.rc[seat]
-        hsize = self.hsize[seat]
-        rules = self.rules
-        exempt = rules.concealed_out_exempt_from_minimum and not final and self._qualifies_concealed(seat)
-        need = self.minimum(seat)
-        may_finish = self.ask != ASK_NO
-        for spec in self._combos(rc, self.side_of[seat], 0, 0 if exempt else need):
-            if not spec:
-                continue
-            ncards = 0
-            canastas = 0
-            value = 0
-            for r, k, d, j in spec:
-                size = k + d + j
-                ncards += size
-                value += k * RANK_VALUE[r] + d * 20 + j * 50
-                if size >= CANASTA_SIZE:
-                    canastas += 1
-            left = hsize - ncards
-            if final:
-                if left == 0:
-                    continue
-            elif left <= 1 and (canastas < rules.canastas_to_go_out or not may_finish):
-                continue
-            if value < need and (final or left > 1 or not canastas):
-                continue
-            yield tuple(spec)
-        b = rc[THREE]
-        if b >= 3 and hsize - b <= 1:
-            yield from self._if_ok(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
-
-    def _fast_meld_options(self, out: list[Option]) -> bool:
-        """The common meld moves of a side that has melded, as option codes.
-        Returns False when going out is certainly impossible (the same quick
-        test as :meth:`_going_out_plan`, done in the same pass)."""
-        seat = self.turn
-        side = self.side_of[seat]
-        hand = self.hands[seat]
-        rc = self.rc[seat]
-        melds = self.melds[side]
-        rules = self.rules
-        hsize = self.hsize[seat]
-        # may the hand shrink to 0 or 1 card (going out) with this many canastas?
-        can_now = self.ncan[side]
-        need = rules.canastas_to_go_out if self.ask != ASK_NO else 1 << 30
-        deuces = rc[TWO]
-        jokers = rc[JOKER_RANK]
-        max3 = rules.wild_ratio == "max3_only"
-        append = out.append
-        loose = 1 if rc[THREE] == 1 else (2 if rc[THREE] == 2 else 0)
-        reach = can_now
-        short: list[int] = []
-        small_ok = hsize >= 3 or can_now >= need
-        for r, m in melds.items():
-            if r == THREE:
-                continue
-            k = rc[r]
-            size = m.naturals + m.deuces + m.jokers
-            if small_ok or (size == CANASTA_SIZE - 1 and can_now + 1 >= need):
-                if k:
-                    append(16 + r)
-                if deuces or jokers:
-                    nat = m.naturals
-                    if m.deuces + m.jokers < (3 if (max3 or nat >= 3) else nat):
-                        if deuces:
-                            append(32 + r)
-                        if jokers:
-                            append(48 + r)
-            if size < CANASTA_SIZE:
-                if size + k >= CANASTA_SIZE:
-                    reach += 1
-                else:
-                    short.append(CANASTA_SIZE - size - k)
-        new_ok = hsize >= 5 or can_now >= need
-        for r in NATURAL_RANKS:
-            k = rc[r]
-            if not k or r in melds:
-                continue
-            if k == 1:
-                loose += 1
-                continue
-            if k >= CANASTA_SIZE:
-                reach += 1
-            else:
-                short.append(CANASTA_SIZE - k)
-            if not new_ok:
-                continue
-            if k >= 3:
-                append(64 + r)
-            if deuces:
-                append(80 + r)
-            if jokers:
-                append(96 + r)
-            if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
-                # a canasta laid complete (concealed, A.6.7), with every number of the
-                # naturals held: the ones kept back may be discarded or added later
-                for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
-                    nat_cards = _pick(hand, r, kk)
-                    for d, j in self._wild_splits(kk, 0, deuces, jokers):
-                        if kk + d + j >= CANASTA_SIZE:
-                            move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
-                                                     + [JOKER] * j),))
-                            if self._meld_ok(move):
-                                append(move)
-        b = rc[THREE]
-        if b >= 3 and hsize - b <= 1:
-            move = Move(MELD, (tuple(_pick(hand, THREE, b)),))
-            if self._meld_ok(move):
-                append(move)
-        if loose > 1:
-            return False
-        if reach < rules.canastas_to_go_out:
-            pool = deuces + jokers
-            for deficit in sorted(short):
-                if deficit > 3 or deficit > pool:
-                    break
-                pool -= deficit
-                reach += 1
-            return reach >= rules.canastas_to_go_out
-        return True
-
-    def _materialize(self, opt: Option) -> Move:
-        """The move behind an option (see :meth:`_options`)."""
-        if isinstance(opt, Move):
-            return opt
-        if isinstance(opt, tuple):
-            if self.it:
-                return Move(MELD, tuple(italian.groups_from(self.hands[self.turn], list(opt))))
-            return Move(MELD, tuple(self._groups_from(self.hands[self.turn], list(opt))))
-        code = opt >> 4
-        r = opt & 15
-        hand = self.hands[self.turn]
-        if code <= 1:
-            for c in RANK_CARDS[r]:
-                if hand[c]:
-                    return Move(DISCARD, ((c,),)) if code == 0 else Move(MELD, ((c,),))
-        if code == 2 or code == 5:
-            deuce = next(c for c in (0, 1, 2, 3) if hand[c])
-            if code == 2:
-                return Move(MELD, ((-(r + 1), deuce),))
-            nat = _pick(hand, r, 2)
-            return Move(MELD, ((nat[0], nat[1], deuce),))
-        if code == 3:
-            return Move(MELD, ((-(r + 1), JOKER),))
-        if code == 4:
-            return Move(MELD, (tuple(_pick(hand, r, 3)),))
-        if code == 7:  # a deuce onto the open meld of wild cards (Italian)
-            return Move(MELD, ((next(c for c in (0, 1, 2, 3) if hand[c]),),))
-        if code == 8:
-            return Move(MELD, ((JOKER,),))
-        if code == 9:  # a new meld of wild cards: r = number of jokers of three
-            d = 3 - r
-            return Move(MELD, (tuple([TWO * 4 + x for x in _suits(hand, TWO, d)] + [JOKER] * r),))
-        nat = _pick(hand, r, 2)
-        return Move(MELD, ((nat[0], nat[1], JOKER),))
-
-    def _options(self) -> list[Option]:
-        """The generating set: option codes (``code * 16 + rank``) for the common
-        moves, Move objects for the rest."""
-        phase = self.phase
-        if phase == OVER:
-            return []
-        if self.it and phase != ANSWER_PHASE:
-            return self._options_italian()
-        if phase == ANSWER_PHASE:
-            return [_YES_MOVE, _NO_MOVE]
-        out: list[Option] = []
-        if phase == DRAW_PHASE:
-            if self.stock:
-                # the common case, decided cheaply: nothing matches the top card
-                pile = self.pile
-                if not pile:
-                    return [_DRAW_MOVE]
-                top = pile[-1]
-                rt = CARD_RANK[top]
-                if (not IS_NATURAL[top] or not self.rc[self.turn][rt]) and (
-                        rt not in self.melds[self.side_of[self.turn]]):
-                    return [_DRAW_MOVE]
-            forced = self._forced_take()
-            if self.stock and not forced:
-                out.append(_DRAW_MOVE)
-            out.extend(self._gen_takes())
-            if not self.stock and not forced:
-                out.append(_END_MOVE)
-            return out
-        seat = self.turn
-        opened = self.opened[self.side_of[seat]]
-        if phase == FINAL_PHASE:
-            out.extend(self._gen_melds_checked() if opened else self._gen_openings(True))
-            out.append(_END_MOVE)
-            return out
-        maybe_out = True
-        if not opened:
-            out.extend(self._gen_openings(False))
-        elif self.ask == ASK_YES:
-            out.extend(self._gen_melds_checked())
-        else:
-            maybe_out = self._fast_meld_options(out)
-        hsize = self.hsize[seat]
-        plan = self._going_out_plan() if maybe_out else None
-        if plan is not None and plan[1]:
-            out.extend(self._gen_going_out(plan))
-        # discards
-        if hsize == 1:
-            if self._can_finish(seat, self.ncan[self.side_of[seat]]) is None:
-                out.append(CARD_RANK[self.hand(seat)[0]])
-        elif self.ask != ASK_YES:
-            rc = self.rc[seat]
-            out.extend([r for r in _ALL_RANKS if rc[r]])
-        if plan is not None and self.ask == ASK_NONE and hsize >= 2 and self.has_partner(seat):
-            out.append(_ASK_MOVE)
-        return out
-
-    def _gen_melds_checked(self) -> Iterator[Move]:
-        """The single-group meld moves, each checked in full (rare states)."""
-        seat = self.turn
-        side = self.side_of[seat]
-        hand = self.hands[seat]
-        rc = self.rc[seat]
-        melds = self.melds[side]
-        deuce = TWO * 4 + _suits(hand, TWO, 1)[0] if rc[TWO] else -1
-        for r in NATURAL_RANKS:
-            k = rc[r]
-            m = melds.get(r)
-            if m is not None:
-                if k:
-                    yield from self._if_ok(Move(MELD, ((_pick(hand, r, 1)[0],),)))
-                    if k > 1:
-                        yield from self._if_ok(Move(MELD, (tuple(_pick(hand, r, k)),)))
-                if deuce >= 0:
-                    yield from self._if_ok(Move(MELD, ((-(r + 1), deuce),)))
-                if rc[JOKER_RANK]:
-                    yield from self._if_ok(Move(MELD, ((-(r + 1), JOKER),)))
-            elif k >= 2:
-                nat = _pick(hand, r, k)
-                if k >= 3:
-                    yield from self._if_ok(Move(MELD, (tuple(nat[:3]),)))
-                if deuce >= 0:
-                    yield from self._if_ok(Move(MELD, ((nat[0], nat[1], deuce),)))
-                if rc[JOKER_RANK]:
-                    yield from self._if_ok(Move(MELD, ((nat[0], nat[1], JOKER),)))
-                if k + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
-                    for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
-                        for d, j in self._wild_splits(kk, 0, rc[TWO], rc[JOKER_RANK]):
-                            if kk + d + j >= CANASTA_SIZE:
-                                cards = nat[:kk] + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
-                                yield from self._if_ok(Move(MELD, (tuple(cards),)))
-        b = rc[THREE]
-        if b >= 3 and self.hsize[seat] - b <= 1:
-            yield from self._if_ok(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
-
-    def _gen_going_out(self, plan: tuple[int, list[tuple[int, int, int, int]]]) -> Iterator[Move]:
-        """One canonical move that melds everything needed to go out."""
-        avail = self.hands[self.turn][:]
-        groups: list[Group] = []
-        for r, k, d, j in plan[1]:
-            cards = _pick(avail, r, k) + [TWO * 4 + s for s in _suits(avail, TWO, d)] + [JOKER] * j
-            for c in cards:
-                avail[c] -= 1
-            groups.append(tuple(cards) if k else (-(r + 1),) + tuple(cards))
-        yield Move(MELD, tuple(groups))  # legal by construction (tests check it)
-
-    def _if_ok(self, move: Move) -> Iterator[Move]:
-        if self._meld_ok(move):
-            yield move
-
-    def _meld_ok(self, move: Move) -> bool:
-        try:
-            if self.it:
-                plan: object = italian.plan_meld(self, move)
-            else:
-                plan = self._plan_meld(move, final=self.phase == FINAL_PHASE)
-            if self.ask == ASK_YES:
-                self._check_still_going_out(move, plan)
-        except IllegalMoveError:
-            return False
-        return True
-
-    def _options_italian(self) -> list[Option]:
-        out: list[Option] = []
-        seat = self.turn
-        if self.phase == DRAW_PHASE:
-            if self.stock and not (self.rules.opening_draws_one and not self.opened[self.side_of[seat]]):
-                pile = self.pile
-                if not pile:
-                    return [_DRAW_MOVE]
-                top = pile[-1]
-                need = self.rules.frozen_pozzo_naturals if self.pile_frozen else 2
-                if (not IS_NATURAL[top] or self.rc[seat][CARD_RANK[top]] < need) and (
-                        self.rules.pozzo_take != "classic" or self.pile_frozen):
-                    return [_DRAW_MOVE]
-            forced = self._forced_take()
-            if self.stock and not forced:
-                out.append(_DRAW_MOVE)
-                if self.rules.opening_draws_one and italian.open_allowed(self):
-                    out.append(Move(OPEN))
-            out.extend(italian.gen_takes(self))
-            if not self.stock and not forced:
-                out.append(_END_MOVE)
-            return out
-        side = self.side_of[seat]
-        rc = self.rc[seat]
-        if self.ask == ASK_NONE or self.ask == ASK_NO:
-            if self.opened[side]:
-                italian.fast_meld_options(self, out)
-            elif self.draw_mode != 2:
-                out.extend(italian.opening_options(self))
-            announced = self.draw_mode == 1 and not self.opened[side]  # open before discarding
-            if not announced and self.hsize[seat] >= 2:
-                out.extend([r for r in _ALL_RANKS if rc[r]])
-            elif not announced:
-                hand = self.hands[seat]
-                for r in _ALL_RANKS:
-                    if rc[r]:
-                        move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
-                        if self.is_legal(move):
-                            out.append(move)
-        else:
-            out.extend(m for m in italian.gen_melds(self) if self._meld_ok(m))
-            hand = self.hands[seat]
-            for r in _ALL_RANKS:
-                if rc[r]:
-                    move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
-                    if self.is_legal(move):
-                        out.append(move)
-        if (self.ask == ASK_NONE and self.hsize[seat] >= 2 and self.has_partner(seat)
-                and italian.can_go_out(self, assume_yes=True)):
-            out.append(_ASK_MOVE)
-        return out
-
     def generate(self) -> Iterator[Move]:
         """Every move of the generating set (see the module docstring)."""
-        for o in self._options():
-            yield self._materialize(o)
+        for o in self.family.options(self):
+            yield materialize(self, o)
 
     def random_move(self, rng: random.Random) -> Move:
         """A move chosen uniformly from the generating set; only the chosen one is built."""
-        opts = self._options()
+        opts = self.family.options(self)
         if len(opts) == 1:
-            return self._materialize(opts[0])
-        return self._materialize(opts[int(rng.random() * len(opts))])
+            return materialize(self, opts[0])
+        return materialize(self, opts[int(rng.random() * len(opts))])
+
+    # ------------------------------------------------------------------ queries for bots, views and learners
+
+    def options(self) -> list[Option]:
+        """The generating set as options, not yet built into moves (see
+        :mod:`canasta.movegen`); :meth:`materialize` builds one."""
+        return self.family.options(self)
+
+    def materialize(self, opt: Option) -> Move:
+        """The move behind an option of :meth:`options`."""
+        return materialize(self, opt)
+
+    # older names (rl)
+    _options = options
+    _materialize = materialize
 
     # ------------------------------------------------------------------ text
 
@@ -1720,48 +719,6 @@ class MeldCount:
     def enough(self) -> bool:
         """The count reaches the minimum, or no minimum applies."""
         return not self.applies or self.count >= self.minimum
-
-
-Option = int | Move | tuple[tuple[int, int, int, int], ...]
-"""An entry of the generating set before it is built: ``code * 16 + rank`` for
-a common move, a tuple of (rank, naturals, deuces, jokers) for an initial meld,
-or the Move itself."""
-
-_ALL_RANKS: Final = tuple(range(NUM_RANKS))
-_DRAW_MOVE: Final = Move(DRAW)
-_END_MOVE: Final = Move(END)
-_ASK_MOVE: Final = Move(ASK)
-_YES_MOVE: Final = Move(YES)
-_NO_MOVE: Final = Move(NO)
-
-
-def _group_rank(g: Group) -> int:
-    if g[0] < 0:
-        return -g[0] - 1
-    for c in g:
-        if not IS_WILD[c]:
-            return CARD_RANK[c]
-    raise refuse("ALL_WILD_MELD.group")
-
-
-def _suits(hand: list[int], rank: int, k: int) -> list[int]:
-    """Suits of ``k`` cards of ``rank`` held, canonically chosen."""
-    out: list[int] = []
-    if k <= 0:
-        return out
-    base = rank * 4
-    for s in range(4):
-        for _ in range(hand[base + s]):
-            out.append(s)
-            if len(out) == k:
-                return out
-    return out
-
-
-def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
-    if rank == JOKER_RANK:
-        return [JOKER] * min(k, hand[JOKER])
-    return [rank * 4 + s for s in _suits(hand, rank, k)]
 
 
 class LegalMoves:

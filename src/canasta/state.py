@@ -58,6 +58,18 @@ class DrawMode(IntEnum):
     UNANNOUNCED = 2  #: drew two cards without announcing: may not open this turn
 
 
+# the members as module constants: a global is read several times faster than
+# an enum attribute, and these are read on every move
+DRAW_PHASE: Final = Phase.DRAW
+MELD_PHASE: Final = Phase.MELD
+ANSWER_PHASE: Final = Phase.ANSWER
+FINAL_PHASE: Final = Phase.FINAL
+OVER: Final = Phase.OVER
+ASK_NONE: Final = Ask.NONE
+ASK_PENDING: Final = Ask.PENDING
+ASK_YES: Final = Ask.YES
+ASK_NO: Final = Ask.NO
+
 PHASE_NAMES: Final = ("draw", "meld", "answer", "final", "over")
 ASK_NAMES: Final = ("none", "pending", "yes", "no")
 

@@ -402,7 +402,7 @@ def out_scores(g: Game, seat: int) -> list[SideScore]:
     h.hands = [row[:] for row in h.hands]
     h.hands[seat] = [0] * NUM_CARDS
     h.went_out = seat
-    return h._score()
+    return h.family.score(h)
 
 
 def _margin(g: Game, seat: int, result: list[SideScore]) -> int:

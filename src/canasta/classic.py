@@ -1,0 +1,465 @@
+"""Classic Canasta (SPEC Part A): the rules that are Classic's own, and the
+:class:`Classic` rule family that gives them to :class:`~canasta.game.Game`.
+
+Pure functions over the game's state record: the deal (A.3), taking the pile
+(A.9), meld planning and laying (A.5, A.7), cut-throat sides (C-O10), going
+out concealed (A.12, C-O5) and scoring (A.14).  Generation is in
+:mod:`canasta.movegen`, the going-out search in :mod:`canasta.going_out`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from canasta import going_out, movegen
+from canasta.cards import (
+    CARD_RANK,
+    CARD_VALUE,
+    IS_BLACK_THREE,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER_RANK,
+    THREE,
+    TWO,
+    Card,
+    make_deck,
+)
+from canasta.errors import IllegalMoveError, refuse
+from canasta.fairdeal import DealRandom
+from canasta.family import RuleFamily
+from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
+from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards, group_target
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore, red_three_score, score_side
+from canasta.state import (
+    ASK_NO,
+    MELD_PHASE,
+    Phase,
+)
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+    from canasta.movegen import Option
+
+Plan = list[tuple[int, list[Card]]]  # (rank, cards from the hand) per group
+
+
+def deal(g: Game, order: Sequence[Card] | None = None) -> None:
+    r = g.rules
+    deck = make_deck(r.packs)
+    if order is None:
+        random.Random(g.seed).shuffle(deck)
+    else:
+        if sorted(order) != sorted(deck):
+            raise ValueError(f"deck must be the {len(deck)} cards of {r.packs} packs in some order")
+        deck = list(order)[::-1]  # given top first; the stock's top is its end
+    g.stock = deck
+    n = g.n
+    hands = g.hands
+    rc = g.rc
+    for _ in range(r.hand_size):
+        for k in range(1, n + 1):
+            s = (g.dealer + k) % n
+            c = deck.pop()
+            hands[s][c] += 1
+            rc[s][CARD_RANK[c]] += 1
+    for s in range(n):
+        g.hsize[s] = r.hand_size
+    # the upcard (A.3.2, A.3.3)
+    while g.stock:
+        c = g.stock.pop()
+        g.pile.append(c)
+        if IS_WILD[c]:
+            g.pile_frozen = True
+            continue
+        if IS_RED_THREE[c]:
+            if r.red_three_upcard_freezes:
+                g.pile_frozen = True
+            continue
+        if IS_BLACK_THREE[c]:
+            if r.black_three_freezes:  # C-O2: a black three turned up freezes, covered or not
+                g.pile_frozen = True
+            if r.black_three_upcard_covered:
+                continue
+        break
+    # dealt red threes (A.3.4, C-O8)
+    for k in range(1, n + 1):
+        s = (g.dealer + k) % n
+        if r.dealt_red_threes == "immediately_after_deal":
+            g.lay_out_red_threes(s)
+        else:
+            g.red3_pending[s] = True
+    g.begin_turn((g.dealer + 1) % n, first=True)
+
+
+def finish_error(g: Game, seat: int, canastas_after: int) -> IllegalMoveError | None:
+    """May this seat's hand become empty (going out) with this many canastas?"""
+    need = g.rules.canastas_to_go_out
+    if canastas_after < need:
+        if need == 1:
+            return refuse("NEEDS_CANASTA")
+        return refuse("NEEDS_CANASTA.two_hands" if g.n == 2 else "NEEDS_CANASTA.partners", need=need)
+    if g.ask == ASK_NO:
+        return refuse("PARTNER_SAID_NO")
+    return None
+
+
+def check_hand_after(g: Game, seat: int, left: int, canastas_after: int, can_discard: bool = True) -> None:
+    """A turn must end with a discard unless the player goes out."""
+    if left >= 2 or (left == 1 and not can_discard):
+        return
+    err = finish_error(g, seat, canastas_after)
+    if err is not None:
+        raise err
+
+
+def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[int, list[Card]]]]:
+    seat = g.turn
+    side = g.side_of[seat]
+    blocked = g.pile_block()
+    if blocked is not None:
+        raise refuse(blocked)
+    if g.hsize[seat] == 1 and len(g.pile) == 1:
+        raise refuse("ONE_CARD_PILE")
+    top = g.pile[-1]
+    rt = CARD_RANK[top]
+    g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=False)
+    existing = g.melds[side].get(rt)
+    if g.pile_frozen_for(side):
+        if n0 < 2:
+            raise refuse("FROZEN_NEEDS_NATURAL_PAIR" if g.pile_frozen
+                         else "FROZEN_NEEDS_NATURAL_PAIR.unmelded", rank=rt)
+    elif existing is None and (n0 == 0 or n0 + w0 < 2):
+        raise refuse("NO_MATCH_FOR_TOP", rank=rt)
+    nat = 1 + n0 + (existing.naturals if existing else 0)
+    wil = w0 + (existing.deuces + existing.jokers if existing else 0)
+    bad = None if (existing is not None and w0 == 0) else check_meld_shape(g.rules, nat, wil)
+    if bad is not None:
+        raise refuse(bad)
+    remaining = g.hands[seat][:]
+    for c in g0:
+        remaining[c] -= 1
+    groups = plan_groups(g, seat, side, extras, remaining, skip_rank=rt, going_out_ok=False)
+    added = len(all_cards)
+    value = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in all_cards)
+    if not g.opened[side]:
+        need = g.minimum(seat)
+        if value < need:
+            raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
+    gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
+    left = g.hsize[seat] - added + gained
+    canastas = canastas_after(g, side, [(rt, list(g0) + [top])] + groups)
+    check_hand_after(g, seat, left, canastas)
+    return (rt, tuple(g0), groups)
+
+
+def canastas_after(g: Game, side: int, groups: list[tuple[int, list[Card]]]) -> int:
+    melds = g.melds[side]
+    count = g.side_canastas(side)
+    for r, cards in groups:
+        if r == THREE:
+            continue
+        m = melds.get(r)
+        before = m.size if m else 0
+        if before < CANASTA_SIZE <= before + len(cards):
+            count += 1
+    return count
+
+
+def plan_groups(
+    g: Game,
+    seat: int,
+    side: int,
+    groups: Sequence[Group],
+    remaining: list[int],
+    skip_rank: int = -1,
+    going_out_ok: bool = True,
+) -> list[tuple[int, list[Card]]]:
+    """Check meld groups against the side's melds; returns (rank, cards) pairs."""
+    melds = g.melds[side]
+    seen: set[int] = set()
+    out: list[tuple[int, list[Card]]] = []
+    for grp in groups:
+        cards = list(group_cards(grp))
+        target = group_target(grp)
+        if not cards:
+            raise refuse("EMPTY_MELD.group")
+        if any(IS_RED_THREE[c] for c in cards):
+            raise refuse("RED_THREE_MELD")
+        ranks = {CARD_RANK[c] for c in cards if not IS_WILD[c]}
+        if len(ranks) > 1:
+            raise refuse("MIXED_RANKS", ranks=" ".join(str(r) for r in sorted(ranks)))
+        if ranks:
+            r = ranks.pop()
+            if target is not None and target != r:
+                raise refuse("WRONG_TARGET", rank=r, target_rank=target)
+        elif target is None:
+            raise refuse("ALL_WILD_MELD.name_it")
+        else:
+            r = target
+        if r in seen or r == skip_rank:
+            raise refuse("ONE_MELD_PER_RANK", rank=r)
+        seen.add(r)
+        if r == THREE:
+            if any(IS_WILD[c] for c in cards):
+                raise refuse("BLACK_THREE_MIXED")
+            if not going_out_ok:
+                raise refuse("BLACK_THREES_NOT_GOING_OUT")
+            have = melds.get(THREE)
+            total = len(cards) + (have.size if have else 0)
+            if not 3 <= total <= 4:
+                raise refuse("BLACK_THREE_COUNT")
+            out.append((r, cards))
+            continue
+        if r in (JOKER_RANK, TWO):
+            raise refuse("ALL_WILD_MELD")
+        m = melds.get(r)
+        nat = sum(1 for c in cards if not IS_WILD[c])
+        wil = len(cards) - nat
+        if m is None and nat < 2:
+            raise refuse("NEEDS_TWO_NATURALS.new_meld", rank=r)
+        tn = nat + (m.naturals if m else 0)
+        tw = wil + (m.deuces + m.jokers if m else 0)
+        # natural cards never make a meld worse (a cut-throat merged meld may be over the limits)
+        bad = None if (m is not None and wil == 0) else check_meld_shape(g.rules, tn, tw)
+        if bad is not None:
+            raise refuse(bad)
+        for c in cards:
+            remaining[c] -= 1
+        out.append((r, cards))
+    return out
+
+
+def plan_meld(g: Game, move: Move, final: bool = False) -> list[tuple[int, list[Card]]]:
+    seat = g.turn
+    side = g.side_of[seat]
+    if not move.groups:
+        raise refuse("EMPTY_MELD")
+    all_cards = [c for grp in move.groups for c in group_cards(grp)]
+    g.holds(seat, all_cards)
+    left = g.hsize[seat] - len(all_cards)
+    remaining = g.hands[seat][:]
+    groups = plan_groups(g, seat, side, move.groups, remaining, going_out_ok=left <= 1 and not final)
+    canastas = canastas_after(g, side, groups)
+    if final:
+        if left == 0:
+            raise refuse("FINAL_KEEP_CARD")
+    else:
+        check_hand_after(g, seat, left, canastas)
+    if not g.opened[side]:
+        value = sum(CARD_VALUE[c] for c in all_cards)
+        need = g.minimum(seat)
+        if value < need and not (
+            g.rules.concealed_out_exempt_from_minimum and left <= 1 and not final
+            and qualifies_concealed(g, seat) and any(
+                r != THREE and len(cs) >= CANASTA_SIZE for r, cs in groups)
+        ):
+            raise refuse("INITIAL_MELD_TOO_LOW", value=value, need=need)
+    return groups
+
+
+def qualifies_concealed(g: Game, seat: int) -> bool:
+    r = g.rules
+    if g.has_melded[seat] or g.added_to_partner[seat]:
+        return False
+    if g.took_pile and not r.concealed_out_may_take_pile:
+        return False
+    return not (g.touched_old and not r.concealed_out_may_add_to_partner)
+
+
+def lay_groups(g: Game, seat: int, groups: list[tuple[int, list[Card]]], extra: Card = -1) -> None:
+    side = g.side_of[seat]
+    melds = g.melds[side]
+    turn_no = g.turn_no
+    for r, cards in groups:
+        m = melds.get(r)
+        if m is None:
+            size = len(cards) + (1 if extra >= 0 else 0)
+            m = Meld(r, seat, turn_no, concealed=size >= CANASTA_SIZE and r != THREE)
+            melds[r] = m
+        elif m.turn != turn_no or m.owner != seat:
+            g.touched_old = True
+        before = m.naturals + m.deuces + m.jokers
+        if extra >= 0:
+            m.add(extra)
+            extra = -1
+        for c in cards:
+            g.remove_card(seat, c)
+            m.add(c)
+        if before < CANASTA_SIZE <= m.naturals + m.deuces + m.jokers and r != THREE:
+            g.ncan[side] += 1
+    g.opened[side] = True
+    g.melded_now = True
+
+
+def take(g: Game, seat: int, rt: int, g0: list[Card], groups: list[tuple[int, list[Card]]]) -> None:
+    pile = g.pile
+    top = pile.pop()
+    lay_groups(g, seat, [(rt, g0)] + groups, extra=top)
+    hand = g.hands[seat]
+    rcs = g.rc[seat]
+    known = g.known[seat]
+    for c in pile:
+        if c == 5 or c == 6:
+            g.red3[seat].append(c)
+        else:
+            hand[c] += 1
+            rcs[CARD_RANK[c]] += 1
+            known[c] += 1
+            g.hsize[seat] += 1
+    pile.clear()
+    g.pile_frozen = False
+    g.took_pile = True
+    g.phase = MELD_PHASE
+    if g.rules.cutthroat and g.lone < 0:
+        form_cutthroat_sides(g, seat)
+    if g.hsize[seat] == 0:
+        g._go_out(seat)
+
+
+def form_cutthroat_sides(g: Game, lone: int) -> None:
+    """C-O10: the first player to take the pile plays alone against the other two."""
+    g.lone = lone
+    others = [s for s in range(g.n) if s != lone]
+    a, b = (g.side_of[s] for s in others)
+    keep, drop = min(a, b), max(a, b)
+    merged = g.melds[keep]
+    for r, m in g.melds[drop].items():
+        if r in merged:
+            base = merged[r]
+            for c in m.cards:
+                base.add(c)
+            base.concealed = False
+        else:
+            merged[r] = m
+    g.melds[drop] = {}
+    g.opened[keep] = g.opened[keep] or g.opened[drop]
+    g.opened[drop] = False
+    g.recount_canastas()
+    for s in others:
+        g.side_of[s] = keep
+
+
+def score(g: Game) -> list[SideScore]:
+    """Per side (per player in cut-throat)."""
+    r = g.rules
+    sides = range(g.num_sides)
+    side_scores = []
+    for side in sides:
+        seats = [s for s in range(g.n) if g.side_of[s] == side]
+        cards = [c for s in seats for c in g.hand(s)]
+        red = sum(len(g.red3[s]) for s in seats)
+        out = g.went_out >= 0 and g.side_of[g.went_out] == side
+        side_scores.append(score_side(r, list(g.melds[side].values()), red, g.opened[side],
+                                      cards, out, out and g.out_concealed))
+    if not r.cutthroat:
+        return side_scores
+    # cut-throat: every player gets the side's score, red threes counted per player
+    out_scores = []
+    for s in range(g.n):
+        side = g.side_of[s]
+        base = side_scores[side]
+        has_can = bool(base.canastas)
+        own_red = red_three_score(r, len(g.red3[s]), g.opened[side], has_can)
+        out_scores.append(SideScore(base.meld_points, base.canasta_bonuses, own_red, base.going_out,
+                                    base.hand_penalty, base.canastas))
+    return out_scores
+
+
+
+class Classic(RuleFamily):
+    """Classic Canasta (Part A), with its options C-O1 ... (cut-throat, 2 and 6 players)."""
+
+    name = "classic"
+    pile_word = "pile"
+    take_draws = 0
+
+    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
+        return CARD_VALUE
+
+    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
+        deal(g, deck)
+
+    def check_cut(self, cut: int | None) -> None:
+        if cut is not None:
+            raise ValueError("cut applies to Italian Canasta only (B.3.1); a Classic deck is dealt as given")
+
+    def draw_ran_out(self, g: Game) -> None:
+        if g.rules.red_three_last_card_may_meld:
+            g.phase = Phase.FINAL
+        else:
+            g.end_hand("a red three was drawn as the last card of the stock")
+
+    def plan_take(self, g: Game, move: Move) -> object:
+        return plan_take(g, move)
+
+    def plan_open(self, g: Game) -> None:
+        raise refuse("NO_ANNOUNCED_OPENING")
+
+    def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
+        return plan_meld(g, move, final)
+
+    def unchecked_plan(self, g: Game, move: Move) -> object:
+        kind = move.kind
+        if kind == MELD:
+            return [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups]
+        if kind == DISCARD:
+            return move.groups[0][0]
+        if kind == TAKE:
+            return (CARD_RANK[g.pile[-1]], move.groups[0],
+                    [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups[1:]])
+        return None
+
+    def lay(self, g: Game, seat: int, plan: object) -> None:
+        assert isinstance(plan, list)
+        lay_groups(g, seat, plan)
+
+    def take(self, g: Game, seat: int, plan: object) -> None:
+        assert isinstance(plan, tuple)
+        rt, g0, groups = plan
+        take(g, seat, rt, list(g0), groups)
+
+    def may_ask(self, g: Game) -> bool:
+        return going_out.classic_plan(g) is not None
+
+    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        return going_out.classic_plan(g, seat) is not None
+
+    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
+        return finish_error(g, seat, g.ncan[g.side_of[seat]])
+
+    def before_going_out(self, g: Game, seat: int) -> None:
+        if g.rules.cutthroat and g.lone < 0:
+            form_cutthroat_sides(g, seat)  # RG3: going out first makes the lone hand too
+
+    def went_out_concealed(self, g: Game, seat: int) -> bool:
+        return qualifies_concealed(g, seat) and any(
+            m.owner == seat and m.turn == g.turn_no and m.is_canasta and m.rank != THREE
+            for m in g.melds[g.side_of[seat]].values()
+        )
+
+    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
+        vals = g.val
+        if move.kind == TAKE:
+            return sum(vals[c] for c in cards) + (vals[g.pile[-1]] if g.pile else 0)
+        return sum(vals[c] for c in cards)
+
+    def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
+        seat = g.turn
+        return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
+                and g.hsize[seat] - len(cards) <= 1 and g.phase != Phase.FINAL and qualifies_concealed(g, seat)
+                and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
+
+    def options(self, g: Game) -> list[Option]:
+        return movegen.options(g)
+
+    def build_groups(self, hand: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
+        return movegen.groups_from(hand, list(spec))
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        return movegen.gen_takes(g)
+
+    def score(self, g: Game) -> list[SideScore]:
+        return score(g)

@@ -1,0 +1,161 @@
+"""Rule families: what Classic (SPEC Part A) and Italian (Part B) Canasta do
+differently, as one class per family (in the spirit of python-chess's variants).
+
+:class:`~canasta.game.Game` holds what both families share (turns, drawing,
+discarding, asking, undo) and calls its ``family`` for the rest, through the
+named hooks of :class:`RuleFamily`: the deal, taking the pile (pozzo), meld
+planning and laying, going out, move generation and scoring.  It never tests
+which family it plays.  A third family is a new subclass registered in
+:data:`FAMILIES`, not more ``if`` s.
+
+The families keep no state: every hook is a function of the game's state
+record (:class:`~canasta.state.HandState`), as in pgx.  They also answer the
+questions views, positions and bots ask (the capabilities below), so those
+need not test the family either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from canasta.cards import Card
+from canasta.errors import IllegalMoveError
+from canasta.fairdeal import DealRandom
+from canasta.moves import Group, Move
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+    from canasta.movegen import Option
+
+
+class RuleFamily:
+    """The hooks a rule family provides.  Every method takes the game first."""
+
+    #: the family's id, as in ``RuleSet.family``
+    name: ClassVar[str] = ""
+    #: what the discard pile is called ("pile", "pozzo")
+    pile_word: ClassVar[str] = "pile"
+    #: stock cards drawn after taking the pile (A.16.2: none; B.10.8: one)
+    take_draws: ClassVar[int] = 0
+    #: whether a meld that reaches seven cards is closed and set aside (B.7.2)
+    closes_canastas: ClassVar[bool] = False
+    #: whether melds of wild cards only exist (B.8), kept under ``WILD_MELD``
+    has_wild_melds: ClassVar[bool] = False
+    #: whether the pile is frozen against a side that has not melded (A.8.4)
+    frozen_until_melded: ClassVar[bool] = True
+
+    # -- the deal
+    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
+        """Point value of each card code."""
+        raise NotImplementedError
+
+    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
+        """Deal the hand and begin the first turn."""
+        raise NotImplementedError
+
+    def check_cut(self, cut: int | None) -> None:
+        """Refuse a cut the family does not have (ValueError)."""
+
+    # -- turns
+    def stock_out_ends_hand(self, g: Game) -> bool:
+        """Whether a turn that begins with no stock ends the hand at once."""
+        return False
+
+    def draw_ran_out(self, g: Game) -> None:
+        """The last stock card drawn was a red three (A.13.1, B.14)."""
+        raise NotImplementedError
+
+    # -- plans (raise IllegalMoveError), and their execution
+    def plan_take(self, g: Game, move: Move) -> object:
+        raise NotImplementedError
+
+    def plan_open(self, g: Game) -> None:
+        raise NotImplementedError
+
+    def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
+        raise NotImplementedError
+
+    def unchecked_plan(self, g: Game, move: Move) -> object:
+        """The plan of a meld, discard or take move known to be legal."""
+        raise NotImplementedError
+
+    def lay(self, g: Game, seat: int, plan: object) -> None:
+        """Lay a planned meld move."""
+        raise NotImplementedError
+
+    def take(self, g: Game, seat: int, plan: object) -> None:
+        """Take the pile as planned (and what follows: a draw in Italian)."""
+        raise NotImplementedError
+
+    # -- going out
+    def may_ask(self, g: Game) -> bool:
+        """Whether asking "may I go out?" makes sense now (the mover could go out on a yes)."""
+        raise NotImplementedError
+
+    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        """Whether the player to move could go out in this turn from here."""
+        raise NotImplementedError
+
+    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
+        """Why discarding the last card (going out) is refused, or None."""
+        raise NotImplementedError
+
+    def before_going_out(self, g: Game, seat: int) -> None:
+        """What happens first when ``seat`` goes out (C-O10: the lone hand forms)."""
+
+    def went_out_concealed(self, g: Game, seat: int) -> bool:
+        """Whether ``seat``, going out now, goes out concealed (A.12.4)."""
+        return False
+
+    # -- the initial meld (opening)
+    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
+        """What a meld or take move counts towards the minimum (A.7, B.9)."""
+        raise NotImplementedError
+
+    def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
+        """C-O5: going out concealed in this move needs no minimum."""
+        return False
+
+    # -- generation
+    def options(self, g: Game) -> list[Option]:
+        """The generating set as options (see :mod:`canasta.movegen`)."""
+        raise NotImplementedError
+
+    def build_groups(self, hand: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
+        """The groups of an initial-meld option (rank, naturals, deuces, jokers)."""
+        raise NotImplementedError
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        """The take moves of the generating set."""
+        raise NotImplementedError
+
+    # -- scoring
+    def score(self, g: Game) -> list[SideScore]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<rule family {self.name}>"
+
+
+def _registry() -> dict[str, RuleFamily]:
+    from canasta.classic import Classic
+    from canasta.italian import Italian
+
+    return {f.name: f for f in (Classic(), Italian())}
+
+
+#: the rule families by name (``RuleSet.family``)
+FAMILIES: dict[str, RuleFamily] = {}
+
+
+def family_of(rules: RuleSet) -> RuleFamily:
+    """The family that plays these rules."""
+    if not FAMILIES:
+        FAMILIES.update(_registry())
+    return FAMILIES[rules.family]
+
+
+__all__ = ["FAMILIES", "RuleFamily", "family_of"]

@@ -1,0 +1,532 @@
+"""Going out: can the player to move meld every card (but a final discard) this turn?
+
+Classic (A.12) is decided by :func:`classic_plan`, which also gives the melds of
+a way out (the generator offers it as one move); Italian (B.13) by
+:func:`italian_can_go_out`, an exact search over the ways each rank's cards and
+the wild cards can be laid (:func:`going_out_possible`), whose answers are kept.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+from canasta import classic, italian
+from canasta.cards import JOKER_RANK, NATURAL_RANKS, RANK_VALUE, THREE, TWO
+from canasta.melds import (
+    CANASTA_SIZE,
+    WILD_MELD,
+    Meld,
+    it_canasta,
+    it_group_error,
+    wild_limit,
+    wild_meld_is_clean,
+    wild_meld_kind,
+)
+from canasta.rules import RuleSet
+from canasta.state import (
+    ANSWER_PHASE,
+    ASK_NO,
+    MELD_PHASE,
+)
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+
+# ---------------------------------------------------------------------------- Classic
+
+
+def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:
+    """A way to go out now: (rank of the card to discard or -1, groups as
+    (rank, naturals, deuces, jokers)); None if there is none.
+
+    Exact: every natural card must go to its rank's meld (one per rank), so
+    only the wild cards are placed by choice.  Each rank's meld can absorb a
+    fixed number of them; completing a canasta costs its deficit to seven; so
+    completing the cheapest melds first makes the most canastas, and the wild
+    cards left fit iff the total room does.  Discarding a natural card never
+    helps (it only lowers a meld's room and the count), so the discards tried
+    are the one loose card, or none, or a wild card or a black three."""
+    s = g.turn if seat is None else seat
+    if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.ask == ASK_NO:
+        return None
+    side = g.side_of[s]
+    rc = g.rc[s]
+    melds = g.melds[side]
+    need_min = 0
+    if not g.opened[side]:
+        need_min = g.minimum(s)
+        exempt = g.rules.concealed_out_exempt_from_minimum and classic.qualifies_concealed(g, s)
+    else:
+        exempt = True
+    # quick necessary conditions: at most one card can be left over to
+    # discard, and enough canastas must be within reach of the wild cards
+    b = rc[THREE]
+    if b == 2:
+        return None
+    loose = [THREE] if b == 1 else []
+    reach = g.ncan[side]
+    short: list[int] = []
+    for r in NATURAL_RANKS:
+        k = rc[r]
+        m = melds.get(r)
+        if m is None:
+            if k == 0:
+                continue
+            if k == 1:
+                loose.append(r)
+                continue
+            size = k
+        else:
+            size = m.naturals + m.deuces + m.jokers
+            if size >= CANASTA_SIZE:
+                continue
+            size += k
+        if size >= CANASTA_SIZE:
+            reach += 1
+        else:
+            short.append(CANASTA_SIZE - size)
+    if len(loose) > 1:
+        return None
+    need_can = g.rules.canastas_to_go_out
+    if reach < need_can:
+        pool = rc[TWO] + rc[JOKER_RANK]
+        for deficit in sorted(short):
+            if deficit > 3 or deficit > pool:
+                break
+            pool -= deficit
+            reach += 1
+        if reach < need_can:
+            return None
+    if loose:
+        candidates = loose
+    else:
+        # discarding a natural card never helps: only a wild card (too many
+        # for the melds) or a fifth black three can be worth keeping back
+        candidates = [-1] + [r for r in (TWO, JOKER_RANK) if rc[r]] + ([THREE] if b > 4 else [])
+    for discard in candidates:
+        counts = rc[:]
+        if discard >= 0:
+            counts[discard] -= 1
+        plan = _meld_all_plan(g, side, melds, counts, need_min, exempt)
+        if plan is not None:
+            return discard, plan
+    return None
+
+
+def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int],
+                   need_min: int, exempt: bool) -> list[tuple[int, int, int, int]] | None:
+    r = g.rules
+    b = counts[THREE]
+    if b and not (3 <= b + (melds[THREE].size if THREE in melds else 0) <= 4):
+        return None
+    pool = counts[TWO] + counts[JOKER_RANK]
+    canastas = g.side_canastas(side)
+    value = counts[TWO] * 20 + counts[JOKER_RANK] * 50 + b * 5
+    # per target rank: [naturals from hand, wilds given, capacity left, deficit to 7]
+    rows: dict[int, list[int]] = {}
+    for rank in NATURAL_RANKS:
+        k = counts[rank]
+        m = melds.get(rank)
+        if m is None:
+            if k == 0:
+                continue
+            if k == 1:
+                return None
+            nat, wil, given = k, 0, 0
+            if k == 2:  # a pair needs a wild card to be a meld
+                if pool == 0:
+                    return None
+                pool -= 1
+                wil = given = 1
+        else:
+            nat, wil, given = m.naturals + k, m.deuces + m.jokers, 0
+        value += k * RANK_VALUE[rank]
+        # an over-full meld (cut-throat partners' melds combined) still takes naturals, no wilds
+        cap = max(0, wild_limit(r, nat) - wil)
+        size = nat + wil
+        before = m.size if m is not None else 0
+        if before < CANASTA_SIZE <= size:
+            canastas += 1
+        rows[rank] = [k, given, cap, max(0, CANASTA_SIZE - size)]
+    for q, m in melds.items():  # melds untouched by the hand can take wild cards too
+        if q not in rows and q in NATURAL_RANKS:
+            rows[q] = [0, 0, wild_limit(r, m.naturals) - m.deuces - m.jokers,
+                       max(0, CANASTA_SIZE - m.size)]
+    if not exempt and value < need_min:
+        return None
+    if canastas < r.canastas_to_go_out:
+        # complete the cheapest melds with the free wild cards
+        for rank in sorted(rows, key=lambda q: rows[q][3]):
+            row = rows[rank]
+            if canastas >= r.canastas_to_go_out:
+                break
+            if 0 < row[3] <= min(row[2], pool):
+                pool -= row[3]
+                row[1] += row[3]
+                row[2] -= row[3]
+                canastas += 1
+        if canastas < r.canastas_to_go_out:
+            return None
+    for row in rows.values():
+        if not pool:
+            break
+        give = min(pool, max(row[2], 0))
+        row[1] += give
+        row[2] -= give
+        pool -= give
+    if pool:
+        return None
+    jokers = counts[JOKER_RANK]
+    plan: list[tuple[int, int, int, int]] = []
+    for rank, (k, given, _, _) in rows.items():
+        if k == 0 and given == 0:
+            continue
+        j = min(jokers, given)
+        jokers -= j
+        plan.append((rank, k, given - j, j))
+    if b:
+        plan.append((THREE, b, 0, 0))
+    return plan
+
+
+# ---------------------------------------------------------------------------- Italian
+
+def italian_can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bool:
+    """Whether the player to move, whose team has opened, can still go out this turn
+    (melding every card but a legal final discard, B.13), decided exactly by
+    :func:`going_out_possible`.  ``assume_yes``: as if the partner had already said
+    yes (for deciding whether asking makes sense).  ``budget`` is accepted for
+    older callers and ignored: the search is exact and always completes."""
+    del budget
+    seat = g.turn
+    side = g.side_of[seat]
+    r = g.rules
+    if not g.opened[side]:
+        return False  # going out while opening is one opening move (offered among the openings)
+    if g.ask == 3 or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2 and not assume_yes):
+        return False  # a "no", or asking is required and has not been answered yes (B.13.4)
+    melds = g.melds[side]
+    rc = g.rc[seat]
+    # a quick necessary condition: a natural card with no meld of its rank to join and
+    # no second card of its rank can only be the final discard, so at most one such
+    loose = 0
+    forced = -1  # the one card that can only be the final discard, if any
+    for x in NATURAL_RANKS:
+        if rc[x] == 1 and x not in melds:
+            loose += 1
+            forced = x
+    b = rc[THREE]
+    if b and not (r.black_three_melds != "never" and 3 <= b <= (6 if r.black_three_melds == "going_out_3_to_6"
+                                                                else 4)):
+        loose += b
+        forced = THREE
+    if loose > 1:
+        return False
+    # more quick necessary conditions: a pair with no meld of its rank needs a wild
+    # card; and the canastas this turn could close at most (each rank's cards with
+    # every wild card) must be able to meet the requirement (B.13.1)
+    wilds = rc[TWO] + rc[JOKER_RANK]
+    pairs = 0
+    can_clean = can_dirty = 0
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        m = melds.get(x)
+        if m is None:
+            if k == 2:
+                pairs += 1
+            size = k
+        else:
+            size = m.size + k
+        can_clean += size // CANASTA_SIZE
+        can_dirty += (size + wilds) // CANASTA_SIZE if size else 0
+    if pairs > wilds:
+        return False
+    clean, dirty, natural = italian.closed_counts(g, side)
+    if not italian.requirement_met(r, clean, dirty, natural):
+        wm = melds.get(WILD_MELD)
+        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if r.wild_canastas_count else 0
+        if not italian.requirement_met(r, clean + can_clean + w, dirty + can_dirty + w, natural + can_dirty):
+            return False
+    open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
+    closed_ranks = frozenset(m.rank for m in g.closed[side])
+    key = (_rules_key(r), tuple(rc), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
+           g.clean_turn)
+    found = _OUT_ANSWERS.get(key)
+    if found is None:
+        if len(_OUT_ANSWERS) >= _OUT_ANSWERS_KEPT:
+            _OUT_ANSWERS.clear()
+        found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(g.rc[seat]), open_melds, clean, dirty, natural,
+                                                       closed_ranks, g.clean_turn, forced)
+    return found
+
+
+_OUT_ANSWERS: dict[tuple[object, ...], bool] = {}
+_OUT_ANSWERS_KEPT = 4096
+_RULE_KEYS: dict[int, tuple[RuleSet, int]] = {}  # id -> (the rule set, kept alive so the id stays its own; key)
+
+
+def _rules_key(r: RuleSet) -> int:
+    """A small number standing for a rule set in cache keys (hashing a RuleSet is slow):
+    equal rule sets get the same number."""
+    got = _RULE_KEYS.get(id(r))
+    if got is not None and got[0] is r:
+        return got[1]
+    same = [k for other, k in _RULE_KEYS.values() if other == r]
+    key = same[0] if same else len({v[1] for v in _RULE_KEYS.values()})
+    _RULE_KEYS[id(r)] = (r, key)
+    return key
+
+_Shape = tuple[int, int, int]  # naturals, deuces, jokers of one meld
+
+
+def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tuple[int, int, int, int], ...],
+                       clean: int, dirty: int, natural: int, closed_ranks: frozenset[int] = frozenset(),
+                       clean_turn: bool = False, forced: int = -1) -> bool:
+    """The exact going-out decision for an opened team (B.13 with B.6, B.7, B.8.5).
+
+    ``hand`` holds the mover's cards by rank; ``open_melds`` the team's open melds
+    as (key, naturals, deuces, jokers); ``clean``/``dirty``/``natural`` the
+    canastas it has closed.  The player goes out when every card but the final
+    discard can be melded this turn.  Suits do not matter and a turn may hold any
+    number of meld moves, so the question is one of counts, decided rank by rank:
+    each natural rank takes its naturals and some wild cards, first onto its open
+    meld (closing it at seven), then into new melds (each closing at seven, the
+    last possibly left open); the rest of the wild cards go to the meld of wild
+    cards the same way.  A search over the ranks in order, remembering the wild
+    cards left and the canastas closed, tries every split.  The open-wild-meld
+    rule (I-O14, I-O38) is decided on the whole turn: a dirty canasta may close
+    when the wild meld is not blocking before the turn, after it, or at some
+    state it passes through, since the moves can be ordered so.  ``forced``: the
+    rank of a card that can only be the final discard (a caller's shortcut), or -1."""
+    top3 = 6 if r.black_three_melds == "going_out_3_to_6" else 4
+    final = r.final_discard
+    wild_discard = final != "discard_not_wild_or_black3"
+    counts = list(hand)
+    start_disc = False
+    if 0 <= forced != THREE:
+        counts[forced] -= 1  # a natural card that can only be the final discard
+        start_disc = True
+    for three_out in (False, True):
+        if three_out and (not hand[THREE] or not wild_discard or start_disc):
+            continue
+        if forced == THREE and not three_out:
+            continue
+        nb = hand[THREE] - three_out
+        if nb and not (r.black_three_melds != "never" and 3 <= nb <= top3):
+            continue
+        c2 = list(counts)
+        c2[THREE] = nb
+        if _melds_all(r, tuple(c2), open_melds, clean, dirty, natural, closed_ranks, clean_turn,
+                      start_disc or three_out):
+            return True
+    return False
+
+
+def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int, int, int, int], ...],
+               clean: int, dirty: int, natural: int, closed_ranks: frozenset[int], clean_turn: bool,
+               discarded: bool) -> bool:
+    """Can every card of ``counts`` be melded but one final discard (none yet
+    chosen unless ``discarded``): the search over the ranks."""
+    by_key = {k: (n, d, j) for k, n, d, j in open_melds}
+    ranks = [x for x in NATURAL_RANKS if counts[x] or x in by_key]
+    options = []
+    less = []  # the same with one card of the rank kept back as the final discard
+    for x in ranks:
+        may_new = r.new_meld_after_close != "never" or x not in closed_ranks
+        opts = _rank_options(r, counts[x], by_key.get(x), may_new, clean_turn)
+        options.append(opts)
+        less.append(_rank_options(r, counts[x] - 1, by_key.get(x), may_new, clean_turn) if counts[x] else {})
+        if not opts and not less[-1]:
+            return False
+    wild_opts = _wild_options(r, by_key.get(WILD_MELD), clean_turn)
+    final = r.final_discard
+    cap = 2  # the requirement never asks for more than two of a kind
+
+    def finish(d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool) -> bool:
+        for (dw, jw), outs in wild_opts.items():
+            if dw != d or jw != j:
+                continue
+            for wc, wd, w0_blocks, wf_blocks, between_free, w0_deuce, wf_deuce, between_deuce_free in outs:
+                if not italian.requirement_met(r, min(cap, c + wc), min(cap, dt + wd), nat):
+                    continue
+                if r.wild_meld_obligation_all and wf_blocks:
+                    continue  # B.13.3: the open wild meld must be closed first
+                rule = r.open_deuce_meld
+                if rule == "no_dirty_canasta_while_deuce_meld_open" and dirty_closed and \
+                        w0_blocks and wf_blocks and not between_free:
+                    continue
+                if rule == "rgit" and deuces_on_nat and w0_deuce and wf_deuce and not between_deuce_free:
+                    continue
+                return True
+        return False
+
+    @functools.cache
+    def rec(i: int, d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool,
+            disc: bool) -> bool:
+        if i == len(options):
+            if (disc or final == "discard_optional") and finish(d, j, c, dt, nat, dirty_closed, deuces_on_nat):
+                return True
+            if not disc and final != "discard_not_wild_or_black3":  # a wild card as the final discard
+                if d and finish(d - 1, j, c, dt, nat, dirty_closed, deuces_on_nat):
+                    return True
+                if j and finish(d, j - 1, c, dt, nat, dirty_closed, deuces_on_nat):
+                    return True
+            return False
+        for table, used in ((options[i], disc), (less[i], True)):
+            if table is less[i] and disc:
+                continue
+            for (dx, jx), rank_outs in table.items():
+                if dx > d or jx > j:
+                    continue
+                for oc, od, odirty in rank_outs:
+                    if rec(i + 1, d - dx, j - jx, min(cap, c + oc), min(cap, dt + od), min(cap, nat + oc + od),
+                           dirty_closed or odirty, deuces_on_nat or dx > 0, used):
+                        return True
+        return False
+
+    return rec(0, counts[TWO], counts[JOKER_RANK], min(cap, clean), min(cap, dirty), min(cap, natural), False, False,
+               discarded)
+
+
+def _natural_shape_ok(r: RuleSet, n: int, d: int, j: int) -> bool:
+    return it_group_error(r, n, d, j, False) is None
+
+
+_RANK_OPTIONS: dict[tuple[object, ...], dict[tuple[int, int], set[tuple[int, int, bool]]]] = {}
+
+
+def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_turn: bool
+                  ) -> dict[tuple[int, int], set[tuple[int, int, bool]]]:
+    """For one natural rank: {(deuces, jokers) used: {(clean closed, dirty closed,
+    a dirty canasta closed)}} over every way of melding all ``k`` naturals."""
+    ckey = (_rules_key(r), k, meld, may_new, clean_turn)
+    cached = _RANK_OPTIONS.get(ckey)
+    if cached is not None:
+        return cached
+    if len(_RANK_OPTIONS) > 65536:
+        _RANK_OPTIONS.clear()
+    out: dict[tuple[int, int], set[tuple[int, int, bool]]] = {}
+    _RANK_OPTIONS[ckey] = out
+    wild_choices = [(0, 0)] if clean_turn else [(d, j) for d in range(4) for j in range(4) if d + j <= 3]
+
+    def add(dj: tuple[int, int], res: tuple[int, int, bool]) -> None:
+        out.setdefault(dj, set()).add(res)
+
+    def chain(left: int, new_ok: bool, d: int, j: int, c: int, dt: int) -> None:
+        """New melds from ``left`` naturals, the wild cards used so far being d, j."""
+        if left == 0:
+            add((d, j), (c, dt, dt > 0))
+            return
+        if not new_ok or left < 2:
+            return
+        for n in range(2, min(left, CANASTA_SIZE) + 1):
+            for dd, jj in wild_choices:
+                size = n + dd + jj
+                if size < 3 or size > CANASTA_SIZE or not _natural_shape_ok(r, n, dd, jj):
+                    continue
+                if size == CANASTA_SIZE:
+                    pure = dd + jj == 0
+                    chain(left - n, new_ok and r.new_meld_after_close != "never", d + dd, j + jj,
+                          c + pure, dt + (not pure))
+                elif n == left:
+                    add((d + dd, j + jj), (c, dt, dt > 0))
+
+    if meld is None:
+        if k:
+            chain(k, may_new, 0, 0, 0, 0)
+        else:
+            add((0, 0), (0, 0, False))
+        return out
+    n0, d0, j0 = meld
+    for a in range(0, min(k, CANASTA_SIZE - n0 - d0 - j0) + 1):
+        for dd, jj in wild_choices:
+            n, d, j = n0 + a, d0 + dd, j0 + jj
+            size = n + d + j
+            if size > CANASTA_SIZE or (a + dd + jj and not _natural_shape_ok(r, n, d, j)):
+                continue
+            if size == CANASTA_SIZE:
+                pure = d + j == 0
+                chain(k - a, r.new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
+            elif a == k:
+                add((dd, jj), (0, 0, False))
+    return out
+
+
+_WildOutcome = tuple[int, int, bool, bool, bool, bool, bool, bool]
+
+
+_WILD_OPTIONS: dict[tuple[object, ...], dict[tuple[int, int], set[_WildOutcome]]] = {}
+
+
+def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tuple[int, int], set[_WildOutcome]]:
+    """For the meld of wild cards: {(deuces, jokers) laid: {(clean closed, dirty
+    closed, blocking before, blocking after, not blocking at some point of the
+    turn, deuce meld open before, after, no deuce meld open at some point)}}.
+    The open meld grows (maybe closing at seven), then new ones may follow, each
+    closing at seven but the last; "blocking" is the I-O14/I-O38 state."""
+    ckey = (_rules_key(r), meld, clean_turn)
+    cached = _WILD_OPTIONS.get(ckey)
+    if cached is not None:
+        return cached
+    out: dict[tuple[int, int], set[_WildOutcome]] = {}
+    _WILD_OPTIONS[ckey] = out
+
+    def legal(d: int, j: int) -> bool:
+        return 3 <= d + j <= CANASTA_SIZE and it_group_error(r, 0, d, j, True) is None and (
+            not clean_turn or wild_meld_is_clean(d, j))
+
+    def deuce_open(shape: tuple[int, int] | None) -> bool:
+        return shape is not None and wild_meld_kind(r, shape[0], shape[1]) == "deuce"
+
+    def blocking(shape: tuple[int, int] | None) -> bool:
+        return shape is not None and (r.wild_meld_obligation_all or deuce_open(shape))
+
+    def counted(d: int, j: int) -> tuple[int, int]:
+        tmp = Meld(WILD_MELD)
+        tmp.deuces, tmp.jokers = d, j
+        _, kind_counts, _ = it_canasta(r, tmp)
+        return (1, 0) if kind_counts == "clean" else ((0, 1) if kind_counts == "dirty" else (0, 0))
+
+    closing = [(d, CANASTA_SIZE - d) for d in range(CANASTA_SIZE + 1) if legal(d, CANASTA_SIZE - d)]
+    opening = [(d, j) for d in range(CANASTA_SIZE) for j in range(CANASTA_SIZE - d) if 3 <= d + j < CANASTA_SIZE
+               and legal(d, j)]
+    start = (meld[1], meld[2]) if meld is not None else None
+    w0b, w0d = blocking(start), deuce_open(start)
+
+    def record(ud: int, uj: int, c: int, dt: int, final: tuple[int, int] | None, free: bool, dfree: bool) -> None:
+        wfb, wfd = blocking(final), deuce_open(final)
+        out.setdefault((ud, uj), set()).add(
+            (min(c, 2), min(dt, 2), w0b, wfb, free or not w0b or not wfb, w0d, wfd, dfree or not w0d or not wfd))
+
+    def new_melds(ud: int, uj: int, c: int, dt: int, depth: int) -> None:
+        """After the open meld closed (or with none): new wild melds."""
+        record(ud, uj, c, dt, None, True, True)
+        for d, j in opening:
+            record(ud + d, uj + j, c, dt, (d, j), True, True)
+        if depth < 2:  # 12 deuces and 6 jokers make at most two wild canastas in a turn
+            for d, j in closing:
+                cc, cd = counted(d, j)
+                new_melds(ud + d, uj + j, c + cc, dt + cd, depth + 1)
+
+    if start is None:
+        new_melds(0, 0, 0, 0, 0)
+        return out
+    d0, j0 = start
+    for dd in range(CANASTA_SIZE + 1 - d0 - j0):
+        for jj in range(CANASTA_SIZE + 1 - d0 - j0 - dd):
+            d, j = d0 + dd, j0 + jj
+            if dd + jj and not legal(d, j):
+                continue
+            if d + j == CANASTA_SIZE:
+                cc, cd = counted(d, j)
+                new_melds(dd, jj, cc, cd, 1)
+            else:
+                # stays open: a state on the way that is not blocking lets the dirty
+                # canastas (I-O14) or the deuces on natural melds (rgit) come then
+                between = [(d0 + a, j0 + b) for a in range(dd + 1) for b in range(jj + 1)
+                           if (a, b) not in ((0, 0), (dd, jj)) and legal(d0 + a, j0 + b)]
+                free = any(not blocking(s) for s in between)
+                dfree = any(not deuce_open(s) for s in between)
+                record(dd, jj, 0, 0, (d, j), free, dfree)
+    return out

@@ -1,0 +1,506 @@
+"""Move generation: the generating set of a position as *options*, and the
+moves behind them.
+
+An option is an ``int`` ``code * 16 + rank`` for the common moves (code 0: a
+discard of that rank, 1: a natural card onto its meld, 2: a deuce onto it, 3: a
+joker onto it, 4: a new meld of three naturals, 5: two naturals and a deuce,
+6: two naturals and a joker, 7: a deuce onto the meld of wild cards, 8: a joker
+onto it, 9: a new meld of wild cards with ``rank`` jokers of three), a tuple of
+(rank, naturals, deuces, jokers) for an initial meld, or the :class:`Move`
+itself.  Options are built into moves only when chosen (:func:`materialize`),
+which keeps random playouts cheap.
+
+This module generates Classic moves; :mod:`canasta.movegen_italian` Italian ones.
+The family's ``options`` hook picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Final
+
+from canasta import classic, going_out
+from canasta.cards import (
+    CARD_RANK,
+    CARD_VALUE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    IS_WILD,
+    JOKER,
+    JOKER_RANK,
+    NATURAL_RANKS,
+    NUM_RANKS,
+    RANK_CARDS,
+    RANK_VALUE,
+    THREE,
+    TWO,
+    Card,
+)
+from canasta.errors import IllegalMoveError, refuse
+from canasta.melds import CANASTA_SIZE, check_meld_shape, wild_limit
+from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, TAKE, YES, Group, Move
+from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, ASK_YES, DRAW_PHASE, FINAL_PHASE, OVER
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+
+Option = int | Move | tuple[tuple[int, int, int, int], ...]
+"""An entry of the generating set before it is built: ``code * 16 + rank`` for
+a common move, a tuple of (rank, naturals, deuces, jokers) for an initial meld,
+or the Move itself."""
+
+_ALL_RANKS: Final = tuple(range(NUM_RANKS))
+_DRAW_MOVE: Final = Move(DRAW)
+_END_MOVE: Final = Move(END)
+_ASK_MOVE: Final = Move(ASK)
+_YES_MOVE: Final = Move(YES)
+_NO_MOVE: Final = Move(NO)
+
+
+def group_rank(g: Group) -> int:
+    """The rank (meld key) a Classic group goes on."""
+    if g[0] < 0:
+        return -g[0] - 1
+    for c in g:
+        if not IS_WILD[c]:
+            return CARD_RANK[c]
+    raise refuse("ALL_WILD_MELD.group")
+
+
+def _suits(hand: list[int], rank: int, k: int) -> list[int]:
+    """Suits of ``k`` cards of ``rank`` held, canonically chosen."""
+    out: list[int] = []
+    if k <= 0:
+        return out
+    base = rank * 4
+    for s in range(4):
+        for _ in range(hand[base + s]):
+            out.append(s)
+            if len(out) == k:
+                return out
+    return out
+
+
+def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
+    if rank == JOKER_RANK:
+        return [JOKER] * min(k, hand[JOKER])
+    return [rank * 4 + s for s in _suits(hand, rank, k)]
+
+
+def gen_takes(g: Game) -> Iterator[Move]:
+    seat = g.turn
+    side = g.side_of[seat]
+    if g.pile_block_reason() is not None:
+        return
+    if g.hsize[seat] == 1 and len(g.pile) == 1:
+        return
+    top = g.pile[-1]
+    rt = CARD_RANK[top]
+    rc = g.rc[seat]
+    hand = g.hands[seat]
+    k = rc[rt]
+    frozen = g.pile_frozen_for(side)
+    existing = g.melds[side].get(rt)
+    if k < 2 and (frozen or (existing is None and (k == 0 or not (rc[TWO] or rc[JOKER_RANK])))):
+        return
+    options: list[tuple[int, int, int]] = []  # naturals, deuces, jokers shown with the top
+    opened = g.opened[side]
+    if not opened:
+        # an initial meld: any number of the top card's rank, with wild cards
+        for n0 in range(2, k + 1):
+            for d, j in wild_splits(n0 + 1, 0, rc[TWO], rc[JOKER_RANK]):
+                options.append((n0, d, j))
+    elif frozen:
+        if k >= 2:
+            options.append((2, 0, 0))
+    else:
+        if existing is not None:
+            options.append((0, 0, 0))
+        else:
+            if k >= 2:
+                options.append((2, 0, 0))
+            if k >= 1 and rc[TWO]:
+                options.append((1, 1, 0))
+            if k >= 1 and rc[JOKER_RANK]:
+                options.append((1, 0, 1))
+    if opened and existing is None and k + 1 >= CANASTA_SIZE and (not frozen or k >= 2):
+        # a canasta laid complete from the hand with the top card (A.6.7), with
+        # every number of the naturals held (the rest may be discarded or added later)
+        for kk in range(max(2, CANASTA_SIZE - 4), k + 1):
+            for d, j in wild_splits(kk + 1, 0, rc[TWO], rc[JOKER_RANK]):
+                if kk + 1 + d + j >= CANASTA_SIZE and (kk, d, j) not in options:
+                    options.append((kk, d, j))
+    for n0, d0, j0 in options:
+        nat = 1 + n0 + (existing.naturals if existing else 0)
+        wil = d0 + j0 + (existing.deuces + existing.jokers if existing else 0)
+        if (existing is None or d0 + j0) and check_meld_shape(g.rules, nat, wil) is not None:
+            continue
+        g0 = _pick(hand, rt, n0) + [TWO * 4 + s for s in _suits(hand, TWO, d0)] + [JOKER] * j0
+        if opened:
+            # red threes in the pile are laid out, not taken into the hand
+            left = g.hsize[seat] - len(g0) + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
+            if left < 2:
+                size = nat + wil
+                grows = 1 if (size - len(g0) - 1 < CANASTA_SIZE <= size) else 0
+                if left < 2 and g.ncan[side] + grows < g.rules.canastas_to_go_out:
+                    continue
+            yield Move(TAKE, (tuple(g0),))
+        else:
+            base = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in g0)
+            counts = rc[:]
+            counts[rt] = 0  # all the top card's rank goes with it, if at all
+            counts[TWO] -= d0
+            counts[JOKER_RANK] -= j0
+            for extra in combos(g, counts, side, base, g.minimum(seat), exclude=rt):
+                move = Move(TAKE, (tuple(g0),) + tuple(groups_from(hand, extra, g0)))
+                if take_ok(g, move):
+                    yield move
+
+
+def take_ok(g: Game, move: Move) -> bool:
+    try:
+        classic.plan_take(g, move)
+    except IllegalMoveError:
+        return False
+    return True
+
+
+def wild_splits(nat: int, wil: int, deuces: int, jokers: int) -> Iterator[tuple[int, int]]:
+    """(deuces, jokers) that can still be added, jokers counted separately."""
+    room = 3 - wil
+    for d in range(0, min(deuces, room) + 1):
+        for j in range(0, min(jokers, room - d) + 1):
+            yield d, j
+
+
+def combos(g: Game, counts: list[int], side: int, base: int, need: int,
+            exclude: int = -1) -> Iterator[list[tuple[int, int, int, int]]]:
+    """Sets of new melds (rank, naturals, deuces, jokers) from ``counts``
+    worth ``need`` or more together with ``base``; for initial melds."""
+    ranks = [r for r in NATURAL_RANKS if counts[r] >= 2 and r != exclude]
+    rules = g.rules
+    chosen: list[tuple[int, int, int, int]] = []
+    tail = [0] * (len(ranks) + 1)  # value of all naturals from rank i on
+    for i in range(len(ranks) - 1, -1, -1):
+        tail[i] = tail[i + 1] + counts[ranks[i]] * RANK_VALUE[ranks[i]]
+
+    def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
+        if i == len(ranks):
+            if value >= need:
+                yield list(chosen)
+            return
+        # upper bound: everything left melded
+        if value + deuces * 20 + jokers * 50 + tail[i] < need:
+            return
+        yield from rec(i + 1, value, deuces, jokers)
+        r = ranks[i]
+        for k in range(2, counts[r] + 1):
+            lim = wild_limit(rules, k)
+            for d in range(0, min(deuces, lim) + 1):
+                for j in range(0, min(jokers, lim - d) + 1):
+                    if k + d + j < 3:
+                        continue
+                    chosen.append((r, k, d, j))
+                    yield from rec(i + 1, value + k * RANK_VALUE[r] + d * 20 + j * 50,
+                                   deuces - d, jokers - j)
+                    chosen.pop()
+
+    yield from rec(0, base, counts[TWO], counts[JOKER_RANK])
+
+
+def groups_from(hand: list[int], spec: list[tuple[int, int, int, int]],
+                 used: Sequence[Card] = ()) -> list[Group]:
+    avail = hand[:]
+    for c in used:
+        avail[c] -= 1
+    out: list[Group] = []
+    for r, k, d, j in spec:
+        cards = _pick(avail, r, k) + [TWO * 4 + s for s in _suits(avail, TWO, d)] + [JOKER] * j
+        for c in cards:
+            avail[c] -= 1
+        out.append(tuple(cards))
+    return out
+
+
+def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
+    """Initial melds of a side that has not melded: whole sets of melds that
+    reach the minimum (or go out concealed, C-O5)."""
+    seat = g.turn
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    hsize = g.hsize[seat]
+    rules = g.rules
+    exempt = rules.concealed_out_exempt_from_minimum and not final and classic.qualifies_concealed(g, seat)
+    need = g.minimum(seat)
+    may_finish = g.ask != ASK_NO
+    for spec in combos(g, rc, g.side_of[seat], 0, 0 if exempt else need):
+        if not spec:
+            continue
+        ncards = 0
+        canastas = 0
+        value = 0
+        for r, k, d, j in spec:
+            size = k + d + j
+            ncards += size
+            value += k * RANK_VALUE[r] + d * 20 + j * 50
+            if size >= CANASTA_SIZE:
+                canastas += 1
+        left = hsize - ncards
+        if final:
+            if left == 0:
+                continue
+        elif left <= 1 and (canastas < rules.canastas_to_go_out or not may_finish):
+            continue
+        if value < need and (final or left > 1 or not canastas):
+            continue
+        yield tuple(spec)
+    b = rc[THREE]
+    if b >= 3 and hsize - b <= 1:
+        yield from if_ok(g, Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+
+
+def fast_meld_options(g: Game, out: list[Option]) -> bool:
+    """The common meld moves of a side that has melded, as option codes.
+    Returns False when going out is certainly impossible (the same quick
+    test as :meth:`_going_out_plan`, done in the same pass)."""
+    seat = g.turn
+    side = g.side_of[seat]
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    melds = g.melds[side]
+    rules = g.rules
+    hsize = g.hsize[seat]
+    # may the hand shrink to 0 or 1 card (going out) with this many canastas?
+    can_now = g.ncan[side]
+    need = rules.canastas_to_go_out if g.ask != ASK_NO else 1 << 30
+    deuces = rc[TWO]
+    jokers = rc[JOKER_RANK]
+    max3 = rules.wild_ratio == "max3_only"
+    append = out.append
+    loose = 1 if rc[THREE] == 1 else (2 if rc[THREE] == 2 else 0)
+    reach = can_now
+    short: list[int] = []
+    small_ok = hsize >= 3 or can_now >= need
+    for r, m in melds.items():
+        if r == THREE:
+            continue
+        k = rc[r]
+        size = m.naturals + m.deuces + m.jokers
+        if small_ok or (size == CANASTA_SIZE - 1 and can_now + 1 >= need):
+            if k:
+                append(16 + r)
+            if deuces or jokers:
+                nat = m.naturals
+                if m.deuces + m.jokers < (3 if (max3 or nat >= 3) else nat):
+                    if deuces:
+                        append(32 + r)
+                    if jokers:
+                        append(48 + r)
+        if size < CANASTA_SIZE:
+            if size + k >= CANASTA_SIZE:
+                reach += 1
+            else:
+                short.append(CANASTA_SIZE - size - k)
+    new_ok = hsize >= 5 or can_now >= need
+    for r in NATURAL_RANKS:
+        k = rc[r]
+        if not k or r in melds:
+            continue
+        if k == 1:
+            loose += 1
+            continue
+        if k >= CANASTA_SIZE:
+            reach += 1
+        else:
+            short.append(CANASTA_SIZE - k)
+        if not new_ok:
+            continue
+        if k >= 3:
+            append(64 + r)
+        if deuces:
+            append(80 + r)
+        if jokers:
+            append(96 + r)
+        if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
+            # a canasta laid complete (concealed, A.6.7), with every number of the
+            # naturals held: the ones kept back may be discarded or added later
+            for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
+                nat_cards = _pick(hand, r, kk)
+                for d, j in wild_splits(kk, 0, deuces, jokers):
+                    if kk + d + j >= CANASTA_SIZE:
+                        move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
+                                                 + [JOKER] * j),))
+                        if meld_ok(g, move):
+                            append(move)
+    b = rc[THREE]
+    if b >= 3 and hsize - b <= 1:
+        move = Move(MELD, (tuple(_pick(hand, THREE, b)),))
+        if meld_ok(g, move):
+            append(move)
+    if loose > 1:
+        return False
+    if reach < rules.canastas_to_go_out:
+        pool = deuces + jokers
+        for deficit in sorted(short):
+            if deficit > 3 or deficit > pool:
+                break
+            pool -= deficit
+            reach += 1
+        return reach >= rules.canastas_to_go_out
+    return True
+
+
+def materialize(g: Game, opt: Option) -> Move:
+    """The move behind an option (see :meth:`_options`)."""
+    if isinstance(opt, Move):
+        return opt
+    if isinstance(opt, tuple):
+        return Move(MELD, tuple(g.family.build_groups(g.hands[g.turn], opt)))
+    code = opt >> 4
+    r = opt & 15
+    hand = g.hands[g.turn]
+    if code <= 1:
+        for c in RANK_CARDS[r]:
+            if hand[c]:
+                return Move(DISCARD, ((c,),)) if code == 0 else Move(MELD, ((c,),))
+    if code == 2 or code == 5:
+        deuce = next(c for c in (0, 1, 2, 3) if hand[c])
+        if code == 2:
+            return Move(MELD, ((-(r + 1), deuce),))
+        nat = _pick(hand, r, 2)
+        return Move(MELD, ((nat[0], nat[1], deuce),))
+    if code == 3:
+        return Move(MELD, ((-(r + 1), JOKER),))
+    if code == 4:
+        return Move(MELD, (tuple(_pick(hand, r, 3)),))
+    if code == 7:  # a deuce onto the open meld of wild cards (Italian)
+        return Move(MELD, ((next(c for c in (0, 1, 2, 3) if hand[c]),),))
+    if code == 8:
+        return Move(MELD, ((JOKER,),))
+    if code == 9:  # a new meld of wild cards: r = number of jokers of three
+        d = 3 - r
+        return Move(MELD, (tuple([TWO * 4 + x for x in _suits(hand, TWO, d)] + [JOKER] * r),))
+    nat = _pick(hand, r, 2)
+    return Move(MELD, ((nat[0], nat[1], JOKER),))
+
+
+def options(g: Game) -> list[Option]:
+    """The generating set: option codes (``code * 16 + rank``) for the common
+    moves, Move objects for the rest."""
+    phase = g.phase
+    if phase == OVER:
+        return []
+    if phase == ANSWER_PHASE:
+        return [_YES_MOVE, _NO_MOVE]
+    out: list[Option] = []
+    if phase == DRAW_PHASE:
+        if g.stock:
+            # the common case, decided cheaply: nothing matches the top card
+            pile = g.pile
+            if not pile:
+                return [_DRAW_MOVE]
+            top = pile[-1]
+            rt = CARD_RANK[top]
+            if (not IS_NATURAL[top] or not g.rc[g.turn][rt]) and (
+                    rt not in g.melds[g.side_of[g.turn]]):
+                return [_DRAW_MOVE]
+        forced = g.forced_take()
+        if g.stock and not forced:
+            out.append(_DRAW_MOVE)
+        out.extend(gen_takes(g))
+        if not g.stock and not forced:
+            out.append(_END_MOVE)
+        return out
+    seat = g.turn
+    opened = g.opened[g.side_of[seat]]
+    if phase == FINAL_PHASE:
+        out.extend(gen_melds_checked(g) if opened else gen_openings(g, True))
+        out.append(_END_MOVE)
+        return out
+    maybe_out = True
+    if not opened:
+        out.extend(gen_openings(g, False))
+    elif g.ask == ASK_YES:
+        out.extend(gen_melds_checked(g))
+    else:
+        maybe_out = fast_meld_options(g, out)
+    hsize = g.hsize[seat]
+    plan = going_out.classic_plan(g) if maybe_out else None
+    if plan is not None and plan[1]:
+        out.extend(gen_going_out(g, plan))
+    # discards
+    if hsize == 1:
+        if classic.finish_error(g, seat, g.ncan[g.side_of[seat]]) is None:
+            out.append(CARD_RANK[g.hand(seat)[0]])
+    elif g.ask != ASK_YES:
+        rc = g.rc[seat]
+        out.extend([r for r in _ALL_RANKS if rc[r]])
+    if plan is not None and g.ask == ASK_NONE and hsize >= 2 and g.has_partner(seat):
+        out.append(_ASK_MOVE)
+    return out
+
+
+def gen_melds_checked(g: Game) -> Iterator[Move]:
+    """The single-group meld moves, each checked in full (rare states)."""
+    seat = g.turn
+    side = g.side_of[seat]
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    melds = g.melds[side]
+    deuce = TWO * 4 + _suits(hand, TWO, 1)[0] if rc[TWO] else -1
+    for r in NATURAL_RANKS:
+        k = rc[r]
+        m = melds.get(r)
+        if m is not None:
+            if k:
+                yield from if_ok(g, Move(MELD, ((_pick(hand, r, 1)[0],),)))
+                if k > 1:
+                    yield from if_ok(g, Move(MELD, (tuple(_pick(hand, r, k)),)))
+            if deuce >= 0:
+                yield from if_ok(g, Move(MELD, ((-(r + 1), deuce),)))
+            if rc[JOKER_RANK]:
+                yield from if_ok(g, Move(MELD, ((-(r + 1), JOKER),)))
+        elif k >= 2:
+            nat = _pick(hand, r, k)
+            if k >= 3:
+                yield from if_ok(g, Move(MELD, (tuple(nat[:3]),)))
+            if deuce >= 0:
+                yield from if_ok(g, Move(MELD, ((nat[0], nat[1], deuce),)))
+            if rc[JOKER_RANK]:
+                yield from if_ok(g, Move(MELD, ((nat[0], nat[1], JOKER),)))
+            if k + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
+                for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
+                    for d, j in wild_splits(kk, 0, rc[TWO], rc[JOKER_RANK]):
+                        if kk + d + j >= CANASTA_SIZE:
+                            cards = nat[:kk] + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
+                            yield from if_ok(g, Move(MELD, (tuple(cards),)))
+    b = rc[THREE]
+    if b >= 3 and g.hsize[seat] - b <= 1:
+        yield from if_ok(g, Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+
+
+def gen_going_out(g: Game, plan: tuple[int, list[tuple[int, int, int, int]]]) -> Iterator[Move]:
+    """One canonical move that melds everything needed to go out."""
+    avail = g.hands[g.turn][:]
+    groups: list[Group] = []
+    for r, k, d, j in plan[1]:
+        cards = _pick(avail, r, k) + [TWO * 4 + s for s in _suits(avail, TWO, d)] + [JOKER] * j
+        for c in cards:
+            avail[c] -= 1
+        groups.append(tuple(cards) if k else (-(r + 1),) + tuple(cards))
+    yield Move(MELD, tuple(groups))  # legal by construction (tests check it)
+
+
+def if_ok(g: Game, move: Move) -> Iterator[Move]:
+    if meld_ok(g, move):
+        yield move
+
+
+def meld_ok(g: Game, move: Move) -> bool:
+    try:
+        plan = g.family.plan_meld(g, move, final=g.phase == FINAL_PHASE)
+        if g.ask == ASK_YES:
+            g.check_still_going_out(move, plan)
+    except IllegalMoveError:
+        return False
+    return True

@@ -1,0 +1,465 @@
+"""Italian move generation (Part B): the pozzo takes, the openings, the meld
+options of an opened team, and the generating set (:func:`options`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Final
+
+from canasta import going_out, italian, movegen
+from canasta.cards import (
+    CARD_RANK,
+    IS_NATURAL,
+    IS_WILD,
+    JOKER,
+    JOKER_RANK,
+    NATURAL_RANKS,
+    NUM_RANKS,
+    RANK_CARDS,
+    THREE,
+    TWO,
+    Card,
+)
+from canasta.melds import CANASTA_SIZE, WILD_MELD, it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.moves import (
+    ASK,
+    DISCARD,
+    DRAW,
+    END,
+    MELD,
+    NO,
+    OPEN,
+    TAKE,
+    YES,
+    Group,
+    Move,
+    group_cards,
+    group_target,
+)
+from canasta.rules import RuleSet
+from canasta.state import (
+    ANSWER_PHASE,
+    ASK_NO,
+    ASK_NONE,
+    DRAW_PHASE,
+    OVER,
+)
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+    from canasta.movegen import Option
+
+_ALL_RANKS: Final = tuple(range(NUM_RANKS))
+_DRAW_MOVE: Final = Move(DRAW)
+_END_MOVE: Final = Move(END)
+_ASK_MOVE: Final = Move(ASK)
+_YES_MOVE: Final = Move(YES)
+_NO_MOVE: Final = Move(NO)
+
+def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
+    out: list[Card] = []
+    for c in RANK_CARDS[rank]:
+        for _ in range(hand[c]):
+            if len(out) == k:
+                return out
+            out.append(c)
+    return out[:k]
+
+
+def _wilds(hand: list[int], d: int, j: int) -> list[Card]:
+    return _pick(hand, TWO, d) + [JOKER] * min(j, hand[JOKER])
+
+
+def gen_takes(g: Game) -> Iterator[Move]:
+    seat = g.turn
+    side = g.side_of[seat]
+    r = g.rules
+    if not g.pile:
+        return
+    top = g.pile[-1]
+    if not IS_NATURAL[top]:
+        return
+    rt = CARD_RANK[top]
+    rc = g.rc[seat]
+    hand = g.hands[seat]
+    k = rc[rt]
+    frozen = g.pile_frozen
+    need = r.frozen_pozzo_naturals if frozen else 2
+    options: list[tuple[int, int, int]] = []
+    if k >= need:
+        options.append((need, 0, 0))
+    if not frozen and r.pozzo_take == "classic":
+        if rt in g.melds[side]:
+            options.append((0, 0, 0))
+        elif k >= 1:
+            if rc[TWO]:
+                options.append((1, 1, 0))
+            if rc[JOKER_RANK]:
+                options.append((1, 0, 1))
+    if g.opened[side]:
+        for n0, d0, j0 in options:
+            move = Move(TAKE, (tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0)),))
+            if g.is_legal(move):
+                yield move
+        return
+    # Opening with the pozzo (B.9.6): the cards shown with the top card beyond the
+    # taking pair (three if frozen) count towards the minimum, so every size of the
+    # top card's meld is its own choice: more naturals of its rank, and wild cards.
+    vals = g.val
+    minimum = g.minimum(seat)
+    clean_only = r.dirty_opening_blocks_pozzo or r.opening_must_be_clean(minimum)
+    heads: list[tuple[int, int, int]] = []
+    for n0, d0, j0 in options:
+        for extra in range(0, k - n0 + 1):
+            for dd in range((0 if clean_only else rc[TWO] - d0) + 1):
+                for jj in range((0 if clean_only else rc[JOKER_RANK] - j0) + 1):
+                    h = (n0 + extra, d0 + dd, j0 + jj)
+                    size = 1 + sum(h)
+                    if size <= CANASTA_SIZE and h not in heads and it_group_error(
+                            r, 1 + h[0], h[1], h[2], False) is None:
+                        heads.append(h)
+    skip = need if (frozen or r.pozzo_take == "natural_pair_only") else 2
+    for n0, d0, j0 in heads:
+        g0 = tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0))
+        counted = sum(vals[c] for c in g0 if IS_WILD[c]) + sum(
+            vals[c] for c in [x for x in g0 if not IS_WILD[x]][min(skip, n0):])
+        counts = rc[:]
+        counts[rt] = 0
+        counts[TWO] -= d0
+        counts[JOKER_RANK] -= j0
+        avail = hand[:]
+        for c in g0:
+            avail[c] -= 1
+        for spec in opening_specs(g, counts, minimum=minimum - counted, clean_only=clean_only, threshold=minimum):
+            move = Move(TAKE, (g0, *groups_from(avail, spec)))
+            if g.is_legal(move):
+                yield move
+
+
+def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
+                  threshold: int | None = None) -> Iterator[list[tuple[int, int, int, int]]]:
+    """Sets of new melds (key, naturals, deuces, jokers) worth ``minimum`` or more:
+    natural melds of every rank held in pairs, and one meld of wild cards.  Whether
+    they must be clean follows ``clean_only`` and the opening ``threshold`` (by
+    default ``minimum``)."""
+    r = g.rules
+    vals = g.val
+    clean_needed = clean_only or r.opening_must_be_clean(minimum if threshold is None else threshold)
+    ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
+    chosen: list[tuple[int, int, int, int]] = []
+    tail = [0] * (len(ranks) + 1)
+    for i in range(len(ranks) - 1, -1, -1):
+        tail[i] = tail[i + 1] + counts[ranks[i]] * vals[RANK_CARDS[ranks[i]][0]]
+    dv, jv = 20, 50
+    rgit = r.open_deuce_meld == "rgit"
+
+    def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
+        if i == len(ranks):
+            # optionally one meld of wild cards
+            if value >= minimum:
+                yield list(chosen)
+            for d in range(0, min(deuces, CANASTA_SIZE) + 1):
+                for j in range(0, min(jokers, CANASTA_SIZE - d) + 1):
+                    if d + j < 3 or it_group_error(r, 0, d, j, True) is not None:
+                        continue
+                    if clean_needed and not wild_meld_is_clean(d, j):
+                        continue
+                    if rgit and d + j < CANASTA_SIZE and wild_meld_kind(r, d, j) == "deuce" and any(
+                            q[2] for q in chosen):
+                        continue  # I-O14 rgit: no deuces on natural melds beside an open deuce meld
+                    if value + d * dv + j * jv >= minimum:
+                        chosen.append((WILD_MELD, 0, d, j))
+                        yield list(chosen)
+                        chosen.pop()
+            return
+        if value + deuces * dv + jokers * jv + tail[i] < minimum:
+            return
+        yield from rec(i + 1, value, deuces, jokers)
+        x = ranks[i]
+        v = vals[RANK_CARDS[x][0]]
+        wild_opts = [(0, 0)] if clean_needed else [
+            (d, j) for d in range(min(deuces, 3) + 1) for j in range(min(jokers, 3) + 1)]
+        for n in range(2, min(counts[x], CANASTA_SIZE) + 1):
+            for d, j in wild_opts:
+                if n + d + j < 3 or n + d + j > CANASTA_SIZE or it_group_error(r, n, d, j, False) is not None:
+                    continue
+                chosen.append((x, n, d, j))
+                yield from rec(i + 1, value + n * v + d * dv + j * jv, deuces - d, jokers - j)
+                chosen.pop()
+
+    yield from rec(0, 0, counts[TWO], counts[JOKER_RANK])
+
+
+def opening_options(g: Game) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
+    """Openings as (key, naturals, deuces, jokers) specs, built legal; the few
+    that close a meld or leave under two cards are checked in full."""
+    seat = g.turn
+    hand = g.hands[seat]
+    hsize = g.hsize[seat]
+    for spec in opening_specs(g, g.rc[seat][:], minimum=g.minimum(seat), clean_only=False):
+        if not spec:
+            continue
+        used = 0
+        closes = False
+        for _, n, d, j in spec:
+            used += n + d + j
+            closes = closes or n + d + j == CANASTA_SIZE
+        if hsize - used >= 2 and not closes:
+            yield tuple(spec)
+        else:
+            move = Move(MELD, tuple(groups_from(hand, spec)))
+            if g.is_legal(move):
+                yield move
+
+
+def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
+    avail = avail[:]
+    out: list[Group] = []
+    for key, n, d, j in spec:
+        cards = (_pick(avail, key, n) if key != WILD_MELD else []) + _wilds(avail, d, j)
+        for c in cards:
+            avail[c] -= 1
+        out.append(tuple(cards))
+    return out
+
+
+def gen_melds(g: Game) -> Iterator[Move]:
+    """Single-group meld moves for an opened team (each checked), openings otherwise."""
+    seat = g.turn
+    side = g.side_of[seat]
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    if not g.opened[side]:
+        for opt in opening_options(g):
+            yield opt if isinstance(opt, Move) else Move(MELD, tuple(groups_from(hand, list(opt))))
+        return
+    melds = g.melds[side]
+    deuce = _pick(hand, TWO, 1)
+    cands: list[Move] = []
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        if x in melds:
+            if k:
+                cands.append(Move(MELD, ((_pick(hand, x, 1)[0],),)))
+            if deuce:
+                cands.append(Move(MELD, ((-(x + 1), deuce[0]),)))
+            if rc[JOKER_RANK]:
+                cands.append(Move(MELD, ((-(x + 1), JOKER),)))
+        elif k >= 2:
+            nat = _pick(hand, x, 3)
+            if k >= 3:
+                cands.append(Move(MELD, (tuple(nat),)))
+            if deuce:
+                cands.append(Move(MELD, ((nat[0], nat[1], deuce[0]),)))
+            if rc[JOKER_RANK]:
+                cands.append(Move(MELD, ((nat[0], nat[1], JOKER),)))
+    d, j = rc[TWO], rc[JOKER_RANK]
+    if WILD_MELD in melds:
+        if d:
+            cands.append(Move(MELD, ((deuce[0],),)))
+        if j:
+            cands.append(Move(MELD, ((JOKER,),)))
+        for dd, jj in ((2, 0), (1, 1), (0, 2)):  # two at once (see fast_meld_options)
+            if dd <= d and jj <= j:
+                cands.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+    else:
+        for dd, jj in ((3, 0), (2, 1), (1, 2), (0, 3)):
+            if dd <= d and jj <= j:
+                cands.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+    b = rc[THREE]
+    if b >= 3 and g.rules.black_three_melds != "never":
+        cands.append(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+    for move in cands:
+        if g.is_legal(move):
+            yield move
+
+
+def group_key(grp: Group) -> int:
+    """The meld a group goes on: its natural rank, its target, or the wild meld."""
+    target = group_target(grp)
+    for c in group_cards(grp):
+        if not IS_WILD[c]:
+            return CARD_RANK[c]
+    return WILD_MELD if target is None or target in (TWO, JOKER_RANK) else target
+
+
+def fast_meld_options(g: Game, out: list[Option]) -> None:
+    """The single-group meld moves of an opened team as option codes (see
+    ``Game._materialize``), checked directly; moves that would leave the hand
+    with fewer than two cards are checked in full."""
+    r = g.rules
+    seat = g.turn
+    side = g.side_of[seat]
+    hand = g.hands[seat]
+    rc = g.rc[seat]
+    melds = g.melds[side]
+    hsize = g.hsize[seat]
+    deuces = rc[TWO]
+    jokers = rc[JOKER_RANK]
+    clean_turn = g.clean_turn
+    wm = melds.get(WILD_MELD)
+    wild_open = wm is not None
+    deuce_open = wild_open and wm is not None and italian._is_deuce_meld(r, wm)
+    blocks_dirty = r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
+        wild_open if r.wild_meld_obligation_all else deuce_open)
+    rgit = r.open_deuce_meld == "rgit" and deuce_open
+    jw = 2 if r.joker_counts_double else 1
+    append = out.append
+    slow: list[Move] = []
+    never_again = r.new_meld_after_close == "never"
+    for x in NATURAL_RANKS:
+        k = rc[x]
+        m = melds.get(x)
+        if m is not None:
+            size = m.naturals + m.deuces + m.jokers
+            dirty = m.deuces + m.jokers > 0
+            closes = size == CANASTA_SIZE - 1
+            if k and not (closes and dirty and blocks_dirty):
+                if hsize >= 3:
+                    append(16 + x)
+                else:
+                    slow.append(Move(MELD, ((_pick(hand, x, 1)[0],),)))
+            if (deuces or jokers) and not clean_turn and not (closes and blocks_dirty):
+                nat = m.naturals
+                counted = m.deuces + jw * m.jokers
+                if deuces and not rgit and it_limit_ok(r, nat, counted + 1):
+                    if hsize >= 3:
+                        append(32 + x)
+                    else:
+                        slow.append(Move(MELD, ((-(x + 1), _pick(hand, TWO, 1)[0]),)))
+                if jokers and it_limit_ok(r, nat, counted + jw):
+                    if hsize >= 3:
+                        append(48 + x)
+                    else:
+                        slow.append(Move(MELD, ((-(x + 1), JOKER),)))
+        elif k >= 2:
+            if never_again and any(c.rank == x for c in g.closed[side]):
+                continue
+            if hsize < 5:
+                three = _pick(hand, x, 3)
+                if k >= 3:
+                    slow.append(Move(MELD, (tuple(three),)))
+                if deuces:
+                    slow.append(Move(MELD, ((three[0], three[1], _pick(hand, TWO, 1)[0]),)))
+                if jokers:
+                    slow.append(Move(MELD, ((three[0], three[1], JOKER),)))
+                continue
+            if k >= 3:
+                append(64 + x)
+            if not clean_turn:
+                if deuces and not rgit and it_limit_ok(r, 2, 1):
+                    append(80 + x)
+                if jokers and it_limit_ok(r, 2, jw):
+                    append(96 + x)
+    if deuces or jokers:
+        if wild_open and wm is not None:
+            if wm.size < CANASTA_SIZE:
+                for code, dd, jj in ((7, 1, 0), (8, 0, 1)):
+                    if (dd and not deuces) or (jj and not jokers):
+                        continue
+                    nd, nj = wm.deuces + dd, wm.jokers + jj
+                    if wild_meld_kind(r, nd, nj) is None or (clean_turn and not wild_meld_is_clean(nd, nj)):
+                        continue
+                    if hsize >= 3:
+                        append(code << 4)
+                    else:
+                        slow.append(Move(MELD, ((_pick(hand, TWO, 1)[0] if dd else JOKER,),)))
+                # two wild cards at once where neither one alone leaves a legal meld
+                # (B.8.0: 2 jokers + 2 deuces reads as neither kind; 3 deuces + 2 jokers does)
+                for dd, jj in ((2, 0), (1, 1), (0, 2)):
+                    nd, nj = wm.deuces + dd, wm.jokers + jj
+                    if dd > deuces or jj > jokers or nd + nj > CANASTA_SIZE or wild_meld_kind(r, nd, nj) is None:
+                        continue
+                    if any(wild_meld_kind(r, wm.deuces + a, wm.jokers + b) is not None and (
+                            not clean_turn or wild_meld_is_clean(wm.deuces + a, wm.jokers + b))
+                           for a, b in ((1, 0), (0, 1)) if a <= dd and b <= jj):
+                        continue  # reached one card at a time
+                    slow.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+        elif deuces + jokers >= 3:
+            for jj in range(4):
+                dd = 3 - jj
+                if dd > deuces or jj > jokers or wild_meld_kind(r, dd, jj) is None:
+                    continue
+                if clean_turn and not wild_meld_is_clean(dd, jj):
+                    continue
+                if hsize >= 5:
+                    append((9 << 4) + jj)
+                else:
+                    slow.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+    b = rc[THREE]
+    if b >= 3 and r.black_three_melds != "never":
+        slow.append(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+    for move in slow:
+        if g.is_legal(move):
+            append(move)
+
+
+def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
+    """B.6.2 / I-O1 as a quick test."""
+    if naturals < 2:
+        return False
+    mode = rules.it_wild_limit
+    if mode == "italian_1_or_2":
+        return wilds <= (1 if naturals == 2 else 2)
+    if mode == "max3":
+        return wilds <= 3
+    return wilds < naturals
+
+
+def options(g: Game) -> list[Option]:
+    """The Italian generating set (see :func:`canasta.movegen.options`)."""
+    phase = g.phase
+    if phase == OVER:
+        return []
+    if phase == ANSWER_PHASE:
+        return [_YES_MOVE, _NO_MOVE]
+    out: list[Option] = []
+    seat = g.turn
+    if g.phase == DRAW_PHASE:
+        if g.stock and not (g.rules.opening_draws_one and not g.opened[g.side_of[seat]]):
+            pile = g.pile
+            if not pile:
+                return [_DRAW_MOVE]
+            top = pile[-1]
+            need = g.rules.frozen_pozzo_naturals if g.pile_frozen else 2
+            if (not IS_NATURAL[top] or g.rc[seat][CARD_RANK[top]] < need) and (
+                    g.rules.pozzo_take != "classic" or g.pile_frozen):
+                return [_DRAW_MOVE]
+        forced = g.forced_take()
+        if g.stock and not forced:
+            out.append(_DRAW_MOVE)
+            if g.rules.opening_draws_one and italian.open_allowed(g):
+                out.append(Move(OPEN))
+        out.extend(gen_takes(g))
+        if not g.stock and not forced:
+            out.append(_END_MOVE)
+        return out
+    side = g.side_of[seat]
+    rc = g.rc[seat]
+    if g.ask == ASK_NONE or g.ask == ASK_NO:
+        if g.opened[side]:
+            fast_meld_options(g, out)
+        elif g.draw_mode != 2:
+            out.extend(opening_options(g))
+        announced = g.draw_mode == 1 and not g.opened[side]  # open before discarding
+        if not announced and g.hsize[seat] >= 2:
+            out.extend([r for r in _ALL_RANKS if rc[r]])
+        elif not announced:
+            hand = g.hands[seat]
+            for r in _ALL_RANKS:
+                if rc[r]:
+                    move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
+                    if g.is_legal(move):
+                        out.append(move)
+    else:
+        out.extend(m for m in gen_melds(g) if movegen.meld_ok(g, m))
+        hand = g.hands[seat]
+        for r in _ALL_RANKS:
+            if rc[r]:
+                move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
+                if g.is_legal(move):
+                    out.append(move)
+    if (g.ask == ASK_NONE and g.hsize[seat] >= 2 and g.has_partner(seat)
+            and going_out.italian_can_go_out(g, assume_yes=True)):
+        out.append(_ASK_MOVE)
+    return out
