@@ -176,7 +176,7 @@ def move_events(db: str, table: str) -> list[str]:
 
 def test_an_event_number_is_written_once(services: tuple[str, str]) -> None:
     """The database is the arbiter: a second write of the same event number is refused."""
-    from canasta.web.cluster import ClusterStore, Conflict, Event
+    from canasta.web.cluster_store import ClusterStore, Conflict, Event
     from canasta.web.store import TableRow
 
     db, _ = services

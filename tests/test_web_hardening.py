@@ -27,7 +27,8 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table
 from canasta.web.app import build_rules, create_app, normalise_origin
 from canasta.web.botpool import BotPool, decide, decision_seed
-from canasta.web.room import Hub, Room, Settings
+from canasta.web.hub import Hub
+from canasta.web.room import Room, Settings
 from canasta.web.store import Store, tables_t
 from test_web import (
     database,

@@ -144,3 +144,18 @@ def test_the_rules_page_and_the_house_rules_in_italian(client: TestClient) -> No
     assert opt["topic"] == t.option(opt["id"]) and len(opt["choice_names"]) == len(opt["choices"])
     assert italian["label"] == t.preset("italian-4p")
     assert re.search(r"Canasta", italian["label"])
+
+
+def test_the_lobbys_refusals_in_the_language_asked(client: TestClient) -> None:
+    tid, tokens, room = two_people(client)
+    en = client.post(f"/api/tables/{tid}/join", json={"name": "Cy", "seat": 1})
+    it = client.post(f"/api/tables/{tid}/join", params={"lang": "it"}, json={"name": "Cy", "seat": 1})
+    assert en.status_code == it.status_code == 409
+    assert en.json()["detail"] == "this seat is taken"
+    assert it.json()["detail"] == translator("it").gettext("this seat is taken") != "this seat is taken"
+    by_browser = client.post("/api/tables", headers={"accept-language": "it"},
+                             json={"preset": "classic-2p", "name": "Ann", "seat": 0, "target": 5,
+                                   "seats": [{}, {"kind": "open"}]})
+    assert by_browser.status_code == 400
+    said = by_browser.json()["detail"]
+    assert "100" in said and said != "the target score must be a whole number from 100 to 100000"

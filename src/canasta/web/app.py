@@ -26,15 +26,16 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from canasta.errors import CanastaError
-from canasta.i18n import Translator, translator
+from canasta.i18n import N_, Translator, translator
 from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, seat_names
+from canasta.web.hub import Hub
 from canasta.web.language import catalog, choose
-from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, MAX_MESSAGE, Conn, Hub, Room, Settings, error
+from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, MAX_MESSAGE, Conn, Room, Settings, error
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 if TYPE_CHECKING:
-    from canasta.web.cluster import ClusterConfig
+    from canasta.web.cluster_store import ClusterConfig
 
 STATIC = Path(__file__).parent / "static"
 MAX_NAME = 24
@@ -52,8 +53,28 @@ def clean_name(value: Any, default: str = "") -> str:
     return "".join(ch for ch in text if ch.isprintable()) or default
 
 
-def bad(message: str, status: int = 400, headers: dict[str, str] | None = None) -> HTTPException:
-    return HTTPException(status_code=status, detail=message, headers=headers)
+class Refusal(HTTPException):
+    """A request refused: ``detail`` is said in the asker's language when the answer is
+    sent (``?lang=``, else Accept-Language) from the English ``template`` and its ``fields``."""
+
+    def __init__(self, template: str, status: int, headers: dict[str, str] | None, fields: dict[str, Any]) -> None:
+        super().__init__(status_code=status, detail=template.format(**fields) if fields else template, headers=headers)
+        self.template = template
+        self.fields = fields
+
+    def said(self, lang: str) -> str:
+        if lang == "en":
+            return str(self.detail)
+        text = translator(lang).gettext(self.template)
+        try:
+            return text.format(**self.fields) if self.fields else text
+        except (KeyError, IndexError, ValueError):  # a translation that lost a field
+            return str(self.detail)
+
+
+def bad(message: str, status: int = 400, headers: dict[str, str] | None = None, **fields: Any) -> HTTPException:
+    """A refusal; what a person may read is marked ``N_(...)`` with ``{field}`` places."""
+    return Refusal(message, status, headers, fields)
 
 
 def is_int(value: Any) -> TypeGuard[int]:
@@ -180,7 +201,7 @@ def build_rules(preset: Any, options: Any, target: Any) -> RuleSet:
                 changes[key] = value
         if target not in (None, ""):
             if not is_int(target) or not 100 <= target <= 100000:
-                raise bad("the target score must be a whole number from 100 to 100000")
+                raise bad(N_("the target score must be a whole number from {low} to {high}"), low=100, high=100000)
             changes["target"] = target
         return rules.with_options(changes) if changes else rules
     except CanastaError as exc:
@@ -212,7 +233,7 @@ class Lobby:
             raise bad(f"your seat must be a whole number from 0 to {n - 1}")
         my_name = clean_name(text_field(body, "name", "your name"))
         if not my_name:
-            raise bad("pick a name")
+            raise bad(N_("pick a name"))
         default_names = seat_names(n)
         seats: list[SeatRow] = []
         invites: dict[int, str] = {}
@@ -278,19 +299,19 @@ class Lobby:
         seat = body.get("seat")
         name = clean_name(text_field(body, "name", "your name"))
         if not name:
-            raise bad("pick a name")
+            raise bad(N_("pick a name"))
         if not is_int(seat) or not 0 <= seat < room.players:
             raise bad(f"choose a seat: a whole number from 0 to {room.players - 1}")
         invite = text_field(body, "invite", "the invite")
         if room.status not in ("open", "playing"):
-            raise bad("the match is over", 409)
+            raise bad(N_("the match is over"), 409)
         s = room.seats[seat]
         if s.kind == "reserved":
             if not isinstance(invite, str) or s.invite_hash is None or \
                     not secrets.compare_digest(hash_token(invite), s.invite_hash):
-                raise bad("this seat is reserved: use the invite link you were sent", 403)
+                raise bad(N_("this seat is reserved: use the invite link you were sent"), 403)
         elif s.kind != "open":
-            raise bad("this seat is taken", 409)
+            raise bad(N_("this seat is taken"), 409)
         token = secrets.token_urlsafe(24)
         refused = await room.atake_seat(seat, name, hash_token(token))
         if refused is not None:
@@ -388,7 +409,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         store = Store(db_url)
         hub = Hub(store, settings)
     else:
-        from canasta.web.cluster import ClusterHub, ClusterStore
+        from canasta.web.cluster_hub import ClusterHub
+        from canasta.web.cluster_store import ClusterStore
 
         store = ClusterStore(db_url)
         hub = ClusterHub(store, settings, cluster)
@@ -411,6 +433,11 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     app.add_middleware(SecurityHeaders, docs_paths=("/docs", "/redoc") if docs else ())
     app.state.hub = hub
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(Refusal)
+    async def refused(request: Request, exc: Refusal) -> JSONResponse:
+        lang = choose(request.query_params.get("lang"), request.headers.get("accept-language"))
+        return JSONResponse({"detail": exc.said(lang)}, status_code=exc.status_code, headers=exc.headers)
 
     def room_or_404(table_id: str) -> Room:
         room = hub.get(table_id)
@@ -442,8 +469,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         wait = hub.creation_wait(client_address(request))
         if wait > 0:
             seconds = max(1, math.ceil(wait))
-            raise bad(f"too many tables created from your address: at most {cfg.tables_per_minute} a minute; "
-                      f"try again in {seconds} s", 429, {"Retry-After": str(seconds)})
+            raise bad(N_("too many tables created from your address: at most {limit} a minute; try again in {seconds} s"),
+                      429, {"Retry-After": str(seconds)}, limit=cfg.tables_per_minute, seconds=seconds)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
@@ -552,11 +579,11 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     def finished_row(table_id: str) -> TableRow:
         row = store.load(table_id)
         if row is None:
-            raise bad("no such table", 404)
+            raise bad(N_("no such table"), 404)
         if row.status == "abandoned":
             raise bad(hub.missing(table_id), 410)
         if row.status != "finished":
-            raise bad("the match is not over: its record and replay are available when it ends", 409)
+            raise bad(N_("the match is not over: its record and replay are available when it ends"), 409)
         return row
 
     @app.get("/api/tables/{table_id}/record")

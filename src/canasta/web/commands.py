@@ -16,7 +16,7 @@ from canasta import argtypes
 from canasta.errors import CanastaError
 
 if TYPE_CHECKING:
-    from canasta.web.cluster import ClusterConfig
+    from canasta.web.cluster_store import ClusterConfig
 
 
 def default_db() -> str:
@@ -129,7 +129,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     try:
         import arq  # noqa: F401
 
-        from canasta.web.cluster import ClusterConfig
+        from canasta.web.cluster_store import ClusterConfig
     except ImportError as exc:
         raise CanastaError(f"several servers need more packages ({exc.name} is missing): "
                            "pip install 'canasta[cluster-web]'") from None

@@ -17,23 +17,105 @@ import asyncio
 import contextlib
 import signal
 import sys
+import time
 from typing import Any
 
+from canasta.bots import make_bot
 from canasta.errors import CanastaError
-from canasta.web.cluster import (
-    ClusterConfig,
-    ClusterHub,
-    ClusterStore,
-    job_bot,
-    job_deal,
-    job_grace,
-    job_sweep,
-    job_turn,
-)
-from canasta.web.room import Settings
+from canasta.web.botpool import decision_seed
+from canasta.web.cluster import ClusterRoom
+from canasta.web.cluster_hub import ClusterHub
+from canasta.web.cluster_store import ClusterConfig, ClusterStore
+from canasta.web.room import QUICK_BOTS, Settings
 
 POLL = 0.2  # seconds between a worker's looks at the queue (each look checks every job due)
 
+
+# ------------------------------------------------------------------ the jobs
+
+def choose_move(room: ClusterRoom, seat: int) -> tuple[str, Any]:
+    """The level that plays ``seat`` and its bot's view of the table (copied out)."""
+    return room._level(seat), room.table.view(seat)
+
+
+def decide_now(level: str, view: Any, seed: int) -> str:
+    bot = make_bot(level, seed=seed)
+    try:
+        return str(bot.choose(view))
+    finally:
+        bot.close()
+
+
+async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
+    """The bot to move at event ``num`` plays (if the table is still there)."""
+    hub: ClusterHub = ctx["hub"]
+    room = await hub.afresh(table_id)
+    if room is not None and room.seq == num and room.needs_bot():
+        t = room.table
+        seat = t.game.to_move
+        level, view = choose_move(room, seat)
+        seed = decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1]))
+        if level in QUICK_BOTS:
+            text_move = decide_now(level, view, seed)
+        else:  # a searching bot: the worker's loop stays free for its other jobs
+            text_move = await asyncio.to_thread(decide_now, level, view, seed)
+        if room.seq == num and room.needs_bot() and room.table.game.to_move == seat:
+            if room.table.why_not(seat, text_move) is not None:  # never: the bot saw this very position
+                text_move = str(next(iter(room.table.game.legal_moves)))
+            await room.commit("move", seat, text_move)  # lost to another writer: the table moved on
+    if room is not None:
+        room.schedule()
+    await hub.flush()
+
+
+async def job_turn(ctx: dict[str, Any], table_id: str, hand: int, turn: int, seat: int) -> None:
+    hub: ClusterHub = ctx["hub"]
+    room = await hub.afresh(table_id)
+    if room is None:
+        return
+    if room.timer_key == (hand, turn, seat) and room.deadline is not None and time.time() >= room.deadline - 0.05:
+        await room.commit("auto_turn", seat)  # a bot finishes this turn
+    room.schedule()
+    await hub.flush()
+
+
+async def job_deal(ctx: dict[str, Any], table_id: str, hand: int) -> None:
+    hub: ClusterHub = ctx["hub"]
+    room = await hub.afresh(table_id)
+    if room is None:
+        return
+    if room.deal_key is not None and room.deal_key[0] == hand and room.deal_at is not None \
+            and time.time() >= room.deal_at - 0.05:
+        await room.adeal()
+    room.schedule()
+    await hub.flush()
+
+
+async def job_grace(ctx: dict[str, Any], table_id: str, seat: int, num: int) -> None:
+    hub: ClusterHub = ctx["hub"]
+    room = await hub.afresh(table_id)
+    if room is None:
+        return
+    await room.take_over(seat, num)
+    room.schedule()
+    await hub.flush()
+
+
+async def job_sweep(ctx: dict[str, Any]) -> None:
+    """Close the tables nobody was connected to or played at for the idle time."""
+    hub: ClusterHub = ctx["hub"]
+    hours = hub.settings.idle_hours
+    if hours <= 0:
+        return
+    for tid in hub.store.idle_ids(time.time() - hours * 3600):
+        room = await hub.afresh(tid)
+        if room is not None and not await hub.live_seats(tid):
+            await room.aabandon()
+        hub.rooms.pop(tid, None)
+    await hub.flush()
+
+
+# ------------------------------------------------------------------ the worker
 
 async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, job_timeout: float = 5.0,
                      concurrency: int = 500) -> None:

@@ -35,7 +35,7 @@ for (const id of ["quick-pace", "create-pace"]) {
 const pace = (id) => Number($(id).value);
 
 async function post(url, body) {
-  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`${url}?lang=${encodeURIComponent(lang)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
   if (!r.ok) throw new Error(data.detail || _("error {status}", { status: r.status }));
   return data;

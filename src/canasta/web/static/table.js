@@ -133,7 +133,7 @@ $("btn-join").onclick = async () => {
   const name = $("join-name").value.trim();
   const body = { name, seat: Number($("join-seat").value) };
   if (params.get("invite")) body.invite = params.get("invite");
-  const r = await fetch(`/api/tables/${tableId}/join`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`/api/tables/${tableId}/join?lang=${encodeURIComponent(lang)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const data = await r.json();
   if (!r.ok) { $("join-error").textContent = data.detail || _("could not sit down"); return; }
   localStorage.setItem("canasta:name", name);

@@ -1,0 +1,383 @@
+"""A server of a cluster (:mod:`canasta.web.cluster`): its tables as copies of the
+record in the database, kept current from Redis pub/sub (catching up from the
+database after a gap), presence of seats across servers, and the queue of jobs
+(bots, timers, deals) that the workers run."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import json
+import sys
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from canasta.errors import CanastaError
+from canasta.table import Table
+from canasta.web.cluster import ClusterRoom
+from canasta.web.cluster_store import (
+    ClusterConfig,
+    ClusterStore,
+    Event,
+)
+from canasta.web.hub import Hub
+from canasta.web.room import Room, Settings
+from canasta.web.store import (
+    SeatRow,
+)
+
+
+class ClusterHub(Hub):
+    """The hub of one process of a cluster: its rooms are copies of the tables in the
+    database, kept current by the events published in Redis."""
+
+    store: ClusterStore
+
+    def __init__(self, store: ClusterStore, settings: Settings | None, cluster: ClusterConfig,
+                 serving: bool = True) -> None:
+        super().__init__(store, settings)
+        self.store = store
+        self.cluster = cluster
+        self.serving = serving  # a server (sockets, pub/sub); False: a worker
+        self.redis: Any = None  # an ArqRedis (redis.asyncio.Redis with enqueue_job); its stubs are loose
+        self.outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.background: set[asyncio.Task[None]] = set()
+        self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
+        self.alive_before: set[str] = set()
+        self.redis_lost = False
+        self.own_marker = json.dumps({"from": cluster.server_id})[:-1].encode()
+
+    # ------------------------------------------------------------ start/stop
+
+    async def connect(self) -> None:
+        from arq.connections import RedisSettings, create_pool
+
+        try:
+            self.redis = await create_pool(RedisSettings.from_dsn(self.cluster.redis_url),
+                                           default_queue_name=self.cluster.queue, retry=3)
+        except Exception as exc:
+            raise CanastaError(f"cannot reach Redis at {self.cluster.redis_url}: {exc}") from None
+        self.tasks.append(asyncio.create_task(self._drain()))
+        if self.serving:
+            await self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
+                                 px=int(self.cluster.alive_ttl * 1000))
+            self.tasks.append(asyncio.create_task(self._listen()))
+            self.tasks.append(asyncio.create_task(self._heartbeat()))
+
+    def start(self) -> None:
+        """Servers connect in :meth:`astart` (the lifespan awaits it)."""
+
+    async def astart(self) -> None:
+        await self.connect()
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    def expire_idle(self, now: float | None = None) -> list[str]:
+        """Forget copies of tables nobody here is connected to (the workers close idle tables)."""
+        for room in list(self.rooms.values()):
+            if not room.conns:
+                self.rooms.pop(room.id, None)
+                room.table.close()
+        mono = time.monotonic()
+        for address in [a for a, times in self.created.items() if not times or mono - times[-1] >= 60.0]:
+            del self.created[address]
+        return []
+
+    async def shutdown(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for room in self.rooms.values():
+            for c in list(room.conns):
+                await c.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.flush(), 2)
+        if self.redis is not None and self.serving:
+            with contextlib.suppress(Exception):  # our sockets are gone: others see it at once
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for (tid, seat) in self.local_sockets:
+                        pipe.hdel(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}")
+                    pipe.delete(self.cluster.alive_key(self.cluster.server_id))
+                    await pipe.execute()
+        for task in [*self.tasks, *self.background]:
+            task.cancel()
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+        for room in self.rooms.values():
+            room.table.close()
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    # ------------------------------------------------------------------ rooms
+
+    def make_room(self, table_id: str, config: dict[str, Any], seats: list[SeatRow], table: Table, seq: int,
+                  status: str) -> Room:
+        room = ClusterRoom(self, table_id, config, seats, table, seq, status, last_event_at=time.time())
+        room._derive_timers(room.last_event_at)
+        room.gone = {s.seat: (0, room.last_event_at) for s in seats if s.kind == "human"}
+        return room
+
+    def after_create(self, room: Room) -> None:
+        if isinstance(room, ClusterRoom):
+            room.schedule()
+
+    def load_room(self, table_id: str) -> ClusterRoom | None:
+        got = self.store.load_base(table_id)
+        if got is None:
+            return None
+        row, events = got
+        base_status = "playing" if all(s.kind in ("human", "bot") for s in row.seats) else "open"
+        # the seats as made (a join event seats a person again)
+        room = self.make_room(row.id, row.config, row.seats, Table.from_dict(row.state), 0, base_status)
+        assert isinstance(room, ClusterRoom)
+        room.last_event_at = room.last_active = row.created
+        room._derive_timers(row.created)
+        room.gone = {s.seat: (0, row.created) for s in row.seats if s.kind == "human"}
+        for ev in events:
+            room.apply_event(ev)
+        if row.status == "abandoned":
+            room.status = "abandoned"
+        return room
+
+    def get(self, table_id: str) -> Room | None:
+        room = self.rooms.get(table_id)
+        if isinstance(room, ClusterRoom):
+            room.catch_up()
+        else:
+            room = self.load_room(table_id)
+            if room is None:
+                return None
+            self.rooms[table_id] = room
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
+
+    async def afresh(self, table_id: str) -> ClusterRoom | None:
+        """:meth:`fresh` with the database read in a thread (a worker's jobs run side by side)."""
+        room = self.rooms.get(table_id)
+        if not isinstance(room, ClusterRoom):
+            if len(self.rooms) > 5000:  # a worker keeps the tables it played lately
+                self.rooms.clear()
+            loaded = await asyncio.to_thread(self.load_room, table_id)
+            if loaded is None:
+                return None
+            room = self.rooms.setdefault(table_id, loaded)
+            assert isinstance(room, ClusterRoom)
+        elif not room.write_lock.locked():
+            events = await asyncio.to_thread(self.store.events_after, table_id, room.seq)
+            if not room.write_lock.locked():
+                for ev in events:
+                    if ev.num <= room.seq:
+                        continue
+                    try:
+                        room.apply_event(ev)
+                    except CanastaError:
+                        room.reload()
+                        break
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
+
+    def fresh(self, table_id: str) -> ClusterRoom | None:
+        room = self.get(table_id)
+        return room if isinstance(room, ClusterRoom) else None
+
+    def load_all(self) -> int:
+        return 0
+
+    def open_rooms(self) -> list[Room]:
+        out = []
+        for tid in self.store.ids_with_status("open"):
+            room = self.get(tid)
+            if room is not None:
+                out.append(room)
+        return out
+
+    def bot_pool(self) -> None:
+        return None  # the workers play the bots
+
+    # ------------------------------------------------------------------ Redis
+
+    def publish(self, table_id: str, ev: Event) -> None:
+        self.outbox.put_nowait(("publish", self.cluster.channel(table_id), ev.message(self.cluster.server_id)))
+
+    def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
+        self.outbox.put_nowait(("job", fn, f"{self.cluster.prefix}:{job_id}", args, when))
+
+    async def flush(self) -> None:
+        await self.outbox.join()
+
+    async def _drain(self) -> None:
+        """Publications and jobs, in the order they were made; the publications waiting
+        together go to Redis in one round trip."""
+        while True:
+            batch = [await self.outbox.get()]
+            while len(batch) < 200 and not self.outbox.empty():
+                batch.append(self.outbox.get_nowait())
+            try:
+                assert self.redis is not None
+                i = 0
+                while i < len(batch):
+                    if batch[i][0] == "publish":
+                        async with self.redis.pipeline(transaction=False) as pipe:
+                            while i < len(batch) and batch[i][0] == "publish":
+                                pipe.publish(batch[i][1], batch[i][2])
+                                i += 1
+                            await pipe.execute()
+                    else:
+                        _, fn, job_id, args, when = batch[i]
+                        at = datetime.datetime.fromtimestamp(max(when, time.time()), tz=datetime.UTC)
+                        await self.redis.enqueue_job(fn, *args, _job_id=job_id, _defer_until=at)
+                        i += 1
+            except Exception as exc:  # Redis away: the heartbeat heals what this loses
+                self.redis_lost = True
+                print(f"canasta: redis: {exc}", file=sys.stderr, flush=True)
+            finally:
+                for _ in batch:
+                    self.outbox.task_done()
+
+    async def _listen(self) -> None:
+        """Every table's channel; a reconnect is followed by a catch-up from the database."""
+        assert self.redis is not None
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.psubscribe(f"{self.cluster.prefix}:t:*")
+                if self.redis_lost:
+                    self.redis_lost = False
+                    await self.resync_all()
+                while True:
+                    msg = await pubsub.get_message(timeout=1.0)
+                    if msg is None or msg.get("type") != "pmessage":
+                        continue
+                    self.on_message(msg["channel"], msg["data"])
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                raise
+            except Exception as exc:
+                self.redis_lost = True
+                print(f"canasta: redis subscription lost ({exc}); reconnecting", file=sys.stderr, flush=True)
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                await asyncio.sleep(0.5)
+
+    def on_message(self, channel: bytes | str, data: bytes | str) -> None:
+        if isinstance(data, bytes) and data.startswith(self.own_marker):
+            return  # our own event: applied when it was written
+        name = channel.decode() if isinstance(channel, bytes) else channel
+        room = self.rooms.get(name.rsplit(":", 1)[-1])
+        if not isinstance(room, ClusterRoom):
+            return
+        try:
+            msg = json.loads(data)
+            room.on_published(msg)
+        except Exception as exc:  # a bad message must not stop the listener
+            print(f"canasta: event on {name}: {exc}", file=sys.stderr, flush=True)
+
+    async def resync_all(self) -> None:
+        """After losing Redis: our sockets into the presence hash again, every copy caught up."""
+        assert self.redis is not None
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for (tid, seat), n in self.local_sockets.items():
+                pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
+            await pipe.execute()
+        for room in list(self.rooms.values()):
+            if isinstance(room, ClusterRoom):
+                room.want_catch_up()
+
+    async def count_socket(self, table_id: str, seat: int, delta: int) -> None:
+        assert self.redis is not None
+        key = (table_id, seat)
+        n = self.local_sockets.get(key, 0) + delta
+        field_name = f"{self.cluster.server_id}:{seat}"
+        if n > 0:
+            self.local_sockets[key] = n
+            await self.redis.hset(self.cluster.presence_key(table_id), field_name, n)
+        else:
+            self.local_sockets.pop(key, None)
+            await self.redis.hdel(self.cluster.presence_key(table_id), field_name)
+
+    async def alive_servers(self) -> set[str]:
+        assert self.redis is not None
+        prefix = self.cluster.alive_key("")
+        found = set()
+        async for key in self.redis.scan_iter(match=prefix + "*", count=500):
+            found.add((key.decode() if isinstance(key, bytes) else str(key))[len(prefix):])
+        return found
+
+    async def live_seats(self, table_id: str) -> set[int]:
+        """The seats of a table with a socket on a live server."""
+        assert self.redis is not None
+        fields = await self.redis.hgetall(self.cluster.presence_key(table_id))
+        if not fields:
+            return set()
+        by_server: dict[str, set[int]] = {}
+        for f, count in fields.items():
+            sid, _, seat = (f.decode() if isinstance(f, bytes) else str(f)).rpartition(":")
+            if int(count) > 0:
+                by_server.setdefault(sid, set()).add(int(seat))
+        servers = sorted(by_server)
+        alive = await self.redis.mget([self.cluster.alive_key(s) for s in servers])
+        seats: set[int] = set()
+        dead: list[str] = []
+        for sid, flag in zip(servers, alive, strict=True):
+            if flag is not None:
+                seats |= by_server[sid]
+            else:
+                dead.extend(f"{sid}:{seat}" for seat in by_server[sid])
+        if dead:  # a killed server's sockets
+            await self.redis.hdel(self.cluster.presence_key(table_id), *dead)
+        return seats
+
+    async def _heartbeat(self) -> None:
+        """Liveness; the database checked for events this server missed; presence
+        refreshed when a server died; jobs a dead writer never enqueued."""
+        assert self.redis is not None
+        while True:
+            await asyncio.sleep(self.cluster.heartbeat)
+            try:
+                await self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
+                                     px=int(self.cluster.alive_ttl * 1000))
+                alive = await self.alive_servers()
+                died = bool(self.alive_before - alive)
+                self.alive_before = alive
+                local = [r for r in self.rooms.values() if isinstance(r, ClusterRoom) and r.conns]
+                heads = await asyncio.to_thread(self.store.heads, [r.id for r in local])
+                now = time.time()
+                for room in local:
+                    if heads.get(room.id, room.seq) > room.seq:
+                        room.want_catch_up()
+                    if died:
+                        async with room.presence_lock:
+                            await room.sync_presence()
+                    room.heal(now)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.redis_lost = True
+                print(f"canasta: cluster heartbeat: {exc}", file=sys.stderr, flush=True)
+
+    async def queue_depth(self) -> int:
+        if self.redis is None:
+            return 0
+        return int(await self.redis.zcard(self.cluster.queue))
+
+    async def ping(self) -> None:
+        self.store.ping()
+        if self.redis is None:
+            raise CanastaError("not connected to Redis yet")
+        await self.redis.ping()
+
+
+# ---------------------------------------------------------------- worker jobs
+
+
+__all__ = ["ClusterHub"]
