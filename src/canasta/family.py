@@ -17,18 +17,34 @@ need not test the family either.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from canasta.cards import Card
 from canasta.errors import IllegalMoveError
 from canasta.fairdeal import DealRandom
-from canasta.moves import Group, Move
+from canasta.moves import MELD, TAKE, Group, Move, group_cards
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 
 if TYPE_CHECKING:
     from canasta.game import Game
     from canasta.movegen import Option
+
+
+@dataclass(frozen=True)
+class MeldCount:
+    """A proposed initial meld (opening) as the minimum sees it (:meth:`Game.meld_count`)."""
+
+    count: int  # what the move counts towards the minimum
+    minimum: int  # the minimum of the mover's side in this hand
+    applies: bool  # False once the side has melded, or when going out concealed exempts it (C-O5)
+    why_not: str  # why the minimum does not apply ("" when it does)
+
+    @property
+    def enough(self) -> bool:
+        """The count reaches the minimum, or no minimum applies."""
+        return not self.applies or self.count >= self.minimum
 
 
 class RuleFamily:
@@ -119,6 +135,21 @@ class RuleFamily:
         """C-O5: going out concealed in this move needs no minimum."""
         return False
 
+    def meld_count(self, g: Game, move: Move) -> MeldCount:
+        """:meth:`Game.meld_count <canasta.game.Game.meld_count>`."""
+        if move.kind not in (MELD, TAKE):
+            raise ValueError(f"'{move}' lays no cards: ask about a meld or take move")
+        seat = g.turn
+        side = g.side_of[seat]
+        cards = [c for grp in move.groups for c in group_cards(grp)]
+        count = self.opening_count(g, move, cards)
+        minimum = g.minimum(seat)
+        if g.opened[side]:
+            return MeldCount(count, minimum, False, "your side has already melded in this hand")
+        if self.exempt_from_minimum(g, move, cards):
+            return MeldCount(count, minimum, False, "going out concealed is exempt from the minimum (C-O5)")
+        return MeldCount(count, minimum, True, "")
+
     # -- generation
     def options(self, g: Game) -> list[Option]:
         """The generating set as options (see :mod:`canasta.movegen`)."""
@@ -158,4 +189,4 @@ def family_of(rules: RuleSet) -> RuleFamily:
     return FAMILIES[rules.family]
 
 
-__all__ = ["FAMILIES", "RuleFamily", "family_of"]
+__all__ = ["FAMILIES", "MeldCount", "RuleFamily", "family_of"]

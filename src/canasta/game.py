@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from canasta.cards import (
@@ -39,8 +38,10 @@ from canasta.cards import (
 )
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
+from canasta.family import MeldCount as MeldCount
 from canasta.family import family_of
 from canasta.melds import Meld
+from canasta.movegen import LegalMoves as LegalMoves
 from canasta.movegen import Option, materialize
 from canasta.moves import (
     ASK,
@@ -261,20 +262,7 @@ class Game(HandState):
         side has already melded in this hand, nor (C-O5) to a Classic player going
         out concealed in this move.  Read-only: whether the move is otherwise legal
         is :meth:`why_illegal`'s question."""
-        if isinstance(move, str):
-            move = Move.parse(move)
-        if move.kind not in (MELD, TAKE):
-            raise ValueError(f"'{move}' lays no cards: ask about a meld or take move")
-        seat = self.turn
-        side = self.side_of[seat]
-        cards = [c for g in move.groups for c in group_cards(g)]
-        count = self.family.opening_count(self, move, cards)
-        minimum = self.minimum(seat)
-        if self.opened[side]:
-            return MeldCount(count, minimum, False, "your side has already melded in this hand")
-        if self.family.exempt_from_minimum(self, move, cards):
-            return MeldCount(count, minimum, False, "going out concealed is exempt from the minimum (C-O5)")
-        return MeldCount(count, minimum, True, "")
+        return self.family.meld_count(self, Move.parse(move) if isinstance(move, str) else move)
 
     def pile_frozen_for(self, side: int) -> bool:
         """Frozen against this side: a wild card in it, or the side has not melded (A.8)."""
@@ -704,47 +692,3 @@ class Game(HandState):
     def __repr__(self) -> str:
         return (f"<Game {self.rules.name} seed={self.seed} hand={self.hand_number} "
                 f"turn={self.turn} phase={PHASE_NAMES[self.phase]}>")
-
-
-@dataclass(frozen=True)
-class MeldCount:
-    """A proposed initial meld (opening) as the minimum sees it (:meth:`Game.meld_count`)."""
-
-    count: int  # what the move counts towards the minimum
-    minimum: int  # the minimum of the mover's side in this hand
-    applies: bool  # False once the side has melded, or when going out concealed exempts it (C-O5)
-    why_not: str  # why the minimum does not apply ("" when it does)
-
-    @property
-    def enough(self) -> bool:
-        """The count reaches the minimum, or no minimum applies."""
-        return not self.applies or self.count >= self.minimum
-
-
-class LegalMoves:
-    """A lazy view of the legal moves: iterate, count, or test membership."""
-
-    __slots__ = ("_game",)
-
-    def __init__(self, game: Game) -> None:
-        self._game = game
-
-    def __iter__(self) -> Iterator[Move]:
-        return self._game.generate()
-
-    def __contains__(self, move: object) -> bool:
-        if isinstance(move, str):
-            move = Move.parse(move)
-        return isinstance(move, Move) and self._game.is_legal(move)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self._game.generate())
-
-    def count(self) -> int:
-        return len(self)
-
-    def __bool__(self) -> bool:
-        return any(True for _ in self._game.generate())
-
-    def __repr__(self) -> str:
-        return "<LegalMoves " + ", ".join(str(m) for m in self) + ">"

@@ -504,3 +504,32 @@ def meld_ok(g: Game, move: Move) -> bool:
     except IllegalMoveError:
         return False
     return True
+
+
+class LegalMoves:
+    """A lazy view of the legal moves: iterate, count, or test membership."""
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __iter__(self) -> Iterator[Move]:
+        return self._game.generate()
+
+    def __contains__(self, move: object) -> bool:
+        if isinstance(move, str):
+            move = Move.parse(move)
+        return isinstance(move, Move) and self._game.is_legal(move)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._game.generate())
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self._game.generate())
+
+    def __repr__(self) -> str:
+        return "<LegalMoves " + ", ".join(str(m) for m in self) + ">"
