@@ -379,6 +379,23 @@ class Classic(RuleFamily):
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:
         return CARD_VALUE
 
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        return check_meld_shape(rules, meld.naturals, meld.wilds)
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        return g.side_canastas(side) >= g.rules.canastas_to_go_out
+
+    def frozen_note(self, rules: RuleSet) -> str:
+        return "FROZEN for everyone: a wild card is in it; only a natural pair matching the top card takes it"
+
+    def unmelded_note(self) -> str:
+        return ("frozen for your side until it has melded: a natural pair matching the top card, "
+                "with enough for your initial meld, takes it")
+
+    def open_note(self, rules: RuleSet) -> str:
+        return ("open: a natural pair, one natural card and a wild card, or a meld of the top "
+                "card's rank takes it")
+
     def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
         deal(g, deck)
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from canasta.cards import Card
 from canasta.errors import IllegalMoveError
 from canasta.fairdeal import DealRandom
+from canasta.melds import Meld
 from canasta.moves import MELD, TAKE, Group, Move, group_cards
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
@@ -62,6 +63,41 @@ class RuleFamily:
     has_wild_melds: ClassVar[bool] = False
     #: whether the pile is frozen against a side that has not melded (A.8.4)
     frozen_until_melded: ClassVar[bool] = True
+    #: whether the deal has a cut (B.3), chosen by a player
+    has_cut: ClassVar[bool] = False
+    #: whether going out is offered as one move that melds everything (Classic), rather
+    #: than found meld by meld with the going-out search (Italian)
+    goes_out_in_one_move: ClassVar[bool] = True
+    #: whether cards taken with the pile go to the hand below a frozen pile's natural pair only
+    #: (Italian's pozzo is taken by a natural pair, three when frozen; Classic also by one and a wild)
+    takes_with_one_and_wild: ClassVar[bool] = True
+
+    def frozen_take_naturals(self, rules: RuleSet) -> int:
+        """Natural cards of the top card's rank that take a frozen pile (A.9.2, B.10.4)."""
+        return 2
+
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        """None if a meld on the table has a legal make-up, else its refusal key."""
+        raise NotImplementedError
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        """Whether ``side`` has the canastas going out needs (A.12.2, B.13.1)."""
+        raise NotImplementedError
+
+    # -- words, for the views' notes on the pile (pile_notes)
+    def frozen_note(self, rules: RuleSet) -> str:
+        raise NotImplementedError
+
+    def unmelded_note(self) -> str:
+        raise NotImplementedError
+
+    def open_note(self, rules: RuleSet) -> str:
+        raise NotImplementedError
+
+    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
+                      rank: int) -> list[str]:
+        """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6)."""
+        return []
 
     # -- the deal
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:

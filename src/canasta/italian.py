@@ -22,6 +22,7 @@ from canasta.cards import (
     JOKER,
     JOKER_RANK,
     NUM_CARDS,
+    RANK_PLURALS,
     THREE,
     TWO,
     Card,
@@ -618,6 +619,43 @@ class Italian(RuleFamily):
     closes_canastas = True
     has_wild_melds = True
     frozen_until_melded = False
+    has_cut = True
+    goes_out_in_one_move = False
+    takes_with_one_and_wild = False
+
+    def frozen_take_naturals(self, rules: RuleSet) -> int:
+        return rules.frozen_pozzo_naturals
+
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        return it_group_error(rules, meld.naturals, meld.deuces, meld.jokers, meld.rank == WILD_MELD)
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        return requirement_met(g.rules, *closed_counts(g, side))
+
+    def frozen_note(self, rules: RuleSet) -> str:
+        return (f"FROZEN: a wild card is in it; only {rules.frozen_pozzo_naturals} natural cards matching the "
+                "top card take it")
+
+    def unmelded_note(self) -> str:
+        return "your team must open first (or open in the same turn) to take it"
+
+    def open_note(self, rules: RuleSet) -> str:
+        if rules.pozzo_take == "natural_pair_only":
+            return "open: a natural pair matching the top card takes it"
+        return ("open: a natural pair, one natural card and a wild card, or a meld of the top "
+                "card's rank takes it")
+
+    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
+                      rank: int) -> list[str]:
+        if rules.pozzo_closed_rank_block == "off" or side < 0:
+            return []
+        own = rules.pozzo_closed_rank_block == "own_closed"
+        notes = []
+        for other, canastas in enumerate(closed):
+            if (other == side) == own and any(CARD_RANK[c[0]] == rank for c in canastas if c):
+                whose = "your team" if own else "the other side"
+                notes.append(f"BLOCKED for you: {whose} closed a canasta of {RANK_PLURALS[rank]}")
+        return notes
 
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:
         return card_values(rules)

@@ -34,6 +34,7 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import CanastaError, NotationError, PositionError
+from canasta.family import family_of
 from canasta.game import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, Game
 from canasta.melds import Meld
 from canasta.rules import RuleSet
@@ -142,6 +143,7 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         rules = RuleSet.preset(rules_data) if isinstance(rules_data, str) else RuleSet.from_dict(rules_data)
     except CanastaError as exc:
         raise PositionError(f"rules: {exc}") from None
+    family = family_of(rules)
     n = rules.players
     dealer = _get(data, "dealer", int, 0)
     if not 0 <= dealer < n:
@@ -230,11 +232,11 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         m.concealed = bool(md.get("concealed", False))
         if m.rank in g.melds[side]:
             raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
-        if rules.italian and m.size >= 7:
+        if family.closes_canastas and m.size >= 7:
             raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
         g.melds[side][m.rank] = m
     for side, i, m, _ in read_melds("closed", "closed canastas"):
-        if not rules.italian:
+        if not family.closes_canastas:
             raise PositionError("closed canastas exist only in Italian Canasta; Classic canastas stay in 'melds'")
         if m.size != 7:
             raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
@@ -334,8 +336,6 @@ def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[
             continue
         if IS_WILD[c]:
             return True
-        if rules.italian:
-            continue
         if IS_BLACK_THREE[c] and rules.black_three_freezes:
             return True
         if IS_RED_THREE[c] and rules.red_three_upcard_freezes:
@@ -346,7 +346,7 @@ def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[
 def _clean_turn(g: Game) -> bool:
     """Italian (B.9.2): the player to move has opened this turn, at a minimum that
     requires a clean opening; then no wild card may be laid for the rest of the turn."""
-    if not g.rules.italian or g.phase not in (MELD_PHASE, ANSWER_PHASE, FINAL_PHASE):
+    if g.phase not in (MELD_PHASE, ANSWER_PHASE, FINAL_PHASE):
         return False
     side = g.side_of[g.turn]
     laid = list(g.melds[side].values()) + g.closed[side]
@@ -357,24 +357,21 @@ def _clean_turn(g: Game) -> bool:
 
 def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     from canasta.errors import refuse
-    from canasta.melds import WILD_MELD, check_meld_shape, it_group_error
+    from canasta.melds import WILD_MELD
 
+    family = family_of(rules)
     if not cards:
         raise PositionError(f"{what} is empty")
     ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
-    if rules.italian and not ranks and all(IS_WILD[c] for c in cards):
+    if family.has_wild_melds and not ranks and all(IS_WILD[c] for c in cards):
         ranks = {WILD_MELD}
     if len(ranks) != 1 or any(IS_RED_THREE[c] for c in cards):
         raise PositionError(f"{what} is not a meld of one rank")
     m = Meld(ranks.pop())
     for c in cards:
         m.add(c)
-    if rules.italian and m.rank != 1:
-        err = it_group_error(rules, m.naturals, m.deuces, m.jokers, m.rank == WILD_MELD)
-        if err is not None:
-            raise PositionError(f"{what}: {refuse(err)}")
-    elif m.rank != 1:
-        bad = check_meld_shape(rules, m.naturals, m.wilds)
+    if m.rank != 1:
+        bad = family.meld_shape_error(rules, m)
         if bad is not None:
             raise PositionError(f"{what}: {refuse(bad)}")
     elif m.wilds:

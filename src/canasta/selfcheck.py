@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from canasta.cards import IS_RED_THREE, NUM_CARDS, card_str, make_deck
 from canasta.errors import refuse
 from canasta.game import Game
-from canasta.melds import CANASTA_SIZE, WILD_MELD, check_meld_shape, it_group_error
+from canasta.melds import CANASTA_SIZE
 from canasta.moves import Move
 from canasta.rules import RuleSet
 from canasta.view import seat_view
@@ -40,15 +40,10 @@ def problems_in(game: Game) -> list[str]:
             where.update(m.cards)
             if m.rank != key:
                 out.append(f"side {side}: meld {m} filed under the wrong rank")
-            if r.italian:
-                if key != 1:
-                    bad = it_group_error(r, m.naturals, m.deuces, m.jokers, key == WILD_MELD)
-                    if bad is not None:
-                        out.append(f"side {side}: illegal meld {m}: {refuse(bad).message}")
-            elif key != 1 and not r.cutthroat:
-                bad2 = check_meld_shape(r, m.naturals, m.wilds)
-                if bad2 is not None:
-                    out.append(f"side {side}: illegal meld {m}: {refuse(bad2).message}")
+            if key != 1 and not r.cutthroat:  # cut-throat partners' merged melds may be over the limits
+                bad = g.family.meld_shape_error(r, m)
+                if bad is not None:
+                    out.append(f"side {side}: illegal meld {m}: {refuse(bad).message}")
         for m in g.closed[side]:
             where.update(m.cards)
             if m.size != CANASTA_SIZE:
@@ -118,13 +113,9 @@ def run_selfcheck(rules: RuleSet, hands: int, seed: int, check_every_move: bool 
         if game.went_out >= 0:
             report.went_out += 1
             side = game.side_of[game.went_out]
-            if rules.italian:
-                from canasta.italian import closed_counts, requirement_met
-
-                if not requirement_met(rules, *closed_counts(game, side)):
-                    report.problems.append(f"hand {seed + i}: went out without the canastas B.13.1 asks for")
-            elif game.side_canastas(side) < rules.canastas_to_go_out:
-                report.problems.append(f"hand {seed + i}: went out with too few canastas (A.12.2)")
+            if not game.family.going_out_met(game, side):
+                report.problems.append(f"hand {seed + i}: went out without the canastas its rules ask for "
+                                       "(A.12.2, B.13.1)")
         report.hands += 1
         report.decisions += count
         if callable(progress):

@@ -107,7 +107,6 @@ def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None
 
 def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakReport | None = None) -> SoakReport:
     """Compare the generator with the reference on small positions (see the module docstring)."""
-    from canasta import italian
     from canasta.reference import (
         TooBig,
         going_out_position,
@@ -139,7 +138,7 @@ def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakRepor
             if make is going_out_position:
                 seat = g.turn
                 can = any(key[19] == seat for key in ref)  # went_out
-                said = italian.can_go_out(g, assume_yes=True) if rules.italian else g.can_go_out()
+                said = g.family.may_ask(g)
                 if can != said:
                     rep.problems.append(f"going_out_position {seed + i}: the engine says {said}, the reference {can}")
     return rep

@@ -28,12 +28,12 @@ from canasta.cards import (
     IS_RED_THREE,
     IS_WILD,
     NUM_CARDS,
-    RANK_PLURALS,
     Card,
     card_str,
     make_deck,
 )
 from canasta.errors import PositionError
+from canasta.family import family_of
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
 from canasta.melds import WILD_MELD, Meld, meld_from_cards
 from canasta.position import _cards
@@ -236,21 +236,15 @@ def pile_notes(view: SeatView) -> list[str]:
     r = view.rules
     if not view.pile:
         return ["empty"]
-    word = "pozzo" if r.italian else "pile"
+    family = family_of(r)
+    word = family.pile_word
     notes: list[str] = []
     top = view.pile[-1]
     mine = view.side >= 0 and bool(view.opened) and not view.opened[view.side]
     if view.pile_frozen:
-        if r.italian:
-            notes.append(f"FROZEN: a wild card is in it; only {r.frozen_pozzo_naturals} natural cards matching the "
-                         "top card take it")
-        else:
-            notes.append("FROZEN for everyone: a wild card is in it; only a natural pair matching the top "
-                         "card takes it")
+        notes.append(family.frozen_note(r))
     elif mine:
-        notes.append("frozen for your side until it has melded: a natural pair matching the top card, "
-                     "with enough for your initial meld, takes it" if not r.italian else
-                     "your team must open first (or open in the same turn) to take it")
+        notes.append(family.unmelded_note())
     if top is None:
         notes.append("the top card is face down")
     elif IS_WILD[top]:
@@ -259,19 +253,10 @@ def pile_notes(view: SeatView) -> list[str]:
         notes.append(f"BLOCKED: a black three is on top, so the next player cannot take the {word}")
     elif IS_RED_THREE[top]:
         notes.append(f"BLOCKED: a red three is on top of the {word}")
-    elif r.italian and r.pozzo_closed_rank_block != "off":
-        own = r.pozzo_closed_rank_block == "own_closed"
-        rank = CARD_RANK[top]
-        for side, closed in enumerate(view.closed):
-            if view.side >= 0 and (side == view.side) == own and any(CARD_RANK[c[0]] == rank
-                                                                      for c in closed if c):
-                whose = "your team" if own else "the other side"
-                notes.append(f"BLOCKED for you: {whose} closed a canasta of {RANK_PLURALS[rank]}")
+    else:
+        notes.extend(family.blocked_notes(r, view.closed, view.side, CARD_RANK[top]))
     if not notes:
-        notes.append("open: a natural pair matching the top card takes it"
-                     if r.italian and r.pozzo_take == "natural_pair_only" else
-                     "open: a natural pair, one natural card and a wild card, or a meld of the top "
-                     "card's rank takes it")
+        notes.append(family.open_note(r))
     return notes
 
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
 
-from canasta import italian
 from canasta.bots.base import Bot, world
 from canasta.cards import (
     CARD_RANK,
@@ -277,14 +278,14 @@ class HeuristicBot(Bot):
                     score += 30
                 elif not self.advanced:
                     score += 8  # the basic player melds its wild cards as soon as it can
-                elif key == WILD_MELD and g.rules.italian:
+                elif key == WILD_MELD:  # a meld of wild cards only (Italian, B.8)
                     score += 5 if self.advanced else -1
                 else:
                     score -= self.wild_meld_cost * gw
             else:
                 score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
                 if self.advanced and m is None and len(gc) == 3 and not late and g.rc[seat][key] == 3 \
-                        and not g.rules.italian and len(g.pile) > 4:
+                        and _PLAY[g.family.name].keep_pair_for_pile and len(g.pile) > 4:
                     # keep a natural pair back to take a big pile? meld only the third card later
                     score -= 2
         return score
@@ -297,7 +298,8 @@ class HeuristicBot(Bot):
         nside = g.side_of[nxt]
         unseen = _rank_counts(unseen_counts(g, seat)) if self.advanced else None
         pile_value = sum(CARD_VALUE[c] for c in g.pile)
-        shed = self._shed_by(g, nxt) if self.advanced and not g.rules.italian else set()
+        play = _PLAY[g.family.name]
+        shed = self._shed_by(g, nxt) if self.advanced and play.track_shedding else set()
         late = len(g.stock) < self.late_discard_stock or (self.advanced and self._danger_of_going_out(g))
         best: tuple[float, Move] | None = None
         for m in discards:
@@ -309,7 +311,7 @@ class HeuristicBot(Bot):
                 if self.advanced and pile_value + len(g.pile) * 5 > self.freeze_value and rc[TWO] + rc[JOKER_RANK] >= 2:
                     cost -= 150  # freeze a rich pile
             elif IS_BLACK_THREE[c]:
-                cost -= 5 if g.rules.italian else 20
+                cost -= play.black_three_discard
             else:
                 cost += self.pair_weight * (rc[r] - 1)  # keep pairs and sets
                 if r in g.melds[side]:
@@ -318,27 +320,47 @@ class HeuristicBot(Bot):
                 # feeding: can the next player take the pile with it?
                 danger = 0.0
                 if not IS_WILD[c] and g.side_of[nxt] != side:
-                    if r in g.melds[nside] and not g.pile_frozen and not g.rules.italian:
+                    if r in g.melds[nside] and not g.pile_frozen and play.meld_takes_pile:
                         danger = 1.0
                     elif self.advanced and any(g.known[nxt][x] > 0 for x in range(r * 4, r * 4 + 4)):
                         danger = 0.8  # tracked: it picked up cards of this rank
                     elif unseen is not None:
-                        need = 3 if (g.rules.italian and g.pile_frozen) else 2
+                        need = play.frozen_need if g.pile_frozen else 2
                         pool = max(1, sum(unseen))
                         danger = holds_at_least(need, unseen[r], g.hsize[nxt], pool)
-                        if self.wild_take_danger and not g.rules.italian and not g.pile_frozen_for(nside):
+                        if self.wild_take_danger and play.one_and_wild_takes and not g.pile_frozen_for(nside):
                             # an unfrozen pile also falls to one natural card and a wild card (A.9.3)
                             one = holds_at_least(1, unseen[r], g.hsize[nxt], pool) - danger
                             wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], g.hsize[nxt], pool)
                             danger += one * wild
                         if r in shed:
                             danger *= self.shed_danger
-                scale = self.danger_scale if g.rules.italian else self.classic_danger_scale
+                scale = self.classic_danger_scale if play.classic_scale else self.danger_scale
                 cost += danger * scale * (30 + len(g.pile) * 4 + pile_value * 0.3)
             if best is None or cost < best[0]:
                 best = (cost, m)
         assert best is not None
         return best[1]
+
+
+
+@dataclass(frozen=True)
+class _FamilyPlay:
+    """How the heuristic plays a rule family: data per family, not tests of it."""
+
+    keep_pair_for_pile: bool  # keep a natural pair back to take a big pile
+    track_shedding: bool  # read what the next player sheds
+    black_three_discard: int  # how much a black three is worth discarding (it blocks the next player)
+    meld_takes_pile: bool  # a card of a rank the next side has melded lets it take an unfrozen pile
+    one_and_wild_takes: bool  # one natural card and a wild card take an unfrozen pile (A.9.3)
+    frozen_need: int  # natural cards of the top's rank the bot assumes take a frozen pile
+    classic_scale: bool  # feeding danger scaled by classic_danger_scale, not danger_scale
+
+
+_PLAY: Final = {
+    "classic": _FamilyPlay(True, True, 20, True, True, 2, True),
+    "italian": _FamilyPlay(False, False, 5, False, False, 3, False),
+}
 
 
 def _simple_out(g: Game, moves: list[Move]) -> Move | None:
@@ -356,9 +378,9 @@ def out_move(g: Game, moves: list[Move]) -> Move | None:
     possible, or the last discard), or None when the player to move cannot go out
     now (or its partner said no).  In Classic one move melds everything needed; in
     Italian going out is several melds, found with the engine's going-out search."""
-    if not g.rules.italian:
+    if g.family.goes_out_in_one_move:
         return _simple_out(g, moves)
-    if not italian.can_go_out(g):  # False after a "no", and before asking where asking is required
+    if not g.family.can_go_out(g):  # False after a "no", and before asking where asking is required
         return None
     seat = g.turn
     if g.hsize[seat] == 1:
@@ -368,7 +390,7 @@ def out_move(g: Game, moves: list[Move]) -> Move | None:
     for m in melds:
         h = g.copy()
         h.play_unchecked(m)
-        if h.is_over() or italian.can_go_out(h):
+        if h.is_over() or h.family.can_go_out(h):
             return m
     return None
 

@@ -21,6 +21,7 @@ import random
 from dataclasses import dataclass, field
 
 from canasta.cards import CARD_RANK, IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_CARDS
+from canasta.family import family_of
 from canasta.game import Game
 from canasta.view import SeatView
 
@@ -54,7 +55,7 @@ class PileWatch:
         n = len(view.hand_sizes)
         step = -1 if view.rules.direction == "counter_clockwise" else 1
         limits: dict[int, dict[int, int]] = {}
-        frozen_need = view.rules.frozen_pozzo_naturals if view.rules.italian else 2
+        frozen_need = family_of(view.rules).frozen_take_naturals(view.rules)
         frozen = any(c is not None and (IS_WILD[c] or (IS_BLACK_THREE[c] and view.rules.black_three_freezes))
                      for c in before)
         for k in range(len(pile) - len(before)):

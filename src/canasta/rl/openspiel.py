@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from canasta.cards import CARD_VALUE, cards_str, make_deck
+from canasta.cards import cards_str, make_deck
+from canasta.family import family_of
 from canasta.game import ASK_PENDING, ASK_YES, Game
-from canasta.italian import card_values
 from canasta.melds import CANASTA_SIZE
 from canasta.rl.core import Table
 from canasta.rl.encoding import NUM_ACTIONS, Observer, action_name
@@ -71,7 +71,7 @@ def max_length(rules: RuleSet) -> int:
 
 def score_bound(rules: RuleSet) -> int:
     """A bound on any side's hand score, either sign."""
-    values = card_values(rules) if rules.italian else CARD_VALUE
+    values = family_of(rules).card_values(rules)
     cards = sum(values[c] for c in make_deck(rules.packs))
     reds = 2 * rules.packs
     return 2 * cards + (rules.deck_size // CANASTA_SIZE) * 5000 + 2 * rules.red_three_points(reds) + 10_000
@@ -157,7 +157,7 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
                     raise ValueError(f"no {action_name(action)} left to deal")
                 self.left[action] -= 1
                 self.order.append(action)
-                if len(self.order) == self.rules.deck_size and not self.rules.italian:
+                if len(self.order) == self.rules.deck_size and not family_of(self.rules).has_cut:
                     self._deal()
             else:
                 self.cut = action
