@@ -570,6 +570,13 @@ UNTRANSLATED = """(names) => {
       if (v && /[A-Za-z]{2,}/.test(strip(v))) out.push(`${a}: ${v.slice(0, 120)}`);
     }
   }
+  for (const el of document.querySelectorAll("body *")) {  // text a style sheet writes (::before, ::after)
+    if (skip(el) || !shown(el)) continue;
+    for (const where of ["::before", "::after"]) {
+      const c = getComputedStyle(el, where).content;
+      if (c && c !== "none" && c !== "normal" && /[A-Za-z]{2,}/.test(strip(c.replace(/^"|"$/g, "")))) out.push(`${where}: ${c}`);
+    }
+  }
   if (/[A-Za-z]{2,}/.test(strip(document.title))) out.push("title: " + document.title);
   return [...new Set(out)];
 }"""

@@ -597,6 +597,7 @@ function seatPlate(i, slot, last, mySide) {
   d.appendChild(body);
   const lm = document.createElement("div");
   lm.className = "lastmove";
+  lm.dataset.label = _("last:") + " ";
   lm.textContent = last ? moveWords(last) : "";
   d.appendChild(lm);
   return d;
@@ -868,7 +869,10 @@ function renderHand() {
     if (freshLeft[c]) { freshLeft[c] -= 1; cls += " fresh"; }
     const el = cardEl(c, cls.trim());
     el.dataset.index = i;
-    if (cls.includes("fresh")) el.title = _("{card} (just drawn)", { card: el.title });
+    if (cls.includes("fresh")) {
+      el.title = _("{card} (just drawn)", { card: el.title });
+      el.dataset.fresh = _("new"); // the mark under a card just drawn (style.css)
+    }
     el.onclick = () => {
       if (selected.has(i)) selected.delete(i); else selected.add(i);
       el.classList.toggle("selected");
