@@ -48,6 +48,7 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import IllegalMoveError
+from canasta.family import family_of
 from canasta.game import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER, Game
 from canasta.melds import WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
@@ -136,7 +137,7 @@ def group_sets(game: Game, hand: list[int]) -> Iterator[list[Group]]:
     nat_ranks = [r for r in NATURAL_RANKS if any(hand[c] for c in RANK_CARDS[r])]
     melded = [r for r in game.melds[side] if r in NATURAL_RANKS]
     targets: list[int] = sorted(set(nat_ranks) | set(melded))
-    if game.rules.italian:
+    if game.family.has_wild_melds:
         targets.append(WILD_MELD)
     deuces = by_class.get("2", [])
     jokers = by_class.get("JK", [])
@@ -441,7 +442,8 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
         cards = take(x, shape[0]) + take(TWO, shape[1]) + take(JOKER_RANK, shape[2])
         if len(cards) == sum(shape):
             melds.append(cards)
-    if rules.italian and rng.random() < 0.35:
+    family = family_of(rules)
+    if family.has_wild_melds and rng.random() < 0.35:
         wild = rng.choice(((3, 0), (4, 0), (2, 1), (1, 2), (0, 3), (5, 0), (3, 1)))
         melds.append(take(TWO, wild[0]) + take(JOKER_RANK, wild[1]))
     hand: list[str] = []
@@ -465,7 +467,7 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
     melds_out = [list(x) for x in empty]
     closed_out = [list(x) for x in empty]
     owner = {"owner": 0, "turn": 1}
-    if rules.italian:
+    if family.closes_canastas:
         closed_out[side] = [dict(owner, cards=c) for c in canastas]
         melds_out[side] = [dict(owner, cards=m) for m in melds]
     else:
@@ -475,9 +477,9 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
         "hands": [hand] + [[] for _ in range(n - 1)], "melds": melds_out, "closed": closed_out,
         "pile": [], "stock_seed": seed, "scores": [0] * (n if rules.cutthroat else len(rules.teams)),
     }
-    if not rules.italian and rng.random() < 0.2:  # Classic: an unopened side may go out concealed
+    if family.goes_out_in_one_move and rng.random() < 0.2:  # Classic: an unopened side may go out concealed
         p["melds"] = empty
-    if not rules.italian:
+    if not family.closes_canastas:
         del p["closed"]
     try:
         return game_from_position(p)

@@ -162,7 +162,7 @@ def action_name(action: int) -> str:
     return kind
 
 
-# option codes of Game._options (code * 16 + rank) -> action
+# option codes of Game.options (code * 16 + rank) -> action
 def _option_table() -> tuple[int, ...]:
     table = [-1] * 256
     for r in range(NUM_RANKS):
@@ -239,7 +239,7 @@ def _option_actions(game: Game, opt: Option) -> tuple[int, ...]:
         return (a,)
     if isinstance(opt, tuple):
         return tuple(sorted(group_action(k, n, d, j) for k, n, d, j in opt))
-    return move_actions(opt, game.it)
+    return move_actions(opt, game.family.has_wild_melds)
 
 
 class Decision:
@@ -256,7 +256,7 @@ class Decision:
         self.prefix: tuple[int, ...] = ()
         self._legal: list[int] | None = None
         self._entries: list[tuple[tuple[int, ...], Option]] | None = None
-        opts = self._opts = game._options()
+        opts = self._opts = game.options()
         table = _OPTION_ACTION
         single: dict[int, Option] = {}
         for opt in opts:  # the common case: every move is one action
@@ -343,30 +343,30 @@ class Decision:
             opt = self._single.get(action)
             if opt is None:
                 raise EncodingError(f"illegal action {action} ({action_name(action)})")
-            return self.game._materialize(opt)
+            return self.game.materialize(opt)
         if action == A_COMMIT:
             children, terminal = self._node(self.prefix)
             if not (terminal and children):
                 raise EncodingError("commit is legal only after groups that make a whole move")
-            return self.game._materialize(self._option(self.prefix))
+            return self.game.materialize(self._option(self.prefix))
         new = self.prefix + (action,)
         children, terminal = self._node(new)
         if not children and not terminal:
             raise EncodingError(f"illegal action {action} ({action_name(action)})")
         if terminal and not children:
-            return self.game._materialize(self._option(new))
+            return self.game.materialize(self._option(new))
         self.prefix = new
         self._legal = None
         return None
 
     def moves(self) -> list[Move]:
         """The moves of this decision (the generating set)."""
-        return [self.game._materialize(opt) for _, opt in self.entries]
+        return [self.game.materialize(opt) for _, opt in self.entries]
 
     def actions_for(self, move: Move) -> list[int]:
         """The action sequence that plays ``move`` from an empty prefix; :class:`EncodingError`
         if the move is not in the generating set (up to suits)."""
-        seq = move_actions(move, self.game.it)
+        seq = move_actions(move, self.game.family.has_wild_melds)
         if not any(s == seq for s, _ in self.entries):
             raise EncodingError(f"{move} is not in the generating set of this position")
         children, _ = self._node(seq)
