@@ -276,8 +276,8 @@ def _key(m: Any) -> tuple[str | None, str]:
     return m.context, msgid
 
 
-def problems(langs: Iterable[str] | None = None, domains: Iterable[str] = DOMAINS) -> list[str]:
-    """Everything ``check`` refuses, one line each."""
+def problems(langs: Iterable[str] | None = None, domains: Iterable[str] = DOMAINS, strict: bool = False) -> list[str]:
+    """Everything ``check`` refuses, one line each (``strict``: also ids the sources no longer have)."""
     out: list[str] = []
     langs = languages() if langs is None else list(langs)
     root = PACKAGE_DIR.parent.parent
@@ -292,9 +292,10 @@ def problems(langs: Iterable[str] | None = None, domains: Iterable[str] = DOMAIN
         for context, msgid in sorted(current - saved, key=str):
             out.append(f"{pot.relative_to(root)}: not extracted yet: {msgid!r}" + (f" (context {context!r})"
                                                                                    if context else ""))
-        for context, msgid in sorted(saved - current, key=str):
-            out.append(f"{pot.relative_to(root)}: no longer in the sources: {msgid!r}"
-                       + (f" (context {context!r})" if context else ""))
+        if strict:  # an id no longer used is harmless (a source being written may bring it back)
+            for context, msgid in sorted(saved - current, key=str):
+                out.append(f"{pot.relative_to(root)}: no longer in the sources: {msgid!r}"
+                           + (f" (context {context!r})" if context else ""))
         for lang in langs:
             po = po_path(lang, domain)
             if not po.is_file():
@@ -337,8 +338,8 @@ def _placeholders_match(m: Any) -> bool:
     return all(_fields(s) <= allowed for s in strings if s)
 
 
-def cmd_check(domains: Iterable[str]) -> int:
-    found = problems(domains=domains)
+def cmd_check(domains: Iterable[str], strict: bool = False) -> int:
+    found = problems(domains=domains, strict=strict)
     for line in found:
         print(line)
     if found:
@@ -356,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="all: extract, update and compile")
     p.add_argument("lang", nargs="?", help="init: the new language's code (e.g. fr)")
     p.add_argument("--domain", choices=DOMAINS, action="append", help="one domain (default: both)")
+    p.add_argument("--strict", action="store_true", help="check: also refuse ids the sources no longer have")
     args = p.parse_args(argv)
     domains = args.domain or list(DOMAINS)
     if args.command == "extract":
@@ -365,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compile":
         return cmd_compile(languages(), domains)
     if args.command == "check":
-        return cmd_check(domains)
+        return cmd_check(domains, args.strict)
     if args.command == "init":
         if not args.lang:
             p.error("init needs a language code")

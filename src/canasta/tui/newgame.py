@@ -31,7 +31,7 @@ class NewGameScreen(Screen[None]):
         Binding("ctrl+s", "start", "Start the game", priority=True),
         Binding("escape", "app.quit", "Quit"),
     ]
-    KEYS: ClassVar[Keys] = (("ctrl+s", N_("Start the game")), ("F2", N_("Language")), ("Esc", N_("Quit")))
+    KEYS: ClassVar[Keys] = (("^s", N_("Start the game")), ("F2", N_("Language")), ("Esc", N_("Quit")))
 
     def __init__(self, config: PlayConfig) -> None:
         super().__init__()
@@ -45,8 +45,8 @@ class NewGameScreen(Screen[None]):
             yield Static(id="ng-title")
             with Horizontal(classes="ng-row"):
                 yield Label(id="ng-lang-label", classes="ng-label")
-                yield Select([(LANGUAGE_NAMES.get(code, code), code) for code in LANGUAGES],
-                             value=current().lang if current().lang in LANGUAGES else LANGUAGES[0],
+                langs = [*LANGUAGES, *([current().lang] if current().lang not in LANGUAGES else [])]
+                yield Select([(LANGUAGE_NAMES.get(code, code), code) for code in langs], value=current().lang,
                              allow_blank=False, id="ng-lang")
             with Horizontal(classes="ng-row"):
                 yield Label(id="ng-preset-label", classes="ng-label")
