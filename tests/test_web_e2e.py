@@ -594,17 +594,23 @@ def in_language(browser: Browser, lang: str, **size: int) -> Page:
     return page
 
 
+def lobby_in(browser: Browser, server: ServerProcess, lang: str) -> tuple[Page, list[str]]:
+    """The lobby in ``lang``, ready, and the page's script errors as they come."""
+    page = in_language(browser, lang)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    return page, errors
+
+
 def test_the_pseudo_language_finds_no_text_outside_the_catalog(browser: Browser, tmp_path: Path) -> None:
     """Every page in the pseudo-language (lobby, a Classic table while playing, the score
     sheet, the fair-deals and invite panels, the match result, the replay, an Italian
     table): no text a person reads bypassed the catalog."""
     server = ServerProcess(str(tmp_path / "qps.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
-        page = in_language(browser, "qps")
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(server.url + "/")
-        page.wait_for_selector("body[data-ready=true]")
+        page, errors = lobby_in(browser, server, "qps")
         page.click("#create details summary")
         assert untranslated(page, []) == []
         assert page.evaluate("document.documentElement.lang") == "en"
@@ -654,11 +660,7 @@ def test_a_whole_match_in_italian(browser: Browser, tmp_path: Path) -> None:
     from the language menu."""
     server = ServerProcess(str(tmp_path / "it-match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
-        page = in_language(browser, "it")
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(server.url + "/")
-        page.wait_for_selector("body[data-ready=true]")
+        page, errors = lobby_in(browser, server, "it")
         assert page.inner_text("#btn-quick") == "Gioca contro i bot"
         api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": MATCH_TARGET,
                                      "level": "random", "bot_delay": 0})

@@ -203,7 +203,7 @@ class ClusterRoom(Room):
             async with self.write_lock:
                 self.behind = False
                 events = await asyncio.to_thread(self.chub.store.events_after, self.id, self.seq)
-                changed = self._apply_all(events)
+                changed = self.apply_all(events)
         finally:
             self.catching = False
         if changed:
@@ -212,7 +212,9 @@ class ClusterRoom(Room):
         if self.behind:
             self.want_catch_up()
 
-    def _apply_all(self, events: list[Event]) -> bool:
+    def apply_all(self, events: list[Event]) -> bool:
+        """Apply the events this copy has not seen; on a failure, reload from the database.
+        Whether anything changed."""
         changed = False
         for ev in events:
             if ev.num <= self.seq:

@@ -172,14 +172,7 @@ class ClusterHub(Hub):
         elif not room.write_lock.locked():
             events = await asyncio.to_thread(self.store.events_after, table_id, room.seq)
             if not room.write_lock.locked():
-                for ev in events:
-                    if ev.num <= room.seq:
-                        continue
-                    try:
-                        room.apply_event(ev)
-                    except CanastaError:
-                        room.reload()
-                        break
+                room.apply_all(events)
         if room.status == "abandoned":
             self.rooms.pop(table_id, None)
             return None
