@@ -482,21 +482,9 @@ def translator(lang: str, domain: str = DOMAIN) -> Translator:
 
 
 __all__ = [
-    "DOMAIN",
-    "DOMAINS",
-    "LANGUAGES",
-    "LANGUAGE_NAMES",
-    "LOCALE_DIR",
-    "NNP_",
-    "NN_",
-    "NP_",
-    "N_",
-    "PSEUDO",
-    "WEB_DOMAIN",
-    "Translator",
-    "negotiate",
-    "pseudo",
-    "translator",
+    "DOMAIN", "DOMAINS", "LANGUAGES", "LANGUAGE_NAMES", "LOCALE_DIR", "NNP_", "NN_", "NP_", "N_", "PSEUDO",
+    "WEB_DOMAIN", "Translator", "current", "negotiate", "ngettext", "nplural", "pgettext", "pseudo", "translator",
+    "use",
 ]
 
 
