@@ -406,3 +406,24 @@ def test_a_family_cannot_be_switched_by_an_override() -> None:
     assert RuleSet.preset("italian-3p", {"family": "italian"}).italian
     assert RuleSet.from_dict({"name": "mine", "family": "italian", "players": 3}).players == 3
     assert RuleSet.from_dict({"name": "mine", "family": "italian"}).italian
+
+
+def test_literal_choices_match_the_options() -> None:
+    """Every word-valued rule option has a ``Literal`` type listing exactly its choices."""
+    import dataclasses
+    import typing
+
+    from canasta import rules as rules_module
+    from canasta.rules import CLASSIC_OPTIONS, ITALIAN_OPTIONS
+
+    hints = typing.get_type_hints(RuleSet, vars(rules_module))
+    checked = 0
+    for opt in CLASSIC_OPTIONS + ITALIAN_OPTIONS:
+        hint = hints[opt.field]
+        if typing.get_origin(hint) is typing.Literal:
+            assert set(typing.get_args(hint)) == set(opt.choices), opt.id
+            checked += 1
+        else:
+            assert not all(isinstance(c, str) for c in opt.choices), f"{opt.id} ({opt.field}) needs a Literal type"
+    assert checked >= 30
+    assert {f.name for f in dataclasses.fields(RuleSet)} >= {o.field for o in CLASSIC_OPTIONS + ITALIAN_OPTIONS}

@@ -17,10 +17,11 @@ import dataclasses
 import difflib
 import json
 import tomllib
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from canasta.errors import RulesError, read_text
 
@@ -164,12 +165,47 @@ ITALIAN_RED_THREES: Final = (0, 100, 200, 300, 800, 1200, 1800)
 HOYLE_ITALIAN_RED_THREES: Final = (0, 100, 200, 300, 800, 1000, 1200)
 
 
+# -- the choices of the options that are words (checked against OPTIONS by tests/test_rules_literals)
+WildRatio = Literal["no_more_wild_than_natural", "max3_only"]  # C-O1
+NegativeRedThrees = Literal["no_meld", "no_canasta"]  # C-O7
+DealtRedThrees = Literal["immediately_after_deal", "on_first_turn"]  # C-O8
+TieAtTarget = Literal["play_another_hand", "draw"]  # C-O9
+ItWildLimit = Literal["italian_1_or_2", "max3", "fewer_than_naturals"]  # I-O1
+NewMeldAfterClose = Literal["new_meld_after_close_one_open_per_rank", "never"]  # I-O3
+PozzoSpecialCard = Literal["stay_in_pozzo", "bottom_and_turn_next", "reshuffle_into_stock"]  # I-O4
+OpeningTable = Literal["project", "hoyle_italian"]  # I-O6
+CleanOpening = Literal["only_at_50", "always"]  # I-O7
+PozzoTake = Literal["natural_pair_only", "classic"]  # I-O8
+DealtRedThreeReplacement = Literal["bottom_of_stock", "top_of_stock"]  # I-O10
+RedThreeInPozzo = Literal["no_replacement", "replaced"]  # I-O11
+AcesBonus = Literal["replace", "additive"]  # I-O13
+OpenDeuceMeld = Literal["no_dirty_canasta_while_deuce_meld_open", "rgit", "off"]  # I-O14
+BlackThreeMelds = Literal["never", "going_out_3_to_6", "going_out_3_to_4"]  # I-O17
+RedThreeTable = Literal["project", "hoyle_italian"]  # I-O18
+Direction = Literal["clockwise", "counter_clockwise"]  # I-O19
+SixPlayerTeams = Literal["2x3", "3x2"]  # I-O20
+FivePlayers = Literal["solo", "unsupported"]  # I-O21
+GoingOutRequirement = Literal["clean_and_dirty", "two_incl_one_clean", "two_any"]  # I-O22
+FinalDiscard = Literal["discard_not_wild_or_black3", "discard_required", "discard_optional"]  # I-O23
+ConcealedOutBonus = Literal["none"]  # I-O24
+EmptyStock = Literal["hand_ends", "classic_continue"]  # I-O25
+FiveCanastaBonus = Literal["project", "hoyle", "any_vs_all_clean"]  # I-O26
+TenCanastaBonus = Literal["off", "on"]  # I-O27
+CutWilds = Literal["cutter_keeps", "counts_toward_15", "off"]  # I-O29
+PozzoCards = Literal["face_down", "face_up"]  # I-O30
+PozzoTaking = Literal["whole_pozzo", "top_card_only"]  # I-O32
+AskingPartner = Literal["customary_optional", "required"]  # I-O36
+PozzoClosedRankBlock = Literal["opponents_closed", "own_closed", "off"]  # I-O39
+FamilyName = Literal["classic", "italian"]
+_WORD_TYPES: Final = frozenset(n for n, v in list(globals().items()) if typing.get_origin(v) is Literal)
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """Every rule that can vary, as data.  Presets fill it; nothing else is hidden."""
 
     name: str = "classic-4p"
-    family: str = "classic"
+    family: FamilyName = "classic"
     players: int = 4
     packs: int = 2
     hand_size: int = 11
@@ -179,59 +215,59 @@ class RuleSet:
     minimum_table: tuple[tuple[int, int], ...] = CLASSIC_MINIMUMS
     red_three_values: tuple[int, ...] = CLASSIC_RED_THREES
     # the options C-O1 ... C-O14
-    wild_ratio: str = "no_more_wild_than_natural"
+    wild_ratio: WildRatio = "no_more_wild_than_natural"
     black_three_freezes: bool = False
     black_three_upcard_covered: bool = True
     red_three_last_card_may_meld: bool = False
     concealed_out_exempt_from_minimum: bool = True
     concealed_out_may_take_pile: bool = True
-    negative_red_threes: str = "no_meld"
-    dealt_red_threes: str = "immediately_after_deal"
-    tie_at_target: str = "play_another_hand"
+    negative_red_threes: NegativeRedThrees = "no_meld"
+    dealt_red_threes: DealtRedThrees = "immediately_after_deal"
+    tie_at_target: TieAtTarget = "play_another_hand"
     cutthroat: bool = False
     six_as_three_pairs: bool = False
     concealed_out_may_add_to_partner: bool = False
     red_three_upcard_freezes: bool = False
     concealed_canasta_bonus: bool = True
     # the options I-O1 ... I-O39 (Italian Canasta; I-O28 is ``target``)
-    it_wild_limit: str = "italian_1_or_2"
+    it_wild_limit: ItWildLimit = "italian_1_or_2"
     joker_counts_double: bool = False
-    new_meld_after_close: str = "new_meld_after_close_one_open_per_rank"
-    pozzo_special_card: str = "stay_in_pozzo"
+    new_meld_after_close: NewMeldAfterClose = "new_meld_after_close_one_open_per_rank"
+    pozzo_special_card: PozzoSpecialCard = "stay_in_pozzo"
     negative_score_minimum: int = 50
-    opening_table: str = "project"
-    clean_opening: str = "only_at_50"
-    pozzo_take: str = "natural_pair_only"
+    opening_table: OpeningTable = "project"
+    clean_opening: CleanOpening = "only_at_50"
+    pozzo_take: PozzoTake = "natural_pair_only"
     frozen_pozzo_naturals: int = 3
-    dealt_red_three_replacement: str = "bottom_of_stock"
-    red_three_in_pozzo: str = "no_replacement"
+    dealt_red_three_replacement: DealtRedThreeReplacement = "bottom_of_stock"
+    red_three_in_pozzo: RedThreeInPozzo = "no_replacement"
     wild_canastas_count: bool = True
-    aces_bonus: str = "replace"
-    open_deuce_meld: str = "no_dirty_canasta_while_deuce_meld_open"
+    aces_bonus: AcesBonus = "replace"
+    open_deuce_meld: OpenDeuceMeld = "no_dirty_canasta_while_deuce_meld_open"
     special_card_values_count: bool = True
     black_three_value: int = 5
-    black_three_melds: str = "never"
-    red_three_table: str = "project"
-    direction: str = "clockwise"
-    six_player_teams: str = "2x3"
-    five_players: str = "solo"
-    going_out_requirement: str = "clean_and_dirty"
-    final_discard: str = "discard_not_wild_or_black3"
-    concealed_out_bonus: str = "none"
-    empty_stock: str = "hand_ends"
-    five_canasta_bonus: str = "project"
-    ten_canasta_bonus: str = "off"
-    cut_wilds: str = "cutter_keeps"
-    pozzo_cards: str = "face_down"
+    black_three_melds: BlackThreeMelds = "never"
+    red_three_table: RedThreeTable = "project"
+    direction: Direction = "clockwise"
+    six_player_teams: SixPlayerTeams = "2x3"
+    five_players: FivePlayers = "solo"
+    going_out_requirement: GoingOutRequirement = "clean_and_dirty"
+    final_discard: FinalDiscard = "discard_not_wild_or_black3"
+    concealed_out_bonus: ConcealedOutBonus = "none"
+    empty_stock: EmptyStock = "hand_ends"
+    five_canasta_bonus: FiveCanastaBonus = "project"
+    ten_canasta_bonus: TenCanastaBonus = "off"
+    cut_wilds: CutWilds = "cutter_keeps"
+    pozzo_cards: PozzoCards = "face_down"
     opening_draws_one: bool = False
-    pozzo_taking: str = "whole_pozzo"
+    pozzo_taking: PozzoTaking = "whole_pozzo"
     dirty_jokers_bonus: int = 3000
     top_opening_bracket: int = 180
     dirty_opening_blocks_pozzo: bool = True
-    asking_partner: str = "customary_optional"
+    asking_partner: AskingPartner = "customary_optional"
     unopened_pays_double: bool = True
     wild_meld_obligation_all: bool = True
-    pozzo_closed_rank_block: str = "opponents_closed"
+    pozzo_closed_rank_block: PozzoClosedRankBlock = "opponents_closed"
     # derived, not part of the rules file
     teams: tuple[tuple[int, ...], ...] = field(default=(), compare=False)
 
@@ -423,8 +459,9 @@ def _toml_value(value: Any) -> str:
     raise RulesError(f"cannot write {value!r} to TOML")  # pragma: no cover
 
 
-_FIELD_TYPES: Final = {
-    f.name: f.type for f in dataclasses.fields(RuleSet) if f.name != "teams"
+_FIELD_TYPES: Final = {  # a Literal of words is text
+    f.name: "str" if isinstance(f.type, str) and f.type in _WORD_TYPES else f.type
+    for f in dataclasses.fields(RuleSet) if f.name != "teams"
 }
 
 
