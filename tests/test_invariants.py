@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from canasta.cards import JOKER, NUM_CARDS, card_str, make_deck, parse_card
 from canasta.errors import IllegalMoveError
@@ -22,27 +21,17 @@ from canasta.game import Game
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, TAKE, YES, Move, group_cards, make_group
 from canasta.position import position_of
 from canasta.rules import PRESETS, RuleSet
+from conftest import MAX_MOVES, SEEDS
 
 PRESET_NAMES = [
     "classic-4p", "classic-2p", "classic-3p", "classic-6p", "classic-3p-cutthroat", "classic-6p-3x2",
 ]
-MAX_MOVES = 3000  # a random hand that has not ended by then never will
 SLOW_OK = settings(derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # SPEC A.2, from the card strings
 NATURAL = {"4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"}
 VALUE = {"JK": 50, "A": 20, "2": 20, "K": 10, "Q": 10, "J": 10, "10": 10, "9": 10, "8": 10,
          "7": 5, "6": 5, "5": 5, "4": 5}
-
-
-def _seed_of(bits: tuple[bool, ...]) -> int:
-    return sum(1 << i for i, bit in enumerate(bits) if bit)
-
-
-# Seeds are built from 31 coin flips rather than st.integers: hypothesis sometimes
-# substitutes integer constants found in the loaded modules, which would make the
-# derandomized seeds depend on which test files are collected.  Coin flips do not.
-SEEDS = st.tuples(*[st.booleans()] * 31).map(_seed_of)
 
 
 def test_preset_list_is_complete() -> None:
@@ -512,7 +501,6 @@ def test_targeted_illegal_moves(preset: str) -> None:
         with pytest.raises(IllegalMoveError, match="over"):
             game.push(move)
         assert position_of(game) == p
-
 
 
 def _cutthroat_merge() -> Game:

@@ -7,28 +7,17 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from canasta.game import Game
 from canasta.match import Match, hand_seed
 from canasta.position import game_from_position, position_of
 from canasta.rules import PRESETS, RuleSet
 from canasta.scoring import match_winner
+from conftest import MAX_MOVES, SEEDS
 
 # the Classic presets (SPEC Part A); other families are out of scope here
 PRESET_NAMES = sorted(n for n, r in PRESETS.items() if r.family == "classic")
 MAX_HANDS = 400
-MAX_MOVES = 3000
-
-
-def _seed_of(bits: tuple[bool, ...]) -> int:
-    return sum(1 << i for i, bit in enumerate(bits) if bit)
-
-
-# Seeds are built from 31 coin flips rather than st.integers: hypothesis sometimes
-# substitutes integer constants found in the loaded modules, which would make the
-# derandomized seeds depend on which test files are collected.  Coin flips do not.
-SEEDS = st.tuples(*[st.booleans()] * 31).map(_seed_of)
 
 
 def _play_out(game: Game, rng: random.Random) -> None:

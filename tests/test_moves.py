@@ -14,20 +14,10 @@ from canasta.errors import NotationError
 from canasta.game import Game
 from canasta.moves import DISCARD, DRAW, MELD, TAKE, Move, make_group
 from canasta.rules import PRESETS, RuleSet
+from conftest import MAX_MOVES, SEEDS
 
 # the Classic presets (SPEC Part A); other families are out of scope here
 PRESET_NAMES = sorted(n for n, r in PRESETS.items() if r.family == "classic")
-MAX_MOVES = 3000
-
-
-def _seed_of(bits: tuple[bool, ...]) -> int:
-    return sum(1 << i for i, bit in enumerate(bits) if bit)
-
-
-# Seeds are built from 31 coin flips rather than st.integers: hypothesis sometimes
-# substitutes integer constants found in the loaded modules, which would make the
-# derandomized seeds depend on which test files are collected.  Coin flips do not.
-SEEDS = st.tuples(*[st.booleans()] * 31).map(_seed_of)
 
 
 def _check_round_trip(move: Move) -> None:

@@ -6,7 +6,6 @@ import copy
 import json
 import random
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,42 +15,18 @@ from hypothesis import strategies as st
 from canasta.cards import card_str, make_deck
 from canasta.errors import PositionError
 from canasta.game import Game
-from canasta.moves import DISCARD, MELD, TAKE, Move, group_cards
+from canasta.moves import DISCARD, MELD, TAKE, group_cards
 from canasta.position import game_from_position, position_json, position_of
 from canasta.rules import PRESETS, RuleSet
 from canasta.view import SeatView, sample_world, seat_view
+from conftest import MAX_MOVES, SEEDS, choose, playout
 
 # the Classic presets (SPEC Part A); other families are out of scope here
 PRESET_NAMES = sorted(n for n, r in PRESETS.items() if r.family == "classic")
-MAX_MOVES = 3000
 
 
-def _seed_of(bits: tuple[bool, ...]) -> int:
-    return sum(1 << i for i, bit in enumerate(bits) if bit)
-
-
-# Seeds are built from 31 coin flips rather than st.integers: hypothesis sometimes
-# substitutes integer constants found in the loaded modules, which would make the
-# derandomized seeds depend on which test files are collected.  Coin flips do not.
-SEEDS = st.tuples(*[st.booleans()] * 31).map(_seed_of)
-
-
-def _choose(game: Game, rng: random.Random) -> Move:
-    moves = list(game.legal_moves)
-    assert moves, "an unfinished position must have a legal move"
-    return moves[rng.randrange(len(moves))]
-
-
-def _playout(rules: RuleSet, seed: int) -> Iterator[Game]:
-    """Yield a seeded random hand before every move (and once when it is over)."""
-    rng = random.Random(seed ^ 0x5EED)
-    game = Game(rules, seed, dealer=seed % rules.players)
-    for _ in range(MAX_MOVES):
-        yield game
-        if game.is_over():
-            return
-        game.push(_choose(game, rng))
-    raise AssertionError(f"{rules.name} seed {seed}: the hand did not end in {MAX_MOVES} moves")
+_choose = choose
+_playout = playout
 
 
 def _pack(rules_data: dict[str, Any]) -> Counter[str]:
