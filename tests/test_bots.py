@@ -149,6 +149,7 @@ BAD_BOTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(BAD_BOTS))
 def test_misbehaving_external_bots_get_the_fallback_and_the_game_survives(kind: str, tmp_path: Path) -> None:
     script = tmp_path / f"{kind}.py"
@@ -234,6 +235,7 @@ def test_expert_rollouts_stop_at_the_deadline() -> None:
     assert isinstance(value, float)
 
 
+@pytest.mark.slow
 def test_expert_beats_advanced_on_a_fixed_set_of_deals() -> None:
     """CI's short seeded check (issue 17): the expert (8 sampled worlds per decision, no
     clock, so the run is the same on any machine) against the advanced player on two fixed

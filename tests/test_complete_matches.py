@@ -14,6 +14,7 @@ from canasta.selfcheck import problems_in
 from canasta.view import seat_view
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_a_match_of_basic_bots_reaches_its_target(preset: str) -> None:
     rules = RuleSet.preset(preset)

@@ -224,6 +224,7 @@ def _check_finished(game: Game) -> dict[str, Any]:
 # -- random playouts --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @settings(SLOW_OK, max_examples=20)
 @given(seed=SEEDS)
@@ -284,6 +285,7 @@ def test_house_rules_keep_the_table_sound(preset: str, options: dict[str, Any], 
     assert game.result is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @settings(SLOW_OK, max_examples=50)
 @given(seed=SEEDS)

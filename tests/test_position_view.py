@@ -56,6 +56,7 @@ def _assert_accounted(p: dict[str, Any]) -> None:
 # -- positions -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @settings(max_examples=4, derandomize=True, deadline=None)
 @given(seed=SEEDS)
@@ -313,6 +314,7 @@ def _check_view(game: Game, seat: int) -> SeatView:
     return v
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 @settings(max_examples=4, derandomize=True, deadline=None)
 @given(seed=SEEDS)

@@ -59,6 +59,7 @@ def test_every_option_alternative_is_covered() -> None:
                 assert o.id in covered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "options"), CONFIGS, ids=IDS)
 def test_generating_set_is_complete_and_sound(preset: str, options: dict[str, Any]) -> None:
     rules = RuleSet.preset(preset, options)
@@ -95,6 +96,7 @@ def test_italian_pozzo_opening_with_a_further_natural_is_generated() -> None:
     assert move in list(game.legal_moves)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "options"), CONFIGS, ids=IDS)
 def test_going_out_decision_matches_the_reference(preset: str, options: dict[str, Any]) -> None:
     rules = RuleSet.preset(preset, options)

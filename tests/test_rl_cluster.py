@@ -24,6 +24,7 @@ def _figures(d: dict[str, object]) -> dict[str, object]:
     return out
 
 
+@pytest.mark.slow
 def test_ray_matches_the_process_pool(tmp_path: Path) -> None:
     rules = RuleSet.preset("classic-2p")
     specs = ("basic", "random")

@@ -16,6 +16,7 @@ import canasta.rl.openspiel as cos  # noqa: E402
 from canasta.rules import PRESETS  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_random_sim(preset: str) -> None:
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
@@ -87,11 +88,13 @@ def _ismcts_hands(preset: str, hands: int) -> list[list[int]]:
     return histories
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
 def test_ismcts_plays_whole_hands(preset: str) -> None:
     assert _ismcts_hands(preset, 2) == _ismcts_hands(preset, 2), "seeded, a run repeats exactly"
 
 
+@pytest.mark.slow
 def test_resampled_worlds_keep_an_askers_promise() -> None:
     """A seat that asked "may I go out?" can go out in every world resampled for another seat
     (``sample_world`` alone does not see to it: some of its worlds break the promise)."""

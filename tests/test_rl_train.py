@@ -30,6 +30,7 @@ def _train_module() -> object:
     return module
 
 
+@pytest.mark.slow
 def test_training_smoke(tmp_path: Path) -> None:
     train = _train_module()
     assert train.main(["--smoke", "--out", str(tmp_path), "--seed", "3"]) == 0  # type: ignore[attr-defined]

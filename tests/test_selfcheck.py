@@ -10,6 +10,7 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.selfcheck import problems_in, run_selfcheck
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_random_hands_keep_every_invariant(preset: str) -> None:
     report = run_selfcheck(RuleSet.preset(preset), hands=6, seed=101)
@@ -65,6 +66,7 @@ def _alternatives() -> list[tuple[str, str, object]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "option", "value"), _alternatives(),
                          ids=[f"{o}={v}" for _, o, v in _alternatives()])
 def test_every_option_alternative_plays_cleanly(preset: str, option: str, value: object) -> None:
