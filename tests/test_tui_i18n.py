@@ -287,3 +287,36 @@ def test_the_new_game_screen_switches_language(tmp_path: Path) -> None:
             assert current().lang == "it"
 
     asyncio.run(run())
+
+
+def test_the_replay_in_the_pseudo_language_and_in_italian(tmp_path: Path) -> None:
+    from canasta.tui.replay import ReplayApp, load_replay
+
+    table = build_table(RuleSet.preset("italian-2p").with_options({"target": 50}), ["basic"], seed=4)
+    while not table.hand_over:
+        table.play_bot() if table.bot_to_move() else table.play(0, table.hint(0))
+    path = tmp_path / "game.cgn"
+    path.write_text(table.record().to_text(), encoding="utf-8")
+
+    async def run(lang: str) -> str:
+        use(lang)
+        app = ReplayApp(load_replay(path))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("right", "right", "right")
+            await pilot.pause()
+            if lang == "qps":
+                assert_all_marked(app, "the replay")
+            await pilot.press("end")
+            await pilot.pause()
+            if lang == "qps":
+                assert_all_marked(app, "the replay's score sheet")
+            await pilot.press("r")
+            await pilot.pause()
+            if lang == "qps":
+                assert_all_marked(app, "the replay's rules")
+            return "\n".join(screen_texts(app))
+
+    asyncio.run(run("qps"))
+    text = asyncio.run(run("it"))
+    assert "Le regole di questa partita" in text
