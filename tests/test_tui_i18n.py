@@ -128,6 +128,7 @@ async def person_plays(pilot: Any, table: Table) -> None:
     assert table.version > before, f"{move} was not played"
 
 
+@pytest.mark.slow
 def test_the_pseudo_language_marks_every_text_of_the_app(tmp_path: Path) -> None:
     async def run() -> None:
         use("qps")
@@ -181,6 +182,7 @@ def test_the_new_game_screen_in_the_pseudo_language(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_a_whole_match_in_italian(tmp_path: Path) -> None:
     async def run() -> None:
         rules = RuleSet.preset("italian-2p").with_options({"target": 100})
