@@ -6,7 +6,7 @@ import pytest
 
 from canasta.cards import ACE, JOKER, KING, TWO, parse_card
 from canasta.errors import IllegalMoveError
-from canasta.i18n import DOMAIN, LANGUAGES, PSEUDO, negotiate, pseudo, translator
+from canasta.i18n import DOMAINS, LANGUAGES, PSEUDO, negotiate, pseudo, translator
 
 
 def test_languages() -> None:
@@ -163,10 +163,11 @@ def test_catalog_for_a_browser() -> None:
 
 
 def test_catalogs_complete() -> None:
-    """Every message id of the Python domain has an Italian translation, the .pot holds every
-    string of the sources and the engine's data, and the .mo files are compiled from the .po."""
+    """Every message id of both domains (the Python sources and the engine's data; the web
+    pages) has an Italian translation, the .pot files hold every string of the sources, and
+    the .mo files are compiled from the .po files."""
     pytest.importorskip("babel")
     from canasta.i18n.catalog import problems
 
-    found = problems(domains=[DOMAIN])
+    found = problems(domains=DOMAINS)
     assert not found, "\n".join(found[:40]) + "\nrun: python -m canasta.i18n.catalog all, translate, compile"

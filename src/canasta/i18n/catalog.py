@@ -30,10 +30,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from babel.messages.catalog import Catalog
-from babel.messages.extract import extract, extract_from_dir
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po, write_po
+try:
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract, extract_from_dir
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po, write_po
+except ImportError:  # pragma: no cover
+    raise SystemExit("the catalog tooling needs Babel: pip install -e '.[dev]' (or pip install babel)") from None
 
 from canasta.i18n import DEFAULT, DOMAIN, DOMAINS, LOCALE_DIR, WEB_DOMAIN
 
