@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
 from canasta.cards import CARD_RANK, IS_WILD, Card
-from canasta.errors import CanastaError, IllegalMoveError
+from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.i18n import N_, _, current
 from canasta.moves import Move, make_group
 from canasta.table import Table, TableError
@@ -597,4 +597,8 @@ def explain(err: CanastaError) -> str:
     text = str(err)
     if isinstance(err, TableError) and text.startswith("it is ") and text.endswith("'s"):
         return _("it is not your move")
-    return t.gettext(text) if t.has(text) else text
+    if t.has(text):
+        return t.gettext(text)
+    if isinstance(err, NotationError):  # the notation's own message stays as the engine wrote it
+        return _("cannot read the move: {detail}").format(detail=text)
+    return text
