@@ -56,9 +56,9 @@ def deal(g: Game, order: Sequence[Card] | None = None) -> None:
             raise ValueError(f"deck must be the {len(deck)} cards of {r.packs} packs in some order")
         deck = list(order)[::-1]  # given top first; the stock's top is its end
     g.stock = deck
-    n = g.n
+    n = g.players
     hands = g.hands
-    rc = g.rc
+    rc = g.rank_counts
     for _ in range(r.hand_size):
         for k in range(1, n + 1):
             s = (g.dealer + k) % n
@@ -66,7 +66,7 @@ def deal(g: Game, order: Sequence[Card] | None = None) -> None:
             hands[s][c] += 1
             rc[s][CARD_RANK[c]] += 1
     for s in range(n):
-        g.hsize[s] = r.hand_size
+        g.hand_sizes[s] = r.hand_size
     # the upcard (A.3.2, A.3.3)
     while g.stock:
         c = g.stock.pop()
@@ -100,7 +100,7 @@ def finish_error(g: Game, seat: int, canastas_after: int) -> IllegalMoveError | 
     if canastas_after < need:
         if need == 1:
             return refuse("NEEDS_CANASTA")
-        return refuse("NEEDS_CANASTA.two_hands" if g.n == 2 else "NEEDS_CANASTA.partners", need=need)
+        return refuse("NEEDS_CANASTA.two_hands" if g.players == 2 else "NEEDS_CANASTA.partners", need=need)
     if g.ask == ASK_NO:
         return refuse("PARTNER_SAID_NO")
     return None
@@ -121,7 +121,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[in
     blocked = g.pile_block()
     if blocked is not None:
         raise refuse(blocked)
-    if g.hsize[seat] == 1 and len(g.pile) == 1:
+    if g.hand_sizes[seat] == 1 and len(g.pile) == 1:
         raise refuse("ONE_CARD_PILE")
     top = g.pile[-1]
     rt = CARD_RANK[top]
@@ -149,7 +149,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[in
         if value < need:
             raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
     gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
-    left = g.hsize[seat] - added + gained
+    left = g.hand_sizes[seat] - added + gained
     canastas = canastas_after(g, side, [(rt, list(g0) + [top])] + groups)
     check_hand_after(g, seat, left, canastas)
     return (rt, tuple(g0), groups)
@@ -239,7 +239,7 @@ def plan_meld(g: Game, move: Move, final: bool = False) -> list[tuple[int, list[
         raise refuse("EMPTY_MELD")
     all_cards = [c for grp in move.groups for c in group_cards(grp)]
     g.holds(seat, all_cards)
-    left = g.hsize[seat] - len(all_cards)
+    left = g.hand_sizes[seat] - len(all_cards)
     remaining = g.hands[seat][:]
     groups = plan_groups(g, seat, side, move.groups, remaining, going_out_ok=left <= 1 and not final)
     canastas = canastas_after(g, side, groups)
@@ -289,7 +289,7 @@ def lay_groups(g: Game, seat: int, groups: list[tuple[int, list[Card]]], extra: 
             g.remove_card(seat, c)
             m.add(c)
         if before < CANASTA_SIZE <= m.naturals + m.deuces + m.jokers and r != THREE:
-            g.ncan[side] += 1
+            g.canasta_counts[side] += 1
     g.opened[side] = True
     g.melded_now = True
 
@@ -299,7 +299,7 @@ def take(g: Game, seat: int, rt: int, g0: list[Card], groups: list[tuple[int, li
     top = pile.pop()
     lay_groups(g, seat, [(rt, g0)] + groups, extra=top)
     hand = g.hands[seat]
-    rcs = g.rc[seat]
+    rcs = g.rank_counts[seat]
     known = g.known[seat]
     for c in pile:
         if c == 5 or c == 6:
@@ -308,21 +308,21 @@ def take(g: Game, seat: int, rt: int, g0: list[Card], groups: list[tuple[int, li
             hand[c] += 1
             rcs[CARD_RANK[c]] += 1
             known[c] += 1
-            g.hsize[seat] += 1
+            g.hand_sizes[seat] += 1
     pile.clear()
     g.pile_frozen = False
     g.took_pile = True
     g.phase = MELD_PHASE
-    if g.rules.cutthroat and g.lone < 0:
+    if g.rules.cutthroat and g.lone_seat < 0:
         form_cutthroat_sides(g, seat)
-    if g.hsize[seat] == 0:
+    if g.hand_sizes[seat] == 0:
         g._go_out(seat)
 
 
 def form_cutthroat_sides(g: Game, lone: int) -> None:
     """C-O10: the first player to take the pile plays alone against the other two."""
-    g.lone = lone
-    others = [s for s in range(g.n) if s != lone]
+    g.lone_seat = lone
+    others = [s for s in range(g.players) if s != lone]
     a, b = (g.side_of[s] for s in others)
     keep, drop = min(a, b), max(a, b)
     merged = g.melds[keep]
@@ -348,7 +348,7 @@ def score(g: Game) -> list[SideScore]:
     sides = range(g.num_sides)
     side_scores = []
     for side in sides:
-        seats = [s for s in range(g.n) if g.side_of[s] == side]
+        seats = [s for s in range(g.players) if g.side_of[s] == side]
         cards = [c for s in seats for c in g.hand(s)]
         red = sum(len(g.red3[s]) for s in seats)
         out = g.went_out >= 0 and g.side_of[g.went_out] == side
@@ -358,7 +358,7 @@ def score(g: Game) -> list[SideScore]:
         return side_scores
     # cut-throat: every player gets the side's score, red threes counted per player
     out_scores = []
-    for s in range(g.n):
+    for s in range(g.players):
         side = g.side_of[s]
         base = side_scores[side]
         has_can = bool(base.canastas)
@@ -445,10 +445,10 @@ class Classic(RuleFamily):
         return going_out.classic_plan(g, seat) is not None
 
     def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
-        return finish_error(g, seat, g.ncan[g.side_of[seat]])
+        return finish_error(g, seat, g.canasta_counts[g.side_of[seat]])
 
     def before_going_out(self, g: Game, seat: int) -> None:
-        if g.rules.cutthroat and g.lone < 0:
+        if g.rules.cutthroat and g.lone_seat < 0:
             form_cutthroat_sides(g, seat)  # RG3: going out first makes the lone hand too
 
     def went_out_concealed(self, g: Game, seat: int) -> bool:
@@ -458,7 +458,7 @@ class Classic(RuleFamily):
         )
 
     def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
-        vals = g.val
+        vals = g.card_value
         if move.kind == TAKE:
             return sum(vals[c] for c in cards) + (vals[g.pile[-1]] if g.pile else 0)
         return sum(vals[c] for c in cards)
@@ -466,7 +466,7 @@ class Classic(RuleFamily):
     def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
         seat = g.turn
         return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
-                and g.hsize[seat] - len(cards) <= 1 and g.phase != Phase.FINAL and qualifies_concealed(g, seat)
+                and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != Phase.FINAL and qualifies_concealed(g, seat)
                 and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
 
     def options(self, g: Game) -> list[Option]:

@@ -36,6 +36,7 @@ from canasta.cards import (
     Card,
     make_deck,
 )
+from canasta.compat import OlderNames
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.family import MeldCount as MeldCount
@@ -76,13 +77,13 @@ ASK_YES: Final = Ask.YES
 ASK_NO: Final = Ask.NO
 
 
-class Game(HandState):
+class Game(HandState, OlderNames):
     """One hand of Canasta under a :class:`RuleSet`: the :class:`HandState`
     record plus the hand's fixed facts."""
 
     __slots__ = (
-        "rules", "seed", "dealer", "start_scores", "hand_number", "n",
-        "val", "step", "it", "family", "move_stack", "_snapshots", "_result",
+        "rules", "seed", "dealer", "start_scores", "hand_number", "players",
+        "card_value", "step", "family", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -113,15 +114,14 @@ class Game(HandState):
         self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
         r = self.rules
         self.seed = seed
-        self.n = r.players
+        self.players = r.players
         self.family = family = family_of(r)
-        self.it = r.italian  # kept for older callers; the engine asks self.family
-        self.val = family.card_values(r)
+        self.card_value = family.card_values(r)
         self.step = -1 if r.direction == "counter_clockwise" else 1
-        if not 0 <= dealer < self.n:
-            raise ValueError(f"dealer must be a seat from 0 to {self.n - 1}")
+        if not 0 <= dealer < self.players:
+            raise ValueError(f"dealer must be a seat from 0 to {self.players - 1}")
         self.dealer = dealer
-        self.side_of = [0] * self.n
+        self.side_of = [0] * self.players
         for i, team in enumerate(r.teams):
             for s in team:
                 self.side_of[s] = i
@@ -130,33 +130,33 @@ class Game(HandState):
         if len(self.start_scores) != self.score_slots:
             raise ValueError(f"scores needs {self.score_slots} entries")
         self.hand_number = hand_number
-        self.lone = -1  # cut-throat: seat of the lone hand once known
-        self.hands = [[0] * NUM_CARDS for _ in range(self.n)]
-        self.rc = [[0] * NUM_RANKS for _ in range(self.n)]
-        self.hsize = [0] * self.n
-        self.known = [[0] * NUM_CARDS for _ in range(self.n)]
+        self.lone_seat = -1  # cut-throat: seat of the lone hand once known
+        self.hands = [[0] * NUM_CARDS for _ in range(self.players)]
+        self.rank_counts = [[0] * NUM_RANKS for _ in range(self.players)]
+        self.hand_sizes = [0] * self.players
+        self.known = [[0] * NUM_CARDS for _ in range(self.players)]
         self.stock: list[Card] = []
         self.pile: list[Card] = []
         self.pile_frozen = False
         self.melds: list[dict[int, Meld]] = [{} for _ in range(nsides)]
-        self.red3: list[list[Card]] = [[] for _ in range(self.n)]
+        self.red3: list[list[Card]] = [[] for _ in range(self.players)]
         self.opened = [False] * nsides
-        self.ncan = [0] * nsides  # canastas per side, kept up to date
+        self.canasta_counts = [0] * nsides  # canastas per side, kept up to date
         self.closed: list[list[Meld]] = [[] for _ in range(nsides)]  # Italian: canastas set aside
         self.hidden = [0, 0]  # Italian: pile[lo:hi] are the pozzo's face-down cards
         self.clean_turn = False  # Italian: a clean opening was made this turn (B.9.2)
         self.cut_cards: list[Card] = []  # Italian: wild cards the cutter took (B.3.2)
-        self.draw_mode = 0  # Italian, I-O31: 1 announced an opening (drew one), 2 drew two unopened
-        self.turn = (dealer + self.step) % self.n
+        self.opening_draw = 0  # Italian, I-O31: 1 announced an opening (drew one), 2 drew two unopened
+        self.turn = (dealer + self.step) % self.players
         self.phase = DRAW_PHASE
         self.turn_no = 0
         self.took_pile = False
         self.melded_now = False
         self.touched_old = False
         self.ask = ASK_NONE
-        self.has_melded = [False] * self.n
-        self.added_to_partner = [False] * self.n
-        self.red3_pending = [False] * self.n
+        self.has_melded = [False] * self.players
+        self.added_to_partner = [False] * self.players
+        self.red3_pending = [False] * self.players
         self.went_out = -1
         self.out_concealed = False
         self.end_reason = ""
@@ -176,7 +176,7 @@ class Game(HandState):
     @property
     def score_slots(self) -> int:
         """Cumulative scores are kept per side, or per player in cut-throat."""
-        return self.n if self.rules.cutthroat else len(self.rules.teams)
+        return self.players if self.rules.cutthroat else len(self.rules.teams)
 
     @property
     def num_sides(self) -> int:
@@ -192,8 +192,8 @@ class Game(HandState):
     def partner_of(self, seat: int) -> int:
         """The partner asked "may I go out?": the next teammate clockwise."""
         side = self.side_of[seat]
-        for k in range(1, self.n):
-            s = (seat + k * self.step) % self.n
+        for k in range(1, self.players):
+            s = (seat + k * self.step) % self.players
             if self.side_of[s] == side:
                 return s
         return seat
@@ -201,7 +201,7 @@ class Game(HandState):
     @property
     def cutter(self) -> int:
         """Italian: the player on the dealer's right, who cut (B.3.1)."""
-        return (self.dealer - self.step) % self.n
+        return (self.dealer - self.step) % self.players
 
     def has_partner(self, seat: int) -> bool:
         return self.partner_of(seat) != seat
@@ -221,14 +221,14 @@ class Game(HandState):
         return list(self.melds[side].values())
 
     def side_red_threes(self, side: int) -> list[Card]:
-        return [c for s in range(self.n) if self.side_of[s] == side for c in self.red3[s]]
+        return [c for s in range(self.players) if self.side_of[s] == side for c in self.red3[s]]
 
     def side_canastas(self, side: int) -> int:
-        return self.ncan[side]
+        return self.canasta_counts[side]
 
     def recount_canastas(self) -> None:
         """Canastas per side, from the melds (and the Italian canastas set aside)."""
-        self.ncan = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) + len(self.closed[i])
+        self.canasta_counts = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) + len(self.closed[i])
                      for i, d in enumerate(self.melds)]
 
     def minimum(self, seat: int) -> int:
@@ -300,8 +300,8 @@ class Game(HandState):
 
     def add_to_hand(self, seat: int, c: Card, known: bool = False) -> None:
         self.hands[seat][c] += 1
-        self.rc[seat][CARD_RANK[c]] += 1
-        self.hsize[seat] += 1
+        self.rank_counts[seat][CARD_RANK[c]] += 1
+        self.hand_sizes[seat] += 1
         if known:
             self.known[seat][c] += 1
 
@@ -310,8 +310,8 @@ class Game(HandState):
         for c in (5, 6):  # 3H, 3D
             while hand[c]:
                 hand[c] -= 1
-                self.rc[seat][THREE] -= 1
-                self.hsize[seat] -= 1
+                self.rank_counts[seat][THREE] -= 1
+                self.hand_sizes[seat] -= 1
                 self.red3[seat].append(c)
                 self.draw_cards(seat, 1)
 
@@ -320,7 +320,7 @@ class Game(HandState):
         Returns False when the last stock card drawn was a red three (A.13.1)."""
         stock = self.stock
         hand = self.hands[seat]
-        rcs = self.rc[seat]
+        rcs = self.rank_counts[seat]
         while count and stock:
             c = stock.pop()
             if c == 5 or c == 6:
@@ -330,7 +330,7 @@ class Game(HandState):
                 continue
             hand[c] += 1
             rcs[CARD_RANK[c]] += 1
-            self.hsize[seat] += 1
+            self.hand_sizes[seat] += 1
             count -= 1
         return True
 
@@ -345,7 +345,7 @@ class Game(HandState):
         self.touched_old = False
         self.ask = ASK_NONE
         self.clean_turn = False
-        self.draw_mode = 0
+        self.opening_draw = 0
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
             self.lay_out_red_threes(seat)
@@ -360,7 +360,7 @@ class Game(HandState):
             self.has_melded[s] = True
         if self.touched_old:
             self.added_to_partner[s] = True
-        self.begin_turn((s + self.step) % self.n)
+        self.begin_turn((s + self.step) % self.players)
 
     def end_hand(self, reason: str) -> None:
         self.phase = OVER
@@ -411,10 +411,9 @@ class Game(HandState):
         g.dealer = self.dealer
         g.start_scores = self.start_scores[:]
         g.hand_number = self.hand_number
-        g.n = self.n
-        g.val = self.val
+        g.players = self.players
+        g.card_value = self.card_value
         g.step = self.step
-        g.it = self.it
         g.family = self.family
         copy_state(self, g)
         g._result = None
@@ -494,7 +493,7 @@ class Game(HandState):
                 raise refuse("NO_PARTNER")
             if self.ask != ASK_NONE:
                 raise refuse("ALREADY_ASKED")
-            if self.hsize[self.turn] < 2:
+            if self.hand_sizes[self.turn] < 2:
                 raise refuse("ASK_TOO_LATE")
             if not self.family.may_ask(self):
                 raise refuse("CANNOT_GO_OUT")
@@ -530,7 +529,7 @@ class Game(HandState):
         side = self.side_of[self.turn]
         if self.pile_frozen_for(side):
             return False
-        if self.hsize[self.turn] == 1 and len(self.pile) == 1:
+        if self.hand_sizes[self.turn] == 1 and len(self.pile) == 1:
             return False
         top = self.pile[-1]
         return CARD_RANK[top] in self.melds[side] and self._any_take()
@@ -571,9 +570,9 @@ class Game(HandState):
             raise refuse("DISCARD_ONE")
         c = move.groups[0][0]
         self.holds(seat, [c])
-        if self.draw_mode == 1 and not self.opened[self.side_of[seat]]:
+        if self.opening_draw == 1 and not self.opened[self.side_of[seat]]:
             raise refuse("MUST_OPEN")
-        left = self.hsize[seat] - 1
+        left = self.hand_sizes[seat] - 1
         if left == 0:
             err = self.family.discard_out_error(self, seat, c)
             if err is not None:
@@ -599,7 +598,7 @@ class Game(HandState):
             self.took_pile = False
             count = self.rules.draw_count
             if self.rules.opening_draws_one and not self.opened[self.side_of[seat]]:
-                self.draw_mode = 1 if kind == OPEN else 2
+                self.opening_draw = 1 if kind == OPEN else 2
                 count = 1 if kind == OPEN else count
             if not self.draw_cards(seat, count):
                 self.family.draw_ran_out(self)
@@ -607,7 +606,7 @@ class Game(HandState):
             self.phase = MELD_PHASE
         elif kind == MELD:
             self.family.lay(self, seat, plan)
-            if self.hsize[seat] == 0:
+            if self.hand_sizes[seat] == 0:
                 self._go_out(seat)
         elif kind == DISCARD:
             assert isinstance(plan, int)
@@ -616,7 +615,7 @@ class Game(HandState):
             self.pile.append(c)
             if IS_WILD[c] or (IS_BLACK_THREE[c] and self.rules.black_three_freezes):
                 self.pile_frozen = True
-            if self.hsize[seat] == 0:
+            if self.hand_sizes[seat] == 0:
                 self._go_out(seat)
             else:
                 self._end_turn()
@@ -637,8 +636,8 @@ class Game(HandState):
     def remove_card(self, seat: int, c: Card) -> None:
         hand = self.hands[seat]
         hand[c] -= 1
-        self.rc[seat][CARD_RANK[c]] -= 1
-        self.hsize[seat] -= 1
+        self.rank_counts[seat][CARD_RANK[c]] -= 1
+        self.hand_sizes[seat] -= 1
         known = self.known[seat]
         if known[c]:  # the table cannot tell which copy was played
             known[c] -= 1
@@ -683,12 +682,17 @@ class Game(HandState):
         """The move behind an option of :meth:`options`."""
         return materialize(self, opt)
 
-    # older names (rl)
+    # -- older names, kept for callers written before issue 14 (the engine uses the new ones)
     _options = options
     _materialize = materialize
+
 
     # ------------------------------------------------------------------ text
 
     def __repr__(self) -> str:
         return (f"<Game {self.rules.name} seed={self.seed} hand={self.hand_number} "
                 f"turn={self.turn} phase={PHASE_NAMES[self.phase]}>")
+
+
+#: A hand ("deal") of Canasta: what :class:`Game` is (``Game`` stays its name too).
+Hand = Game

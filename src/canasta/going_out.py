@@ -51,7 +51,7 @@ def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int,
     if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.ask == ASK_NO:
         return None
     side = g.side_of[s]
-    rc = g.rc[s]
+    rc = g.rank_counts[s]
     melds = g.melds[side]
     need_min = 0
     if not g.opened[side]:
@@ -65,7 +65,7 @@ def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int,
     if b == 2:
         return None
     loose = [THREE] if b == 1 else []
-    reach = g.ncan[side]
+    reach = g.canasta_counts[side]
     short: list[int] = []
     for r in NATURAL_RANKS:
         k = rc[r]
@@ -207,7 +207,7 @@ def italian_can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bo
     if g.ask == 3 or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2 and not assume_yes):
         return False  # a "no", or asking is required and has not been answered yes (B.13.4)
     melds = g.melds[side]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     # a quick necessary condition: a natural card with no meld of its rank to join and
     # no second card of its rank can only be the final discard, so at most one such
     loose = 0
@@ -256,7 +256,7 @@ def italian_can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bo
     if found is None:
         if len(_OUT_ANSWERS) >= _OUT_ANSWERS_KEPT:
             _OUT_ANSWERS.clear()
-        found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(g.rc[seat]), open_melds, clean, dirty, natural,
+        found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(g.rank_counts[seat]), open_melds, clean, dirty, natural,
                                                        closed_ranks, g.clean_turn, forced)
     return found
 

@@ -74,7 +74,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
     (B.3.4), form the pozzo (B.4).  The randomness comes from ``stream`` (a fair
     deal) or from the game's seed."""
     r = g.rules
-    n = g.n
+    n = g.players
     rng: DealRandom = stream if stream is not None else random.Random(g.seed)
     deck = make_deck(r.packs)
     if order is None:
@@ -381,7 +381,7 @@ def plan_open(g: Game) -> None:
 def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     seat = g.turn
     side = g.side_of[seat]
-    if g.draw_mode == 2 and not g.opened[side]:
+    if g.opening_draw == 2 and not g.opened[side]:
         raise refuse("OPENING_NOT_ANNOUNCED")
     if not move.groups:
         raise refuse("EMPTY_MELD.italian")
@@ -391,7 +391,7 @@ def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     for c in cards:
         left[c] -= 1
     plans, closing, wild_after = plan_groups(g, seat, move.groups, going_out=sum(left) <= 1)
-    vals = g.val
+    vals = g.card_value
     if not g.opened[side]:
         clean = groups_are_clean(g.rules, g, side, plans)
         opening_check(g, seat, sum(vals[c] for c in cards), clean, with_pozzo=False)
@@ -451,7 +451,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
                                                           if WILD_MELD in g.melds[side] else False)
         ):
             raise refuse("WILD_MELD_OPEN")
-    vals = g.val
+    vals = g.card_value
     if not g.opened[side]:
         # B.9.6: the taking cards (the pair, three if frozen) and the top card do not count
         skip = need_nat if (frozen or r.pozzo_take == "natural_pair_only") else min(n0, 2)
@@ -489,7 +489,7 @@ def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1)
         if m.size >= CANASTA_SIZE and key != THREE:
             del melds[key]
             g.closed[side].append(m)
-            g.ncan[side] += 1
+            g.canasta_counts[side] += 1
     g.opened[side] = True
     g.melded_now = True
 
@@ -525,11 +525,11 @@ def take(g: Game, seat: int, rt: int, g0: Sequence[Card], plans: list[GroupPlan]
 
 def score(g: Game) -> list[SideScore]:
     r = g.rules
-    vals = g.val
+    vals = g.card_value
     went_side = g.side_of[g.went_out] if g.went_out >= 0 else -1
     out = []
     for side in range(g.num_sides):
-        seats = [s for s in range(g.n) if g.side_of[s] == side]
+        seats = [s for s in range(g.players) if g.side_of[s] == side]
         meld_points = 0
         bonuses = 0
         kinds = []
@@ -715,7 +715,7 @@ class Italian(RuleFamily):
                 or final_discard_error(g.rules, card))
 
     def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
-        vals = g.val
+        vals = g.card_value
         if move.kind != TAKE:
             return sum(vals[c] for c in cards)
         # B.9.6: the pair (three if frozen) that takes the pozzo and its top card do not count

@@ -19,7 +19,9 @@ def hand_seed(match_seed: int, hand_number: int) -> int:
 
 
 @dataclass
-class HandRecord:
+class HandResult:
+    """A hand played in a match: how it was dealt and how it ended (its scores)."""
+
     hand_number: int
     seed: int
     dealer: int
@@ -28,6 +30,10 @@ class HandRecord:
     end_reason: str
     fair: FairDeal | None = None  # a provably fair deal (the seed is then unused)
     concealed_out: bool = False  # went out concealed (without having melded before)
+
+
+#: older name of :class:`HandResult` (not :class:`canasta.record.RecordedHand`)
+HandRecord = HandResult
 
 
 @dataclass
@@ -39,7 +45,7 @@ class Match:
     seed: int = 0
     first_dealer: int | None = None
     totals: list[int] = field(default_factory=list)
-    hands: list[HandRecord] = field(default_factory=list)
+    hands: list[HandResult] = field(default_factory=list)
     winner: int | None = None  # side (player in cut-throat); -1 for a drawn match
     game: Game | None = None
     fair: FairDeal | None = None  # the current hand's fair deal, if it was dealt so
@@ -82,7 +88,7 @@ class Match:
         self.fair = fair
         return self.game
 
-    def record_hand(self) -> HandRecord:
+    def record_hand(self) -> HandResult:
         """Add the finished hand's scores to the totals and check for a winner."""
         g = self.game
         if g is None or not g.is_over():
@@ -96,7 +102,7 @@ class Match:
         else:
             gains = [result[side].total for side in range(len(self.totals))]
         self.totals = [t + d for t, d in zip(self.totals, gains, strict=True)]
-        rec = HandRecord(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason, self.fair,
+        rec = HandResult(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason, self.fair,
                          g.out_concealed)
         self.hands.append(rec)
         self.winner = match_winner(self.rules, self.totals)

@@ -92,11 +92,11 @@ def gen_takes(g: Game) -> Iterator[Move]:
     side = g.side_of[seat]
     if g.pile_block_reason() is not None:
         return
-    if g.hsize[seat] == 1 and len(g.pile) == 1:
+    if g.hand_sizes[seat] == 1 and len(g.pile) == 1:
         return
     top = g.pile[-1]
     rt = CARD_RANK[top]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     hand = g.hands[seat]
     k = rc[rt]
     frozen = g.pile_frozen_for(side)
@@ -138,11 +138,11 @@ def gen_takes(g: Game) -> Iterator[Move]:
         g0 = _pick(hand, rt, n0) + [TWO * 4 + s for s in _suits(hand, TWO, d0)] + [JOKER] * j0
         if opened:
             # red threes in the pile are laid out, not taken into the hand
-            left = g.hsize[seat] - len(g0) + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
+            left = g.hand_sizes[seat] - len(g0) + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
             if left < 2:
                 size = nat + wil
                 grows = 1 if (size - len(g0) - 1 < CANASTA_SIZE <= size) else 0
-                if left < 2 and g.ncan[side] + grows < g.rules.canastas_to_go_out:
+                if left < 2 and g.canasta_counts[side] + grows < g.rules.canastas_to_go_out:
                     continue
             yield Move(TAKE, (tuple(g0),))
         else:
@@ -227,8 +227,8 @@ def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[tuple[int, int, 
     reach the minimum (or go out concealed, C-O5)."""
     seat = g.turn
     hand = g.hands[seat]
-    rc = g.rc[seat]
-    hsize = g.hsize[seat]
+    rc = g.rank_counts[seat]
+    hsize = g.hand_sizes[seat]
     rules = g.rules
     exempt = rules.concealed_out_exempt_from_minimum and not final and classic.qualifies_concealed(g, seat)
     need = g.minimum(seat)
@@ -266,12 +266,12 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
     seat = g.turn
     side = g.side_of[seat]
     hand = g.hands[seat]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     melds = g.melds[side]
     rules = g.rules
-    hsize = g.hsize[seat]
+    hsize = g.hand_sizes[seat]
     # may the hand shrink to 0 or 1 card (going out) with this many canastas?
-    can_now = g.ncan[side]
+    can_now = g.canasta_counts[side]
     need = rules.canastas_to_go_out if g.ask != ASK_NO else 1 << 30
     deuces = rc[TWO]
     jokers = rc[JOKER_RANK]
@@ -401,7 +401,7 @@ def options(g: Game) -> list[Option]:
                 return [_DRAW_MOVE]
             top = pile[-1]
             rt = CARD_RANK[top]
-            if (not IS_NATURAL[top] or not g.rc[g.turn][rt]) and (
+            if (not IS_NATURAL[top] or not g.rank_counts[g.turn][rt]) and (
                     rt not in g.melds[g.side_of[g.turn]]):
                 return [_DRAW_MOVE]
         forced = g.forced_take()
@@ -424,16 +424,16 @@ def options(g: Game) -> list[Option]:
         out.extend(gen_melds_checked(g))
     else:
         maybe_out = fast_meld_options(g, out)
-    hsize = g.hsize[seat]
+    hsize = g.hand_sizes[seat]
     plan = going_out.classic_plan(g) if maybe_out else None
     if plan is not None and plan[1]:
         out.extend(gen_going_out(g, plan))
     # discards
     if hsize == 1:
-        if classic.finish_error(g, seat, g.ncan[g.side_of[seat]]) is None:
+        if classic.finish_error(g, seat, g.canasta_counts[g.side_of[seat]]) is None:
             out.append(CARD_RANK[g.hand(seat)[0]])
     elif g.ask != ASK_YES:
-        rc = g.rc[seat]
+        rc = g.rank_counts[seat]
         out.extend([r for r in _ALL_RANKS if rc[r]])
     if plan is not None and g.ask == ASK_NONE and hsize >= 2 and g.has_partner(seat):
         out.append(_ASK_MOVE)
@@ -445,7 +445,7 @@ def gen_melds_checked(g: Game) -> Iterator[Move]:
     seat = g.turn
     side = g.side_of[seat]
     hand = g.hands[seat]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     melds = g.melds[side]
     deuce = TWO * 4 + _suits(hand, TWO, 1)[0] if rc[TWO] else -1
     for r in NATURAL_RANKS:
@@ -475,7 +475,7 @@ def gen_melds_checked(g: Game) -> Iterator[Move]:
                             cards = nat[:kk] + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
                             yield from if_ok(g, Move(MELD, (tuple(cards),)))
     b = rc[THREE]
-    if b >= 3 and g.hsize[seat] - b <= 1:
+    if b >= 3 and g.hand_sizes[seat] - b <= 1:
         yield from if_ok(g, Move(MELD, (tuple(_pick(hand, THREE, b)),)))
 
 

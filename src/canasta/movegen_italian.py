@@ -80,7 +80,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
     if not IS_NATURAL[top]:
         return
     rt = CARD_RANK[top]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     hand = g.hands[seat]
     k = rc[rt]
     frozen = g.pile_frozen
@@ -105,7 +105,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
     # Opening with the pozzo (B.9.6): the cards shown with the top card beyond the
     # taking pair (three if frozen) count towards the minimum, so every size of the
     # top card's meld is its own choice: more naturals of its rank, and wild cards.
-    vals = g.val
+    vals = g.card_value
     minimum = g.minimum(seat)
     clean_only = r.dirty_opening_blocks_pozzo or r.opening_must_be_clean(minimum)
     heads: list[tuple[int, int, int]] = []
@@ -143,7 +143,7 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
     they must be clean follows ``clean_only`` and the opening ``threshold`` (by
     default ``minimum``)."""
     r = g.rules
-    vals = g.val
+    vals = g.card_value
     clean_needed = clean_only or r.opening_must_be_clean(minimum if threshold is None else threshold)
     ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
     chosen: list[tuple[int, int, int, int]] = []
@@ -195,8 +195,8 @@ def opening_options(g: Game) -> Iterator[Move | tuple[tuple[int, int, int, int],
     that close a meld or leave under two cards are checked in full."""
     seat = g.turn
     hand = g.hands[seat]
-    hsize = g.hsize[seat]
-    for spec in opening_specs(g, g.rc[seat][:], minimum=g.minimum(seat), clean_only=False):
+    hsize = g.hand_sizes[seat]
+    for spec in opening_specs(g, g.rank_counts[seat][:], minimum=g.minimum(seat), clean_only=False):
         if not spec:
             continue
         used = 0
@@ -228,7 +228,7 @@ def gen_melds(g: Game) -> Iterator[Move]:
     seat = g.turn
     side = g.side_of[seat]
     hand = g.hands[seat]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     if not g.opened[side]:
         for opt in opening_options(g):
             yield opt if isinstance(opt, Move) else Move(MELD, tuple(groups_from(hand, list(opt))))
@@ -291,9 +291,9 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     seat = g.turn
     side = g.side_of[seat]
     hand = g.hands[seat]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     melds = g.melds[side]
-    hsize = g.hsize[seat]
+    hsize = g.hand_sizes[seat]
     deuces = rc[TWO]
     jokers = rc[JOKER_RANK]
     clean_turn = g.clean_turn
@@ -422,7 +422,7 @@ def options(g: Game) -> list[Option]:
                 return [_DRAW_MOVE]
             top = pile[-1]
             need = g.rules.frozen_pozzo_naturals if g.pile_frozen else 2
-            if (not IS_NATURAL[top] or g.rc[seat][CARD_RANK[top]] < need) and (
+            if (not IS_NATURAL[top] or g.rank_counts[seat][CARD_RANK[top]] < need) and (
                     g.rules.pozzo_take != "classic" or g.pile_frozen):
                 return [_DRAW_MOVE]
         forced = g.forced_take()
@@ -435,14 +435,14 @@ def options(g: Game) -> list[Option]:
             out.append(_END_MOVE)
         return out
     side = g.side_of[seat]
-    rc = g.rc[seat]
+    rc = g.rank_counts[seat]
     if g.ask == ASK_NONE or g.ask == ASK_NO:
         if g.opened[side]:
             fast_meld_options(g, out)
-        elif g.draw_mode != 2:
+        elif g.opening_draw != 2:
             out.extend(opening_options(g))
-        announced = g.draw_mode == 1 and not g.opened[side]  # open before discarding
-        if not announced and g.hsize[seat] >= 2:
+        announced = g.opening_draw == 1 and not g.opened[side]  # open before discarding
+        if not announced and g.hand_sizes[seat] >= 2:
             out.extend([r for r in _ALL_RANKS if rc[r]])
         elif not announced:
             hand = g.hands[seat]
@@ -459,7 +459,7 @@ def options(g: Game) -> list[Option]:
                 move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
                 if g.is_legal(move):
                     out.append(move)
-    if (g.ask == ASK_NONE and g.hsize[seat] >= 2 and g.has_partner(seat)
+    if (g.ask == ASK_NONE and g.hand_sizes[seat] >= 2 and g.has_partner(seat)
             and going_out.italian_can_go_out(g, assume_yes=True)):
         out.append(_ASK_MOVE)
     return out

@@ -73,7 +73,7 @@ def _closed_json(m: Meld) -> dict[str, Any]:
 _WRITERS: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "phase": lambda g, v: PHASE_NAMES[v],
     "ask": lambda g, v: ASK_NAMES[v],
-    "hands": lambda g, v: [_strs(g.hand(s)) for s in range(g.n)],
+    "hands": lambda g, v: [_strs(g.hand(s)) for s in range(g.players)],
     "known": lambda g, v: [_strs([c for c in range(NUM_CARDS) for _ in range(k[c])]) for k in v],
     "red3": lambda g, v: [_strs(x) for x in v],
     "melds": lambda g, v: [[_meld_json(m) for m in side.values()] for side in v],
@@ -163,8 +163,8 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         ):
             raise PositionError(f"side_of must list a side number for each of the {n} seats")
         g.side_of = list(side_of)
-    g.lone = _get(data, "lone", int, -1)
-    if not -1 <= g.lone < n:
+    g.lone_seat = _get(data, "lone", int, -1)
+    if not -1 <= g.lone_seat < n:
         raise PositionError(f"lone must be -1 or a seat from 0 to {n - 1}")
     turn = _get(data, "turn", int, (dealer + 1) % n)
     if not 0 <= turn < n:
@@ -191,8 +191,8 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
             if IS_RED_THREE[c] and not pending[s]:
                 raise PositionError(f"hands[{s}] holds a red three; red threes are laid out, never held")
             g.hands[s][c] += 1
-            g.rc[s][CARD_RANK[c]] += 1
-            g.hsize[s] += 1
+            g.rank_counts[s][CARD_RANK[c]] += 1
+            g.hand_sizes[s] += 1
     known = data.get("known", [[] for _ in range(n)])
     if not isinstance(known, list) or len(known) != n:
         raise PositionError(f"known must list cards for each of the {n} seats")
@@ -262,8 +262,8 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     g.hidden = list(hidden)
     g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, pile, g.hidden))
     g.clean_turn = _get(data, "clean_turn", bool, _clean_turn(g))
-    g.draw_mode = _get(data, "draw_mode", int, 0)
-    if g.draw_mode not in (0, 1, 2):
+    g.opening_draw = _get(data, "draw_mode", int, 0)
+    if g.opening_draw not in (0, 1, 2):
         raise PositionError("draw_mode must be 0, 1 (opening announced) or 2 (drew two before opening)")
     g.cut_cards = _cards(data.get("cut_cards", []), "cut_cards")
     deck = make_deck(rules.packs)

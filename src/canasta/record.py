@@ -59,7 +59,9 @@ def commitment(seed: int) -> str:
 
 
 @dataclass
-class HandRecord:
+class RecordedHand:
+    """One hand as a record file writes it: its tags and its moves."""
+
     tags: dict[str, str] = field(default_factory=dict)
     moves: list[tuple[int, Move, str, int]] = field(default_factory=list)  # seat, move, comment, line
 
@@ -80,10 +82,14 @@ class HandRecord:
         return f"seed {self.tags.get('Seed', '?')}; commitment {self.tags.get('Commitment', '?')}"
 
 
+
+#: older name of :class:`RecordedHand` (not :class:`canasta.match.HandResult`)
+HandRecord = RecordedHand
+
 @dataclass
 class GameRecord:
     headers: dict[str, str] = field(default_factory=dict)
-    hands: list[HandRecord] = field(default_factory=list)
+    hands: list[RecordedHand] = field(default_factory=list)
 
     def rules(self) -> RuleSet:
         name = self.headers.get("Rules", "classic-4p")
@@ -154,7 +160,7 @@ def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
     games: list[GameRecord] = []
     errors: list[str] = []
     game: GameRecord | None = None
-    hand: HandRecord | None = None
+    hand: RecordedHand | None = None
     for n, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith(";"):
@@ -166,7 +172,7 @@ def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
                 if game is None:
                     game = GameRecord()
                     games.append(game)
-                hand = HandRecord({"Hand": value})
+                hand = RecordedHand({"Hand": value})
                 game.hands.append(hand)
             elif hand is not None and key in ("Dealer", "Commitment", "Seed", "Secret", "ClientSeeds", "Score", "End"):
                 hand.tags[key] = value
@@ -272,11 +278,11 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
     rec = GameRecord(headers)
     for hr, moves in zip(match.hands, hands_moves, strict=False):
         if hr.fair is not None:
-            hand = HandRecord({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
+            hand = RecordedHand({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
                                "Commitment": hr.fair.commitment, "Secret": hr.fair.secret.hex(),
                                "ClientSeeds": hr.fair.seeds_text()})
         else:
-            hand = HandRecord({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
+            hand = RecordedHand({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
                                "Commitment": commitment(hr.seed), "Seed": str(hr.seed)})
         hand.moves = [(seat, move, "", 0) for seat, move in moves]
         hand.tags["Score"] = " ".join(str(s.total) for s in hr.scores)

@@ -93,14 +93,14 @@ def state_key(game: Game) -> tuple[object, ...]:
     depends on the suits chosen and is left out.)"""
     g = game
     return (
-        tuple(_counts(h) for h in g.hands), tuple(tuple(x) for x in g.rc), tuple(g.hsize),
+        tuple(_counts(h) for h in g.hands), tuple(tuple(x) for x in g.rank_counts), tuple(g.hand_sizes),
         _cls(g.stock), _cls(g.pile), g.pile_frozen,
         tuple(tuple(sorted(_meld_key(m) for m in d.values())) for d in g.melds),
         tuple(tuple(sorted(_cls(x))) for x in g.red3), tuple(g.opened), g.turn, g.phase, g.turn_no,
         g.took_pile, g.melded_now, g.touched_old, g.ask, tuple(g.has_melded), tuple(g.added_to_partner),
-        tuple(g.red3_pending), g.went_out, g.out_concealed, g.end_reason, tuple(g.side_of), g.lone,
-        tuple(g.ncan), tuple(tuple(sorted(_meld_key(m) for m in x)) for x in g.closed), tuple(g.hidden),
-        g.clean_turn, tuple(sorted(_cls(g.cut_cards))), g.draw_mode,
+        tuple(g.red3_pending), g.went_out, g.out_concealed, g.end_reason, tuple(g.side_of), g.lone_seat,
+        tuple(g.canasta_counts), tuple(tuple(sorted(_meld_key(m) for m in x)) for x in g.closed), tuple(g.hidden),
+        g.clean_turn, tuple(sorted(_cls(g.cut_cards))), g.opening_draw,
     )
 
 

@@ -23,16 +23,16 @@ def problems_in(game: Game) -> list[str]:
     r = g.rules
     out: list[str] = []
     where: Counter[int] = Counter()
-    for s in range(g.n):
+    for s in range(g.players):
         for c in range(NUM_CARDS):
             where[c] += g.hands[s][c]
             if g.known[s][c] > g.hands[s][c]:
                 out.append(f"seat {s}: {card_str(c)} shown as known but not held")
             if g.hands[s][c] and IS_RED_THREE[c] and not g.red3_pending[s]:
                 out.append(f"seat {s} holds a red three")
-        if sum(g.hands[s]) != g.hsize[s]:
-            out.append(f"seat {s}: hand size {g.hsize[s]} does not match its cards")
-        if g.hsize[s] == 0 and not g.is_over():
+        if sum(g.hands[s]) != g.hand_sizes[s]:
+            out.append(f"seat {s}: hand size {g.hand_sizes[s]} does not match its cards")
+        if g.hand_sizes[s] == 0 and not g.is_over():
             out.append(f"seat {s} has no cards but the hand goes on")
         where.update(g.red3[s])
     for side in range(g.num_sides):
@@ -54,7 +54,7 @@ def problems_in(game: Game) -> list[str]:
     if where != deck:
         diff = (where - deck) + (deck - where)
         out.append("cards not accounted for: " + " ".join(card_str(c) for c in diff.elements()))
-    for s in range(g.n):
+    for s in range(g.players):
         v = seat_view(g, s)
         if sorted(v.hand) != g.hand(s):
             out.append(f"seat {s}: the view shows a different hand")

@@ -111,7 +111,7 @@ class HandState:
     pile_frozen: bool = field(metadata=_m("value", "pile_frozen"))
     hidden: list[int] = field(metadata=_m("list", "pozzo_hidden", part="italian"))  #: pile[lo:hi] lie face down
     clean_turn: bool = field(metadata=_m("value", "clean_turn", part="italian"))  #: a clean opening this turn (B.9.2)
-    draw_mode: int = field(metadata=_m("value", "draw_mode", part="italian"))  #: a :class:`DrawMode` (I-O31)
+    opening_draw: int = field(metadata=_m("value", "draw_mode", part="italian"))  #: a :class:`DrawMode` (I-O31)
     cut_cards: list[Card] = field(metadata=_m("list", "cut_cards", part="italian"))  #: wild cards the cutter took (B.3.2)
     stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden"))  #: the stock, its top card last
     # -- the turn's flags
@@ -123,15 +123,15 @@ class HandState:
     added_to_partner: list[bool] = field(metadata=_m("list", "added_to_partner"))  #: per seat (C-O5)
     red3_pending: list[bool] = field(metadata=_m("list", "red_threes_pending"))  #: per seat: dealt red threes not yet laid out
     side_of: list[int] = field(metadata=_m("list", "side_of"))  #: per seat
-    lone: int = field(metadata=_m("value", "lone"))  #: cut-throat: the lone hand's seat once known, else -1
+    lone_seat: int = field(metadata=_m("value", "lone"))  #: cut-throat: the lone hand's seat once known, else -1
     # -- the end
     went_out: int = field(metadata=_m("value", "went_out"))  #: the seat that went out, else -1
     out_concealed: bool = field(metadata=_m("value", "concealed_out"))
     end_reason: str = field(metadata=_m("value", "end_reason"))
     # -- derived, kept up to date for speed (not written in positions)
-    rc: list[list[int]] = field(metadata=_m("rows", None))  #: per seat: count of each rank held
-    hsize: list[int] = field(metadata=_m("list", None))  #: per seat: cards held
-    ncan: list[int] = field(metadata=_m("list", None))  #: per side: canastas (open and closed)
+    rank_counts: list[list[int]] = field(metadata=_m("rows", None))  #: per seat: count of each rank held
+    hand_sizes: list[int] = field(metadata=_m("list", None))  #: per seat: cards held
+    canasta_counts: list[int] = field(metadata=_m("list", None))  #: per side: canastas (open and closed)
 
 
 STATE_FIELDS: Final[tuple[Field[Any], ...]] = fields(HandState)

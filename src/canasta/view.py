@@ -267,8 +267,8 @@ def spectator_view(game: Game) -> SeatView:
 
 def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` may know of ``game`` (copied out; no reference to the game)."""
-    if not 0 <= seat < game.n:
-        raise ValueError(f"seat must be from 0 to {game.n - 1}")
+    if not 0 <= seat < game.players:
+        raise ValueError(f"seat must be from 0 to {game.players - 1}")
     return _view(game, seat)
 
 
@@ -302,7 +302,7 @@ def _view(game: Game, seat: int) -> SeatView:
         scores=tuple(g.start_scores),
         to_move=g.to_move,
         hand=tuple(g.hand(seat)) if seat >= 0 else (),
-        hand_sizes=tuple(g.hsize),
+        hand_sizes=tuple(g.hand_sizes),
         stock_size=len(g.stock),
         **data,
     )

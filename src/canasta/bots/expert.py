@@ -119,7 +119,7 @@ class ExpertBot(Bot):
         out = [guided]  # first: the move the others must beat
         if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(moves) <= 6:
             return out + [m for m in moves if m != guided]
-        hsize = g.hsize[g.turn]
+        hsize = g.hand_sizes[g.turn]
         for m in moves:
             if m.kind == MELD and hsize - sum(len(group_cards(x)) for x in m.groups) <= 1 and m not in out:
                 out.append(m)  # going out now
@@ -137,7 +137,7 @@ class ExpertBot(Bot):
 
     def _discard_rank(self, g: Game, move: Move, discards: list[Move]) -> int:
         best = self.guide._discard(g, discards)
-        return 0 if move == best else 1 + g.rc[g.turn][move.groups[0][0] // 4 if move.groups[0][0] != 52 else 13]
+        return 0 if move == best else 1 + g.rank_counts[g.turn][move.groups[0][0] // 4 if move.groups[0][0] != 52 else 13]
 
     def _playout(self, g: Game, me: int, deadline: float = math.inf) -> float | None:
         """Play ``g`` forward with the rollout policy and score it for ``me``'s side;
@@ -173,7 +173,7 @@ def _static(g: Game, side: int) -> float:
     for s in range(g.num_sides):
         pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.closed[s])
         pts += 300 * sum(1 for m in g.melds[s].values() if m.is_canasta)
-        pts -= sum(g.val[c] * k for p in range(g.n) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
-        pts += 100 * sum(len(g.red3[p]) for p in range(g.n) if g.side_of[p] == s)
+        pts -= sum(g.card_value[c] * k for p in range(g.players) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
+        pts += 100 * sum(len(g.red3[p]) for p in range(g.players) if g.side_of[p] == s)
         value += pts if s == side else -pts / max(1, g.num_sides - 1)
     return value

@@ -53,7 +53,7 @@ def unseen_counts(g: Game, seat: int) -> list[int]:
     hand = g.hands[seat]
     for c in range(NUM_CARDS):
         counts[c] -= hand[c]
-    for s in range(g.n):
+    for s in range(g.players):
         if s != seat:
             known = g.known[s]
             for c in range(NUM_CARDS):
@@ -184,7 +184,7 @@ class HeuristicBot(Bot):
         going out, would be won by its side, or when the stock is nearly gone or
         an opponent is about to go out (there may be no better chance)."""
         me = g.to_move
-        penalty = sum(g.val[c] * k for c, k in enumerate(g.hands[me]) if k)
+        penalty = sum(g.card_value[c] * k for c, k in enumerate(g.hands[me]) if k)
         if len(g.stock) < self.no_stock or self._danger_of_going_out(g):
             return True
         if penalty > self.no_penalty:
@@ -241,7 +241,7 @@ class HeuristicBot(Bot):
         discards = min(len(pile), g.turn_no - 1)
         out = set()
         for k in range(1, discards + 1):
-            if (g.turn - k * g.step - player) % g.n == 0:
+            if (g.turn - k * g.step - player) % g.players == 0:
                 c = pile[-k]
                 if not IS_WILD[c]:
                     out.add(CARD_RANK[c])
@@ -251,8 +251,8 @@ class HeuristicBot(Bot):
     def _danger_of_going_out(g: Game) -> bool:
         """An opponent with a canasta is down to three cards or fewer: shed points now."""
         side = g.side_of[g.turn]
-        return any(g.hsize[p] <= 3 and (g.ncan[g.side_of[p]] > 0 or bool(g.closed[g.side_of[p]]))
-                   for p in range(g.n) if g.side_of[p] != side)
+        return any(g.hand_sizes[p] <= 3 and (g.canasta_counts[g.side_of[p]] > 0 or bool(g.closed[g.side_of[p]]))
+                   for p in range(g.players) if g.side_of[p] != side)
 
     def _meld_score(self, g: Game, move: Move) -> float:
         seat = g.turn
@@ -284,7 +284,7 @@ class HeuristicBot(Bot):
                     score -= self.wild_meld_cost * gw
             else:
                 score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
-                if self.advanced and m is None and len(gc) == 3 and not late and g.rc[seat][key] == 3 \
+                if self.advanced and m is None and len(gc) == 3 and not late and g.rank_counts[seat][key] == 3 \
                         and _PLAY[g.family.name].keep_pair_for_pile and len(g.pile) > 4:
                     # keep a natural pair back to take a big pile? meld only the third card later
                     score -= 2
@@ -293,8 +293,8 @@ class HeuristicBot(Bot):
     def _discard(self, g: Game, discards: list[Move]) -> Move:
         seat = g.turn
         side = g.side_of[seat]
-        rc = g.rc[seat]
-        nxt = (seat + g.step) % g.n
+        rc = g.rank_counts[seat]
+        nxt = (seat + g.step) % g.players
         nside = g.side_of[nxt]
         unseen = _rank_counts(unseen_counts(g, seat)) if self.advanced else None
         pile_value = sum(CARD_VALUE[c] for c in g.pile)
@@ -327,11 +327,11 @@ class HeuristicBot(Bot):
                     elif unseen is not None:
                         need = play.frozen_need if g.pile_frozen else 2
                         pool = max(1, sum(unseen))
-                        danger = holds_at_least(need, unseen[r], g.hsize[nxt], pool)
+                        danger = holds_at_least(need, unseen[r], g.hand_sizes[nxt], pool)
                         if self.wild_take_danger and play.one_and_wild_takes and not g.pile_frozen_for(nside):
                             # an unfrozen pile also falls to one natural card and a wild card (A.9.3)
-                            one = holds_at_least(1, unseen[r], g.hsize[nxt], pool) - danger
-                            wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], g.hsize[nxt], pool)
+                            one = holds_at_least(1, unseen[r], g.hand_sizes[nxt], pool) - danger
+                            wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], g.hand_sizes[nxt], pool)
                             danger += one * wild
                         if r in shed:
                             danger *= self.shed_danger
@@ -365,7 +365,7 @@ _PLAY: Final = {
 
 def _simple_out(g: Game, moves: list[Move]) -> Move | None:
     """The basic player's way out: a meld that leaves at most one card, or the last discard."""
-    hsize = g.hsize[g.turn]
+    hsize = g.hand_sizes[g.turn]
     for m in moves:
         if m.kind == DISCARD and hsize == 1:
             return m
@@ -383,7 +383,7 @@ def out_move(g: Game, moves: list[Move]) -> Move | None:
     if not g.family.can_go_out(g):  # False after a "no", and before asking where asking is required
         return None
     seat = g.turn
-    if g.hsize[seat] == 1:
+    if g.hand_sizes[seat] == 1:
         return next((m for m in moves if m.kind == DISCARD), None)
     melds = sorted((m for m in moves if m.kind == MELD),
                    key=lambda m: -sum(len(group_cards(x)) for x in m.groups))

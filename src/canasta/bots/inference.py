@@ -90,11 +90,11 @@ def respect(g: Game, view: SeatView, limits: dict[int, dict[int, int]], rng: ran
     swapped = 0
     stock = g.stock
     for seat, ranks in limits.items():
-        if seat == view.seat or not 0 <= seat < g.n:
+        if seat == view.seat or not 0 <= seat < g.players:
             continue
         known = view.known[seat]
         hand = g.hands[seat]
-        rc = g.rc[seat]
+        rc = g.rank_counts[seat]
         for rank, most in ranks.items():
             cards = [c for c in RANK_CARDS[rank] if not IS_WILD[c]]
             held = sum(hand[c] for c in cards)

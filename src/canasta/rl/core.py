@@ -39,11 +39,11 @@ def hand_rewards(game: Game) -> list[float]:
         raise ValueError("the hand is not over")
     totals = [s.total for s in result]
     k = len(totals)
-    slot = list(range(game.n)) if game.rules.cutthroat else game.side_of
+    slot = list(range(game.players)) if game.rules.cutthroat else game.side_of
     whole = sum(totals)
     if k < 2:
-        return [0.0] * game.n
-    return [float(totals[slot[s]] - (whole - totals[slot[s]]) / (k - 1)) for s in range(game.n)]
+        return [0.0] * game.players
+    return [float(totals[slot[s]] - (whole - totals[slot[s]]) / (k - 1)) for s in range(game.players)]
 
 
 def match_rewards(rules: RuleSet, match: Match) -> list[float]:
@@ -185,14 +185,14 @@ class Table:
         if self.over:
             raise ValueError("the episode is over: reset the table")
         g = self.game
-        lone = g.lone
+        lone = g.lone_seat
         if checked:
             g.play(move)
         else:
             g.play_unchecked(move)
         kind = move.kind
         m, p, c = self.stamps
-        if g.lone != lone:  # cut-throat sides formed: everything may have moved
+        if g.lone_seat != lone:  # cut-throat sides formed: everything may have moved
             self._fresh_stamps()
         elif kind == MELD:
             self.stamps = (next(_STAMPS), p, c)

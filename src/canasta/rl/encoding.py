@@ -551,7 +551,7 @@ class Observer:
         melds (first), the pile (second) or the scores and sides (third) may have changed; with
         them those parts are reused from the last call instead of computed again."""
         g = game
-        rc = g.rc[seat]
+        rc = g.rank_counts[seat]
         hand = g.hands[seat]
         red = hand[5] + hand[6]
         out: list[int] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
@@ -570,7 +570,7 @@ class Observer:
                 self._const = [None] * self.n
                 self._const[seat] = per
         seats, consts, order = per
-        hsize = g.hsize
+        hsize = g.hand_sizes
         known_all = g.known
         red3 = g.red3
         has_melded = g.has_melded
@@ -603,10 +603,10 @@ class Observer:
         out.append(len(g.stock))
         out.append(g.turn_no)
         rel = self._rel[seat]
-        lone = g.lone
+        lone = g.lone_seat
         went = g.went_out
         to_move = g.to_move
-        tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, g.clean_turn, g.draw_mode,
+        tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, g.clean_turn, g.opening_draw,
                     rel[to_move], rel[g.turn], rel[lone] if lone >= 0 else self.n,
                     rel[went] if went >= 0 else self.n)
         tail = self._tails.get(tail_key)

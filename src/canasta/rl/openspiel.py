@@ -181,7 +181,7 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
     def _log(self, seat: int, move: str) -> None:
         assert self.table is not None
         g = self.table.game
-        public = (f"{seat}: {move} | red threes {[len(x) for x in g.red3]} hands {g.hsize} "
+        public = (f"{seat}: {move} | red threes {[len(x) for x in g.red3]} hands {g.hand_sizes} "
                   f"stock {len(g.stock)}")
         self.public.append(public)
         self.private[seat].append((len(self.public), f"hand {cards_str(sorted(g.hand(seat)))}"))
@@ -219,7 +219,7 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
             return f"dealing: {len(self.order)} of {self.rules.deck_size} cards" + (
                 f", cut {self.cut}" if self.cut is not None else "")
         g = self.table.game
-        hands = " / ".join(cards_str(sorted(g.hand(s))) for s in range(g.n))
+        hands = " / ".join(cards_str(sorted(g.hand(s))) for s in range(g.players))
         return f"{g!r} hands {hands} pile {cards_str(g.pile)} pending {list(self.table.pending)}"
 
     # -- ISMCTS
