@@ -316,7 +316,7 @@ def take(g: Game, seat: int, rt: int, g0: list[Card], groups: list[tuple[int, li
     if g.rules.cutthroat and g.lone_seat < 0:
         form_cutthroat_sides(g, seat)
     if g.hand_sizes[seat] == 0:
-        g._go_out(seat)
+        g.go_out(seat)
 
 
 def form_cutthroat_sides(g: Game, lone: int) -> None:

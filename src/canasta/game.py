@@ -369,20 +369,13 @@ class Game(HandState, OlderNames):
 
     # ------------------------------------------------------------------ push / pop
 
-    def _snapshot(self) -> tuple[object, ...]:
-        return snapshot(self)
-
-    def _restore(self, snap: tuple[object, ...]) -> None:
-        restore(self, snap)
-        self._result = None
-
     def push(self, move: Move | str) -> None:
         """Play a move after checking it; an illegal move raises
         :class:`IllegalMoveError` and leaves the game exactly as it was."""
         if isinstance(move, str):
             move = Move.parse(move)
-        plan = self._plan(move)
-        self._snapshots.append(self._snapshot())
+        plan = self.plan(move)
+        self._snapshots.append(snapshot(self))
         self._execute(move, plan)
         self.move_stack.append(move)
 
@@ -390,13 +383,14 @@ class Game(HandState, OlderNames):
         """Undo the last move pushed, restoring the exact previous state."""
         if not self.move_stack:
             raise IndexError("no move to undo")
-        self._restore(self._snapshots.pop())
+        restore(self, self._snapshots.pop())
+        self._result = None
         return self.move_stack.pop()
 
     def play(self, move: Move) -> None:
         """Apply a move already known to be legal (no undo record): the fast path
         for simulations.  Use :meth:`push` for anything that came from outside."""
-        self._execute(move, self._plan(move))
+        self._execute(move, self.plan(move))
 
     def play_unchecked(self, move: Move) -> None:
         """Apply a move that came from :meth:`generate` or :meth:`random_move`
@@ -429,7 +423,7 @@ class Game(HandState, OlderNames):
 
     def is_legal(self, move: Move) -> bool:
         try:
-            self._plan(move)
+            self.plan(move)
         except IllegalMoveError:
             return False
         return True
@@ -437,12 +431,13 @@ class Game(HandState, OlderNames):
     def why_illegal(self, move: Move | str) -> IllegalMoveError | None:
         """The error a move would raise, or None if it is legal (a preview)."""
         try:
-            self._plan(Move.parse(move) if isinstance(move, str) else move)
+            self.plan(Move.parse(move) if isinstance(move, str) else move)
         except IllegalMoveError as exc:
             return exc
         return None
 
-    def _plan(self, move: Move) -> object:
+    def plan(self, move: Move) -> object:
+        """The checked plan of a move (what :meth:`push` will do), or IllegalMoveError."""
         if not isinstance(move, Move):
             raise refuse("NOT_A_MOVE")
         phase = self.phase
@@ -607,7 +602,7 @@ class Game(HandState, OlderNames):
         elif kind == MELD:
             self.family.lay(self, seat, plan)
             if self.hand_sizes[seat] == 0:
-                self._go_out(seat)
+                self.go_out(seat)
         elif kind == DISCARD:
             assert isinstance(plan, int)
             c = plan
@@ -616,7 +611,7 @@ class Game(HandState, OlderNames):
             if IS_WILD[c] or (IS_BLACK_THREE[c] and self.rules.black_three_freezes):
                 self.pile_frozen = True
             if self.hand_sizes[seat] == 0:
-                self._go_out(seat)
+                self.go_out(seat)
             else:
                 self._end_turn()
         elif kind == TAKE:
@@ -642,7 +637,8 @@ class Game(HandState, OlderNames):
         if known[c]:  # the table cannot tell which copy was played
             known[c] -= 1
 
-    def _go_out(self, seat: int) -> None:
+    def go_out(self, seat: int) -> None:
+        """``seat`` has just emptied its hand: the hand ends (A.12)."""
         self.family.before_going_out(self, seat)
         self.went_out = seat
         self.out_concealed = self.family.went_out_concealed(self, seat)

@@ -224,7 +224,7 @@ def reference_moves(game: Game) -> list[Move]:
     out = []
     for m in candidate_moves(game):
         try:
-            game._plan(m)
+            game.plan(m)
         except IllegalMoveError:
             continue
         out.append(m)
