@@ -63,7 +63,7 @@ from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.state import ASK_NAMES as ASK_NAMES
 from canasta.state import PHASE_NAMES as PHASE_NAMES
-from canasta.state import Ask, HandState, Phase, copy_state, restore, snapshot
+from canasta.state import Ask, DrawMode, HandState, Phase, copy_state, restore, snapshot
 
 # phases and the state of "may I go out?" (kept under their old names)
 DRAW_PHASE: Final = Phase.DRAW
@@ -146,7 +146,7 @@ class Game(HandState, OlderNames):
         self.hidden = [0, 0]  # Italian: pile[lo:hi] are the pozzo's face-down cards
         self.clean_turn = False  # Italian: a clean opening was made this turn (B.9.2)
         self.cut_cards: list[Card] = []  # Italian: wild cards the cutter took (B.3.2)
-        self.opening_draw = 0  # Italian, I-O31: 1 announced an opening (drew one), 2 drew two unopened
+        self.opening_draw = DrawMode.NORMAL  # Italian, I-O31: how an unopened side drew this turn
         self.turn = (dealer + self.step) % self.players
         self.phase = DRAW_PHASE
         self.turn_no = 0
@@ -345,7 +345,7 @@ class Game(HandState, OlderNames):
         self.touched_old = False
         self.ask = ASK_NONE
         self.clean_turn = False
-        self.opening_draw = 0
+        self.opening_draw = DrawMode.NORMAL
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
             self.lay_out_red_threes(seat)
@@ -565,7 +565,7 @@ class Game(HandState, OlderNames):
             raise refuse("DISCARD_ONE")
         c = move.groups[0][0]
         self.holds(seat, [c])
-        if self.opening_draw == 1 and not self.opened[self.side_of[seat]]:
+        if self.opening_draw == DrawMode.ANNOUNCED and not self.opened[self.side_of[seat]]:
             raise refuse("MUST_OPEN")
         left = self.hand_sizes[seat] - 1
         if left == 0:
@@ -593,7 +593,7 @@ class Game(HandState, OlderNames):
             self.took_pile = False
             count = self.rules.draw_count
             if self.rules.opening_draws_one and not self.opened[self.side_of[seat]]:
-                self.opening_draw = 1 if kind == OPEN else 2
+                self.opening_draw = DrawMode.ANNOUNCED if kind == OPEN else DrawMode.UNANNOUNCED
                 count = 1 if kind == OPEN else count
             if not self.draw_cards(seat, count):
                 self.family.draw_ran_out(self)

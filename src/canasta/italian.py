@@ -43,7 +43,7 @@ from canasta.melds import (
 from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards, group_target
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.state import ANSWER_PHASE, MELD_PHASE
+from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 
 if TYPE_CHECKING:
     from canasta.game import Game
@@ -381,7 +381,7 @@ def plan_open(g: Game) -> None:
 def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     seat = g.turn
     side = g.side_of[seat]
-    if g.opening_draw == 2 and not g.opened[side]:
+    if g.opening_draw == DrawMode.UNANNOUNCED and not g.opened[side]:
         raise refuse("OPENING_NOT_ANNOUNCED")
     if not move.groups:
         raise refuse("EMPTY_MELD.italian")

@@ -43,6 +43,7 @@ from canasta.state import (
     ASK_NONE,
     DRAW_PHASE,
     OVER,
+    DrawMode,
 )
 
 if TYPE_CHECKING:
@@ -439,9 +440,9 @@ def options(g: Game) -> list[Option]:
     if g.ask == ASK_NONE or g.ask == ASK_NO:
         if g.opened[side]:
             fast_meld_options(g, out)
-        elif g.opening_draw != 2:
+        elif g.opening_draw != DrawMode.UNANNOUNCED:
             out.extend(opening_options(g))
-        announced = g.opening_draw == 1 and not g.opened[side]  # open before discarding
+        announced = g.opening_draw == DrawMode.ANNOUNCED and not g.opened[side]  # open before discarding
         if not announced and g.hand_sizes[seat] >= 2:
             out.extend([r for r in _ALL_RANKS if rc[r]])
         elif not announced:

@@ -73,6 +73,7 @@ def _closed_json(m: Meld) -> dict[str, Any]:
 _WRITERS: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "phase": lambda g, v: PHASE_NAMES[v],
     "ask": lambda g, v: ASK_NAMES[v],
+    "opening_draw": lambda g, v: int(v),  # a DrawMode, written as its number
     "hands": lambda g, v: [_strs(g.hand(s)) for s in range(g.players)],
     "known": lambda g, v: [_strs([c for c in range(NUM_CARDS) for _ in range(k[c])]) for k in v],
     "red3": lambda g, v: [_strs(x) for x in v],

@@ -276,6 +276,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
 _OUT: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "phase": lambda g, v: PHASE_NAMES[v],
     "ask": lambda g, v: ASK_NAMES[v],
+    "opening_draw": lambda g, v: int(v),
     "known": lambda g, v: tuple(tuple(c for c in range(NUM_CARDS) for _ in range(k[c])) for k in v),
     "red3": lambda g, v: tuple(tuple(x) for x in v),
     "melds": lambda g, v: tuple(tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
@@ -358,6 +359,7 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     g.turn = view.turn
     g.phase = PHASE_NAMES.index(view.phase)
     g.ask = ASK_NAMES.index(view.ask)
+    g.opening_draw = view.draw_mode
     for s, cards in enumerate(hands):
         for c in cards:
             g.add_to_hand(s, c)
