@@ -15,14 +15,14 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from fastapi.testclient import TestClient  # noqa: E402
-from starlette.testclient import WebSocketTestSession  # noqa: E402
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
 
-from canasta.cards import card_str  # noqa: E402
-from canasta.i18n import translator  # noqa: E402
-from canasta.web.app import create_app  # noqa: E402
-from canasta.web.language import choose, localize, plural_forms, say_error  # noqa: E402
-from canasta.web.room import Room, Settings  # noqa: E402
+from canasta.cards import card_str
+from canasta.i18n import translator
+from canasta.web.app import create_app
+from canasta.web.language import choose, localize, plural_forms, say_error
+from canasta.web.room import Room, Settings
 
 Msg = dict[str, Any]
 
@@ -147,7 +147,7 @@ def test_the_rules_page_and_the_house_rules_in_italian(client: TestClient) -> No
 
 
 def test_the_lobbys_refusals_in_the_language_asked(client: TestClient) -> None:
-    tid, tokens, room = two_people(client)
+    tid, _, _ = two_people(client)
     en = client.post(f"/api/tables/{tid}/join", json={"name": "Cy", "seat": 1})
     it = client.post(f"/api/tables/{tid}/join", params={"lang": "it"}, json={"name": "Cy", "seat": 1})
     assert en.status_code == it.status_code == 409
