@@ -10,7 +10,7 @@ out concealed (A.12, C-O5) and scoring (A.14).  Generation is in
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from canasta import going_out, movegen
@@ -368,6 +368,18 @@ def score(g: Game) -> list[SideScore]:
     return out_scores
 
 
+def unchecked_plan(g: Game, move: Move) -> object:
+    """The plan of a meld, discard or take move known to be legal (``play_unchecked``)."""
+    kind = move.kind
+    if kind == MELD:
+        return [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups]
+    if kind == DISCARD:
+        return move.groups[0][0]
+    if kind == TAKE:
+        return (CARD_RANK[g.pile[-1]], move.groups[0],
+                [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups[1:]])
+    return None
+
 
 class Classic(RuleFamily):
     """Classic Canasta (Part A), with its options C-O1 ... (cut-throat, 2 and 6 players)."""
@@ -419,15 +431,10 @@ class Classic(RuleFamily):
         return plan_meld(g, move, final)
 
     def unchecked_plan(self, g: Game, move: Move) -> object:
-        kind = move.kind
-        if kind == MELD:
-            return [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups]
-        if kind == DISCARD:
-            return move.groups[0][0]
-        if kind == TAKE:
-            return (CARD_RANK[g.pile[-1]], move.groups[0],
-                    [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups[1:]])
-        return None
+        return unchecked_plan(g, move)
+
+    def unchecked_planner(self) -> Callable[[Game, Move], object]:
+        return unchecked_plan
 
     def lay(self, g: Game, seat: int, plan: object) -> None:
         assert isinstance(plan, list)
@@ -471,6 +478,9 @@ class Classic(RuleFamily):
 
     def options(self, g: Game) -> list[Option]:
         return movegen.options(g)
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        return movegen.options
 
     def build_groups(self, hand: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
         return movegen.groups_from(hand, list(spec))

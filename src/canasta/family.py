@@ -16,7 +16,7 @@ need not test the family either.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -98,6 +98,21 @@ class RuleFamily:
                       rank: int) -> list[str]:
         """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6)."""
         return []
+
+    def __init__(self) -> None:
+        #: :meth:`options` as a plain function of the game, called on every decision
+        #: (bound straight to the generator: one call frame less than the method)
+        self.options_of: Callable[[Game], list[Option]] = self.generator()
+        #: :meth:`unchecked_plan` likewise (``play_unchecked``, every move of a playout)
+        self.unchecked_plan_of: Callable[[Game, Move], object] = self.unchecked_planner()
+
+    def unchecked_planner(self) -> Callable[[Game, Move], object]:
+        """The function behind :meth:`unchecked_plan`."""
+        return self.unchecked_plan
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        """The function behind :meth:`options`."""
+        return self.options
 
     # -- the deal
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:

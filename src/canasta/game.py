@@ -395,7 +395,7 @@ class Game(HandState, OlderNames):
     def play_unchecked(self, move: Move) -> None:
         """Apply a move that came from :meth:`generate` or :meth:`random_move`
         in this very position, skipping the checks."""
-        self._execute(move, self.family.unchecked_plan(self, move))
+        self._execute(move, self.family.unchecked_plan_of(self, move))
 
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""
@@ -657,12 +657,12 @@ class Game(HandState, OlderNames):
 
     def generate(self) -> Iterator[Move]:
         """Every move of the generating set (see the module docstring)."""
-        for o in self.family.options(self):
+        for o in self.family.options_of(self):
             yield materialize(self, o)
 
     def random_move(self, rng: random.Random) -> Move:
         """A move chosen uniformly from the generating set; only the chosen one is built."""
-        opts = self.family.options(self)
+        opts = self.family.options_of(self)
         if len(opts) == 1:
             return materialize(self, opts[0])
         return materialize(self, opts[int(rng.random() * len(opts))])

@@ -9,7 +9,7 @@ out and scoring.  Nothing here keeps state of its own.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Final
 
 from canasta import going_out, movegen_italian
@@ -610,6 +610,19 @@ def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> 
     return movegen_italian.groups_from(avail, spec)
 
 
+def unchecked_plan(g: Game, move: Move) -> object:
+    """The plan of a meld, discard or take move known to be legal (``play_unchecked``)."""
+    kind = move.kind
+    if kind == MELD:
+        return [(movegen_italian.group_key(grp), list(group_cards(grp))) for grp in move.groups]
+    if kind == DISCARD:
+        return move.groups[0][0]
+    if kind == TAKE:
+        return (CARD_RANK[g.pile[-1]], move.groups[0],
+                [(movegen_italian.group_key(grp), list(group_cards(grp))) for grp in move.groups[1:]])
+    return None
+
+
 class Italian(RuleFamily):
     """Italian Canasta (Part B), with its options I-O1 ..."""
 
@@ -679,15 +692,10 @@ class Italian(RuleFamily):
         return plan_meld(g, move)
 
     def unchecked_plan(self, g: Game, move: Move) -> object:
-        kind = move.kind
-        if kind == MELD:
-            return [(movegen_italian.group_key(grp), list(group_cards(grp))) for grp in move.groups]
-        if kind == DISCARD:
-            return move.groups[0][0]
-        if kind == TAKE:
-            return (CARD_RANK[g.pile[-1]], move.groups[0],
-                    [(movegen_italian.group_key(grp), list(group_cards(grp))) for grp in move.groups[1:]])
-        return None
+        return unchecked_plan(g, move)
+
+    def unchecked_planner(self) -> Callable[[Game, Move], object]:
+        return unchecked_plan
 
     def lay(self, g: Game, seat: int, plan: object) -> None:
         assert isinstance(plan, list)
@@ -734,6 +742,9 @@ class Italian(RuleFamily):
 
     def options(self, g: Game) -> list[Option]:
         return movegen_italian.options(g)
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        return movegen_italian.options
 
     def build_groups(self, hand: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
         return movegen_italian.groups_from(hand, spec)
