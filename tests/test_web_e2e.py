@@ -590,7 +590,8 @@ def untranslated(page: Page, names: list[str]) -> list[str]:
 def in_language(browser: Browser, lang: str, **size: int) -> Page:
     """A page whose browser chose ``lang`` in the language menu (remembered in localStorage)."""
     page = browser.new_context(viewport={"width": size.get("width", 1280), "height": size.get("height", 800)}).new_page()
-    page.add_init_script(f"localStorage.setItem('canasta:lang', '{lang}')")
+    # on the first page only: a later choice in the menu must stand
+    page.add_init_script(f"if (!localStorage.getItem('canasta:lang')) localStorage.setItem('canasta:lang', '{lang}')")
     return page
 
 
