@@ -30,7 +30,7 @@ from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.family import RuleFamily
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
-from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards, group_target
+from canasta.moves import MELD, TAKE, Group, Move, group_cards, group_target
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore, red_three_score, score_side
 from canasta.state import (
@@ -368,17 +368,15 @@ def score(g: Game) -> list[SideScore]:
     return out_scores
 
 
-def unchecked_plan(g: Game, move: Move) -> object:
-    """The plan of a meld, discard or take move known to be legal (``play_unchecked``)."""
-    kind = move.kind
-    if kind == MELD:
-        return [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups]
-    if kind == DISCARD:
-        return move.groups[0][0]
-    if kind == TAKE:
-        return (CARD_RANK[g.pile[-1]], move.groups[0],
-                [(movegen.group_rank(grp), list(group_cards(grp))) for grp in move.groups[1:]])
-    return None
+def _lay(g: Game, seat: int, plan: object) -> None:
+    assert isinstance(plan, list)
+    lay_groups(g, seat, plan)
+
+
+def _take(g: Game, seat: int, plan: object) -> None:
+    assert isinstance(plan, tuple)
+    rt, g0, groups = plan
+    take(g, seat, rt, list(g0), groups)
 
 
 class Classic(RuleFamily):
@@ -430,20 +428,11 @@ class Classic(RuleFamily):
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
         return plan_meld(g, move, final)
 
-    def unchecked_plan(self, g: Game, move: Move) -> object:
-        return unchecked_plan(g, move)
+    lay = staticmethod(_lay)
+    take = staticmethod(_take)
 
-    def unchecked_planner(self) -> Callable[[Game, Move], object]:
-        return unchecked_plan
-
-    def lay(self, g: Game, seat: int, plan: object) -> None:
-        assert isinstance(plan, list)
-        lay_groups(g, seat, plan)
-
-    def take(self, g: Game, seat: int, plan: object) -> None:
-        assert isinstance(plan, tuple)
-        rt, g0, groups = plan
-        take(g, seat, rt, list(g0), groups)
+    def group_keyer(self) -> Callable[[Group], int]:
+        return movegen.group_rank
 
     def may_ask(self, g: Game) -> bool:
         return going_out.classic_plan(g) is not None

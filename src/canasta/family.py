@@ -24,7 +24,7 @@ from canasta.cards import Card
 from canasta.errors import IllegalMoveError
 from canasta.fairdeal import DealRandom
 from canasta.melds import Meld
-from canasta.moves import MELD, TAKE, Group, Move, group_cards
+from canasta.moves import DRAW, MELD, OPEN, TAKE, Group, Move, group_cards
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 
@@ -103,12 +103,12 @@ class RuleFamily:
         #: :meth:`options` as a plain function of the game, called on every decision
         #: (bound straight to the generator: one call frame less than the method)
         self.options_of: Callable[[Game], list[Option]] = self.generator()
-        #: :meth:`unchecked_plan` likewise (``play_unchecked``, every move of a playout)
-        self.unchecked_plan_of: Callable[[Game, Move], object] = self.unchecked_planner()
+        #: the key of the meld a group of a meld move goes on (its rank; Italian: or WILD_MELD)
+        self.group_key: Callable[[Group], int] = self.group_keyer()
 
-    def unchecked_planner(self) -> Callable[[Game, Move], object]:
-        """The function behind :meth:`unchecked_plan`."""
-        return self.unchecked_plan
+    def group_keyer(self) -> Callable[[Group], int]:
+        """The function behind :attr:`group_key`."""
+        raise NotImplementedError
 
     def generator(self) -> Callable[[Game], list[Option]]:
         """The function behind :meth:`options`."""
@@ -135,6 +135,16 @@ class RuleFamily:
         """The last stock card drawn was a red three (A.13.1, B.14)."""
         raise NotImplementedError
 
+    def cards_to_draw(self, g: Game, move: Move) -> int:
+        """:meth:`Game.cards_to_draw <canasta.game.Game.cards_to_draw>`."""
+        if move.kind == TAKE:
+            return self.take_draws
+        if move.kind == OPEN:
+            return 1
+        if move.kind == DRAW:
+            return g.rules.draw_count
+        raise ValueError(f"'{move}' is not a way to draw: ask about draw, take or open")
+
     # -- plans (raise IllegalMoveError), and their execution
     def plan_take(self, g: Game, move: Move) -> object:
         raise NotImplementedError
@@ -145,12 +155,9 @@ class RuleFamily:
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
         raise NotImplementedError
 
-    def unchecked_plan(self, g: Game, move: Move) -> object:
-        """The plan of a meld, discard or take move known to be legal."""
-        raise NotImplementedError
-
     def lay(self, g: Game, seat: int, plan: object) -> None:
-        """Lay a planned meld move."""
+        """Lay a planned meld move.  (A family may make this, and :meth:`take`, a
+        staticmethod of the same arguments: the game calls it on every meld.)"""
         raise NotImplementedError
 
     def take(self, g: Game, seat: int, plan: object) -> None:

@@ -228,8 +228,8 @@ class Game(HandState, OlderNames):
 
     def recount_canastas(self) -> None:
         """Canastas per side, from the melds (and the Italian canastas set aside)."""
-        self.canasta_counts = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta) + len(self.closed[i])
-                     for i, d in enumerate(self.melds)]
+        self.canasta_counts = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta)
+                               + len(self.closed[i]) for i, d in enumerate(self.melds)]
 
     def minimum(self, seat: int) -> int:
         """The initial-meld minimum that applies to this seat's side now (A.7.1)."""
@@ -242,14 +242,7 @@ class Game(HandState, OlderNames):
         threes replaced on top): ``draw`` (A.4.2, A.16.2, B.5.1), ``take`` (the pile
         only in Classic, A.16.2; one card after the pozzo in Italian, B.10.8) or
         ``open`` (I-O31: one card)."""
-        kind = (Move.parse(move) if isinstance(move, str) else move).kind
-        if kind == TAKE:
-            return self.family.take_draws
-        if kind == OPEN:
-            return 1
-        if kind == DRAW:
-            return self.rules.draw_count
-        raise ValueError(f"'{move}' is not a way to draw: ask about draw, take or open")
+        return self.family.cards_to_draw(self, Move.parse(move) if isinstance(move, str) else move)
 
     def meld_count(self, move: Move | str) -> MeldCount:
         """What a proposed meld or take move counts towards the initial meld /
@@ -395,7 +388,18 @@ class Game(HandState, OlderNames):
     def play_unchecked(self, move: Move) -> None:
         """Apply a move that came from :meth:`generate` or :meth:`random_move`
         in this very position, skipping the checks."""
-        self._execute(move, self.family.unchecked_plan_of(self, move))
+        kind = move.kind
+        plan: object = None
+        if kind == MELD:
+            key = self.family.group_key
+            plan = [(key(g), list(group_cards(g))) for g in move.groups]
+        elif kind == DISCARD:
+            plan = move.groups[0][0]
+        elif kind == TAKE:
+            key = self.family.group_key
+            plan = (CARD_RANK[self.pile[-1]], move.groups[0],
+                    [(key(g), list(group_cards(g))) for g in move.groups[1:]])
+        self._execute(move, plan)
 
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""

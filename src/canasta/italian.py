@@ -40,7 +40,7 @@ from canasta.melds import (
     wild_meld_is_clean,
     wild_meld_kind,
 )
-from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards, group_target
+from canasta.moves import TAKE, Group, Move, group_cards, group_target
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
@@ -610,17 +610,21 @@ def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> 
     return movegen_italian.groups_from(avail, spec)
 
 
-def unchecked_plan(g: Game, move: Move) -> object:
-    """The plan of a meld, discard or take move known to be legal (``play_unchecked``)."""
-    kind = move.kind
-    if kind == MELD:
-        return [(movegen_italian.group_key(grp), list(group_cards(grp))) for grp in move.groups]
-    if kind == DISCARD:
-        return move.groups[0][0]
-    if kind == TAKE:
-        return (CARD_RANK[g.pile[-1]], move.groups[0],
-                [(movegen_italian.group_key(grp), list(group_cards(grp))) for grp in move.groups[1:]])
-    return None
+def _lay(g: Game, seat: int, plan: object) -> None:
+    assert isinstance(plan, list)
+    opening = not g.opened[g.side_of[seat]]
+    lay_groups(g, seat, plan)
+    if opening and g.rules.opening_must_be_clean(g.minimum(seat)):
+        g.clean_turn = True
+
+
+def _take(g: Game, seat: int, plan: object) -> None:
+    assert isinstance(plan, tuple)
+    rt, g0, groups = plan
+    if take(g, seat, rt, g0, groups):
+        g.phase = MELD_PHASE
+    else:
+        g.end_hand("the stock ran out")
 
 
 class Italian(RuleFamily):
@@ -691,26 +695,11 @@ class Italian(RuleFamily):
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
         return plan_meld(g, move)
 
-    def unchecked_plan(self, g: Game, move: Move) -> object:
-        return unchecked_plan(g, move)
+    lay = staticmethod(_lay)
+    take = staticmethod(_take)
 
-    def unchecked_planner(self) -> Callable[[Game, Move], object]:
-        return unchecked_plan
-
-    def lay(self, g: Game, seat: int, plan: object) -> None:
-        assert isinstance(plan, list)
-        opening = not g.opened[g.side_of[seat]]
-        lay_groups(g, seat, plan)
-        if opening and g.rules.opening_must_be_clean(g.minimum(seat)):
-            g.clean_turn = True
-
-    def take(self, g: Game, seat: int, plan: object) -> None:
-        assert isinstance(plan, tuple)
-        rt, g0, groups = plan
-        if take(g, seat, rt, g0, groups):
-            g.phase = MELD_PHASE
-        else:
-            g.end_hand("the stock ran out")
+    def group_keyer(self) -> Callable[[Group], int]:
+        return movegen_italian.group_key
 
     def may_ask(self, g: Game) -> bool:
         return going_out.italian_can_go_out(g, assume_yes=True)
