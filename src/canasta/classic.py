@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from canasta import going_out, movegen
 from canasta.cards import (
@@ -269,11 +269,12 @@ def qualifies_concealed(g: Game, seat: int) -> bool:
     return not (g.touched_old and not r.concealed_out_may_add_to_partner)
 
 
-def lay_groups(g: Game, seat: int, groups: list[tuple[int, list[Card]]], extra: Card = -1) -> None:
+def lay_groups(g: Game, seat: int, plan: list[tuple[int, list[Card]]], extra: Card = -1) -> None:
+    """Lay planned groups ``(rank, cards)``; ``extra``: the pile's top card, added to the first."""
     side = g.side_of[seat]
     melds = g.melds[side]
     turn_no = g.turn_no
-    for r, cards in groups:
+    for r, cards in plan:
         m = melds.get(r)
         if m is None:
             size = len(cards) + (1 if extra >= 0 else 0)
@@ -294,10 +295,12 @@ def lay_groups(g: Game, seat: int, groups: list[tuple[int, list[Card]]], extra: 
     g.melded_now = True
 
 
-def take(g: Game, seat: int, rt: int, g0: list[Card], groups: list[tuple[int, list[Card]]]) -> None:
+def take(g: Game, seat: int, plan: Any) -> None:
+    """Take the pile as planned by :func:`plan_take`: ``(rank, cards shown with the top, further groups)``."""
+    rt, g0, groups = plan
     pile = g.pile
     top = pile.pop()
-    lay_groups(g, seat, [(rt, g0)] + groups, extra=top)
+    lay_groups(g, seat, [(rt, list(g0))] + groups, extra=top)
     hand = g.hands[seat]
     rcs = g.rank_counts[seat]
     known = g.known[seat]
@@ -368,15 +371,6 @@ def score(g: Game) -> list[SideScore]:
     return out_scores
 
 
-def _lay(g: Game, seat: int, plan: object) -> None:
-    assert isinstance(plan, list)
-    lay_groups(g, seat, plan)
-
-
-def _take(g: Game, seat: int, plan: object) -> None:
-    assert isinstance(plan, tuple)
-    rt, g0, groups = plan
-    take(g, seat, rt, list(g0), groups)
 
 
 class Classic(RuleFamily):
@@ -419,17 +413,15 @@ class Classic(RuleFamily):
         else:
             g.end_hand("a red three was drawn as the last card of the stock")
 
-    def plan_take(self, g: Game, move: Move) -> object:
-        return plan_take(g, move)
+    # the hooks called on every move are the functions themselves (no extra call frame)
+    plan_take = staticmethod(plan_take)
 
     def plan_open(self, g: Game) -> None:
         raise refuse("NO_ANNOUNCED_OPENING")
 
-    def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
-        return plan_meld(g, move, final)
-
-    lay = staticmethod(_lay)
-    take = staticmethod(_take)
+    plan_meld = staticmethod(plan_meld)
+    lay = staticmethod(lay_groups)
+    take = staticmethod(take)
 
     def group_keyer(self) -> Callable[[Group], int]:
         return movegen.group_rank

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from canasta.cards import Card
 from canasta.errors import IllegalMoveError
@@ -155,12 +155,12 @@ class RuleFamily:
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
         raise NotImplementedError
 
-    def lay(self, g: Game, seat: int, plan: object) -> None:
+    def lay(self, g: Game, seat: int, plan: Any) -> None:
         """Lay a planned meld move.  (A family may make this, and :meth:`take`, a
         staticmethod of the same arguments: the game calls it on every meld.)"""
         raise NotImplementedError
 
-    def take(self, g: Game, seat: int, plan: object) -> None:
+    def take(self, g: Game, seat: int, plan: Any) -> None:
         """Take the pile as planned (and what follows: a draw in Italian)."""
         raise NotImplementedError
 

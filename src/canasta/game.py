@@ -523,7 +523,7 @@ class Game(HandState, OlderNames):
         return self.phase == DRAW_PHASE and self.forced_take()
 
     def forced_take(self) -> bool:
-        if self.stock or not self.pile or self.pile_block_reason() is not None:
+        if self.stock or not self.pile or self.pile_block() is not None:
             return False
         side = self.side_of[self.turn]
         if self.pile_frozen_for(side):

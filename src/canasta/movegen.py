@@ -90,7 +90,7 @@ def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
 def gen_takes(g: Game) -> Iterator[Move]:
     seat = g.turn
     side = g.side_of[seat]
-    if g.pile_block_reason() is not None:
+    if g.pile_block() is not None:
         return
     if g.hand_sizes[seat] == 1 and len(g.pile) == 1:
         return
