@@ -546,7 +546,7 @@ def find_going_out(game: Game, depth: int = 4, budget: int = 4000) -> tuple[list
 
     def rec(d: int) -> list[Move] | None:
         moves = [m for m in game.legal_moves
-                 if m.kind == MELD or (m.kind == DISCARD and game.hsize[seat] == 1)]
+                 if m.kind == MELD or (m.kind == DISCARD and game.hand_sizes[seat] == 1)]
         moves.sort(key=lambda m: (m.kind == DISCARD, -move_size(m)))
         for m in moves:
             spent[0] += 1
@@ -844,8 +844,8 @@ def _deal_stats(game: Game) -> tuple[list[int], int, int]:
     """(cards per seat, stock size before the upcard, cards in the whole table)."""
     red = sum(len(r) for r in game.red3)
     before_upcard = len(game.stock) + len(game.pile) + red  # replacements came from the stock
-    total = sum(game.hsize) + red + len(game.pile) + len(game.stock)
-    return list(game.hsize), before_upcard, total
+    total = sum(game.hand_sizes) + red + len(game.pile) + len(game.stock)
+    return list(game.hand_sizes), before_upcard, total
 
 
 @adapter("deal")
@@ -1155,7 +1155,7 @@ def _draw_from_stock(case: Mapping[str, Any], ck: Checks) -> None:
     if "cards_added_to_hand" in exp:
         ck.eq("cards added to the hand", minus(game.hand(PLAYER), hand0), msort(cards(exp["cards_added_to_hand"])), as_cards=True)
     if "player_hand_size_after" in exp:
-        ck.eq("hand size after", game.hsize[PLAYER], exp["player_hand_size_after"])
+        ck.eq("hand size after", game.hand_sizes[PLAYER], exp["player_hand_size_after"])
     if "stock_top_after" in exp:
         ck.eq("stock top after", game.stock[-1], parse_card(exp["stock_top_after"]), as_cards=True)
 
@@ -1394,12 +1394,12 @@ def _query_variant_parameters(case: Mapping[str, Any], ck: Checks) -> None:
     for seed in range(4):
         game = Game(rules, seed)
         if "cards_per_player" in exp:
-            ck.eq(f"seed {seed}: cards per player", list(game.hsize), [exp["cards_per_player"]] * rules.players)
+            ck.eq(f"seed {seed}: cards per player", list(game.hand_sizes), [exp["cards_per_player"]] * rules.players)
         if "cards_drawn_from_stock_per_turn" in exp:
-            before = game.hsize[game.turn]
+            before = game.hand_sizes[game.turn]
             seat = game.turn
             game.push(Move.draw())
-            ck.eq(f"seed {seed}: number of cards a draw adds to the hand", game.hsize[seat] - before,
+            ck.eq(f"seed {seed}: number of cards a draw adds to the hand", game.hand_sizes[seat] - before,
                   exp["cards_drawn_from_stock_per_turn"])
     if "canastas_to_go_out" in exp:
         ck.eq("rules.canastas_to_go_out", rules.canastas_to_go_out, exp["canastas_to_go_out"])
@@ -1639,7 +1639,7 @@ class ItTable(Table):
 
     def filler_points(self, game: Game) -> tuple[int, int]:
         """(card points, canasta bonuses) of the filler melds."""
-        pts = sum(game.val[c] for m in self.fillers for c in m)
+        pts = sum(game.card_value[c] for m in self.fillers for c in m)
         bonus = 0
         for m in game.closed[0]:
             if msort(m.cards) in [msort(f) for f in self.fillers]:
@@ -1770,7 +1770,7 @@ def opening_count(make: Callable[[RuleSet], Game], rules: RuleSet, move: Move) -
 def opening_groups(t: ItTable, minimum: int, dirty: bool) -> list[list[Card]]:
     """New melds of unmentioned ranks worth at least ``minimum`` (the first one with a
     joker when ``dirty``); none reaches seven cards."""
-    vals = Game(t.rules, deal=False).val
+    vals = Game(t.rules, deal=False).card_value
     groups: list[list[Card]] = []
     value = 0
     for r in sorted((r for r in NATURAL_RANKS if r not in t.avoid), key=lambda r: -RANK_VALUE[r]):
@@ -1929,7 +1929,7 @@ def _it_build_deck(case: Mapping[str, Any], ck: Checks) -> None:
     rules = it_rules(case)
     for seed in range(3):
         game = Game(rules, seed)
-        every = [c for s in range(game.n) for c in game.hand(s)] + game.stock + game.pile + [
+        every = [c for s in range(game.players) for c in game.hand(s)] + game.stock + game.pile + [
             c for r in game.red3 for c in r]
         label = f"seed {seed}: "
         if "total" in exp:
@@ -1953,9 +1953,9 @@ def _check_deal(ck: Checks, rules: RuleSet, exp: Mapping[str, Any]) -> None:
     deck, cut, _ = it_deck(rules)
     game = Game(rules, 0, deck=deck, cut=cut)
     if "cards_per_player" in exp:
-        ck.eq("cards per player", list(game.hsize), [exp["cards_per_player"]] * rules.players)
+        ck.eq("cards per player", list(game.hand_sizes), [exp["cards_per_player"]] * rules.players)
     if "cards_dealt" in exp:
-        ck.eq("cards dealt", sum(game.hsize) - len(game.cut_cards), exp["cards_dealt"])
+        ck.eq("cards dealt", sum(game.hand_sizes) - len(game.cut_cards), exp["cards_dealt"])
     if "stock_before_pozzo" in exp:
         ck.eq("stock before the pozzo", deal_stock_before_pozzo(game), exp["stock_before_pozzo"])
 
@@ -1995,10 +1995,10 @@ def _it_cut_and_deal(case: Mapping[str, Any], ck: Checks) -> None:
         ck.eq("game.cut_cards", msort(game.cut_cards), want, as_cards=True)
         ck.eq("wild cards in the cutter's hand", msort(wild_in_hand), want, as_cards=True)
     if "cards_dealt_to_cutter" in exp:
-        ck.eq("cards dealt to the cutter", game.hsize[cutter] - len(wild_in_hand), exp["cards_dealt_to_cutter"])
+        ck.eq("cards dealt to the cutter", game.hand_sizes[cutter] - len(wild_in_hand), exp["cards_dealt_to_cutter"])
     if "hand_sizes_after_deal" in exp:
         for name, size in exp["hand_sizes_after_deal"].items():
-            ck.eq(f"{name}: hand size", game.hsize[SEATS[name]], size)
+            ck.eq(f"{name}: hand size", game.hand_sizes[SEATS[name]], size)
     if "stock_size_after_deal" in exp:
         ck.eq("stock after the deal", deal_stock_before_pozzo(game), exp["stock_size_after_deal"])
 
@@ -2030,7 +2030,7 @@ def _it_replace_dealt_red_threes(case: Mapping[str, Any], ck: Checks) -> None:
               parse_card(exp["stock_top_after"]), as_cards=True)
     if "done_before_the_pozzo_is_formed" in exp:
         done = (not game.move_stack and game.phase == DRAW_PHASE
-                and not any(game.hands[s][c] for s in range(game.n) for c in RED_THREES)
+                and not any(game.hands[s][c] for s in range(game.players) for c in RED_THREES)
                 and all(Counter(cs) <= Counter(game.red3[s]) for s, cs in held.items()))
         ck.eq("red threes laid out and replaced as the hand is set up, before any move", done,
               exp["done_before_the_pozzo_is_formed"])
@@ -2110,7 +2110,7 @@ def _it_order_of_setup(case: Mapping[str, Any], ck: Checks) -> None:
                     game.hands[cutter][JOKER] == 1, cards_str(game.hand(cutter)))
         m = re.search(r"\bdeal (\d+) each\b", text)
         if m:
-            sizes = [game.hsize[s] - game.hands[s][JOKER] for s in range(n)]
+            sizes = [game.hand_sizes[s] - game.hands[s][JOKER] for s in range(n)]
             ck.eq("deal: cards dealt to each player", sizes, [int(m.group(1))] * n)
         if "red threes" in text and held:
             ck.eq("red threes laid out", game.red3[first], held[first], as_cards=True)
@@ -2592,7 +2592,7 @@ def _it_score_five_canasta_bonus(case: Mapping[str, Any], ck: Checks) -> None:
 
 
 def _penalty_fields(ck: Checks, label: str, game: Game, side: int, got: int, want: object) -> None:
-    plain = -sum(game.val[c] for s in seats_of_side(game.rules, side) for c in game.hand(s))
+    plain = -sum(game.card_value[c] for s in seats_of_side(game.rules, side) for c in game.hand(s))
     if isinstance(want, Mapping):
         for key in want:
             if key == "points":
@@ -2629,7 +2629,7 @@ def _it_score_cards_in_hand(case: Mapping[str, Any], ck: Checks) -> None:
     side = sides[0]
     ck.eq("hand score hand_penalty", result[side].hand_penalty, exp["points"])
     if "doubled" in exp:
-        plain = -sum(game.val[c] for s in seats_of_side(rules, side) for c in game.hand(s))
+        plain = -sum(game.card_value[c] for s in seats_of_side(rules, side) for c in game.hand(s))
         ck.eq("the count was doubled", result[side].hand_penalty == 2 * plain != 0, exp["doubled"])
 
 

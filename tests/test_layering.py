@@ -13,7 +13,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "canasta"
 
 #: the core: the rules engine and what it is made of, with the table every interface uses
 CORE = (
-    "cards", "errors", "moves", "melds", "rules", "scoring", "state", "compat", "family", "game", "classic", "italian",
+    "cards", "errors", "moves", "melds", "rules", "scoring", "state", "family", "game", "classic", "italian",
     "movegen", "movegen_italian", "going_out", "position", "view", "record", "fairdeal", "match", "table",
     "reference", "selfcheck", "perft",
 )
@@ -25,7 +25,7 @@ FORBIDDEN = (
     "torch", "numpy", "gymnasium", "pettingzoo", "pyspiel", "babel",
 )
 #: the engine proper may not import the table, positions or views either (they are built on it)
-ENGINE = ("cards", "errors", "moves", "melds", "rules", "scoring", "state", "compat", "family", "game", "classic", "italian",
+ENGINE = ("cards", "errors", "moves", "melds", "rules", "scoring", "state", "family", "game", "classic", "italian",
           "movegen", "movegen_italian", "going_out")
 
 

@@ -54,7 +54,7 @@ def test_does_not_ask_while_going_out_would_lose_the_hand_early() -> None:
     move = bot.choose(seat_view(g, 0))
     assert move.kind != ASK
     g.push(move)
-    assert not g.is_over() and g.hsize[0] >= 1  # it plays on, keeping cards
+    assert not g.is_over() and g.hand_sizes[0] >= 1  # it plays on, keeping cards
     # late in the hand (a short stock) the same position is worth going out from
     late = _classic(_hands(SMALL), THEIRS_AHEAD, stock_size=8)
     assert make_bot("advanced", seed=1).choose(seat_view(late, 0)).kind == ASK
@@ -100,7 +100,7 @@ def test_respects_a_no() -> None:
             h.push(move)
             while not h.is_over() and h.turn == 0:  # the rest of its turn
                 h.push(make_bot("advanced", seed=seed).choose(seat_view(h, 0)))
-            assert not h.is_over() and h.hsize[0] >= 1
+            assert not h.is_over() and h.hand_sizes[0] >= 1
 
 
 def test_says_yes_then_the_asker_goes_out() -> None:
@@ -130,6 +130,6 @@ def test_follows_a_way_out_over_several_melds_in_italian() -> None:
         if g.is_over():
             break
         move = bot.choose(seat_view(g, 0))
-        assert move.kind != DISCARD or g.hsize[0] == 1, f"discarded {move} with {g.hsize[0]} cards"
+        assert move.kind != DISCARD or g.hand_sizes[0] == 1, f"discarded {move} with {g.hand_sizes[0]} cards"
         g.push(move)
     assert g.end_reason == "went out" and g.went_out == 0

@@ -72,9 +72,9 @@ def test_italian_opening_count_leaves_out_the_taking_cards() -> None:
 def test_cards_drawn_per_turn(preset: str, options: dict[str, object], draw: int, take: int, open_: int) -> None:
     game = Game(RuleSet.preset(preset, options), 3)
     assert (game.cards_to_draw("draw"), game.cards_to_draw("take"), game.cards_to_draw("open")) == (draw, take, open_)
-    before = game.hsize[game.turn]
+    before = game.hand_sizes[game.turn]
     game.push("draw")
-    assert game.hsize[game.turn] == before + draw or game.red3[game.turn]  # red threes are replaced on top
+    assert game.hand_sizes[game.turn] == before + draw or game.red3[game.turn]  # red threes are replaced on top
     with pytest.raises(ValueError, match="not a way to draw"):
         game.cards_to_draw("discard 9C")
 

@@ -235,7 +235,7 @@ def knowable(g: Game, seat: int) -> Counter[str]:
     for reds in g.red3:
         cards.extend(reds)
     cards.extend(c for i, c in enumerate(g.pile) if not g.hidden[0] <= i < g.hidden[1])
-    for s in range(g.n):
+    for s in range(g.players):
         if s != seat:
             cards.extend(c for c in range(len(g.known[s])) for _ in range(g.known[s][c]))
     cards.extend(g.cut_cards)

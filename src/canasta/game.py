@@ -36,7 +36,6 @@ from canasta.cards import (
     Card,
     make_deck,
 )
-from canasta.compat import OlderNames
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.family import MeldCount as MeldCount
@@ -77,7 +76,7 @@ ASK_YES: Final = Ask.YES
 ASK_NO: Final = Ask.NO
 
 
-class Game(HandState, OlderNames):
+class Game(HandState):
     """One hand of Canasta under a :class:`RuleSet`: the :class:`HandState`
     record plus the hand's fixed facts."""
 
@@ -681,10 +680,6 @@ class Game(HandState, OlderNames):
     def materialize(self, opt: Option) -> Move:
         """The move behind an option of :meth:`options`."""
         return materialize(self, opt)
-
-    # -- older names, kept for callers written before issue 14 (the engine uses the new ones)
-    _options = options
-    _materialize = materialize
 
 
     # ------------------------------------------------------------------ text

@@ -32,10 +32,6 @@ class HandResult:
     concealed_out: bool = False  # went out concealed (without having melded before)
 
 
-#: older name of :class:`HandResult` (not :class:`canasta.record.RecordedHand`)
-HandRecord = HandResult
-
-
 @dataclass
 class Match:
     """Deals hands, keeps cumulative scores (per side; per player in cut-throat)

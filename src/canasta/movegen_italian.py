@@ -286,7 +286,7 @@ def group_key(grp: Group) -> int:
 
 def fast_meld_options(g: Game, out: list[Option]) -> None:
     """The single-group meld moves of an opened team as option codes (see
-    ``Game._materialize``), checked directly; moves that would leave the hand
+    ``Game.materialize``), checked directly; moves that would leave the hand
     with fewer than two cards are checked in full."""
     r = g.rules
     seat = g.turn

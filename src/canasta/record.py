@@ -83,9 +83,6 @@ class RecordedHand:
 
 
 
-#: older name of :class:`RecordedHand` (not :class:`canasta.match.HandResult`)
-HandRecord = RecordedHand
-
 @dataclass
 class GameRecord:
     headers: dict[str, str] = field(default_factory=dict)

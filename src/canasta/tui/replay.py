@@ -187,7 +187,7 @@ class ReplayApp(App[None]):
     def view(self) -> tuple[SeatView, list[list[int]] | None]:
         game = self.current.positions[self.index]
         if self.seat is None:
-            return spectator_view(game), [game.hand(s) for s in range(game.n)]
+            return spectator_view(game), [game.hand(s) for s in range(game.players)]
         return seat_view(game, self.seat), None
 
     def show(self) -> None:
