@@ -19,7 +19,9 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from canasta.cards import card_str
+from canasta.family import PILE_NOTES
 from canasta.i18n import translator
+from canasta.view import pile_note_list
 from canasta.web.app import create_app
 from canasta.web.language import choose, localize, plural_forms, say_error
 from canasta.web.room import Room, Settings
@@ -83,6 +85,20 @@ def test_a_page_loads_its_texts_in_the_language(client: TestClient) -> None:
     en = client.get("/i18n/catalog.json", headers={"accept-language": "de"}).json()
     assert en["lang"] == "en" and en["messages"] == {}
     assert client.get("/i18n/catalog.json", params={"lang": "qps"}).json()["lang"] == "qps"
+    # the engine's notes on the pile and why a hand ended, by key, in the language
+    t = translator("it")
+    assert it["pile_notes"]["open"] == t.pgettext("pile note", PILE_NOTES["open"]) != PILE_NOTES["open"]
+    assert set(it["pile_notes"]) == set(PILE_NOTES)
+    assert it["end_reasons"]["the stock ran out"] == t.gettext("the stock ran out") != "the stock ran out"
+
+
+def test_a_state_names_the_pile_notes_by_key(client: TestClient) -> None:
+    tid, tokens, room = two_people(client)
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        state = seated(client, ws, tokens[0], "it")
+    notes = pile_note_list(room.table.view(0))
+    assert state["pile_note_keys"] == [{"key": n.key, "n": n.n, "rank": n.rank} for n in notes]
+    assert state["pile_notes"] == [n.text for n in notes]  # English, for programs
 
 
 def test_plural_forms_follow_the_catalogs_rule() -> None:

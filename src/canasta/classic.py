@@ -28,7 +28,7 @@ from canasta.cards import (
 )
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.family import RuleFamily
+from canasta.family import PileNote, RuleFamily
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
 from canasta.moves import MELD, TAKE, Group, Move, group_cards, group_target
 from canasta.rules import RuleSet
@@ -389,16 +389,14 @@ class Classic(RuleFamily):
     def going_out_met(self, g: Game, side: int) -> bool:
         return g.side_canastas(side) >= g.rules.canastas_to_go_out
 
-    def frozen_note(self, rules: RuleSet) -> str:
-        return "FROZEN for everyone: a wild card is in it; only a natural pair matching the top card takes it"
+    def frozen_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("frozen")
 
-    def unmelded_note(self) -> str:
-        return ("frozen for your side until it has melded: a natural pair matching the top card, "
-                "with enough for your initial meld, takes it")
+    def unmelded_note(self) -> PileNote:
+        return PileNote("unmelded")
 
-    def open_note(self, rules: RuleSet) -> str:
-        return ("open: a natural pair, one natural card and a wild card, or a meld of the top "
-                "card's rank takes it")
+    def open_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("open")
 
     def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
         deal(g, deck)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
-from canasta.cards import Card
+from canasta.cards import RANK_PLURALS, Card
 from canasta.errors import IllegalMoveError
 from canasta.fairdeal import DealRandom
 from canasta.melds import Meld
@@ -31,6 +31,43 @@ from canasta.scoring import SideScore
 if TYPE_CHECKING:
     from canasta.game import Game
     from canasta.movegen import Option
+
+
+#: the pile's (or pozzo's) state in words (A.8, A.9, B.10): English sentences with
+#: ``{n}`` (a count) or ``{rank}`` (a rank, in the plural); an interface translates them
+#: by key (they are extracted for the catalogs from here, as data)
+PILE_NOTES: Final[dict[str, str]] = {
+    "empty": "empty",
+    "frozen": "FROZEN for everyone: a wild card is in it; only a natural pair matching the top card takes it",
+    "frozen_pozzo": "FROZEN: a wild card is in it; only {n} natural cards matching the top card take it",
+    "unmelded": "frozen for your side until it has melded: a natural pair matching the top card, with enough "
+                "for your initial meld, takes it",
+    "unopened": "your team must open first (or open in the same turn) to take it",
+    "face_down": "the top card is face down",
+    "wild_on_top.pile": "BLOCKED: a wild card is on top, so nobody can take the pile now",
+    "wild_on_top.pozzo": "BLOCKED: a wild card is on top, so nobody can take the pozzo now",
+    "black_three_on_top.pile": "BLOCKED: a black three is on top, so the next player cannot take the pile",
+    "black_three_on_top.pozzo": "BLOCKED: a black three is on top, so the next player cannot take the pozzo",
+    "red_three_on_top.pile": "BLOCKED: a red three is on top of the pile",
+    "red_three_on_top.pozzo": "BLOCKED: a red three is on top of the pozzo",
+    "closed_rank_own": "BLOCKED for you: your team closed a canasta of {rank}",
+    "closed_rank_other": "BLOCKED for you: the other side closed a canasta of {rank}",
+    "open_pair": "open: a natural pair matching the top card takes it",
+    "open": "open: a natural pair, one natural card and a wild card, or a meld of the top card's rank takes it",
+}
+
+
+class PileNote(NamedTuple):
+    """One note on the pile: a key of :data:`PILE_NOTES` and its fields."""
+
+    key: str
+    n: int = 0  # {n}: a count
+    rank: int = -1  # {rank}: a rank (0 the twos ... 13 the jokers), written in the plural
+
+    @property
+    def text(self) -> str:
+        """The note in English."""
+        return PILE_NOTES[self.key].format(n=self.n, rank=RANK_PLURALS[self.rank] if self.rank >= 0 else "")
 
 
 @dataclass(frozen=True)
@@ -85,17 +122,17 @@ class RuleFamily:
         raise NotImplementedError
 
     # -- words, for the views' notes on the pile (pile_notes)
-    def frozen_note(self, rules: RuleSet) -> str:
+    def frozen_note(self, rules: RuleSet) -> PileNote:
         raise NotImplementedError
 
-    def unmelded_note(self) -> str:
+    def unmelded_note(self) -> PileNote:
         raise NotImplementedError
 
-    def open_note(self, rules: RuleSet) -> str:
+    def open_note(self, rules: RuleSet) -> PileNote:
         raise NotImplementedError
 
     def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
-                      rank: int) -> list[str]:
+                      rank: int) -> list[PileNote]:
         """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6)."""
         return []
 

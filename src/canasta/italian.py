@@ -22,7 +22,6 @@ from canasta.cards import (
     JOKER,
     JOKER_RANK,
     NUM_CARDS,
-    RANK_PLURALS,
     THREE,
     TWO,
     Card,
@@ -30,7 +29,7 @@ from canasta.cards import (
 )
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.family import RuleFamily
+from canasta.family import PileNote, RuleFamily
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
@@ -649,29 +648,24 @@ class Italian(RuleFamily):
     def going_out_met(self, g: Game, side: int) -> bool:
         return requirement_met(g.rules, *closed_counts(g, side))
 
-    def frozen_note(self, rules: RuleSet) -> str:
-        return (f"FROZEN: a wild card is in it; only {rules.frozen_pozzo_naturals} natural cards matching the "
-                "top card take it")
+    def frozen_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("frozen_pozzo", n=rules.frozen_pozzo_naturals)
 
-    def unmelded_note(self) -> str:
-        return "your team must open first (or open in the same turn) to take it"
+    def unmelded_note(self) -> PileNote:
+        return PileNote("unopened")
 
-    def open_note(self, rules: RuleSet) -> str:
-        if rules.pozzo_take == "natural_pair_only":
-            return "open: a natural pair matching the top card takes it"
-        return ("open: a natural pair, one natural card and a wild card, or a meld of the top "
-                "card's rank takes it")
+    def open_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("open_pair" if rules.pozzo_take == "natural_pair_only" else "open")
 
     def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
-                      rank: int) -> list[str]:
+                      rank: int) -> list[PileNote]:
         if rules.pozzo_closed_rank_block == "off" or side < 0:
             return []
         own = rules.pozzo_closed_rank_block == "own_closed"
         notes = []
         for other, canastas in enumerate(closed):
             if (other == side) == own and any(CARD_RANK[c[0]] == rank for c in canastas if c):
-                whose = "your team" if own else "the other side"
-                notes.append(f"BLOCKED for you: {whose} closed a canasta of {RANK_PLURALS[rank]}")
+                notes.append(PileNote("closed_rank_own" if own else "closed_rank_other", rank=rank))
         return notes
 
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:

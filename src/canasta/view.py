@@ -33,7 +33,7 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import PositionError
-from canasta.family import family_of
+from canasta.family import PileNote, family_of
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
 from canasta.melds import WILD_MELD, Meld, meld_from_cards
 from canasta.position import _cards
@@ -230,15 +230,16 @@ class SeatView:
             raise PositionError(f"malformed seat view: {exc!r}") from None
 
 
-def pile_notes(view: SeatView) -> list[str]:
-    """The discard pile's (or pozzo's) state in words, for this seat: frozen,
-    blocked, and why, and what it takes to pick it up (A.8, A.9, B.10)."""
+def pile_note_list(view: SeatView) -> list[PileNote]:
+    """The discard pile's (or pozzo's) state for this seat, as notes an interface can
+    translate by key (:data:`canasta.family.PILE_NOTES`): frozen, blocked, and why, and
+    what it takes to pick it up (A.8, A.9, B.10)."""
     r = view.rules
     if not view.pile:
-        return ["empty"]
+        return [PileNote("empty")]
     family = family_of(r)
     word = family.pile_word
-    notes: list[str] = []
+    notes: list[PileNote] = []
     top = view.pile[-1]
     mine = view.side >= 0 and bool(view.opened) and not view.opened[view.side]
     if view.pile_frozen:
@@ -246,18 +247,23 @@ def pile_notes(view: SeatView) -> list[str]:
     elif mine:
         notes.append(family.unmelded_note())
     if top is None:
-        notes.append("the top card is face down")
+        notes.append(PileNote("face_down"))
     elif IS_WILD[top]:
-        notes.append(f"BLOCKED: a wild card is on top, so nobody can take the {word} now")
+        notes.append(PileNote(f"wild_on_top.{word}"))
     elif IS_BLACK_THREE[top]:
-        notes.append(f"BLOCKED: a black three is on top, so the next player cannot take the {word}")
+        notes.append(PileNote(f"black_three_on_top.{word}"))
     elif IS_RED_THREE[top]:
-        notes.append(f"BLOCKED: a red three is on top of the {word}")
+        notes.append(PileNote(f"red_three_on_top.{word}"))
     else:
         notes.extend(family.blocked_notes(r, view.closed, view.side, CARD_RANK[top]))
     if not notes:
         notes.append(family.open_note(r))
     return notes
+
+
+def pile_notes(view: SeatView) -> list[str]:
+    """:func:`pile_note_list` in English."""
+    return [note.text for note in pile_note_list(view)]
 
 
 def spectator_view(game: Game) -> SeatView:

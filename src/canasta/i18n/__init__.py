@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from canasta.errors import IllegalMoveError
+    from canasta.family import PileNote
 
 #: where the catalogs live: locale/<lang>/LC_MESSAGES/<domain>.po/.mo and locale/<domain>.pot
 LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
@@ -331,6 +332,13 @@ class Translator:
         name with its article ("il sette di cuori"); ``rank``/``*_rank`` -> its plural
         (``{rank:one}`` the singular); ``ranks`` -> "fives and sixes"; numbers in this language."""
         return {k: _Local(self, k, v) for k, v in params.items()}
+
+    def pile_note(self, note: PileNote) -> str:
+        """A note on the pile (:func:`canasta.view.pile_note_list`) in this language."""
+        from canasta.family import PILE_NOTES
+
+        text = self.pgettext("pile note", PILE_NOTES[note.key])
+        return text.format(n=self.number(note.n), rank=self.rank(note.rank, 2) if note.rank >= 0 else "")
 
     def refusal(self, err: IllegalMoveError) -> str:
         """An illegal move's refusal in this language, with its rule: "... (rule A.5.4)" /

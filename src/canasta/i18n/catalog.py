@@ -98,8 +98,8 @@ def _message(message: Any) -> str | tuple[str, str]:
 
 
 def _data_messages() -> Iterator[Message]:
-    """The engine's texts that are data: rule options and refusals."""
-    from canasta import errors, rules
+    """The engine's texts that are data: rule options, refusals and the notes on the pile."""
+    from canasta import errors, family, rules
 
     for o in rules.ALL_OPTIONS:
         where = "src/canasta/rules.py"
@@ -115,6 +115,8 @@ def _data_messages() -> Iterator[Message]:
                    "{card} notation (7H), {card:name} its name, {card:the} with the article; "
                    "{rank} plural, {rank:one} singular; {ranks} a list of ranks; others are numbers"]
         yield ref.text, f"refusal {key}", "src/canasta/errors.py", comment
+    for key, note in family.PILE_NOTES.items():
+        yield note, "pile note", "src/canasta/family.py", [f"pile note {key}; {{n}} a number, {{rank}} a rank in the plural"]
 
 
 def _html_extract(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[Any]:

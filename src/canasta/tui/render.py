@@ -28,7 +28,7 @@ from canasta.i18n.words import canasta_kind, score_label, seat_name
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.view import SeatView
+from canasta.view import SeatView, pile_note_list
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: suit colours: two-colour deck (red/black) and four-colour deck (spades black,
@@ -225,49 +225,10 @@ def pile_word(view: SeatView) -> str:
 
 
 def pile_notes(view: SeatView) -> list[str]:
-    """The discard pile's (or pozzo's) state in words, for this seat: frozen, blocked,
-    and why, and what it takes to pick it up (A.8, A.9, B.10): canasta.view.pile_notes
-    in the language of the moment."""
-    r = view.rules
-    if not view.pile:
-        return [_("empty")]
-    word = pile_word(view)
-    notes: list[str] = []
-    top = view.pile[-1]
-    mine = view.side >= 0 and bool(view.opened) and not view.opened[view.side]
-    if view.pile_frozen:
-        if r.italian:
-            notes.append(_("FROZEN: a wild card is in it; only {n} natural cards matching the top card take it")
-                         .format(n=r.frozen_pozzo_naturals))
-        else:
-            notes.append(_("FROZEN for everyone: a wild card is in it; only a natural pair matching the top card "
-                           "takes it"))
-    elif mine:
-        notes.append(_("your team must open first (or open in the same turn) to take it") if r.italian else
-                     _("frozen for your side until it has melded: a natural pair matching the top card, with "
-                       "enough for your initial meld, takes it"))
-    if top is None:
-        notes.append(_("the top card is face down"))
-    elif IS_WILD[top]:
-        notes.append(_("BLOCKED: a wild card is on top, so nobody can take {pile} now").format(pile=word))
-    elif IS_BLACK_THREE[top]:
-        notes.append(_("BLOCKED: a black three is on top, so the next player cannot take {pile}").format(pile=word))
-    elif IS_RED_THREE[top]:
-        notes.append(_("BLOCKED: a red three is on top of {pile}").format(pile=word))
-    elif r.italian and r.pozzo_closed_rank_block != "off":
-        own = r.pozzo_closed_rank_block == "own_closed"
-        rank = CARD_RANK[top]
-        for side, closed in enumerate(view.closed):
-            if view.side >= 0 and (side == view.side) == own and any(CARD_RANK[c[0]] == rank for c in closed if c):
-                notes.append((_("BLOCKED for you: your team closed a canasta of {rank}") if own else
-                              _("BLOCKED for you: the other side closed a canasta of {rank}"))
-                             .format(rank=current().rank(rank, 2)))
-    if not notes:
-        notes.append(_("open: a natural pair matching the top card takes it")
-                     if r.italian and r.pozzo_take == "natural_pair_only" else
-                     _("open: a natural pair, one natural card and a wild card, or a meld of the top card's rank "
-                       "takes it"))
-    return notes
+    """The discard pile's (or pozzo's) state in words, for this seat (A.8, A.9, B.10):
+    canasta.view.pile_note_list in the language of the moment."""
+    tr = current()
+    return [tr.pile_note(note) for note in pile_note_list(view)]
 
 
 def pile_panel(view: SeatView, style: Style = Style()) -> Text:

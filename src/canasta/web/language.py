@@ -16,7 +16,9 @@ import re
 from typing import Any, Final
 
 from canasta.errors import IllegalMoveError
+from canasta.family import PILE_NOTES
 from canasta.i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, PSEUDO, WEB_DOMAIN, negotiate, translator
+from canasta.i18n.words import END_REASONS
 
 TEMPLATE: Final = "_template"  # an error's English template and its fields, until it is sent
 REFUSAL: Final = "_refusal"  # an engine refusal (IllegalMoveError), until it is sent
@@ -51,6 +53,11 @@ def catalog(lang: str) -> dict[str, Any]:
         # the pseudo-language is made by the page itself from the English texts
         "messages": {} if lang in (DEFAULT, PSEUDO) else translator(lang, WEB_DOMAIN).catalog(),
         "plural": plural_forms(lang),
+        # the notes on the pile (canasta.view.pile_note_list), from the engine's catalog;
+        # a state's "pile_note_keys" says which, with their {n} and {rank}
+        "pile_notes": {key: translator(lang).pgettext("pile note", text) for key, text in PILE_NOTES.items()},
+        # why a hand ended with nobody out (Game.end_reason, a state's sheet), English -> the language
+        "end_reasons": {text: translator(lang).gettext(text) for text in END_REASONS},
     }
 
 

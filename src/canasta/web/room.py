@@ -34,7 +34,7 @@ from canasta.fairdeal import check_client_seed
 from canasta.i18n import N_
 from canasta.moves import Move
 from canasta.table import Table, TableError
-from canasta.view import pile_notes
+from canasta.view import pile_note_list
 from canasta.web.botpool import decision_seed
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
 from canasta.web.store import SeatRow
@@ -225,10 +225,12 @@ class Room:
         if self.table.dealt:
             seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
             out["view"] = seen.to_dict(include_rules=False)
-            out["pile_notes"] = pile_notes(seen)
+            notes = pile_note_list(seen)
+            out["pile_notes"] = [note.text for note in notes]  # in English, for programs
+            out["pile_note_keys"] = [{"key": note.key, "n": note.n, "rank": note.rank} for note in notes]
         else:
             out["view"] = None
-            out["pile_notes"] = []
+            out["pile_notes"] = out["pile_note_keys"] = []
         out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
         mine = self.table.client_seeds()[seat] if seat >= 0 and self.table.pending is not None else ""
         out["my_seed"] = mine or None

@@ -32,6 +32,10 @@ async function load() {
 const catalog = await load();
 export const lang = catalog.lang;
 export const languages = catalog.languages || [["en", "English"]];
+/** The notes on the pile, by key, in this language (the engine's sentences: canasta.family.PILE_NOTES). */
+export const pileNoteTexts = catalog.pile_notes || {};
+/** Why a hand ended with nobody out (the engine's English words) in this language. */
+export const endReasonTexts = catalog.end_reasons || {};
 document.documentElement.lang = lang === PSEUDO ? "en" : lang;
 const messages = catalog.messages || {};
 const pluralTable = catalog.plural || [];

@@ -5,9 +5,9 @@
 // side's melds with their count and canasta status in words.  Every card that
 // moves is flown from where it was to where it went, found by comparing each
 // state with the one before.
-import { _, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
+import { _, endReasonTexts, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
-import { RANK_WORDS, levelName, moveText, seatName } from "/static/words.js";
+import { RANK_WORDS, levelName, moveText, pileNoteText, seatName } from "/static/words.js";
 
 translatePage();
 languagePicker($id("lang"));
@@ -52,54 +52,8 @@ const me = () => (state ? state.seat : -1);
 const titleWords = (t) => (t === "Quick play" ? _("Quick play") : t);
 
 
-// why a hand ended with nobody out, as the engine says it (canasta.game)
-const END_REASONS = {
-  "the stock ran out": _("the stock ran out"),
-  "the stock ran out and the pile could not be taken": _("the stock ran out and the pile could not be taken"),
-  "a red three was drawn as the last card of the stock": _("a red three was drawn as the last card of the stock"),
-  "the stock ran out and the player did not take the pile": _("the stock ran out and the player did not take the pile"),
-};
-
 function timerText() {
   return ngettext("turn timer: {n} second", "turn timer: {n} seconds", Math.max(0, Math.round(state.deadline - Date.now() / 1000)));
-}
-
-/** The pile's (or pozzo's) state in words for this seat: frozen, blocked, and what takes it
- * (rules A.8, A.9, B.10; the same reading as canasta.view.pile_notes). */
-function pileNotes(v) {
-  if (!v.pile.length || !rules) return [];
-  const notes = [];
-  const top = v.pile[v.pile.length - 1];
-  const side = state.seat >= 0 ? v.side_of[state.seat] : -1;
-  const notOpened = side >= 0 && v.opened && !v.opened[side];
-  if (v.pile_frozen) {
-    notes.push(italian()
-      ? ngettext("FROZEN: a wild card is in it; only {n} natural card matching the top card takes it",
-        "FROZEN: a wild card is in it; only {n} natural cards matching the top card take it", rules.frozen_pozzo_naturals)
-      : _("FROZEN for everyone: a wild card is in it; only a natural pair matching the top card takes it"));
-  } else if (notOpened) {
-    notes.push(italian() ? _("your team must open first (or open in the same turn) to take it")
-      : _("frozen for your side until it has melded: a natural pair matching the top card, with enough for your initial meld, takes it"));
-  }
-  if (top === "??") notes.push(_("the top card is face down"));
-  else if (isWild(top)) notes.push(italian() ? _("BLOCKED: a wild card is on top, so nobody can take the pozzo now") : _("BLOCKED: a wild card is on top, so nobody can take the pile now"));
-  else if (rankOf(top) === "3" && (top.endsWith("S") || top.endsWith("C"))) {
-    notes.push(italian() ? _("BLOCKED: a black three is on top, so the next player cannot take the pozzo") : _("BLOCKED: a black three is on top, so the next player cannot take the pile"));
-  } else if (rankOf(top) === "3") notes.push(italian() ? _("BLOCKED: a red three is on top of the pozzo") : _("BLOCKED: a red three is on top of the pile"));
-  else if (italian() && rules.pozzo_closed_rank_block && rules.pozzo_closed_rank_block !== "off" && side >= 0) {
-    const own = rules.pozzo_closed_rank_block === "own_closed";
-    (v.closed || []).forEach((closed, s) => {
-      if ((s === side) === own && closed.some((c) => c.length && rankOf(natural(c)) === rankOf(top))) {
-        const rank = RANK_WORDS[rankOf(top)];
-        notes.push(own ? _("BLOCKED for you: your team closed a canasta of {rank}", { rank }) : _("BLOCKED for you: the other side closed a canasta of {rank}", { rank }));
-      }
-    });
-  }
-  if (!notes.length) {
-    notes.push(italian() && rules.pozzo_take === "natural_pair_only" ? _("open: a natural pair matching the top card takes it")
-      : _("open: a natural pair, one natural card and a wild card, or a meld of the top card's rank takes it"));
-  }
-  return notes;
 }
 
 function playerName(seat) {
@@ -650,7 +604,10 @@ function renderCentre() {
   }
   const notes = $("pile-notes");
   notes.innerHTML = "";
-  for (const text of pileNotes(v)) {
+  // the engine's notes on the pile, by key, in the page's language (English text from an older server)
+  const said = state.pile_note_keys ? state.pile_note_keys.filter((n) => n.key !== "empty").map(pileNoteText)
+    : (state.pile_notes || []).filter((t) => t !== "empty");
+  for (const text of said) {
     const li = document.createElement("li");
     li.textContent = text;
     notes.appendChild(li);
@@ -990,7 +947,7 @@ function howEnded(h, last) {
     return mine ? _("You went out.") : _("{name} went out.", { name });
   }
   const reason = h.end_reason || "";
-  return reason ? _("Nobody went out: {reason}.", { reason: END_REASONS[reason] || reason }) : "";
+  return reason ? _("Nobody went out: {reason}.", { reason: endReasonTexts[reason] || reason }) : "";
 }
 
 function resultText() {

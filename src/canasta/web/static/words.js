@@ -1,6 +1,6 @@
 // Moves and ranks in words, in the page's language: the log, the last move of each seat,
 // hints and the replay all describe a move from its notation ("meld 8H 8S 2C").
-import { _, ngettext } from "/static/i18n.js";
+import { _, fmt, ngettext, pileNoteTexts } from "/static/i18n.js";
 import { prettyCards } from "/static/cards.js";
 
 // a rank in the plural, as a meld's label says it ("kings · 5/7")
@@ -59,4 +59,14 @@ export function levelName(level, n = 1) {
   const names = { random: ngettext("random bot", "random bots", n), basic: ngettext("basic bot", "basic bots", n),
     advanced: ngettext("advanced bot", "advanced bots", n), expert: ngettext("expert bot", "expert bots", n) };
   return names[level] || _("{level} bot", { level });
+}
+
+// the engine's ranks by number (canasta.cards.RANK_NAMES)
+const RANK_CODES = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK"];
+
+/** A note on the pile from the state's pile_note_keys ({key, n, rank}) in the page's language. */
+export function pileNoteText(note) {
+  const text = pileNoteTexts[note.key];
+  if (!text) return note.key;
+  return fmt(text, { n: note.n, rank: note.rank >= 0 ? RANK_WORDS[RANK_CODES[note.rank]] : "" });
 }
