@@ -51,6 +51,19 @@ def playout(rules: RuleSet, seed: int) -> Iterator[Game]:
     raise AssertionError(f"{rules.name} seed {seed}: the hand did not end in {MAX_MOVES} moves")
 
 
+@pytest.fixture(autouse=True)
+def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test in English whatever the machine's locale, and without a player's saved
+    language (issue 18): tests that want another language say so themselves."""
+    from canasta.i18n import use
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    use("en")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a long test (property runs, whole matches); "
                                        "deselect with -m 'not slow'")

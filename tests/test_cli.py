@@ -13,19 +13,6 @@ from canasta.bench import run_bench
 from canasta.cli import main
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
 
-
-@pytest.fixture(autouse=True)
-def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """English whatever the machine's locale, and no player's saved language (issue 18)."""
-    from canasta.i18n import use
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
-
 PRESET_NAMES = sorted(PRESETS)
 BENCH_KEYS = {"hands_per_s", "decisions_per_s", "decisions_per_hand"}
 

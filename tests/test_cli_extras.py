@@ -13,18 +13,6 @@ from canasta import cli
 from canasta.record import read_file, verify
 
 
-@pytest.fixture(autouse=True)
-def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """English whatever the machine's locale, and no player's saved language (issue 18)."""
-    from canasta.i18n import use
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
-
 def _have(*modules: str) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in modules)
 

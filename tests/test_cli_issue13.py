@@ -18,19 +18,6 @@ from canasta.cli import main
 from canasta.errors import IllegalMoveError
 from canasta.rules import RuleSet
 
-
-@pytest.fixture(autouse=True)
-def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """English whatever the machine's locale, and no player's saved language (issue 18)."""
-    from canasta.i18n import use
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
-
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -37,19 +37,6 @@ from canasta.tui.app import (
 from canasta.tui.render import move_words
 from canasta.tui.widgets import HandView
 
-
-@pytest.fixture(autouse=True)
-def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """English whatever the machine's locale, and no player's saved language (issue 18)."""
-    from canasta.i18n import use
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
-
 SIZE = (120, 50)
 P = ParamSpec("P")
 T = TypeVar("T")

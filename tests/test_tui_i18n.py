@@ -35,14 +35,6 @@ from canasta.tui.app import (
 SIZE = (130, 50)
 
 
-@pytest.fixture(autouse=True)
-def _no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
 
 def screen_texts(app: Any) -> list[str]:
     """What each widget of the screen shows (its region of the screen, borders and titles

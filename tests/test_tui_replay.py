@@ -29,18 +29,6 @@ from canasta.tui.widgets import HandView
 from canasta.view import pile_notes
 
 
-@pytest.fixture(autouse=True)
-def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """English whatever the machine's locale, and no player's saved language (issue 18)."""
-    from canasta.i18n import use
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
-
 def plain(content: object) -> str:
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(content)
