@@ -113,11 +113,14 @@ FIND_LAYOFF = """() => {
 def mouse_sized(page: Page) -> Iterator[None]:
     """Dragging is for a mouse: a phone-sized page is widened to a desktop's for it."""
     size = page.viewport_size
-    page.set_viewport_size({"width": 1280, "height": 900})
+    narrow = size is None or size["width"] < 1000
+    if narrow:  # a desktop page is left as it is: a resize reflows the table under the mouse
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
     try:
         yield
     finally:
-        if size:
+        if narrow and size:
             page.set_viewport_size(size)
 
 
@@ -188,6 +191,7 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
             if page.is_enabled("#btn-discard") and dragged is not None and "discard" not in dragged:
                 card = cards.nth(i)
                 card.click(position={"x": 6, "y": 10})  # unselected, then dropped on the pile
+                wait_checked(page)  # the page settled: no answer lands (and moves things) mid-drag
                 with mouse_sized(page):
                     card.drag_to(page.locator("#pile"), source_position={"x": 6, "y": 10})
                 dragged.add("discard")
