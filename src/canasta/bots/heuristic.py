@@ -49,16 +49,12 @@ from canasta.view import SeatView
 def unseen_counts(g: Game, seat: int) -> list[int]:
     """Card counts this seat cannot place (other hands beyond known cards, stock,
     face-down pozzo cards), from public information and its own hand only."""
-    counts = list(_pack_counts(g.rules.packs))
-    hand = g.hands[seat]
-    for c in range(NUM_CARDS):
-        counts[c] -= hand[c]
+    counts = [p - h for p, h in zip(_pack_counts(g.rules.packs), g.hands[seat], strict=True)]
     for s in range(g.players):
         if s != seat:
             known = g.known[s]
-            for c in range(NUM_CARDS):
-                if known[c]:
-                    counts[c] -= known[c]
+            if any(known):
+                counts = [c - k for c, k in zip(counts, known, strict=True)]
     lo, hi = g.hidden
     for i, c in enumerate(g.pile):
         if not lo <= i < hi:
@@ -84,6 +80,7 @@ def _pack_counts(packs: int) -> tuple[int, ...]:
     return tuple(counts)
 
 
+@functools.lru_cache(maxsize=65536)
 def holds_at_least(k: int, copies: int, hand: int, pool: int) -> float:
     """Probability that a hand of ``hand`` cards dealt from ``pool`` unseen cards,
     ``copies`` of them of one rank, holds at least ``k`` of that rank."""
@@ -96,10 +93,11 @@ def holds_at_least(k: int, copies: int, hand: int, pool: int) -> float:
 
 
 def _rank_counts(counts: Sequence[int]) -> list[int]:
+    """Counts per rank (cards 0..51 are four to a rank, 52 the joker); negative counts are taken as none."""
     out = [0] * 14
     for c, k in enumerate(counts):
         if k > 0:
-            out[CARD_RANK[c]] += k
+            out[c >> 2] += k
     return out
 
 
@@ -222,8 +220,9 @@ class HeuristicBot(Bot):
             return asks[0]  # Italian: the way out needs the partner's yes first
         # 2. meld: openings whole, then natural cards, wild cards only to close canastas
         best: tuple[float, Move] | None = None
+        late = len(g.stock) < self.late_meld_stock or (self.advanced and self._danger_of_going_out(g))
         for m in melds:
-            score = self._meld_score(g, m)
+            score = self._meld_score(g, m, late)
             if score > 0 and (best is None or score > best[0]):
                 best = (score, m)
         if best is not None:
@@ -254,17 +253,16 @@ class HeuristicBot(Bot):
         return any(g.hand_sizes[p] <= 3 and (g.canasta_counts[g.side_of[p]] > 0 or bool(g.closed[g.side_of[p]]))
                    for p in range(g.players) if g.side_of[p] != side)
 
-    def _meld_score(self, g: Game, move: Move) -> float:
+    def _meld_score(self, g: Game, move: Move, late: bool) -> float:
+        """The meld's worth to the player to move; ``late``: the stock is nearly gone
+        or an opponent is about to go out."""
         seat = g.turn
         side = g.side_of[seat]
-        opened = g.opened[side]
-        cards = [c for grp in move.groups for c in group_cards(grp)]
-        wilds = sum(1 for c in cards if IS_WILD[c])
-        naturals = len(cards) - wilds
-        late = len(g.stock) < self.late_meld_stock or (self.advanced and self._danger_of_going_out(g))
-        if not opened:
+        if not g.opened[side]:
             # an opening: as many natural cards as possible, few wild cards
-            return 100 + naturals * 3 - wilds * (2 if self.advanced else 1)
+            cards = [c for grp in move.groups for c in group_cards(grp)]
+            wilds = sum(1 for c in cards if IS_WILD[c])
+            return 100 + (len(cards) - wilds) * 3 - wilds * (2 if self.advanced else 1)
         score = 0.0
         for grp in move.groups:
             gc = group_cards(grp)
