@@ -4,40 +4,60 @@ For each decision it samples the unseen cards consistently with its view
 (:func:`canasta.view.sample_world`), tries the few choices that matter (draw or
 take, meld now or wait, which discard, go out or not) and plays each sampled
 world forward with the advanced player's rules of thumb for 40 decisions (about
-three rounds), then scores the position: melded points, canasta bonuses and red
-threes minus the cards still in hand, side against side.  Short rollouts are far
-less noisy than whole hands, so the same budget tells the choices apart.  It
-plays the advanced player's own choice unless another choice scores better
-over the same worlds by more than the sampling noise.  The budget (default one
-second or 40 worlds, whichever comes first) bounds each decision: the clock
-starts with the decision, and rollouts stop at 80% of the time so that the
-engine step under way and the choice still end within it.
+three rounds), then values the position as the hand's score would stand if it
+ended there (the family's own scoring: natural and mixed canastas, red threes,
+the cards still in hand), plus a little for melds on their way to a canasta,
+side against side, the difference squashed so that one wild world does not
+outvote the rest.  Short rollouts are far less noisy than whole hands, so the
+same budget tells the choices apart.
+
+The worlds go where the decision is close: after a first look (12 worlds) and
+then every 6 worlds, a choice that trails the best one by more than
+``drop_z`` standard errors over the same worlds is dropped, and the search
+stops when only the advanced player's own choice is left.  It plays that
+choice unless another scores better over the same worlds by more than the
+sampling noise.  The budget bounds each decision: at most ``WORLDS`` worlds per
+family (fewer in Italian, whose engine steps cost more), and one second: the
+clock starts with the decision, and rollouts stop at 65% of the time so that
+the engine step under way and the choice still end within it.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from typing import Final
 
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
 from canasta.bots.inference import PileWatch, respect
+from canasta.cards import THREE
 from canasta.game import ANSWER_PHASE, DRAW_PHASE, Game
+from canasta.melds import CANASTA_SIZE
 from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
 from canasta.view import SeatView
 
 ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 STEP_MARGIN = 0.35  # the share of the time budget kept back for the engine step in progress
+#: most sampled worlds per decision, per rule family, when the budget names none
+WORLDS: Final = {"classic": 60, "italian": 40}
+PROGRESS = 50.0  # a meld's worth per card beyond three, until it is a canasta
+SQUASH = 800.0  # a position's value is SQUASH * tanh(difference / SQUASH)
 
 
 class ExpertBot(Bot):
     name = "expert"
     switch_z = 1.0  # how many standard errors a choice must beat the guide's move by
+    drop_z = 1.5  # a choice this many standard errors behind the best is tried no more
+    first_look = 12  # worlds before the first drop
+    look_every = 6  # worlds between drops
     rollout_depth: int | None = 40  # decisions before a rollout is scored where it stands (None: to the end)
     infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
-        super().__init__(seed, budget or Budget(seconds=1.0, iterations=40))
+        """``budget``: seconds and/or worlds per decision (default: one second, and
+        the family's ``WORLDS``)."""
+        super().__init__(seed, budget or Budget(seconds=1.0))
         self.guide = AdvancedBot(seed)
         self.rollout = AdvancedBot(seed)
         self.rollout.asks_partner = False  # rollouts go out without asking where asking is optional
@@ -72,30 +92,56 @@ class ExpertBot(Bot):
         if len(cands) == 1:
             return cands[0]
         me = view.seat
-        # gains[i][w]: candidate i's result minus the guide's (cands[0]) in world w
-        gains: list[list[float]] = [[] for _ in cands]
+        # values[i][w]: candidate i's value in world w; a dropped candidate's list stops growing
+        values: list[list[float]] = [[] for _ in cands]
+        active = list(range(len(cands)))  # cands[0], the guide's move, is never dropped
         done = 0
         assert self.budget is not None
         seconds = self.budget.seconds
+        worlds = self.budget.iterations or WORLDS.get(g.family.name, 40)
         # rollouts stop early enough that the engine step in progress (rarely up to
         # ~0.2 s in Italian: opening and going-out searches) still ends within budget
         deadline = started + (1 - STEP_MARGIN) * seconds if seconds is not None else math.inf
-        while not self.budget.exhausted(started, done) and time.perf_counter() < deadline:
+        while done < worlds and time.perf_counter() < deadline:
             w = self._world(view)
-            values: list[float] = []
-            for move in cands:
+            row: list[float] = []
+            for i in active:
                 h = w.copy()
-                h.play_unchecked(move)
+                h.play_unchecked(cands[i])
                 value = self._playout(h, me, deadline)
                 if value is None:
                     break
-                values.append(value)
-            if len(values) < len(cands):  # out of time inside this world: it is not counted
+                row.append(value)
+            if len(row) < len(active):  # out of time inside this world: it is not counted
                 break
-            for i, v in enumerate(values):
-                gains[i].append(v - values[0])
+            for i, v in zip(active, row, strict=True):
+                values[i].append(v)
             done += 1
+            if done >= self.first_look and (done - self.first_look) % self.look_every == 0:
+                active = self._keep(values, active, self.drop_z)
+                if len(active) == 1:
+                    break
+        gains = [[v - values[0][k] for k, v in enumerate(vs)] for vs in values]
         return cands[self._best(gains, self.switch_z)]
+
+    @staticmethod
+    def _keep(values: list[list[float]], active: list[int], z: float) -> list[int]:
+        """The candidates still worth trying: the guide's (``active[0]``), the best
+        by mean value, and every other not behind the best by more than ``z``
+        standard errors of the difference over the same worlds."""
+        n = len(values[active[0]])
+        top = max(active, key=lambda i: sum(values[i]))
+        keep = []
+        for i in active:
+            if i in (active[0], top):
+                keep.append(i)
+                continue
+            d = [a - b for a, b in zip(values[i], values[top], strict=True)]
+            mean = sum(d) / n
+            var = sum((x - mean) ** 2 for x in d) / (n - 1)
+            if mean >= -z * math.sqrt(var / n):
+                keep.append(i)
+        return keep
 
     @staticmethod
     def _best(gains: list[list[float]], z: float) -> int:
@@ -154,26 +200,25 @@ class ExpertBot(Bot):
             move = moves[0] if len(moves) == 1 else policy.pick(g, moves)
             g.play_unchecked(move)
             steps += 1
-        side = g.side_of[me]
-        if g.is_over():
-            result = g.result or []
-            if g.rules.cutthroat:
-                mine = result[me].total
-                others = [s.total for i, s in enumerate(result) if g.side_of[i] != side]
-            else:
-                mine = result[side].total
-                others = [s.total for i, s in enumerate(result) if i != side]
-            return float(mine - (max(others) if others else 0))
-        return _static(g, side)
+        return _value(g, me)
 
 
-def _static(g: Game, side: int) -> float:
-    """A rough value of an unfinished hand: melded points minus cards in hand."""
-    value = 0.0
-    for s in range(g.num_sides):
-        pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.closed[s])
-        pts += 300 * sum(1 for m in g.melds[s].values() if m.is_canasta)
-        pts -= sum(g.card_value[c] * k for p in range(g.players) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
-        pts += 100 * sum(len(g.red3[p]) for p in range(g.players) if g.side_of[p] == s)
-        value += pts if s == side else -pts / max(1, g.num_sides - 1)
-    return value
+def _value(g: Game, me: int) -> float:
+    """``me``'s side's score minus the best other side's, were the hand to end now
+    (its real score once it has ended), with ``PROGRESS`` points per card beyond
+    three in melds not yet canastas, squashed by ``SQUASH``."""
+    result = g.result if g.is_over() and g.result else g.family.score(g)
+    totals = [float(s.total) for s in result]
+    if not g.is_over():
+        for side in range(g.num_sides):
+            grow = PROGRESS * sum(m.size - 3 for m in g.melds[side].values()
+                                  if 3 < m.size < CANASTA_SIZE and m.rank != THREE)
+            if grow:
+                for i in range(len(totals)):
+                    if (g.side_of[i] if g.rules.cutthroat else i) == side:
+                        totals[i] += grow
+    mine = me if g.rules.cutthroat else g.side_of[me]
+    side = g.side_of[me]
+    others = [t for i, t in enumerate(totals) if (g.side_of[i] if g.rules.cutthroat else i) != side]
+    diff = totals[mine] - max(others, default=0.0)
+    return SQUASH * math.tanh(diff / SQUASH)
