@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 from pathlib import Path
@@ -182,6 +183,59 @@ def test_expert_switches_from_the_guides_move_only_on_a_clear_gain() -> None:
     assert ExpertBot._best([guide, noisy, clear], 1.0) == 2
     assert ExpertBot._best([guide, noisy], float("-inf")) == 1  # plain argmax would follow the noise
     assert ExpertBot._best([guide, [-5.0] * 40], float("-inf")) == 0
+
+
+def test_expert_drops_only_the_choices_clearly_behind_the_best() -> None:
+    from canasta.bots.expert import ExpertBot
+
+    rng = random.Random(7)
+    base = [rng.gauss(0.0, 300.0) for _ in range(24)]  # what the world itself is worth
+    guide = base[:]
+    close = [v + 10.0 + rng.gauss(0.0, 40.0) for v in base]  # a shade better than the guide
+    behind = [v - 150.0 + rng.gauss(0.0, 40.0) for v in base]  # clearly worse than the best
+    far_noisy = [v - 30.0 + rng.gauss(0.0, 400.0) for v in base]  # worse, but within its noise
+    values = [guide, close, behind, far_noisy]
+    assert ExpertBot._keep(values, [0, 1, 2, 3], 1.5) == [0, 1, 3]
+    # the guide's move stays even when it is the one clearly behind
+    values = [behind, guide, close]
+    assert ExpertBot._keep(values, [0, 1, 2], 1.5)[0] == 0
+    assert 2 in ExpertBot._keep(values, [0, 1, 2], 1.5)
+
+
+def _classic_melds(melds: list[list[list[str]]]) -> Game:
+    """classic-4p, seat 0 to meld, the same small hands, the given melds per side."""
+    from canasta.position import game_from_position
+
+    hands = [["5C", "6C", "7C"], ["5H", "6S", "7D"], ["9C", "4C", "8D"], ["9S", "4H", "8H"]]
+    return game_from_position({"rules": "classic-4p", "dealer": 3, "turn": 0, "phase": "meld", "hands": hands,
+                               "melds": melds, "stock_seed": 1, "turn_number": 9, "has_melded": [True] * 4})
+
+
+def test_expert_values_a_position_by_the_familys_own_scoring() -> None:
+    """The rollouts' value is the hand's score as it would stand (Classic: a natural
+    canasta 500, a mixed one 300), side against side, with a little for a meld on
+    its way to a canasta, squashed."""
+    from canasta.bots import expert
+
+    kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
+    mixed = ["KH", "KS", "KD", "KC", "KH", "2S", "JK"]
+    fives = [["5H", "5S", "5D"]]
+    natural = expert._value(_classic_melds([[kings], fives]), 0)
+    dirty = expert._value(_classic_melds([[mixed], fives]), 0)
+    # each side holds 40 points in hand; the other side has melded three fives (15)
+    hand, theirs = 40, 15 - 40
+    natural_diff = 7 * 10 + 500 - hand - theirs  # seven kings and the natural bonus
+    mixed_diff = 5 * 10 + 20 + 50 + 300 - hand - theirs  # five kings, a deuce, a joker, the mixed bonus
+    squash = expert.SQUASH
+    assert natural == pytest.approx(squash * math.tanh(natural_diff / squash))
+    assert dirty == pytest.approx(squash * math.tanh(mixed_diff / squash))
+    assert natural > dirty
+    assert expert._value(_classic_melds([[kings], fives]), 1) == -natural  # one side's gain is the other's loss
+    growing = expert._value(_classic_melds([[kings[:5]], fives]), 0)
+    three = expert._value(_classic_melds([[kings[:3]], fives]), 0)
+    assert growing - three > 2 * 10 + expert.PROGRESS  # two more kings (20), and two cards nearer a canasta
+    assert abs(expert._value(_classic_melds([[kings, ["QH", "QS", "QD", "QC", "QH", "QS", "QD"]] , fives]), 0)) \
+        < expert.SQUASH
 
 
 def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
