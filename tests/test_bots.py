@@ -277,6 +277,46 @@ def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest
     assert move == bot.guide.pick(game.copy(), list(game.generate()))
 
 
+@pytest.mark.parametrize(("spec", "most"), [("expert", 60), ("expert:i25", 25), ("expert:1.0", None)])
+def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
+        monkeypatch: pytest.MonkeyPatch, spec: str, most: int | None) -> None:
+    """A fake clock, 2 ms per rollout: by default a Classic decision samples at most the
+    family's 60 worlds, ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the time allows."""
+    from canasta.bots.expert import ExpertBot
+    from canasta.game import MELD_PHASE
+    from canasta.moves import DISCARD
+
+    now = [100.0]
+    worlds: list[int] = []
+
+    def playout(self: ExpertBot, g: Game, me: int, deadline: float = 0.0) -> float:
+        now[0] += 0.002
+        return 0.0
+
+    real_world = ExpertBot._world
+
+    def counted_world(self: ExpertBot, view: object) -> Game:
+        worlds.append(1)
+        return real_world(self, view)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("canasta.bots.expert.time.perf_counter", lambda: now[0])
+    monkeypatch.setattr(ExpertBot, "_playout", playout)
+    monkeypatch.setattr(ExpertBot, "_world", counted_world)
+    monkeypatch.setattr(ExpertBot, "_keep", staticmethod(lambda values, active, z: active))  # nothing dropped
+    game = Game(RuleSet.preset("classic-4p"), 11)
+    while True:  # a position with a real choice among discards
+        game.push("draw")
+        if game.phase == MELD_PHASE and sum(1 for m in game.legal_moves if m.kind == DISCARD) >= 3:
+            break
+        game.push(next(m for m in game.legal_moves if m.kind == DISCARD))
+    bot = make_bot(spec, seed=2)
+    bot.choose(seat_view(game, game.turn))
+    if most is None:
+        assert len(worlds) > 60
+    else:
+        assert len(worlds) == most
+
+
 def test_expert_rollouts_stop_at_the_deadline() -> None:
     from canasta.bots.expert import ExpertBot
     from canasta.game import Game

@@ -75,8 +75,9 @@ class ExpertBot(Bot):
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         """``budget``: seconds and/or worlds per decision (default: one second, and
-        the family's ``SEARCH`` worlds)."""
+        the family's ``SEARCH`` worlds; a budget in seconds alone thinks that long)."""
         super().__init__(seed, budget or Budget(seconds=1.0))
+        self.family_worlds = budget is None
         self.guide = AdvancedBot(seed)
         self.rollout = AdvancedBot(seed)
         self.rollout.asks_partner = False  # rollouts go out without asking where asking is optional
@@ -118,7 +119,7 @@ class ExpertBot(Bot):
         assert self.budget is not None
         seconds = self.budget.seconds
         search = SEARCH.get(g.family.name, SEARCH["classic"])
-        worlds = self.budget.iterations or search.worlds
+        worlds = self.budget.iterations or (search.worlds if self.family_worlds else math.inf)
         # rollouts stop early enough that the engine step in progress (rarely up to
         # ~0.2 s in Italian: opening and going-out searches) still ends within budget
         deadline = started + (1 - STEP_MARGIN) * seconds if seconds is not None else math.inf
