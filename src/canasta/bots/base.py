@@ -9,7 +9,6 @@ its own hand and the public table.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass
 
 from canasta.game import Game
@@ -19,15 +18,11 @@ from canasta.view import SeatView, sample_world
 
 @dataclass(frozen=True)
 class Budget:
-    """How long a searching bot may think: seconds and/or iterations per decision."""
+    """How long a searching bot may think: seconds and/or iterations per decision
+    (the bot checks them itself: the expert, for one, stops short of ``seconds``)."""
 
     seconds: float | None = None
     iterations: int | None = None
-
-    def exhausted(self, started: float, done: int) -> bool:
-        if self.iterations is not None and done >= self.iterations:
-            return True
-        return self.seconds is not None and time.perf_counter() - started >= self.seconds
 
 
 class Bot:

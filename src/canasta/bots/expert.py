@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -118,7 +119,7 @@ class ExpertBot(Bot):
         done = 0
         assert self.budget is not None
         seconds = self.budget.seconds
-        search = SEARCH.get(g.family.name, SEARCH["classic"])
+        search = _search(g)
         worlds = self.budget.iterations or (search.worlds if self.family_worlds else math.inf)
         # rollouts stop early enough that the engine step in progress (rarely up to
         # ~0.2 s in Italian: opening and going-out searches) still ends within budget
@@ -221,9 +222,21 @@ class ExpertBot(Bot):
             move = moves[0] if len(moves) == 1 else policy.pick(g, moves)
             g.play_unchecked(move)
             steps += 1
-        if SEARCH.get(g.family.name, SEARCH["classic"]).scored:
-            return _value(g, me)
-        return _rough_value(g, me)
+        return _value(g, me) if _search(g).scored else _rough_value(g, me)
+
+
+def _search(g: Game) -> Search:
+    """How the expert searches in ``g``'s family (a family not listed searches as Classic)."""
+    return SEARCH.get(g.family.name, SEARCH["classic"])
+
+
+def _lead(g: Game, me: int, totals: Sequence[float]) -> float:
+    """``me``'s total minus the best of the other sides' (``totals`` per side, or per
+    player in cut-throat, where ``me``'s partners of the moment are not others)."""
+    side = g.side_of[me]
+    mine = me if g.rules.cutthroat else side
+    others = [t for i, t in enumerate(totals) if (g.side_of[i] if g.rules.cutthroat else i) != side]
+    return float(totals[mine] - max(others, default=0.0))
 
 
 def _value(g: Game, me: int) -> float:
@@ -240,27 +253,16 @@ def _value(g: Game, me: int) -> float:
                 for i in range(len(totals)):
                     if (g.side_of[i] if g.rules.cutthroat else i) == side:
                         totals[i] += grow
-    mine = me if g.rules.cutthroat else g.side_of[me]
-    side = g.side_of[me]
-    others = [t for i, t in enumerate(totals) if (g.side_of[i] if g.rules.cutthroat else i) != side]
-    diff = totals[mine] - max(others, default=0.0)
-    return SQUASH * math.tanh(diff / SQUASH)
+    return SQUASH * math.tanh(_lead(g, me, totals) / SQUASH)
 
 
 def _rough_value(g: Game, me: int) -> float:
     """The first version's value: the score difference of a finished hand; of an
     unfinished one, melded points (any canasta 300) and red threes minus cards in
     hand, against the other sides' mean."""
-    side = g.side_of[me]
     if g.is_over():
-        result = g.result or []
-        if g.rules.cutthroat:
-            mine = result[me].total
-            others = [s.total for i, s in enumerate(result) if g.side_of[i] != side]
-        else:
-            mine = result[side].total
-            others = [s.total for i, s in enumerate(result) if i != side]
-        return float(mine - (max(others) if others else 0))
+        return _lead(g, me, [s.total for s in g.result or []])
+    side = g.side_of[me]
     value = 0.0
     for s in range(g.num_sides):
         pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.closed[s])

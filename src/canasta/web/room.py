@@ -227,7 +227,7 @@ class Room:
             out["view"] = seen.to_dict(include_rules=False)
             notes = pile_note_list(seen)
             out["pile_notes"] = [note.text for note in notes]  # in English, for programs
-            out["pile_note_keys"] = [{"key": note.key, "n": note.n, "rank": note.rank} for note in notes]
+            out["pile_note_keys"] = [note._asdict() for note in notes]
         else:
             out["view"] = None
             out["pile_notes"] = out["pile_note_keys"] = []
