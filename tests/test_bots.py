@@ -173,6 +173,40 @@ def test_misbehaving_external_bots_get_the_fallback_and_the_game_survives(kind: 
         assert bot.dead
 
 
+@pytest.mark.parametrize("preset", ["classic-4p", "classic-2p", "classic-3p-cutthroat", "italian-4p", "italian-6p-3x2"])
+def test_the_rules_of_thumb_read_the_options_as_they_read_the_moves(preset: str) -> None:
+    """Rollouts hand the policy the game's options, of which it builds only the one
+    it plays: at every decision of seeded hands it picks the same move as from the
+    built moves, and its count of the cards a seat cannot place (per rank, from
+    the public table) matches where those cards are: the other hands beyond what
+    is known of them, the stock, and the face-down pozzo."""
+    from canasta.bots.heuristic import AdvancedBot, BasicBot, unseen_ranks
+
+    rules = RuleSet.preset(preset)
+    checked = 0
+    for seed in range(3):
+        game = Game(rules, seed)
+        players = [AdvancedBot(seed), BasicBot(seed)]
+        while not game.is_over():
+            for seat in range(game.players):
+                where = [0] * 14
+                for other in range(game.players):
+                    if other != seat:
+                        for c, k in enumerate(game.hands[other]):
+                            where[c >> 2] += k - game.known[other][c]
+                lo, hi = game.hidden
+                for c in game.stock + game.pile[lo:hi]:
+                    where[c >> 2] += 1
+                assert unseen_ranks(game, seat) == where, f"{preset} seed {seed} seat {seat}"
+            moves = list(game.generate())
+            if len(moves) > 1:
+                for bot in players:
+                    assert bot.pick(game.copy(), game.options()) == bot.pick(game.copy(), moves), repr(game)
+                checked += 1
+            game.play_unchecked(players[game.to_move % 2].pick(game.copy(), moves) if len(moves) > 1 else moves[0])
+    assert checked > 50
+
+
 def test_expert_switches_from_the_guides_move_only_on_a_clear_gain() -> None:
     from canasta.bots.expert import ExpertBot
 

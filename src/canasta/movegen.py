@@ -37,7 +37,7 @@ from canasta.cards import (
     Card,
 )
 from canasta.errors import IllegalMoveError, refuse
-from canasta.melds import CANASTA_SIZE, check_meld_shape, wild_limit
+from canasta.melds import CANASTA_SIZE, WILD_MELD, check_meld_shape, wild_limit
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, TAKE, YES, Group, Move
 from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, ASK_YES, DRAW_PHASE, FINAL_PHASE, OVER
 
@@ -382,6 +382,50 @@ def materialize(g: Game, opt: Option) -> Move:
         return Move(MELD, (tuple([TWO * 4 + x for x in _suits(hand, TWO, d)] + [JOKER] * r),))
     nat = _pick(hand, r, 2)
     return Move(MELD, ((nat[0], nat[1], JOKER),))
+
+
+#: per option code (``opt >> 4``, see :func:`materialize`): the cards a meld
+#: option lays and how many of them are wild (code 0 is a discard)
+_CODE_LAYS: Final = ((0, 0), (1, 0), (1, 1), (1, 1), (3, 0), (3, 1), (3, 1), (1, 1), (1, 1), (3, 3))
+#: per option code: its one group as :func:`option_groups` gives it
+_CODE_GROUPS: Final = tuple(((WILD_MELD if opt >> 4 >= 7 else opt & 15,) + _CODE_LAYS[opt >> 4],)
+                            for opt in range(16 * len(_CODE_LAYS)))
+
+
+def split_options(opts: Sequence[Option]) -> tuple[list[Option], list[Option], list[Move]]:
+    """The meld options, the discard options and the other moves, each in their
+    order, without building the moves."""
+    melds: list[Option] = []
+    discards: list[Option] = []
+    others: list[Move] = []
+    for opt in opts:
+        if isinstance(opt, int):
+            (melds if opt >= 16 else discards).append(opt)
+        elif isinstance(opt, tuple) or opt.kind == MELD:
+            melds.append(opt)
+        elif opt.kind == DISCARD:
+            discards.append(opt)
+        else:
+            others.append(opt)
+    return melds, discards, others
+
+
+def discard_card(g: Game, opt: Option) -> Card:
+    """The card a discard option of the player to move discards, without building the move."""
+    if isinstance(opt, int):
+        hand = g.hands[g.turn]
+        return next(c for c in RANK_CARDS[opt] if hand[c])
+    if isinstance(opt, tuple):
+        raise ValueError("an opening is not a discard")
+    return opt.groups[0][0]
+
+
+def option_groups(opt: int | tuple[tuple[int, int, int, int], ...]) -> Sequence[tuple[int, int, int]]:
+    """Per group of a meld option (a code or an opening's spec), without building
+    it: the key of the meld it goes on, the cards it lays, and how many are wild."""
+    if isinstance(opt, tuple):
+        return [(key, (n if key != WILD_MELD else 0) + d + j, d + j) for key, n, d, j in opt]
+    return _CODE_GROUPS[opt]
 
 
 def options(g: Game) -> list[Option]:

@@ -216,11 +216,10 @@ class ExpertBot(Bot):
         while not g.is_over() and steps < limit:
             if time.perf_counter() > deadline:
                 return None
-            moves = list(g.generate())
-            if not moves:  # pragma: no cover - a sampled world the real table excludes
+            options = g.family.options_of(g)
+            if not options:  # pragma: no cover - a sampled world the real table excludes
                 break
-            move = moves[0] if len(moves) == 1 else policy.pick(g, moves)
-            g.play_unchecked(move)
+            g.play_unchecked(g.materialize(options[0]) if len(options) == 1 else policy.pick(g, options))
             steps += 1
         return _value(g, me) if _search(g).scored else _rough_value(g, me)
 

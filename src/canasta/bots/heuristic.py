@@ -35,48 +35,53 @@ from canasta.cards import (
     IS_WILD,
     JOKER_RANK,
     NUM_CARDS,
+    NUM_RANKS,
     THREE,
     TWO,
     make_deck,
 )
 from canasta.game import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE, Game
 from canasta.melds import CANASTA_SIZE, WILD_MELD
-from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.movegen import Option, discard_card, option_groups, split_options
+from canasta.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
 from canasta.scoring import SideScore
 from canasta.view import SeatView
 
 
-def unseen_counts(g: Game, seat: int) -> list[int]:
-    """Card counts this seat cannot place (other hands beyond known cards, stock,
-    face-down pozzo cards), from public information and its own hand only."""
-    counts = [p - h for p, h in zip(_pack_counts(g.rules.packs), g.hands[seat], strict=True)]
+def unseen_ranks(g: Game, seat: int) -> list[int]:
+    """Per rank, the cards this seat cannot place (other hands beyond known cards,
+    stock, face-down pozzo cards), from public information and its own hand only:
+    the pack less its hand, the cards known in other hands, the face-up pile, the
+    melds (counted by their naturals, deuces and jokers), and the red threes."""
+    out = [p - h for p, h in zip(_pack_ranks(g.rules.packs), g.rank_counts[seat], strict=True)]
     for s in range(g.players):
         if s != seat:
             known = g.known[s]
             if any(known):
-                counts = [c - k for c, k in zip(counts, known, strict=True)]
+                for c, k in enumerate(known):
+                    if k:
+                        out[c >> 2] -= k
     lo, hi = g.hidden
-    for i, c in enumerate(g.pile):
-        if not lo <= i < hi:
-            counts[c] -= 1
+    pile = g.pile
+    for c in pile[:lo] + pile[hi:] if hi > lo else pile:
+        out[c >> 2] -= 1
     for side in range(g.num_sides):
-        for m in g.melds[side].values():
-            for c in m.cards:
-                counts[c] -= 1
-        for m in g.closed[side]:
-            for c in m.cards:
-                counts[c] -= 1
+        for melds in (g.melds[side].values(), g.closed[side]):
+            for m in melds:
+                if m.naturals:
+                    out[m.rank] -= m.naturals
+                out[TWO] -= m.deuces
+                out[JOKER_RANK] -= m.jokers
     for reds in g.red3:
-        for c in reds:
-            counts[c] -= 1
-    return counts
+        out[THREE] -= len(reds)
+    return out
 
 
 @functools.cache
-def _pack_counts(packs: int) -> tuple[int, ...]:
-    counts = [0] * NUM_CARDS
+def _pack_ranks(packs: int) -> tuple[int, ...]:
+    counts = [0] * NUM_RANKS
     for c in make_deck(packs):
-        counts[c] += 1
+        counts[c >> 2] += 1
     return tuple(counts)
 
 
@@ -90,15 +95,6 @@ def holds_at_least(k: int, copies: int, hand: int, pool: int) -> float:
     total = math.comb(pool, hand)
     below = sum(math.comb(copies, i) * math.comb(pool - copies, hand - i) for i in range(k))
     return max(0.0, 1.0 - below / total)
-
-
-def _rank_counts(counts: Sequence[int]) -> list[int]:
-    """Counts per rank (cards 0..51 are four to a rank, 52 the joker); negative counts are taken as none."""
-    out = [0] * 14
-    for c, k in enumerate(counts):
-        if k > 0:
-            out[c >> 2] += k
-    return out
 
 
 class HeuristicBot(Bot):
@@ -128,19 +124,21 @@ class HeuristicBot(Bot):
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
-        moves = list(g.generate())
-        if len(moves) == 1:
-            return moves[0]
-        return self.pick(g, moves)
+        options = g.options()
+        if len(options) == 1:
+            return g.materialize(options[0])
+        return self.pick(g, options)
 
     # the policy works on any game, seen from the player to move; it reads only
     # that player's hand and the public table
-    def pick(self, g: Game, moves: list[Move]) -> Move:
+    def pick(self, g: Game, moves: Sequence[Option]) -> Move:
+        """The move to play: ``moves`` are the legal moves, or the game's options
+        (:meth:`Game.options`), of which only the chosen one is built."""
         if g.phase == ANSWER_PHASE:
-            return self._answer(g, moves)
+            return self._answer(g, [g.materialize(m) for m in moves])
         if g.phase == DRAW_PHASE:
-            return self._draw(g, moves)
-        return self._meld_phase(g, moves)
+            return self._draw(g, [g.materialize(m) for m in moves])
+        return g.materialize(self._meld_phase(g, moves))
 
     # -- draw phase ----------------------------------------------------------
 
@@ -204,13 +202,13 @@ class HeuristicBot(Bot):
 
     # -- meld phase --------------------------------------------------------------
 
-    def _meld_phase(self, g: Game, moves: list[Move]) -> Move:
-        melds = [m for m in moves if m.kind == MELD]
-        discards = [m for m in moves if m.kind == DISCARD]
-        asks = [m for m in moves if m.kind == ASK]
+    def _meld_phase(self, g: Game, moves: Sequence[Option]) -> Option:
+        melds, discards, others = split_options(moves)
+        asks = [m for m in others if m.kind == ASK]
         # 1. go out when allowed (and, for the advanced player, when it pays: ask first)
-        path = out_move(g, moves) if self.advanced else _simple_out(g, moves)
-        if path is not None:
+        way = _way_out(g, melds, discards) if self.advanced else _simple_out(g, melds, discards)
+        if way is not None:
+            path = g.materialize(way)
             if g.ask == ASK_YES or self.out_pays(g, path):
                 if asks and self.advanced and g.ask == ASK_NONE and (
                         self.asks_partner or g.rules.asking_partner == "required"):
@@ -219,8 +217,9 @@ class HeuristicBot(Bot):
         elif asks and self.advanced and g.ask == ASK_NONE and self.out_pays(g, asks[0]):
             return asks[0]  # Italian: the way out needs the partner's yes first
         # 2. meld: openings whole, then natural cards, wild cards only to close canastas
-        best: tuple[float, Move] | None = None
-        late = len(g.stock) < self.late_meld_stock or (self.advanced and self._danger_of_going_out(g))
+        best: tuple[float, Option] | None = None
+        threat = self.advanced and self._danger_of_going_out(g)
+        late = len(g.stock) < self.late_meld_stock or threat
         for m in melds:
             score = self._meld_score(g, m, late)
             if score > 0 and (best is None or score > best[0]):
@@ -228,7 +227,7 @@ class HeuristicBot(Bot):
         if best is not None:
             return best[1]
         if discards:
-            return self._discard(g, discards)
+            return self._discard(g, discards, threat)
         return melds[0] if melds else moves[0]
 
     @staticmethod
@@ -253,23 +252,21 @@ class HeuristicBot(Bot):
         return any(g.hand_sizes[p] <= 3 and (g.canasta_counts[g.side_of[p]] > 0 or bool(g.closed[g.side_of[p]]))
                    for p in range(g.players) if g.side_of[p] != side)
 
-    def _meld_score(self, g: Game, move: Move, late: bool) -> float:
+    def _meld_score(self, g: Game, move: Option, late: bool) -> float:
         """The meld's worth to the player to move; ``late``: the stock is nearly gone
         or an opponent is about to go out."""
         seat = g.turn
         side = g.side_of[seat]
+        groups = meld_groups(move)
         if not g.opened[side]:
             # an opening: as many natural cards as possible, few wild cards
-            cards = [c for grp in move.groups for c in group_cards(grp)]
-            wilds = sum(1 for c in cards if IS_WILD[c])
-            return 100 + (len(cards) - wilds) * 3 - wilds * (2 if self.advanced else 1)
+            cards = sum(n for _, n, _ in groups)
+            wilds = sum(w for _, _, w in groups)
+            return 100 + (cards - wilds) * 3 - wilds * (2 if self.advanced else 1)
         score = 0.0
-        for grp in move.groups:
-            gc = group_cards(grp)
-            key = _key(gc, grp)
+        for key, laid, gw in groups:
             m = g.melds[side].get(key)
-            size = (m.size if m else 0) + len(gc)
-            gw = sum(1 for c in gc if IS_WILD[c])
+            size = (m.size if m else 0) + laid
             if gw:
                 closes = size >= CANASTA_SIZE and (m is None or m.size < CANASTA_SIZE)
                 if closes or late:
@@ -282,64 +279,91 @@ class HeuristicBot(Bot):
                     score -= self.wild_meld_cost * gw
             else:
                 score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
-                if self.advanced and m is None and len(gc) == 3 and not late and g.rank_counts[seat][key] == 3 \
+                if self.advanced and m is None and laid == 3 and not late and g.rank_counts[seat][key] == 3 \
                         and _PLAY[g.family.name].keep_pair_for_pile and len(g.pile) > 4:
                     # keep a natural pair back to take a big pile? meld only the third card later
                     score -= 2
         return score
 
-    def _discard(self, g: Game, discards: list[Move]) -> Move:
+    def _discard(self, g: Game, discards: Sequence[Option], threat: bool | None = None) -> Option:
+        """The discard to make; ``threat``: an opponent is about to go out (worked out if not given)."""
         seat = g.turn
         side = g.side_of[seat]
         rc = g.rank_counts[seat]
         nxt = (seat + g.step) % g.players
         nside = g.side_of[nxt]
-        unseen = _rank_counts(unseen_counts(g, seat)) if self.advanced else None
-        pile_value = sum(CARD_VALUE[c] for c in g.pile)
+        feeds = nside != side  # a discard can feed the next player
+        pile = g.pile
+        pile_value = sum(CARD_VALUE[c] for c in pile)
         play = _PLAY[g.family.name]
-        shed = self._shed_by(g, nxt) if self.advanced and play.track_shedding else set()
-        late = len(g.stock) < self.late_discard_stock or (self.advanced and self._danger_of_going_out(g))
-        best: tuple[float, Move] | None = None
+        advanced = self.advanced
+        if threat is None:
+            threat = advanced and self._danger_of_going_out(g)
+        late = len(g.stock) < self.late_discard_stock or threat
+        value_weight = 0.4 if late else self.value_weight
+        freeze = advanced and pile_value + len(pile) * 5 > self.freeze_value and rc[TWO] + rc[JOKER_RANK] >= 2
+        melds, next_melds = g.melds[side], g.melds[nside]
+        meld_feeds = not g.pile_frozen and play.meld_takes_pile
+        scale = self.classic_danger_scale if play.classic_scale else self.danger_scale
+        stake = 30 + len(pile) * 4 + pile_value * 0.3
+        known = g.known[nxt]
+        tracked = advanced and any(known)
+        # the chances the next player holds what takes the pile, worked out at the first card that needs them
+        odds: tuple[list[int], int, int, set[int], float | None] | None = None
+        best: tuple[float, Option] | None = None
         for m in discards:
-            c = m.groups[0][0]
+            c = discard_card(g, m)
             r = CARD_RANK[c]
             cost = 0.0
             if IS_WILD[c]:
                 cost += 200
-                if self.advanced and pile_value + len(g.pile) * 5 > self.freeze_value and rc[TWO] + rc[JOKER_RANK] >= 2:
+                if freeze:
                     cost -= 150  # freeze a rich pile
             elif IS_BLACK_THREE[c]:
                 cost -= play.black_three_discard
             else:
                 cost += self.pair_weight * (rc[r] - 1)  # keep pairs and sets
-                if r in g.melds[side]:
+                if r in melds:
                     cost += 15  # it would go on our meld
-                cost -= CARD_VALUE[c] * (0.4 if late else self.value_weight)
+                cost -= CARD_VALUE[c] * value_weight
                 # feeding: can the next player take the pile with it?
                 danger = 0.0
-                if not IS_WILD[c] and g.side_of[nxt] != side:
-                    if r in g.melds[nside] and not g.pile_frozen and play.meld_takes_pile:
+                if feeds:
+                    if r in next_melds and meld_feeds:
                         danger = 1.0
-                    elif self.advanced and any(g.known[nxt][x] > 0 for x in range(r * 4, r * 4 + 4)):
+                    elif tracked and (known[4 * r] or known[4 * r + 1] or known[4 * r + 2] or known[4 * r + 3]):
                         danger = 0.8  # tracked: it picked up cards of this rank
-                    elif unseen is not None:
+                    elif advanced:
+                        if odds is None:
+                            odds = self._feed_odds(g, seat, nxt, play)
+                        unseen, pool, held, shed, wild = odds
                         need = play.frozen_need if g.pile_frozen else 2
-                        pool = max(1, sum(unseen))
-                        danger = holds_at_least(need, unseen[r], g.hand_sizes[nxt], pool)
-                        if self.wild_take_danger and play.one_and_wild_takes and not g.pile_frozen_for(nside):
+                        danger = holds_at_least(need, unseen[r], held, pool)
+                        if wild is not None:
                             # an unfrozen pile also falls to one natural card and a wild card (A.9.3)
-                            one = holds_at_least(1, unseen[r], g.hand_sizes[nxt], pool) - danger
-                            wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], g.hand_sizes[nxt], pool)
+                            one = holds_at_least(1, unseen[r], held, pool) - danger
                             danger += one * wild
                         if r in shed:
                             danger *= self.shed_danger
-                scale = self.classic_danger_scale if play.classic_scale else self.danger_scale
-                cost += danger * scale * (30 + len(g.pile) * 4 + pile_value * 0.3)
+                cost += danger * scale * stake
             if best is None or cost < best[0]:
                 best = (cost, m)
         assert best is not None
         return best[1]
 
+    def _feed_odds(self, g: Game, seat: int, nxt: int, play: _FamilyPlay
+                   ) -> tuple[list[int], int, int, set[int], float | None]:
+        """What the next player's chances of taking the pile rest on: the unseen
+        cards per rank and in all, its hand size, the ranks it shed, and (where one
+        natural card and a wild card take an unfrozen pile) its chance of a wild card."""
+        unseen = unseen_ranks(g, seat)
+        pool = max(1, sum(unseen))
+        held = g.hand_sizes[nxt]
+        shed = self._shed_by(g, nxt) if play.track_shedding else set()
+        wild = None
+        if self.wild_take_danger and play.one_and_wild_takes and not g.pile_frozen_for(g.side_of[nxt]):
+            wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], held, pool)
+        return unseen, pool, held, shed, wild
 
 
 @dataclass(frozen=True)
@@ -361,33 +385,53 @@ _PLAY: Final = {
 }
 
 
-def _simple_out(g: Game, moves: list[Move]) -> Move | None:
+def meld_groups(move: Option) -> Sequence[tuple[int, int, int]]:
+    """Per group of a meld move or option: the key of the meld it goes on, the
+    cards it lays, and how many of them are wild."""
+    if not isinstance(move, Move):
+        return option_groups(move)
+    out = []
+    for grp in move.groups:
+        gc = group_cards(grp)
+        out.append((_key(gc, grp), len(gc), sum(1 for c in gc if IS_WILD[c])))
+    return out
+
+
+def _laid(move: Option) -> int:
+    """The cards a meld move or option lays."""
+    return sum(n for _, n, _ in meld_groups(move))
+
+
+def _simple_out(g: Game, melds: list[Option], discards: list[Option]) -> Option | None:
     """The basic player's way out: a meld that leaves at most one card, or the last discard."""
     hsize = g.hand_sizes[g.turn]
-    for m in moves:
-        if m.kind == DISCARD and hsize == 1:
-            return m
-    outs = [m for m in moves if m.kind == MELD and hsize - sum(len(group_cards(x)) for x in m.groups) <= 1]
-    return max(outs, key=lambda m: sum(len(group_cards(x)) for x in m.groups)) if outs else None
+    if hsize == 1 and discards:
+        return discards[0]
+    # (a meld option code lays at most three cards: none goes out of a bigger hand)
+    outs = [m for m in melds if (hsize <= 4 or not isinstance(m, int)) and hsize - _laid(m) <= 1]
+    return max(outs, key=_laid) if outs else None
 
 
-def out_move(g: Game, moves: list[Move]) -> Move | None:
+def out_move(g: Game, moves: Sequence[Option]) -> Option | None:
     """A move on a way to go out this turn (the largest meld that keeps going out
     possible, or the last discard), or None when the player to move cannot go out
     now (or its partner said no).  In Classic one move melds everything needed; in
     Italian going out is several melds, found with the engine's going-out search."""
+    melds, discards, _ = split_options(moves)
+    return _way_out(g, melds, discards)
+
+
+def _way_out(g: Game, melds: list[Option], discards: list[Option]) -> Option | None:
     if g.family.goes_out_in_one_move:
-        return _simple_out(g, moves)
+        return _simple_out(g, melds, discards)
     if not g.family.can_go_out(g):  # False after a "no", and before asking where asking is required
         return None
     seat = g.turn
     if g.hand_sizes[seat] == 1:
-        return next((m for m in moves if m.kind == DISCARD), None)
-    melds = sorted((m for m in moves if m.kind == MELD),
-                   key=lambda m: -sum(len(group_cards(x)) for x in m.groups))
-    for m in melds:
+        return discards[0] if discards else None
+    for m in sorted(melds, key=lambda m: -_laid(m)):
         h = g.copy()
-        h.play_unchecked(m)
+        h.play_unchecked(g.materialize(m))
         if h.is_over() or h.family.can_go_out(h):
             return m
     return None
@@ -411,7 +455,8 @@ def play_out(g: Game, first: Move, policy: HeuristicBot) -> list[SideScore] | No
             return g.result if g.went_out == seat else None
         if g.turn != seat:
             return None
-        move = out_move(g, list(g.generate()))
+        way = out_move(g, g.options())
+        move = None if way is None else g.materialize(way)
     return None
 
 
