@@ -311,12 +311,13 @@ def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest
     assert move == bot.guide.pick(game.copy(), list(game.generate()))
 
 
-@pytest.mark.parametrize(("spec", "most"), [("expert", 60), ("expert:i25", 25), ("expert:1.0", None)])
+@pytest.mark.parametrize(("spec", "most"), [("expert", "family"), ("expert:i25", 25), ("expert:1.0", None)])
 def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
-        monkeypatch: pytest.MonkeyPatch, spec: str, most: int | None) -> None:
-    """A fake clock, 2 ms per rollout: by default a Classic decision samples at most the
-    family's 60 worlds, ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the time allows."""
-    from canasta.bots.expert import ExpertBot
+        monkeypatch: pytest.MonkeyPatch, spec: str, most: int | str | None) -> None:
+    """A fake clock, 1 ms per rollout: by default a Classic decision samples at most the
+    family's worlds (``SEARCH``), ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the
+    time allows."""
+    from canasta.bots.expert import SEARCH, ExpertBot
     from canasta.game import MELD_PHASE
     from canasta.moves import DISCARD
 
@@ -324,7 +325,7 @@ def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
     worlds: list[int] = []
 
     def playout(self: ExpertBot, g: Game, me: int, deadline: float = 0.0) -> float:
-        now[0] += 0.002
+        now[0] += 0.001
         return 0.0
 
     real_world = ExpertBot._world
@@ -345,10 +346,11 @@ def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
         game.push(next(m for m in game.legal_moves if m.kind == DISCARD))
     bot = make_bot(spec, seed=2)
     bot.choose(seat_view(game, game.turn))
+    family = SEARCH["classic"].worlds
     if most is None:
-        assert len(worlds) > 60
+        assert len(worlds) > family
     else:
-        assert len(worlds) == most
+        assert len(worlds) == (family if most == "family" else most)
 
 
 def test_expert_rollouts_stop_at_the_deadline() -> None:

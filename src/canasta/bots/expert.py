@@ -60,7 +60,7 @@ class Search:
 
 
 SEARCH: Final = {
-    "classic": Search(worlds=60, drop_z=1.5, scored=True),
+    "classic": Search(worlds=90, drop_z=1.5, scored=True),
     # Italian keeps the search measured at 70% of hands over 2,000 hands (issue 17)
     "italian": Search(worlds=40, drop_z=None, scored=False),
 }
