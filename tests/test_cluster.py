@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi")
-httpx = pytest.importorskip("httpx")
-websockets_sync = pytest.importorskip("websockets.sync.client")
+from conftest import need
+
+need("fastapi")
+httpx = need("httpx2")  # the HTTP client the dev extra pins (the one starlette asks for)
+websockets_sync = need("websockets.sync.client")
 
 from canasta.bots import make_bot  # noqa: E402
 from canasta.view import SeatView  # noqa: E402

@@ -21,7 +21,7 @@ CORE = (
 FORBIDDEN = (
     "canasta.tui", "canasta.web", "canasta.cli", "canasta.argtypes", "canasta.rl", "canasta.arena",
     "canasta.ladder", "canasta.cluster", "canasta.i18n",
-    "textual", "rich", "fastapi", "starlette", "uvicorn", "websockets", "httpx", "sqlalchemy", "redis", "ray",
+    "textual", "rich", "fastapi", "starlette", "uvicorn", "websockets", "httpx", "httpx2", "sqlalchemy", "redis", "ray",
     "torch", "numpy", "gymnasium", "pettingzoo", "pyspiel", "babel",
 )
 #: the engine proper may not import the table, positions or views either (they are built on it)

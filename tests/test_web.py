@@ -7,7 +7,6 @@ import json
 import os
 import re
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,10 +16,8 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-with warnings.catch_warnings():  # starlette's notice about httpx2
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-    from starlette.testclient import WebSocketTestSession
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
 
 from canasta.bots import make_bot
 from canasta.cards import card_str

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +14,9 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-with warnings.catch_warnings():  # starlette's notice about httpx2
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
-    from starlette.testclient import WebSocketTestSession
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
 from canasta.bots import make_bot
 from canasta.record import parse_records, verify
 from canasta.web.app import create_app

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+from conftest import need
 
-pytest.importorskip("fastapi")
-websockets_sync = pytest.importorskip("websockets.sync.client")
-httpx = pytest.importorskip("httpx")
+need("fastapi")
+websockets_sync = need("websockets.sync.client")
+httpx = need("httpx2")  # the HTTP client the dev extra pins
 
 from canasta.web.devserver import ServerProcess  # noqa: E402
 
