@@ -192,13 +192,12 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
 
 # ---------------------------------------------------------------------------- Italian
 
-def italian_can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bool:
+def italian_can_go_out(g: Game, assume_yes: bool = False) -> bool:
     """Whether the player to move, whose team has opened, can still go out this turn
     (melding every card but a legal final discard, B.13), decided exactly by
     :func:`going_out_possible`.  ``assume_yes``: as if the partner had already said
-    yes (for deciding whether asking makes sense).  ``budget`` is accepted for
-    older callers and ignored: the search is exact and always completes."""
-    del budget
+    yes (for deciding whether asking makes sense).  The search is exact and
+    always completes."""
     seat = g.turn
     side = g.side_of[seat]
     r = g.rules

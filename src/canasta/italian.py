@@ -594,21 +594,6 @@ def multiplier(clean: int, dirty: int) -> int:
 # ---------------------------------------------------------------------------- the family
 
 
-def can_go_out(g: Game, budget: int = 0, assume_yes: bool = False) -> bool:
-    """:func:`canasta.going_out.italian_can_go_out` (kept here for older callers)."""
-    return going_out.italian_can_go_out(g, budget, assume_yes)
-
-
-def group_key(grp: Group) -> int:
-    """:func:`canasta.movegen_italian.group_key` (kept here for older callers)."""
-    return movegen_italian.group_key(grp)
-
-
-def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
-    """:func:`canasta.movegen_italian.groups_from` (kept here for older callers)."""
-    return movegen_italian.groups_from(avail, spec)
-
-
 def _lay(g: Game, seat: int, plan: object) -> None:
     assert isinstance(plan, list)
     opening = not g.opened[g.side_of[seat]]

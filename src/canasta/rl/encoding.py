@@ -38,9 +38,9 @@ import numpy.typing as npt
 
 from canasta.cards import CARD_RANK, IS_WILD, JOKER, JOKER_RANK, NUM_RANKS, RANK_NAMES, THREE, TWO, Card
 from canasta.game import ASK_NAMES, PHASE_NAMES, Game
-from canasta.italian import group_key as _italian_group_key
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, it_canasta, meld_from_cards
 from canasta.movegen import Option
+from canasta.movegen_italian import group_key as _italian_group_key
 from canasta.moves import (
     ASK,
     DISCARD,
