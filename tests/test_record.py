@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
 import random
+from pathlib import Path
 
+import pytest
+
+from canasta.errors import CanastaError
 from canasta.match import Match
 from canasta.moves import Move
-from canasta.record import commitment, parse_records, record_from_match, verify
+from canasta.record import commitment, parse_records, read_file, record_from_match, verify
 from canasta.rules import RuleSet
 
 
@@ -83,3 +88,31 @@ def test_the_parser_is_lenient_and_numbers_its_complaints() -> None:
     assert len(games) == 1 and len(games[0].hands) == 1
     assert [e.split(":")[0] for e in errors] == ["line 2", "line 3", "line 5", "line 7"]
     assert len(games[0].hands[0].moves) == 1
+
+
+def test_a_gzip_compressed_record_reads_as_the_plain_one(tmp_path: Path) -> None:
+    """``read_file`` takes ``FILE.cgn.gz`` as it takes ``FILE.cgn`` (the README's
+    measured runs are kept compressed); damaged or cut-short compressed files
+    are refused with a message naming the file, never a traceback."""
+    text = _played("classic-4p", 5) + "\n" + _played("italian-3p", 6, hands=1)
+    plain = tmp_path / "run.cgn"
+    plain.write_text(text, encoding="utf-8")
+    packed = tmp_path / "run.cgn.gz"
+    packed.write_bytes(gzip.compress(text.encode("utf-8")))
+    games, errors = read_file(packed)
+    expected, expected_errors = read_file(plain)
+    assert errors == expected_errors == []
+    assert [g.to_text() for g in games] == [g.to_text() for g in expected]
+    assert len(games) == 2 and all(verify(g) == [] for g in games)
+
+    not_gzip = tmp_path / "plain-named.cgn.gz"
+    not_gzip.write_text(text, encoding="utf-8")
+    cut = tmp_path / "cut.cgn.gz"
+    cut.write_bytes(packed.read_bytes()[:200])
+    latin = tmp_path / "latin.cgn.gz"
+    latin.write_bytes(gzip.compress("[Event \"caf\xe9\"]\n".encode("latin-1")))
+    for bad, words in ((not_gzip, "not a gzip-compressed game record"), (cut, "not a gzip-compressed game record"),
+                       (latin, "not UTF-8 text"), (tmp_path / "missing.cgn.gz", "cannot read")):
+        with pytest.raises(CanastaError) as caught:
+            read_file(bad)
+        assert words in str(caught.value) and bad.name in str(caught.value)

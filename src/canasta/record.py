@@ -36,6 +36,7 @@ checks every move, every score, every commitment and every fair deal.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -289,4 +290,18 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
 
 
 def read_file(path: str | Path) -> tuple[list[GameRecord], list[str]]:
-    return parse_records(read_text(path, "game record"))
+    """The games of a record file, plain or gzip-compressed (a name ending in
+    ``.gz``, such as the README's measured runs in ``docs/strength/``), and the
+    problems met while reading it (line numbers of the text)."""
+    if Path(path).suffix != ".gz":
+        return parse_records(read_text(path, "game record"))
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            return parse_records(f.read())
+    except FileNotFoundError as exc:
+        raise CanastaError(f"cannot read the game record {str(path)!r}: {exc.strerror}") from None
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        # OSError: not gzip data (gzip.BadGzipFile) or unreadable; EOFError: cut short
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (
+            "it is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc) or type(exc).__name__)
+        raise CanastaError(f"{str(path)!r} is not a gzip-compressed game record: {reason}") from None
