@@ -112,7 +112,25 @@ def test_arena_then_a_tally_of_its_saved_games(tmp_path: Path, capsys: pytest.Ca
     for key in ("games", "hands", "mean_score_diff_per_hand_A_minus_B"):
         assert counted[key] == played[key], key
     assert counted["A"]["hands_won"] == played["A"]["hands_won"]
-    assert counted["A"]["mean_decision_ms"] is None
+    for side in "AB":  # the record keeps every decision's time (to 0.01 ms), so a tally has them too
+        assert counted[side]["worst_decision_ms"] == played[side]["worst_decision_ms"], side
+        assert counted[side]["mean_decision_ms"] == pytest.approx(played[side]["mean_decision_ms"], abs=0.011), side
+    text = save.read_text(encoding="utf-8")
+    assert text.count("[DecisionMs ") == played["hands"]
+    # a record without the times (an older one) counts as before, without decision times
+    bare = tmp_path / "bare.cgn"
+    bare.write_text("\n".join(line for line in text.splitlines() if not line.startswith("[DecisionMs ")) + "\n",
+                    encoding="utf-8")
+    code, out, _ = _run(["arena", "--tally", str(bare), "--json"], capsys)
+    assert code == 0
+    assert json.loads(out)["A"]["mean_decision_ms"] is None and json.loads(out)["hands"] == played["hands"]
+    # times that do not match the moves are refused, naming the file and the hand
+    first = next(line for line in text.splitlines() if line.startswith("[DecisionMs "))
+    for bad_tag in ('[DecisionMs "1.0"]', '[DecisionMs "' + first[13:-2].replace(" ", " x", 1) + '"]'):
+        damaged = tmp_path / "damaged.cgn"
+        damaged.write_text(text.replace(first, bad_tag, 1), encoding="utf-8")
+        code, out, err = _run(["arena", "--tally", str(damaged), "--json"], capsys)
+        assert code == 2 and out == "" and "damaged.cgn, game 1, hand 1" in err and "DecisionMs" in err, err
     code, out, _ = _run(["arena", "--tally", str(save), str(save), "--json"], capsys)  # runs add up
     assert code == 0
     twice = json.loads(out)

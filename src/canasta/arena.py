@@ -26,7 +26,7 @@ from canasta.bots.base import Bot
 from canasta.errors import CanastaError
 from canasta.match import Match, hand_seed
 from canasta.moves import Move
-from canasta.record import GameRecord, record_from_match, verify
+from canasta.record import GameRecord, RecordedHand, record_from_match, verify
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -74,6 +74,9 @@ class Progress:
 
 
 MOVE_REPORT_SECONDS = 0.25
+#: a hand's tag in an arena record: how long each move's decision took, in milliseconds, in move
+#: order (so a tally of a stopped run still has the decision times)
+DECISION_TAG = "DecisionMs"  # one of canasta.record.HAND_TAGS
 
 
 def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, orientation: int,
@@ -90,6 +93,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
     errors: list[str] = []
     match = Match(rules, seed=match_seed, first_dealer=index % rules.players)
     all_moves: list[list[tuple[int, Move]]] = []
+    hand_times: list[list[float]] = []  # each hand's decision times, in move order (the record's DecisionMs)
     diffs: list[int] = []
     won = [0, 0]
     hands = 0
@@ -100,6 +104,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
         while not match.over and hands < max_hands:
             game = match.next_hand()
             moves: list[tuple[int, Move]] = []
+            took: list[float] = []
             while not game.is_over():
                 if report is not None and time.perf_counter() - last_report >= MOVE_REPORT_SECONDS:
                     last_report = time.perf_counter()
@@ -108,7 +113,8 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                 view = seat_view(game, seat)
                 t0 = time.perf_counter()
                 move = bots[seat].choose(view)
-                times[labels[slots[seat]]].append(time.perf_counter() - t0)
+                took.append(time.perf_counter() - t0)
+                times[labels[slots[seat]]].append(took[-1])
                 err = game.why_illegal(move)
                 if err is not None:
                     errors.append(f"{specs[slots[seat]]} (seat {seat}) played an illegal move {move}: {err}")
@@ -116,6 +122,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                 game.push(move)
                 moves.append((seat, move))
             all_moves.append(moves)
+            hand_times.append(took)
             rec = match.record_hand()
             hands += 1
             went_out += game.went_out >= 0
@@ -141,9 +148,12 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
             bot.close()
     team_of = _team_of(rules)
     final = _per_seat_scores(rules, team_of, match.totals)
-    record = record_from_match(match, all_moves, f"arena game {index}.{orientation}",
-                               [specs[slots[s]] for s in range(rules.players)],
-                               datetime.date.today().strftime("%Y.%m.%d")).to_text()
+    saved = record_from_match(match, all_moves, f"arena game {index}.{orientation}",
+                              [specs[slots[s]] for s in range(rules.players)],
+                              datetime.date.today().strftime("%Y.%m.%d"))
+    for hand, took in zip(saved.hands, hand_times, strict=True):
+        hand.tags[DECISION_TAG] = " ".join(f"{1000 * t:.2f}" for t in took)
+    record = saved.to_text()
     return GameResult(index, orientation, _bot_score(final, slots, 0), _bot_score(final, slots, 1), hands,
                       won[0], won[1], diffs, times, errors, record, went_out)
 
@@ -405,7 +415,8 @@ def cut_off(game: GameRecord, problems: list[str]) -> bool:
 
 def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaReport:
     """The figures of saved arena games (the records an arena run writes as it
-    goes), e.g. of a run that was stopped.  Decision times are not in records.
+    goes), e.g. of a run that was stopped, with the decision times the records keep
+    (their ``DecisionMs`` tags; records without them give none).
 
     Every game is replayed (:func:`canasta.record.verify`) before it is counted:
     a damaged record (an illegal move, a changed score, a wrong deal) is refused
@@ -456,7 +467,9 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
         won = [0, 0]
         went_out = 0
         totals = [0] * (rules.players if rules.cutthroat else len(rules.teams))
+        times: dict[str, list[float]] = {"A": [], "B": []}
         for hand in game.hands:
+            _read_times(hand, slots, times, name)
             went_out += hand.tags.get("End") == "went out"
             if "Score" not in hand.tags:
                 raise CanastaError(f"{name}, hand {hand.tags.get('Hand', '?')}: no [Score] tag; tally counts "
@@ -471,8 +484,26 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
             won[1] += b > a
         final = _per_seat_scores(rules, team_of, totals)
         report.add(GameResult(n, 0, _bot_score(final, slots, 0), _bot_score(final, slots, 1), len(game.hands),
-                              won[0], won[1], diffs, {"A": [], "B": []}, [], "", went_out))
+                              won[0], won[1], diffs, times, [], "", went_out))
     return report
+
+
+def _read_times(hand: RecordedHand, slots: list[int], times: dict[str, list[float]], name: str) -> None:
+    """Add the decision times of ``hand`` (its ``DecisionMs`` tag, one per move; none in
+    records other than the arena's, or older ones) to ``times`` of bot A and B."""
+    text = hand.tags.get(DECISION_TAG)
+    if text is None:
+        return
+    where = f"{name}, hand {hand.tags.get('Hand', '?')}"
+    try:
+        took = [float(x) / 1000 for x in text.split()]
+    except ValueError:
+        raise CanastaError(f"{where}: its [{DECISION_TAG}] tag is not a list of milliseconds") from None
+    if len(took) != len(hand.moves) or any(not 0 <= t < math.inf for t in took):
+        raise CanastaError(f"{where}: its [{DECISION_TAG}] tag holds {len(took)} times for "
+                           f"{len(hand.moves)} moves (one time of 0 ms or more per move)")
+    for (seat, *_), t in zip(hand.moves, took, strict=True):
+        times["AB"[slots[seat]]].append(t)
 
 
 def _seat_labels(game: GameRecord) -> list[str]:

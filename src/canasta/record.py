@@ -21,8 +21,11 @@
     ...
     [Score "1340 495"]
     [End "went out"]
+    [DecisionMs "0.31 2.05 0.27 ..."]
 
-A hand's ``Commitment`` is shown before the hand is played and checked against
+An arena record's hands carry ``DecisionMs``: how long each move's decision
+took, in milliseconds, one per move in order (so a tally of the record has the
+decision times).  A hand's ``Commitment`` is shown before the hand is played and checked against
 what is revealed after it, proving the deal was fixed in advance.  A hand dealt
 provably fairly (the card room; :mod:`canasta.fairdeal`, ``docs/fair-deals.md``)
 carries ``[Secret "<64 hex>"]`` and ``[ClientSeeds "0=3f9a 1= 2=c0de 3="]``: its
@@ -50,6 +53,9 @@ from canasta.match import Match
 from canasta.moves import Move
 from canasta.rules import PRESETS, RuleSet
 
+#: the tags a hand may carry; any other tag starts a new game's headers.  ``DecisionMs``
+#: (arena records): each move's decision time in milliseconds, in move order
+HAND_TAGS = ("Dealer", "Commitment", "Seed", "Secret", "ClientSeeds", "Score", "End", "DecisionMs")
 _TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _MOVE = re.compile(r"^(\d+)\s*:\s*([^{;]*?)\s*(?:\{([^}]*)\})?\s*(?:;.*)?$")
 
@@ -172,7 +178,7 @@ def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
                     games.append(game)
                 hand = RecordedHand({"Hand": value})
                 game.hands.append(hand)
-            elif hand is not None and key in ("Dealer", "Commitment", "Seed", "Secret", "ClientSeeds", "Score", "End"):
+            elif hand is not None and key in HAND_TAGS:
                 hand.tags[key] = value
             else:
                 if game is None or game.hands:

@@ -1,0 +1,66 @@
+"""The README's strength figures come from the records kept in ``docs/strength/``.
+
+Every row of the README's "Strength" table that names a kept record must say what
+``canasta arena --tally RECORD`` says of it: the hands, the expert's share of hands
+won with its interval, its share of games and the score per hand.  Tallying replays
+every game through the engine, so a record the engine no longer accepts fails here
+too (the figures would then describe a different game)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from canasta.arena import tally
+from canasta.record import read_file
+
+ROOT = Path(__file__).resolve().parents[1]
+STRENGTH = ROOT / "docs" / "strength"
+
+
+def _rows() -> list[dict[str, str]]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**Strength**"):]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != len(header):
+            break  # the table has ended
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def _kept(rows: list[dict[str, str]]) -> list[tuple[dict[str, str], Path]]:
+    out: list[tuple[dict[str, str], Path]] = []
+    for row in rows:
+        names = re.findall(r"`(docs/strength/[^`]+\.cgn\.gz)`", row["record"])
+        out.extend((row, ROOT / name) for name in names)
+    return out
+
+
+def test_every_kept_record_is_in_the_readme_and_every_named_record_is_kept() -> None:
+    rows = _rows()
+    named = {path for _, path in _kept(rows)}
+    assert named, "the README's Strength table names no record in docs/strength/"
+    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
+    assert set(STRENGTH.glob("*.cgn.gz")) == named, "a record in docs/strength/ that no README row names"
+
+
+@pytest.mark.parametrize("row_path", _kept(_rows()), ids=lambda rp: rp[1].name)
+def test_the_readme_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    games, errors = read_file(path)
+    assert errors == []
+    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    assert d["rules"] == row["preset"]
+    assert d["bots"] == ["expert", "advanced"]
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
+    assert f"{d['A']['games_won_pct']}% of {d['games']} games" in row["expert's hands won [95%]"]
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
