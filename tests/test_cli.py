@@ -113,7 +113,8 @@ def test_arena_then_a_tally_of_its_saved_games(tmp_path: Path, capsys: pytest.Ca
         assert counted[key] == played[key], key
     assert counted["A"]["hands_won"] == played["A"]["hands_won"]
     for side in "AB":  # the record keeps every decision's time (to 0.01 ms), so a tally has them too
-        assert counted[side]["worst_decision_ms"] == played[side]["worst_decision_ms"], side
+        # (the worst is shown to 0.1 ms: a time kept as 1.95 may show as 2.0 where the run showed 1.9)
+        assert counted[side]["worst_decision_ms"] == pytest.approx(played[side]["worst_decision_ms"], abs=0.11), side
         assert counted[side]["mean_decision_ms"] == pytest.approx(played[side]["mean_decision_ms"], abs=0.011), side
     text = save.read_text(encoding="utf-8")
     assert text.count("[DecisionMs ") == played["hands"]
