@@ -306,8 +306,8 @@ def read_file(path: str | Path) -> tuple[list[GameRecord], list[str]]:
             return parse_records(f.read())
     except FileNotFoundError as exc:
         raise CanastaError(f"cannot read the game record {str(path)!r}: {exc.strerror}") from None
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        # OSError: not gzip data (gzip.BadGzipFile) or unreadable; EOFError: cut short
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else (
-            "it is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc) or type(exc).__name__)
-        raise CanastaError(f"{str(path)!r} is not a gzip-compressed game record: {reason}") from None
+    except UnicodeDecodeError:
+        reason = "it is not UTF-8 text"
+    except (OSError, EOFError) as exc:  # not gzip data (gzip.BadGzipFile), unreadable, or cut short
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    raise CanastaError(f"{str(path)!r} is not a gzip-compressed game record: {reason}")
