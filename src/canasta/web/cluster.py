@@ -41,13 +41,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from canasta.errors import CanastaError, IllegalMoveError
+from canasta.fairdeal import FairDeal, check_client_seed
+from canasta.moves import Move
+from canasta.table import TableError
 from canasta.web.cluster_store import (
     Conflict,
     Event,
+    NotSaved,
     apply_to_table,
 )
 from canasta.web.language import refused, say_error
-from canasta.web.room import BUSY, NO_NEXT_DEAL, NOTHING_TO_UNDO, Conn, Room, error
+from canasta.web.room import BUSY, NO_NEXT_DEAL, NOT_SAVED, NOTHING_TO_UNDO, Conn, Room, error
+from canasta.web.store import SeatRow
 
 if TYPE_CHECKING:
     from canasta.web.cluster_hub import ClusterHub
@@ -68,6 +73,7 @@ class ClusterRoom(Room):
     jobs_sent: set[str] = field(default_factory=set)
     presence_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of this table at a time here
+    presence_stale: bool = False  # a presence change could not be written yet (the heartbeat tries again)
     behind: bool = False  # events were published while a write was under way
     catching: bool = False  # a task is reading missed events
     asking: Conn | None = None  # the connection whose message is being handled
@@ -143,26 +149,66 @@ class ClusterRoom(Room):
             return await self._write(kind, seat, line, data)
 
     async def _write(self, kind: str, seat: int, line: str, data: dict[str, Any] | None) -> bool:
-        """:meth:`commit` with the write lock held.  The database write runs in a thread,
-        so the loop serves other tables while it waits for the commit to be durable."""
+        """:meth:`commit` with the write lock held.  The event is checked and completed
+        against this copy first (:meth:`prepare`, which changes nothing), written, and only
+        once the database holds it applied here: what a seat is shown is always a prefix of
+        the stored game.  The database write runs in a thread, so the loop serves other
+        tables while it waits for the commit to be durable.  :class:`NotSaved` if the
+        database did not take it (this copy is then as it was)."""
         ev = Event(self.seq + 1, kind, seat, line, data, time.time())
-        self.apply_event(ev)  # refuses an illegal move before anything changes
+        self.prepare(ev)  # refuses an illegal move before anything is written
         joined = self.seats[seat] if kind == "join" else None
+        if joined is not None:
+            joined = SeatRow(joined.seat, "human", ev.line, joined.level, (data or {}).get("token_hash"))
+        hands = len(self.table.moves) + (kind == "deal")
         try:
-            await asyncio.to_thread(self.chub.store.append, self.id, ev, self.status, len(self.table.moves), joined)
+            await asyncio.to_thread(self.chub.store.append, self.id, ev, self.status, hands, joined)
         except Conflict:
             self.chub.metrics.conflicts += 1
-            await self.areload()
+            with contextlib.suppress(Exception):  # the database away again: what it held when last read stands
+                await self.areload()
             self.broadcast()  # the truth, which the other writer's publication will not bring (it is read)
             return False
-        except BaseException:
-            self.reload()  # the database failed: this copy must not run ahead of it
-            raise
+        except Exception as exc:
+            self.chub.metrics.failed_writes += 1
+            raise NotSaved(f"event {ev.num} of table {self.id} was not saved: {exc}") from None
+        was = self.status
+        try:
+            self.apply_event(ev)
+        except CanastaError:  # never: prepare checked it; the database is the truth
+            await self.areload()
+        if self.status != was:  # the lobby's list and the history read it from the header row
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.chub.store.note_status, self.id, self.status, self.seq)
         self.chub.metrics.events[kind] += 1
         self.chub.publish(self.id, ev)
         self.broadcast()
         self.schedule()
         return True
+
+    def prepare(self, ev: Event) -> None:
+        """Check that ``ev`` applies to this copy and complete it as the database must hold
+        it (the move as the engine writes it; a deal's next secret), changing nothing here.
+        Raises the engine's refusal if it does not apply."""
+        t = self.table
+        if ev.kind == "move":
+            why = t.why_not(ev.seat, ev.line)
+            if why is not None:
+                raise why
+            ev.line = str(Move.parse(ev.line))
+        elif ev.kind == "undo":
+            if not t.undoable(ev.seat):
+                raise TableError(NOTHING_TO_UNDO)
+        elif ev.kind == "deal":
+            if t.match_over or (t.dealt and not t.hand_over):
+                raise TableError("there is no hand to deal now")
+            if t.fair and ev.data is None:  # the next hand's secret is drawn now and goes into the event
+                assert t.pending is not None
+                ev.data = {"pending": FairDeal.new(t.pending.hand_number + 1, t.rules.players).to_dict()}
+        elif ev.kind == "seed":
+            if t.pending is None or t.match_over:
+                raise TableError(NO_NEXT_DEAL)
+            check_client_seed(ev.line)
 
     async def areload(self) -> None:
         """:meth:`reload` with the database read (and the replay) in a thread."""
@@ -355,6 +401,8 @@ class ClusterRoom(Room):
                     return err | {"ref": "move", "move": move_text}
                 try:
                     done = await self._write("move", seat, move_text, None)
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
                 except CanastaError as exc:
                     return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
             if done:
@@ -371,8 +419,11 @@ class ClusterRoom(Room):
             async with self.writing():
                 if self.status != "playing" or not self.table.undoable(seat):
                     break
-                if await self._write("undo", seat, "", None):
-                    return None
+                try:
+                    if await self._write("undo", seat, "", None):
+                        return None
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="undo")
         return say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo")
 
     def deal(self) -> bool:
@@ -380,7 +431,8 @@ class ClusterRoom(Room):
         return True
 
     async def _dealt(self) -> None:
-        await self.adeal()
+        with contextlib.suppress(NotSaved):  # the deal's job, or the next "next_hand", tries again
+            await self.adeal()
 
     async def adeal(self) -> bool:
         for _ in range(RETRIES):
@@ -403,17 +455,23 @@ class ClusterRoom(Room):
             async with self.writing():
                 if self.table.pending is None or self.table.match_over:
                     return say_error("MATCH_OVER", NO_NEXT_DEAL, ref="seed")
-                if await self._write("seed", seat, seed, None):
-                    return None
+                try:
+                    if await self._write("seed", seat, seed, None):
+                        return None
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="seed")
         return say_error("REFUSED", BUSY, ref="seed")
 
     def set_pace(self, seconds: float) -> None:
-        self.chub.spawn(self._answered(None, self.apace(seconds)))
+        self.chub.spawn(self._answered(self.asking, self.apace(seconds)))
 
     async def apace(self, seconds: float) -> dict[str, Any] | None:
         for _ in range(RETRIES):
-            if await self.commit("pace", data={"seconds": seconds}):
-                break
+            try:
+                if await self.commit("pace", data={"seconds": seconds}):
+                    break
+            except NotSaved:
+                return say_error("NOT_SAVED", NOT_SAVED, ref="pace")
         return None
 
     def take_seat(self, seat: int, name: str, token_hash: str) -> str | None:
@@ -424,8 +482,11 @@ class ClusterRoom(Room):
             async with self.writing():
                 if self.seats[seat].kind not in ("open", "reserved"):
                     return "this seat is taken"
-                if await self._write("join", seat, name, {"token_hash": token_hash}):
-                    return None
+                try:
+                    if await self._write("join", seat, name, {"token_hash": token_hash}):
+                        return None
+                except NotSaved:
+                    return "the table's database did not answer: nothing changed; try again"
         return "the table is busy: try again"
 
     async def aabandon(self) -> None:
@@ -454,8 +515,18 @@ class ClusterRoom(Room):
 
     async def count_socket(self, seat: int, delta: int) -> None:
         async with self.presence_lock:
-            await self.chub.count_socket(self.id, seat, delta)
-            await self.sync_presence()
+            try:
+                await self.chub.count_socket(self.id, seat, delta)
+                await self.sync_presence()
+            except Exception as exc:  # Redis or the database away: the heartbeat writes it when they are back
+                self.presence_stale = True
+                self.chub.warn(f"presence of table {self.id}: {exc}")
+
+    def presence_lags(self) -> bool:
+        """Does the table show one of this server's connected seats away (its presence was
+        lost with Redis, or while this process was paused), or did a presence write fail?"""
+        mine = {c.seat for c in self.conns if c.seat >= 0}
+        return self.presence_stale or bool(mine - self.present) or bool(mine & self.takeover)
 
     async def sync_presence(self) -> None:
         """Write a presence event if the seats connected anywhere are not those the table shows.
@@ -466,9 +537,16 @@ class ClusterRoom(Room):
             async with self.writing():
                 live = await self.chub.live_seats(self.id)
                 if (live == self.present and not (self.takeover & live)) or self.status not in ("open", "playing"):
+                    self.presence_stale = False
                     return
-                if await self._write("presence", -1, "", {"present": sorted(live),
-                                                          "takeover": sorted(self.takeover - live)}):
+                try:
+                    done = await self._write("presence", -1, "", {"present": sorted(live),
+                                                                  "takeover": sorted(self.takeover - live)})
+                except NotSaved:
+                    self.presence_stale = True
+                    return
+                if done:
+                    self.presence_stale = False
                     return
 
     async def take_over(self, seat: int, num: int) -> None:

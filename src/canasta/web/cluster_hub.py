@@ -108,6 +108,10 @@ class ClusterHub(Hub):
         for room in self.rooms.values():
             room.table.close()
 
+    def warn(self, text: str) -> None:
+        """One line on stderr (the service's log)."""
+        print(f"canasta: {text}", file=sys.stderr, flush=True)
+
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
         self.background.add(task)
@@ -342,13 +346,19 @@ class ClusterHub(Hub):
                 alive = await self.alive_servers()
                 died = bool(self.alive_before - alive)
                 self.alive_before = alive
+                if self.local_sockets:  # presence is renewed, not set once: a field another server
+                    # dropped while this one was paused, or that Redis lost, comes back
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for (tid, seat), n in self.local_sockets.items():
+                            pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
+                        await pipe.execute()
                 local = [r for r in self.rooms.values() if isinstance(r, ClusterRoom) and r.conns]
                 heads = await asyncio.to_thread(self.store.heads, [r.id for r in local])
                 now = time.time()
                 for room in local:
                     if heads.get(room.id, room.seq) > room.seq:
                         room.want_catch_up()
-                    if died:
+                    if died or room.presence_lags():
                         async with room.presence_lock:
                             await room.sync_presence()
                     room.heal(now)

@@ -57,8 +57,12 @@ events_t = SqlTable(
 )
 
 _INSERT_EVENT = events_t.insert()  # the hot path: statements built once, only parameters change
-_TOUCH = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
+# the event's number must follow the stored last one: the header row's seq moves from N-1 to N
+# in the transaction that inserts event N, so the database keeps the numbers contiguous
+_TOUCH = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t.c.seq == bindparam("prev")).values(
     seq=bindparam("seq"), status=bindparam("status"), hands=bindparam("hands"), updated=bindparam("updated"))
+_SET_STATUS = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t.c.seq == bindparam("seq")) \
+    .values(status=bindparam("status"))
 _EVENTS_AFTER = select(events_t).where(events_t.c.table_id == bindparam("tid"), events_t.c.num > bindparam("num")) \
     .order_by(events_t.c.num)
 SECRET_KINDS = frozenset({"deal"})  # events whose data is never published (read from the database)
@@ -116,6 +120,11 @@ class Conflict(Exception):
     """Another process wrote this event number first."""
 
 
+class NotSaved(CanastaError):
+    """The database did not take an event (it is away, or did not answer in time):
+    nothing was changed, in memory or in the database; the change may be tried again."""
+
+
 class ClusterStore(Store):
     """The store of a cluster: tables and seats as made, then their events."""
 
@@ -151,19 +160,28 @@ class ClusterStore(Store):
                     token_hash=s.token_hash, invite_hash=s.invite_hash))
 
     def append(self, table_id: str, ev: Event, status: str, hands: int, seat: SeatRow | None = None) -> None:
-        """Write event ``ev.num``; :class:`Conflict` if that number is taken."""
+        """Write event ``ev.num``, which must follow the stored last number; :class:`Conflict`
+        if that number is taken or the table is not at ``ev.num - 1`` (nothing is written)."""
         try:
             with self.engine.begin() as db:
+                moved = db.execute(_TOUCH, {"tid": table_id, "prev": ev.num - 1, "seq": ev.num, "status": status,
+                                            "hands": hands, "updated": ev.at})
+                if moved.rowcount != 1:
+                    raise Conflict(f"event {ev.num} of table {table_id} does not follow the stored last event")
                 db.execute(_INSERT_EVENT, {"table_id": table_id, "num": ev.num, "kind": ev.kind, "seat": ev.seat,
                                            "line": ev.line, "data": None if ev.data is None else json.dumps(ev.data),
                                            "at": ev.at})
-                db.execute(_TOUCH, {"tid": table_id, "seq": ev.num, "status": status, "hands": hands,
-                                    "updated": ev.at})
                 if seat is not None:  # a person sat down: the lobby and the history show the name
                     db.execute(update(seats_t).where(seats_t.c.table_id == table_id, seats_t.c.seat == seat.seat)
                                .values(name=seat.name))
         except IntegrityError:
             raise Conflict(f"event {ev.num} of table {table_id} was written by another process") from None
+
+    def note_status(self, table_id: str, status: str, seq: int) -> None:
+        """The lobby's status of a table whose last event ``seq`` changed it (the match ended,
+        the last seat was taken, it was closed); not written if another event came since."""
+        with self.engine.begin() as db:
+            db.execute(_SET_STATUS, {"tid": table_id, "status": status, "seq": seq})
 
     def events_after(self, table_id: str, num: int) -> list[Event]:
         with self.engine.connect() as db:
@@ -265,4 +283,4 @@ def apply_to_table(table: Table, ev: Event) -> None:
         table.rename(ev.seat, ev.line)
 
 
-__all__ = ["ClusterConfig", "ClusterStore", "Conflict", "Event", "apply_to_table", "cluster_metadata", "events_t"]
+__all__ = ["ClusterConfig", "ClusterStore", "Conflict", "Event", "NotSaved", "apply_to_table", "cluster_metadata", "events_t"]

@@ -42,6 +42,7 @@ class Metrics:
         self.events: Counter[str] = Counter()  # accepted changes written by this process, by kind
         self.conflicts = 0  # writes lost to another process (optimistic concurrency): re-read, answered
         self.caught_up = 0  # times this process read events it had missed from the database
+        self.failed_writes = 0  # changes the database did not take (away or too slow): refused, nothing changed
         self.move_latency = Histogram()
 
     def render(self, gauges: dict[str, tuple[str, dict[str, float]]]) -> str:
@@ -63,6 +64,9 @@ class Metrics:
         block("canasta_write_conflicts_total", "counter",
               "writes lost to another process (the loser re-read the table and answered from it)",
               {"": self.conflicts})
+        block("canasta_failed_writes_total", "counter",
+              "changes the database did not take (the player was told: not saved, try again)",
+              {"": self.failed_writes})
         block("canasta_catch_ups_total", "counter", "times missed events were read back from the database",
               {"": self.caught_up})
         lines.append("# HELP canasta_move_seconds a move from its socket message to its state queued to "

@@ -129,6 +129,7 @@ FIRST_DEAL_WAITS = N_("the first hand is dealt once every player's page has sent
 NO_NEXT_DEAL = N_("the match is over: there is no next deal")
 NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the discard, can be taken back")
 BUSY = N_("the table is busy: try again")
+NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
 
 
 @dataclass

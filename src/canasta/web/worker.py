@@ -18,15 +18,18 @@ import contextlib
 import signal
 import sys
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from canasta.bots import make_bot
-from canasta.errors import CanastaError
 from canasta.web.botpool import decision_seed
 from canasta.web.cluster import ClusterRoom
 from canasta.web.cluster_hub import ClusterHub
 from canasta.web.cluster_store import ClusterConfig, ClusterStore
 from canasta.web.room import QUICK_BOTS, Settings
+
+if TYPE_CHECKING:
+    from arq.typing import WorkerCoroutine
 
 POLL = 0.2  # seconds between a worker's looks at the queue (each look checks every job due)
 
@@ -117,6 +120,32 @@ async def job_sweep(ctx: dict[str, Any]) -> None:
 
 # ------------------------------------------------------------------ the worker
 
+JOB_TRIES = 20  # a job that failed (the database or Redis away) runs again, up to this many times
+BACKOFF = (0.25, 2.0)  # seconds before the first retry, and at most (doubling in between)
+
+
+def retried(job: Callable[..., Awaitable[None]]) -> WorkerCoroutine:
+    """``job``, run again with backoff when it fails: a job states what it waits for and
+    checks it before acting, so running it again is safe; the servers' heartbeat enqueues a
+    job again if every try failed."""
+    from arq.worker import Retry
+
+    async def run(ctx: dict[str, Any], *args: Any) -> None:
+        try:
+            await job(ctx, *args)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            tries = int(ctx.get("job_try") or 1)
+            delay = min(BACKOFF[0] * 2 ** (tries - 1), BACKOFF[1])
+            print(f"canasta: job {ctx.get('job_id')} failed (try {tries}): {exc}; again in {delay:g} s",
+                  file=sys.stderr, flush=True)
+            raise Retry(defer=delay) from None
+
+    run.__name__ = run.__qualname__ = job.__name__
+    return cast("WorkerCoroutine", run)
+
+
 async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, job_timeout: float = 5.0,
                      concurrency: int = 500) -> None:
     from arq import cron, func
@@ -131,34 +160,55 @@ async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, jo
     async def startup(ctx: dict[str, Any]) -> None:
         ctx["hub"] = hub
 
-    functions = [func(job_bot, name="bot", timeout=job_timeout, max_tries=5),
-                 func(job_deal, name="deal", timeout=job_timeout, max_tries=5),
-                 func(job_grace, name="grace", timeout=job_timeout, max_tries=5),
-                 func(job_turn, name="turn", timeout=job_timeout, max_tries=5)]
+    functions = [func(retried(job_bot), name="bot", timeout=job_timeout, max_tries=JOB_TRIES),
+                 func(retried(job_deal), name="deal", timeout=job_timeout, max_tries=JOB_TRIES),
+                 func(retried(job_grace), name="grace", timeout=job_timeout, max_tries=JOB_TRIES),
+                 func(retried(job_turn), name="turn", timeout=job_timeout, max_tries=JOB_TRIES)]
     crons = [cron(job_sweep, name=f"{p}:sweep", second={0}, timeout=60, unique=True,
                   run_at_startup=False)]
-    worker = Worker(functions=functions, cron_jobs=crons, queue_name=cluster.queue,
-                    redis_settings=RedisSettings.from_dsn(cluster.redis_url), on_startup=startup,
-                    poll_delay=POLL, max_jobs=concurrency, keep_result=60, job_timeout=job_timeout,
-                    health_check_key=f"{p}:worker-health", health_check_interval=10,
-                    handle_signals=False, max_tries=5)
-    # a dead worker's job is run again once its lock expires: soon after the job's own time limit
-    worker.in_progress_timeout_s = job_timeout + 1.0
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    print(f"canasta: worker ready (queue {cluster.queue})", flush=True)
-    main = asyncio.create_task(worker.async_run())
     waiting = asyncio.create_task(stop.wait())
+    pause = BACKOFF[0]
+    ready = False
     try:
-        await asyncio.wait({main, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        if main.done() and main.exception() is not None:
-            raise CanastaError(f"the worker stopped: {main.exception()}")
+        while not stop.is_set():
+            # a job's result is not kept (keep_result=0): a job id that failed every try may be
+            # enqueued again at once; while queued or running, an id is still taken once
+            worker = Worker(functions=functions, cron_jobs=crons, queue_name=cluster.queue,
+                            redis_settings=RedisSettings.from_dsn(cluster.redis_url), on_startup=startup,
+                            poll_delay=POLL, max_jobs=concurrency, keep_result=0, job_timeout=job_timeout,
+                            health_check_key=f"{p}:worker-health", health_check_interval=10,
+                            handle_signals=False, max_tries=JOB_TRIES)
+            # a dead worker's job is run again once its lock expires: soon after the job's own time limit
+            worker.in_progress_timeout_s = job_timeout + 1.0
+            if not ready:
+                print(f"canasta: worker ready (queue {cluster.queue})", flush=True)
+                ready = True
+            began = time.monotonic()
+            main = asyncio.create_task(worker.async_run())
+            await asyncio.wait({main, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if not main.done():
+                main.cancel()
+            with contextlib.suppress(BaseException):
+                await main
+            with contextlib.suppress(Exception):
+                await worker.close()
+            if stop.is_set():
+                break
+            # Redis went away (or the worker stopped): connect again, with backoff, rather than exit
+            problem = main.exception() if not main.cancelled() else None
+            if time.monotonic() - began > 30:
+                pause = BACKOFF[0]  # it ran a while: a new outage starts with a short wait
+            print(f"canasta: worker lost its queue ({problem}); connecting again in {pause:g} s",
+                  file=sys.stderr, flush=True)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(waiting), pause)
+            pause = min(pause * 2, BACKOFF[1] * 2)
     finally:
-        main.cancel()
         waiting.cancel()
-        await worker.close()
         await hub.shutdown()
         store.close()
 
