@@ -9,10 +9,12 @@ the wild cards can be laid (:func:`going_out_possible`), whose answers are kept.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from canasta import classic, italian
-from canasta.cards import JOKER_RANK, NATURAL_RANKS, RANK_VALUE, THREE, TWO
+from canasta import classic, italian, movegen_italian
+from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, RANK_VALUE, THREE, TWO
+from canasta.errors import IllegalMoveError
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
@@ -23,11 +25,14 @@ from canasta.melds import (
     wild_meld_is_clean,
     wild_meld_kind,
 )
+from canasta.moves import MELD, Move
 from canasta.rules import RuleSet
 from canasta.state import (
     ANSWER_PHASE,
     ASK_NO,
+    ASK_YES,
     MELD_PHASE,
+    DrawMode,
 )
 
 if TYPE_CHECKING:
@@ -193,18 +198,29 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
 # ---------------------------------------------------------------------------- Italian
 
 def italian_can_go_out(g: Game, assume_yes: bool = False) -> bool:
-    """Whether the player to move, whose team has opened, can still go out this turn
-    (melding every card but a legal final discard, B.13), decided exactly by
-    :func:`going_out_possible`.  ``assume_yes``: as if the partner had already said
-    yes (for deciding whether asking makes sense).  The search is exact and
-    always completes."""
+    """Whether the player to move can still go out this turn (melding every card
+    but a legal final discard, B.13), decided exactly.  An opened team's turn is
+    :func:`going_out_possible`'s question; a team that has not opened may open and
+    go out in the same turn (:func:`_opening_way_out`).  ``assume_yes``: as if the
+    partner had already said yes (for deciding whether asking makes sense).  The
+    search is exact and always completes."""
     seat = g.turn
     side = g.side_of[seat]
     r = g.rules
-    if not g.opened[side]:
-        return False  # going out while opening is one opening move (offered among the openings)
-    if g.ask == 3 or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2 and not assume_yes):
+    if g.ask == ASK_NO or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES
+                           and not assume_yes):
         return False  # a "no", or asking is required and has not been answered yes (B.13.4)
+    if g.opened[side]:
+        return _opened_way_out(g, seat, g.clean_turn)
+    return _opening_way_out(g, seat)
+
+
+def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
+    """The going-out search for the team's melds as they are on the table (for an
+    unopened team, none), ``clean_turn`` saying whether the rest of the turn must
+    be clean (B.9.2); the partner's answer is the caller's business."""
+    side = g.side_of[seat]
+    r = g.rules
     melds = g.melds[side]
     rc = g.rank_counts[seat]
     # a quick necessary condition: a natural card with no meld of its rank to join and
@@ -250,14 +266,194 @@ def italian_can_go_out(g: Game, assume_yes: bool = False) -> bool:
     open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
     closed_ranks = frozenset(m.rank for m in g.closed[side])
     key = (_rules_key(r), tuple(rc), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
-           g.clean_turn)
+           clean_turn)
     found = _OUT_ANSWERS.get(key)
     if found is None:
         if len(_OUT_ANSWERS) >= _OUT_ANSWERS_KEPT:
             _OUT_ANSWERS.clear()
-        found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(g.rank_counts[seat]), open_melds, clean, dirty, natural,
-                                                       closed_ranks, g.clean_turn, forced)
+        found = _OUT_ANSWERS[key] = going_out_possible(r, tuple(rc), open_melds, clean, dirty, natural,
+                                                       closed_ranks, clean_turn, forced)
     return found
+
+
+def _opening_way_out(g: Game, seat: int) -> bool:
+    """Whether a team that has not opened can open and go out in this turn (B.9
+    with B.13.1: the canastas may be completed in the going-out turn).
+
+    The turn's first meld move is the opening (it must reach the minimum, and be
+    clean where B.9.2 says so, which makes the whole turn clean); the rest of the
+    turn is an opened team's.  So: no way out for an opened team with an empty
+    table (and that clean flag) means none here; otherwise the openings are tried,
+    each laid on a copy and followed by the opened team's exact search.
+
+    Only the *minimal* openings need trying.  If a way out opens with O, a
+    smaller opening O' (natural groups shrunk, even to nothing; the wild-card group
+    and the black threes as in O) that still reaches the minimum also works: O'
+    is legal whenever O is (it closes fewer melds and leaves the same meld of
+    wild cards), and its next move can lay the rest of O as one move, legal
+    because it ends on O's very table (it closes a part of what O closed, with the
+    same wild meld open after it); the rest of the turn then follows as before.
+    So the openings tried are every wild-card group (or none) with natural groups
+    that reach the minimum and none of which can shrink without falling short;
+    and, when black threes can be melded (I-O17: only in the going-out move), the
+    openings that go out at once."""
+    r = g.rules
+    if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.opening_draw == DrawMode.UNANNOUNCED:
+        return False
+    need = g.minimum(seat)
+    clean = r.opening_must_be_clean(need)
+    if not _opened_way_out(g, seat, clean):
+        return False
+    key = (_rules_key(r), tuple(g.rank_counts[seat]), need)
+    found = _OPENING_ANSWERS.get(key)
+    if found is None:
+        if len(_OPENING_ANSWERS) >= _OUT_ANSWERS_KEPT:
+            _OPENING_ANSWERS.clear()
+        found = _OPENING_ANSWERS[key] = _try_openings(g, seat, need, clean)
+    return found
+
+
+_OPENING_ANSWERS: dict[tuple[object, ...], bool] = {}
+
+_Spec = tuple[int, int, int, int]  # (meld key, naturals, deuces, jokers) of one group of an opening
+
+
+def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
+    """The search of :func:`_opening_way_out` (the partner's leave is taken as given:
+    the caller has checked it)."""
+    r = g.rules
+    rc = g.rank_counts[seat]
+    vals = g.card_value
+    deuce_v = vals[RANK_CARDS[TWO][0]]
+    joker_v = vals[JOKER]
+    nd, nj = rc[TWO], rc[JOKER_RANK]
+    probe = g.copy()
+    probe.ask = ASK_YES  # as if the partner had said yes (asked or not, the caller has found it may)
+    probe.phase = MELD_PHASE
+
+    def works(spec: list[_Spec]) -> bool:
+        move = Move(MELD, tuple(movegen_italian.groups_from(probe.hands[seat], spec)))
+        try:
+            plan = italian.plan_meld(probe, move)
+        except IllegalMoveError:
+            return False
+        after = probe.copy()
+        after.family.lay(after, seat, plan)
+        if after.hand_sizes[seat] == 0:
+            return True  # went out in the opening itself (I-O23 discard_optional)
+        return _opened_way_out(after, seat, after.clean_turn)
+
+    # the wild-card group of the opening: none, or any legal one from the hand
+    wild_groups: list[tuple[int, int]] = [(0, 0)]
+    for d in range(min(nd, CANASTA_SIZE) + 1):
+        for j in range(min(nj, CANASTA_SIZE - d) + 1):
+            if d + j >= 3 and it_group_error(r, 0, d, j, True) is None and (not clean or wild_meld_is_clean(d, j)):
+                wild_groups.append((d, j))
+    ranks = [x for x in NATURAL_RANKS if rc[x] >= 2]
+    for wd, wj in wild_groups:
+        base = wd * deuce_v + wj * joker_v
+        chosen: list[_Spec] = [(WILD_MELD, 0, wd, wj)] if wd + wj else []
+        for spec in _minimal_openings(r, rc, vals, ranks, need - base, nd - wd, nj - wj, clean):
+            if works(chosen + spec):
+                return True
+    b = rc[THREE]
+    if b >= 3 and r.black_three_melds != "never":
+        return any(works(spec) for spec in _whole_openings(r, rc, b))
+    return False
+
+
+def _shapes(r: RuleSet, k: int, deuces: int, jokers: int, clean: bool) -> list[tuple[int, int, int]]:
+    """The legal groups (naturals, deuces, jokers) of a natural rank from ``k`` naturals."""
+    out = []
+    for n in range(2, min(k, CANASTA_SIZE) + 1):
+        for d in range(0 if clean else min(deuces, 3) + 1):
+            for j in range(0 if clean else min(jokers, 3) + 1):
+                if 3 <= n + d + j <= CANASTA_SIZE and it_group_error(r, n, d, j, False) is None:
+                    out.append((n, d, j))
+    return out
+
+
+def _minimal_openings(r: RuleSet, rc: list[int], vals: tuple[int, ...], ranks: list[int], need: int,
+                      deuces: int, jokers: int, clean: bool) -> Iterator[list[_Spec]]:
+    """Natural groups worth ``need`` or more (with the wild cards left), none of
+    which can shrink (to a smaller legal group or to nothing) and still reach it;
+    the bigger groups first."""
+    if need <= 0:
+        yield []
+        return
+    deuce_v = vals[RANK_CARDS[TWO][0]]
+    joker_v = vals[JOKER]
+    chosen: list[tuple[int, int, int, int, int]] = []  # (rank, n, d, j, value)
+    shapes: dict[int, list[tuple[int, int, int, int]]] = {}  # rank -> (value, n, d, j), the most first
+    for x in ranks:
+        v = vals[RANK_CARDS[x][0]]
+        shapes[x] = sorted(((n * v + d * deuce_v + j * joker_v, n, d, j)
+                            for n, d, j in _shapes(r, rc[x], deuces, jokers, clean)), reverse=True)
+    # the most the ranks from i on can add (every natural, up to seven a rank)
+    tail = [0] * (len(ranks) + 1)
+    for i in range(len(ranks) - 1, -1, -1):
+        tail[i] = tail[i + 1] + (shapes[ranks[i]][0][0] if shapes[ranks[i]] else 0)
+
+    def best_below(x: int, n: int, d: int, j: int) -> int:
+        """The most a legal group strictly inside this one is worth (0: none)."""
+        return max((v for v, a, b, c in shapes[x] if a <= n and b <= d and c <= j and (a, b, c) != (n, d, j)),
+                   default=0)
+
+    def rec(i: int, total: int, d_left: int, j_left: int) -> Iterator[list[_Spec]]:
+        if total >= need:
+            if all(total - v + best_below(x, n, d, j) < need for x, n, d, j, v in chosen):
+                yield [(x, n, d, j) for x, n, d, j, _ in chosen]
+            return
+        if i == len(ranks) or total + tail[i] < need:
+            return
+        x = ranks[i]
+        for v, n, d, j in shapes[x]:
+            if d <= d_left and j <= j_left:
+                chosen.append((x, n, d, j, v))
+                yield from rec(i + 1, total + v, d_left - d, j_left - j)
+                chosen.pop()
+        yield from rec(i + 1, total, d_left, j_left)
+
+    yield from rec(0, 0, deuces, jokers)
+
+
+def _whole_openings(r: RuleSet, rc: list[int], b: int) -> Iterator[list[_Spec]]:
+    """Openings that meld black threes (I-O17: only in the going-out move) and so go
+    out at once: each natural rank in one group, the wild cards spread over them and
+    a wild-card group, the black threes in theirs; at most one card kept back as the
+    final discard (which the engine then judges)."""
+    ranks = [x for x in NATURAL_RANKS if rc[x]]
+    if any(rc[x] > CANASTA_SIZE + 1 for x in ranks):
+        return
+    chosen: list[_Spec] = []
+
+    def rec(i: int, d: int, j: int, kept: bool) -> Iterator[list[_Spec]]:
+        if i == len(ranks):
+            for keep_d, keep_j in ((0, 0), (1, 0), (0, 1)):
+                if ((keep_d or keep_j) and kept) or keep_d > d or keep_j > j:
+                    continue
+                wd, wj = d - keep_d, j - keep_j
+                yield [*chosen, *([(WILD_MELD, 0, wd, wj)] if wd + wj else [])]
+            return
+        x = ranks[i]
+        for keep in (0, 1):
+            n = rc[x] - keep
+            if (keep and kept) or n > CANASTA_SIZE:
+                continue
+            if n == 0:
+                yield from rec(i + 1, d, j, True)
+                continue
+            for dd in range(min(d, 3) + 1):
+                for jj in range(min(j, 3) + 1):
+                    if 3 <= n + dd + jj <= CANASTA_SIZE and it_group_error(r, n, dd, jj, False) is None:
+                        chosen.append((x, n, dd, jj))
+                        yield from rec(i + 1, d - dd, j - jj, kept or keep == 1)
+                        chosen.pop()
+
+    for nb, kept in ((b, False), (b - 1, True)):  # all the black threes, or all but a final discard
+        if nb >= 3:
+            for spec in rec(0, rc[TWO], rc[JOKER_RANK], kept):
+                yield [*spec, (THREE, nb, 0, 0)]
 
 
 _OUT_ANSWERS: dict[tuple[object, ...], bool] = {}

@@ -420,6 +420,8 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
                 raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
     g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=True)
     existing = g.melds[side].get(rt)
+    if existing is None and r.new_meld_after_close == "never" and any(m.rank == rt for m in g.closed[side]):
+        raise refuse("RANK_CLOSED", rank=rt)  # I-O3: as for a new meld from the hand (B.6.4, B.10.9)
     frozen = g.pile_frozen
     need_nat = r.frozen_pozzo_naturals if frozen else 2
     if frozen or r.pozzo_take == "natural_pair_only":
@@ -674,8 +676,11 @@ class Italian(RuleFamily):
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
         return plan_meld(g, move)
 
-    lay = staticmethod(_lay)
-    take = staticmethod(_take)
+    def lay(self, g: Game, seat: int, plan: object) -> None:
+        _lay(g, seat, plan)
+
+    def take(self, g: Game, seat: int, plan: object) -> None:
+        _take(g, seat, plan)
 
     def group_keyer(self) -> Callable[[Group], int]:
         return movegen_italian.group_key
