@@ -13,20 +13,30 @@ import math
 import multiprocessing
 import queue as queue_module
 import re
+import signal
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from canasta.bots import make_bot
 from canasta.bots.base import Bot
 from canasta.errors import CanastaError
 from canasta.match import Match, hand_seed
 from canasta.moves import Move
-from canasta.record import GameRecord, RecordedHand, record_from_match, verify
+from canasta.record import (
+    GameRecord,
+    RecordedHand,
+    atomic_file,
+    atomic_path,
+    cut_short,
+    record_from_match,
+    verify,
+)
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -182,8 +192,11 @@ _QUEUE: Any = None
 
 
 def _init_worker(queue: Any) -> None:
+    """A worker ignores Ctrl-C: the run's process hears it, keeps what is finished and
+    stops the pool (a worker stopped by it would print its own traceback)."""
     global _QUEUE
     _QUEUE = queue
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _worker(args: _Task, report: Callable[[Progress], None] | None = None) -> list[GameResult]:
@@ -338,8 +351,8 @@ class ArenaReport:
         if self.errors:
             lines.append(f"{_count(len(self.errors), 'bot error')}, e.g.: {self.errors[0]}")
         if self.cut_off:
-            lines.append(f"{_count(len(self.cut_off), 'cut-off game')} not counted (the run stopped while "
-                         f"writing {'it' if len(self.cut_off) == 1 else 'them'}): {'; '.join(self.cut_off[:5])}")
+            lines.append(f"{_count(len(self.cut_off), 'cut-off game')} not counted (the record stops before the "
+                         f"game's end: a stopped run or a cut file): {'; '.join(self.cut_off[:5])}")
         return "\n".join(lines)
 
 
@@ -368,11 +381,25 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run: what it kept (``games`` finished games, saved whole to ``save``)."""
+
+    def __init__(self, report: ArenaReport, save: Path | None) -> None:
+        super().__init__()
+        self.report = report
+        self.save = save if save is not None and report.games else None
+
+
 def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, jobs: int = 1,
               max_hands: int = 60, save: Path | None = None,
               progress: Callable[[ProgressEstimate], None] | None = None) -> ArenaReport:
     """Play ``games`` matches (rounded up to whole duplicate pairs).  ``progress``
-    is called with the run's :class:`ProgressEstimate` as games report."""
+    is called with the run's :class:`ProgressEstimate` as games report.
+
+    ``save`` gets every game as a record, written whole or not at all
+    (:func:`canasta.record.atomic_file`: ``save`` takes the run's file when it ends).  A
+    run stopped by Ctrl-C keeps the games finished so far (``save`` holds them, each
+    whole; nothing replaces ``save`` if none was) and raises :class:`Interrupted`."""
     pairs = max(1, (games + 1) // 2)
     report = ArenaReport(rules.name, specs)
     start = time.perf_counter()
@@ -383,34 +410,32 @@ def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, job
         def heard(p: Progress) -> None:
             estimate.update(p)
             progress(estimate)
-    out = None
-    if save is not None:
-        save.parent.mkdir(parents=True, exist_ok=True)
-        out = save.open("w", encoding="utf-8")
+    written = [0]
     try:
-        for results in _map(tasks, jobs, heard):
-            for r in results:
-                report.add(r)
-                if out is not None:
-                    out.write(r.record + "\n")
-            if out is not None:
-                out.flush()  # a stopped run keeps every finished pair (see tally)
-    finally:
-        if out is not None:
-            out.close()
+        with ExitStack() as stack:
+            out: IO[str] | None = None
+            if save is not None:
+                save.parent.mkdir(parents=True, exist_ok=True)
+                out = stack.enter_context(atomic_file(save, keep=lambda: written[0] > 0))
+            played = _map(tasks, jobs, heard)
+            stack.callback(played.close)  # the pool stops before the file is kept
+            for results in played:
+                for r in results:
+                    report.add(r)
+                    if out is not None:
+                        out.write(r.record + "\n")
+                        written[0] += 1
+    except KeyboardInterrupt:
+        report.seconds = time.perf_counter() - start
+        raise Interrupted(report, save) from None
     report.seconds = time.perf_counter() - start
     return report
 
 
 def cut_off(game: GameRecord, problems: list[str]) -> bool:
-    """Is this a game a stopped run left unfinished (and nothing else wrong with
-    it)?  Its last hand has no score, and replaying it finds nothing but that
-    the record stops early."""
-    if not game.hands:
-        return True
-    if any("Score" not in hand.tags for hand in game.hands[:-1]) or "Score" in game.hands[-1].tags:
-        return False
-    return all(p.endswith("the record stops before the hand is over") for p in problems)
+    """Is this a game whose record stops before the game's end (a stopped run, a cut
+    file), with nothing else wrong with it?  See :func:`canasta.record.verify`."""
+    return cut_short(problems)
 
 
 def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaReport:
@@ -512,7 +537,7 @@ def _seat_labels(game: GameRecord) -> list[str]:
     return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
 
 
-def _map(tasks: list[_Task], jobs: int, heard: Callable[[Progress], None] | None = None) -> Iterator[list[GameResult]]:
+def _map(tasks: list[_Task], jobs: int, heard: Callable[[Progress], None] | None = None) -> Generator[list[GameResult], None, None]:
     if jobs <= 1:
         for t in tasks:
             yield _worker(t, heard)
@@ -545,8 +570,14 @@ def plot(report: ArenaReport, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig = figure(report)
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """Write a matplotlib figure whole or not at all, in the format its name's ending says."""
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110, format=path.suffix.lstrip(".").lower() or "png")
 
 
 def plot_needs() -> str | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from canasta.arena import ArenaReport, ProgressEstimate, run_arena, tally, wilson
+from canasta.arena import ArenaReport, Interrupted, ProgressEstimate, run_arena, save_figure, tally, wilson
 from canasta.errors import CanastaError
 from canasta.record import GameRecord
 from canasta.rules import RuleSet
@@ -203,8 +203,38 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str) ->
     for group in groups.values():
         report = tally([g for g, _ in group], [n for _, n in group])
         files = sorted({n.rpartition(", game")[0] for _, n in group})
-        pairs.append(pair_from_report(report, "tallied from " + ", ".join(files)))
+        cut = (f" ({len(report.cut_off)} cut-off game{'s' if len(report.cut_off) > 1 else ''} not counted: "
+               f"{'; '.join(report.cut_off[:3])})") if report.cut_off else ""
+        pairs.append(pair_from_report(report, "tallied from " + ", ".join(files) + cut))
     return pairs
+
+
+class LadderInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a ladder: the record files it wrote (the pairs finished, and the
+    finished games of the pair under way)."""
+
+    def __init__(self, files: list[Path]) -> None:
+        super().__init__()
+        self.files = files
+
+
+def save_path(save_dir: Path, rules_name: str, a: str, b: str, seed: int) -> Path:
+    """Where a ladder writes the games of the pair ``a`` vs ``b``."""
+    return save_dir / (f"ladder-{rules_name}-{a}-vs-{b}-{seed}.cgn"
+                       .replace(":", "_").replace("/", "_").replace(" ", "_"))
+
+
+def pairs_to_play(bots: Sequence[str], saved: Sequence[Pair] = (), adjacent: bool = False) -> list[tuple[str, str]]:
+    """The pairs a ladder plays (in order): every pair of ``bots``, or only neighbours
+    with ``adjacent``, less the pairs ``saved`` already holds."""
+    names = list(dict.fromkeys(bots))
+    out = []
+    for i, a in enumerate(names):
+        for j, b in enumerate(names[i + 1:], start=i + 1):
+            known = any({p.a, p.b} == {a, b} for p in saved)
+            if not known and not (adjacent and j != i + 1):
+                out.append((a, b))
+    return out
 
 
 def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs: int = 1, max_hands: int = 60,
@@ -218,6 +248,7 @@ def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs:
     if len(names) < 2:
         raise CanastaError("a ladder needs at least two different bots")
     pairs: list[Pair] = []
+    written: list[Path] = []
     for i, a in enumerate(names):
         for j, b in enumerate(names[i + 1:], start=i + 1):
             if adjacent and j != i + 1 and not any({p.a, p.b} == {a, b} for p in saved):
@@ -230,17 +261,19 @@ def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs:
                              (p.worst_ms[1], p.worst_ms[0]))
                 pairs.append(p)
                 continue
-            save = None
-            if save_dir is not None:
-                save = save_dir / (f"ladder-{rules.name}-{a}-vs-{b}-{seed}.cgn"
-                                   .replace(":", "_").replace("/", "_").replace(" ", "_"))
+            save = save_path(save_dir, rules.name, a, b, seed) if save_dir is not None else None
             heard = None
             if progress is not None:
                 label = f"{a} vs {b}"
 
                 def heard(est: ProgressEstimate, label: str = label) -> None:
                     progress(label, est)
-            report = run_arena(rules, (a, b), games, seed, jobs, max_hands, save, heard)
+            try:
+                report = run_arena(rules, (a, b), games, seed, jobs, max_hands, save, heard)
+            except Interrupted as stop:
+                raise LadderInterrupted(written + ([stop.save] if stop.save is not None else [])) from None
+            if save is not None:
+                written.append(save)
             pairs.append(pair_from_report(report, f"played, {report.games} games" +
                                           (f", saved to {save}" if save is not None else "")))
     ladder = Ladder(rules.name, names, pairs, seed=seed)
@@ -271,5 +304,5 @@ def plot_ladder(ladder: Ladder, path: Path) -> None:
     ax.set_title(f"{ladder.rules}: the strength ladder ({sum(p.hands for p in ladder.pairs)} hands)")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path)
     plt.close(fig)

@@ -23,6 +23,24 @@
     [End "went out"]
     [DecisionMs "0.31 2.05 0.27 ..."]
 
+    [Hand "2"]
+    ...
+    [Final "side 0"]
+
+A game's last line is its ``Final`` tag: the result the replay must reach
+(``side N``, ``draw``, or ``*`` for a match the record leaves unfinished: stopped
+at a hand limit, or saved between hands).  A game without it is *cut short* (a
+stopped run, a truncated file: ``head -n 203``), unless its own content proves it
+whole, as for records written before the tag existed: the replay reaches the
+match's end, or (a run stopped at its hand limit) the match is unfinished after
+as many hands as another unfinished game of the same file and rules that more
+games follow; and its last hand carries its ``Score`` and ``End`` and every tag
+its first one does.  A file whose
+last line has no line end was cut inside that line (``head -c 5000``): the line is
+not read, and its game is cut short.  :func:`verify` reports a game cut short with
+problems that say ``(cut short)`` (:func:`cut_short`), so that a tally lists it
+apart and never counts it as played to its end.
+
 An arena record's hands carry ``DecisionMs``: how long each move's decision
 took, in milliseconds, one per move in order (so a tally of the record has the
 decision times).  A hand's ``Commitment`` is shown before the hand is played and checked against
@@ -42,10 +60,14 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import re
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
 from canasta.fairdeal import FairDeal, commitment_of, parse_secret, parse_seeds_text
@@ -56,6 +78,10 @@ from canasta.rules import PRESETS, RuleSet
 #: the tags a hand may carry; any other tag starts a new game's headers.  ``DecisionMs``
 #: (arena records): each move's decision time in milliseconds, in move order
 HAND_TAGS = ("Dealer", "Commitment", "Seed", "Secret", "ClientSeeds", "Score", "End", "DecisionMs")
+#: the tag that closes a game: the result the replay must reach (``*``: the match is unfinished)
+FINAL_TAG = "Final"
+#: in every problem that says a record stops before its game's end (see :func:`cut_short`)
+CUT_SHORT = "(cut short)"
 _TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _MOVE = re.compile(r"^(\d+)\s*:\s*([^{;]*?)\s*(?:\{([^}]*)\})?\s*(?:;.*)?$")
 
@@ -94,6 +120,14 @@ class RecordedHand:
 class GameRecord:
     headers: dict[str, str] = field(default_factory=dict)
     hands: list[RecordedHand] = field(default_factory=list)
+    #: the ``Final`` tag's result, None when the record has none (cut short, or older than the tag)
+    final: str | None = None
+    #: why the game's text is known to be cut (a last line without its line end), else ""
+    cut: str = ""
+    #: the games read from the same text, this one included (what proves an older record whole)
+    peers: list[GameRecord] = field(default_factory=list, repr=False, compare=False)
+    #: once replayed without a problem: (the match is over, hands)
+    _outcome: tuple[bool, int] | None = field(default=None, repr=False, compare=False)
 
     def rules(self) -> RuleSet:
         name = self.headers.get("Rules", "classic-4p")
@@ -122,6 +156,8 @@ class GameRecord:
             for key, value in hand.tags.items():
                 if key not in order:
                     lines.append(f'[{key} "{_esc(value)}"]')
+        if self.final is not None:
+            lines += ["", f'[{FINAL_TAG} "{_esc(self.final)}"]']
         return "\n".join(lines) + "\n"
 
 
@@ -160,31 +196,54 @@ def parse_options(text: str) -> dict[str, object]:
 
 def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
     """Read one or more games; lenient: problems are collected as ``line N: ...``
-    and the rest is still read."""
+    and the rest is still read.  A last line without its line end is not read
+    unless it is a whole tag: the text was cut inside it, and its game is marked
+    :attr:`GameRecord.cut`."""
     games: list[GameRecord] = []
     errors: list[str] = []
     game: GameRecord | None = None
     hand: RecordedHand | None = None
-    for n, raw in enumerate(text.splitlines(), start=1):
+    closed = False  # the game has its Final tag: what follows is another game
+
+    def new_game() -> GameRecord:
+        nonlocal closed, hand
+        games.append(GameRecord())
+        closed = False
+        hand = None
+        return games[-1]
+
+    lines = text.splitlines()
+    last_cut = bool(lines) and not text.endswith(("\n", "\r"))
+    for n, raw in enumerate(lines, start=1):
         line = raw.strip()
+        if last_cut and n == len(lines) and line and not _TAG.match(line):
+            note = f"line {n}: the file ends inside this line {CUT_SHORT}: {line[:60]!r}"
+            errors.append(note)
+            if game is not None:  # a cut just after a game's Final tag cuts the next game's first line
+                (new_game() if closed else game).cut = note
+            break
         if not line or line.startswith(";"):
             continue
         tag = _TAG.match(line)
         if tag:
             key, value = tag.group(1), _unesc(tag.group(2))
-            if key == "Hand":
-                if game is None:
-                    game = GameRecord()
-                    games.append(game)
+            if key == FINAL_TAG:
+                if game is None or closed:
+                    errors.append(f"line {n}: a [{FINAL_TAG}] tag closes a game, and no game is open here")
+                    continue
+                game.final = value
+                closed = True
+                hand = None
+            elif key == "Hand":
+                if game is None or closed:
+                    game = new_game()
                 hand = RecordedHand({"Hand": value})
                 game.hands.append(hand)
             elif hand is not None and key in HAND_TAGS:
                 hand.tags[key] = value
             else:
-                if game is None or game.hands:
-                    game = GameRecord()
-                    games.append(game)
-                    hand = None
+                if game is None or game.hands or closed:
+                    game = new_game()
                 game.headers[key] = value
             continue
         if line.startswith("["):
@@ -203,23 +262,53 @@ def parse_records(text: str) -> tuple[list[GameRecord], list[str]]:
             errors.append(f"line {n}: {exc}")
             continue
         hand.moves.append((int(mv.group(1)), move, (mv.group(3) or "").strip(), n))
+    for g in games:
+        g.peers = games
     return games, errors
 
 
+def cut_short(problems: Sequence[str]) -> bool:
+    """Do these problems (of :func:`verify`) say only that the record stops before its
+    game's end (a stopped run, a truncated file), and nothing else is wrong?"""
+    return bool(problems) and all(CUT_SHORT in p for p in problems)
+
+
 def verify(game: GameRecord) -> list[str]:
-    """Replay a record through the engine; returns the problems (empty if none)."""
+    """Replay a record through the engine; returns the problems (empty if none).  A
+    record that stops before its game's end (no ``Final`` tag, and nothing in it proves
+    it whole) has problems that say ``(cut short)``: see :func:`cut_short`."""
+    problems, match = _replay(game)
+    if match is None:
+        return problems
+    if game.cut:
+        problems.append(game.cut)
+    want = result_text(match)
+    if game.final is not None:
+        if game.final != want:
+            problems.append(f"result: the [{FINAL_TAG}] tag says {game.final!r}, the replay ends {want!r}")
+    elif not problems:
+        problems.extend(_unproved(game, match.over))
+    result = game.headers.get("Result")
+    if result is not None and (match.over or game.final is not None) and result != want:
+        problems.append(f"result: recorded {result!r}, the engine says {want!r}")
+    return problems
+
+
+def _replay(game: GameRecord) -> tuple[list[str], Match | None]:
+    """Every move, score and deal of the record checked; the match as the record
+    leaves it (None when the headers are unusable)."""
     problems: list[str] = []
     try:
         match = game.match()
     except CanastaError as exc:
-        return [f"headers: {exc}"]
+        return [f"headers: {exc}"], None
     for number, hand in enumerate(game.hands, start=1):
         label = f"hand {hand.tags.get('Hand', '?')}"
         try:
             fair = hand.fair_deal(number, match.rules.players)
         except CanastaError as exc:
             problems.append(f"{label}: {exc}")
-            return problems
+            return problems, match
         if fair is not None:  # a provably fair deal
             if hand.tags.get("Commitment") != commitment_of(fair.secret):
                 problems.append(f"{label}: the commitment shown before the deal is not the SHA-256 of the "
@@ -246,19 +335,52 @@ def verify(game: GameRecord) -> list[str]:
                 problems.append(f"line {line}: illegal move {move}: {exc}")
                 break
         if not g.is_over():
-            problems.append(f"{label}: the record stops before the hand is over")
-            return problems
+            problems.append(f"{label}: the record stops before the hand is over {CUT_SHORT}")
+            return problems, match
         rec = match.record_hand()
         if "Score" in hand.tags:
             want = " ".join(str(s.total) for s in rec.scores)
             if hand.tags["Score"] != want:
                 problems.append(f"{label}: recorded score {hand.tags['Score']!r}, the engine scores {want!r}")
-    result = game.headers.get("Result")
-    if result is not None and result != "*" and match.over:
-        want = "draw" if match.winner == -1 else f"side {match.winner}"
-        if result != want:
-            problems.append(f"result: recorded {result!r}, the engine says {want!r}")
-    return problems
+    if not problems:
+        game._outcome = (match.over, len(game.hands))
+    return problems, match
+
+
+def _outcome(game: GameRecord) -> tuple[bool, int] | None:
+    """(the match is over, hands) of a game that replays without a problem, else None."""
+    if game._outcome is None:
+        _replay(game)
+    return game._outcome
+
+
+def _unproved(game: GameRecord, over: bool) -> list[str]:
+    """Why a record without a ``Final`` tag is not provably whole (empty when it is)."""
+    if not game.hands:
+        return [f"the record stops before its first hand {CUT_SHORT}"]
+    if not over and not _at_hand_limit(game):
+        return [f"the record stops after {len(game.hands)} hands, before the match is over, and has no "
+                f"[{FINAL_TAG}] tag {CUT_SHORT}"]
+    last = game.hands[-1]
+    missing = [key for key in ("Score", "End", *game.hands[0].tags) if key not in last.tags]
+    if missing:
+        return [f"hand {last.tags.get('Hand', '?')}: the record stops before its [{missing[0]}] tag, and has no "
+                f"[{FINAL_TAG}] tag {CUT_SHORT}"]
+    return []
+
+
+def _at_hand_limit(game: GameRecord) -> bool:
+    """An unfinished match stopped by its run's hand limit: another game of the same text,
+    rules and hand count, with more games after it (so its own text is whole), is
+    unfinished too: the run stopped its matches after that many hands."""
+    rules = (game.headers.get("Rules"), game.headers.get("RulesOptions"))
+    for peer in game.peers[:-1]:
+        if (peer is game or peer.final is not None or peer.cut or len(peer.hands) != len(game.hands)
+                or (peer.headers.get("Rules"), peer.headers.get("RulesOptions")) != rules):
+            continue
+        if _outcome(peer) == (False, len(game.hands)):
+            return True
+    return False
 
 
 def result_text(match: Match) -> str:
@@ -279,7 +401,7 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
     headers["MatchSeed"] = str(match.seed)
     headers["FirstDealer"] = str(match.first_dealer)
     headers["Result"] = result_text(match)
-    rec = GameRecord(headers)
+    rec = GameRecord(headers, final=result_text(match))
     for hr, moves in zip(match.hands, hands_moves, strict=False):
         if hr.fair is not None:
             hand = RecordedHand({"Hand": str(hr.hand_number), "Dealer": str(hr.dealer),
@@ -311,3 +433,55 @@ def read_file(path: str | Path) -> tuple[list[GameRecord], list[str]]:
     except (OSError, EOFError) as exc:  # not gzip data (gzip.BadGzipFile), unreadable, or cut short
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
     raise CanastaError(f"{str(path)!r} is not a gzip-compressed game record: {reason}")
+
+
+def refuse_overwrite(path: str | Path, force: bool, what: str = "file", hint: str = "") -> None:
+    """Refuse, in one line, to replace an existing file unless ``force``."""
+    if not force and Path(path).exists():
+        raise CanastaError(f"{str(path)!r} exists: add --force to overwrite it" + (f" ({hint})" if hint else ""))
+
+
+@contextmanager
+def atomic_path(path: str | Path, keep: Callable[[], bool] | None = None) -> Iterator[Path]:
+    """Write ``path`` whole or not at all: the block writes the temporary file it is given,
+    in the same folder, which replaces ``path`` (``os.replace``) when the block ends.  If
+    the block raises, the temporary file is removed and ``path`` is left as it was, unless
+    ``keep()`` says what was written is worth keeping (a stopped run's finished games, each
+    written whole): then it still replaces ``path`` before the error goes on."""
+    target = Path(path)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp" + target.suffix)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        try:
+            yield tmp
+        except BaseException:
+            if keep is not None and keep():
+                _publish(tmp, target)
+            raise
+        _publish(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def atomic_file(path: str | Path, keep: Callable[[], bool] | None = None) -> Iterator[IO[str]]:
+    """A text file written whole or not at all (:func:`atomic_path`)."""
+    with atomic_path(path, keep) as tmp, tmp.open("w", encoding="utf-8") as out:
+        yield out
+
+
+def _publish(tmp: Path, target: Path) -> None:
+    """The temporary file, on disk, takes the target's name (with a new file's usual permissions)."""
+    with tmp.open("rb") as f:
+        os.fsync(f.fileno())
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+    os.replace(tmp, target)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """``Path(path).write_text(text)``, whole or not at all (:func:`atomic_file`)."""
+    with atomic_file(path) as out:
+        out.write(text)
