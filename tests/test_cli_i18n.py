@@ -36,16 +36,41 @@ def test_rules_in_italian(capsys: pytest.CaptureFixture[str]) -> None:
     assert "I-O8   Modi di prendere il pozzo: solo con una coppia naturale [predefinito; B.10.3" in out
 
 
-def test_global_option_and_remembered_choice(capsys: pytest.CaptureFixture[str]) -> None:
+def test_lang_applies_to_its_command_only(capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
     code, out, _ = _run(["--lang", "it", "rules"], capsys)
     assert code == 0 and "Canasta classica" in out
+    assert not settings_path().exists()  # --lang is not remembered
+    _, out, _ = _run(["rules"], capsys)
+    assert "Classic Canasta" in out
+
+
+def test_config_lang_remembers_explicitly_and_says_where(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(["config", "lang", "it"], capsys)
+    assert code == 0 and str(settings_path()) in out
     assert json.loads(settings_path().read_text(encoding="utf-8")) == {"lang": "it"}
     _, out, _ = _run(["rules"], capsys)  # remembered
     assert "Canasta classica" in out
-    _, out, _ = _run(["rules", "--lang=en"], capsys)
+    _, out, _ = _run(["rules", "--lang=en"], capsys)  # this command only
     assert "Classic Canasta" in out
     _, out, _ = _run(["rules"], capsys)
+    assert "Canasta classica" in out
+    code, out, _ = _run(["config", "lang"], capsys)
+    assert code == 0 and "it" in out and str(settings_path()) in out
+    code, out, _ = _run(["config", "lang", "auto"], capsys)
+    assert code == 0 and json.loads(settings_path().read_text(encoding="utf-8")) == {}
+    _, out, _ = _run(["rules"], capsys)
     assert "Classic Canasta" in out
+
+
+@pytest.mark.parametrize("argv", [["--lang", "fr", "rules"], ["rules", "--lang=fr"], ["config", "lang", "fr"]])
+def test_an_unknown_language_is_refused_with_the_known_ones(argv: list[str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "'fr'" in err and "en, it" in err, err
+    assert not settings_path().exists()
 
 
 def test_environment(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,7 +90,7 @@ def test_corrupt_settings_are_ignored_with_a_warning(capsys: pytest.CaptureFixtu
     path.write_text("[1, 2]", encoding="utf-8")
     code, out, err = _run(["rules"], capsys)
     assert code == 0 and "not a JSON object" in err
-    _run(["rules", "--lang", "it"], capsys)  # rewritten by the next choice
+    _run(["config", "lang", "it"], capsys)  # rewritten by the next choice
     assert json.loads(path.read_text(encoding="utf-8")) == {"lang": "it"}
 
 

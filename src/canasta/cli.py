@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from canasta.bench import BENCH_ORDER, MARKDOWN_HEADER, BenchResult, markdown_ro
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
 from canasta.i18n import NN_, _, current, nplural, use
-from canasta.rules import PRESETS, RuleSet, save_rules
+from canasta.rules import PRESETS, RuleSet
 
 if TYPE_CHECKING:
     from canasta.record import GameRecord
@@ -55,7 +56,33 @@ def _seconds(text: str) -> float:
 
 
 def LANG_HELP() -> str:
-    return _("the language: en, it (default: the last one chosen, else LANG/LC_ALL/LC_MESSAGES); remembered")
+    return _("the language of this command: en, it (default: the one 'canasta config lang' remembers, else "
+             "LANG/LC_ALL/LC_MESSAGES)")
+
+
+#: the endings a rules file may have (``rules --save``, ``--rules FILE``)
+RULES_SUFFIXES = (".toml", ".json")
+
+
+def _rules_arg(text: str) -> RuleSet:
+    """``--rules``: a preset or a rules file, and a rules file that sets nothing is refused
+    (it would quietly play the default rules)."""
+    rules = argtypes.rules(text)
+    path = Path(text)
+    if path.suffix.lower() in RULES_SUFFIXES and path.is_file():
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix.lower() == ".json":
+            empty = not raw.strip() or json.loads(raw) in ({}, None)
+        else:
+            import tomllib
+
+            empty = not tomllib.loads(raw)
+        if empty:
+            raise argparse.ArgumentTypeError(
+                _("the rules file {file} is empty: name a preset ({preset}), or write a rules file with "
+                  "'canasta rules {preset} --save {path} --force'").format(file=repr(text), path=text,
+                                                                           preset="classic-4p"))
+    return rules
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -107,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--max-hands", type=argtypes.positive, default=60, help=_("a match stops after this many hands"))
     a.add_argument("--save", metavar="FILE",
                    help=_("write every game as a record (default: runs/arena-RULES-A-vs-B-SEED.cgn)"))
-    a.add_argument("--force", action="store_true", help=_("overwrite the record file of an earlier run"))
+    a.add_argument("--force", action="store_true",
+                   help=_("overwrite the record file (and --plot's picture) of an earlier run"))
     a.add_argument("--plot", metavar="FILE.png",
                    help=_("draw the per-hand score differences (needs the arena extra: matplotlib)"))
     a.add_argument("--json", action="store_true", help=_("print the figures as one JSON line (no progress bar)"))
@@ -137,6 +165,8 @@ def _parser() -> argparse.ArgumentParser:
     lad.add_argument("--save-dir", metavar="DIR",
                      help=_("write the games of each pair played as records there (default: runs/)"))
     lad.add_argument("--plot", metavar="FILE.png", help=_("draw the ratings with their intervals (needs matplotlib)"))
+    lad.add_argument("--force", action="store_true",
+                     help=_("overwrite the record files (and --plot's picture) of an earlier run"))
     lout = lad.add_mutually_exclusive_group()
     lout.add_argument("--json", action="store_true", help=_("print the ratings and pairs as one JSON line"))
     lout.add_argument("--markdown", action="store_true",
@@ -150,6 +180,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                    help=_("change an option, e.g. --set C-O1=max3_only --set target=3000"))
     r.add_argument("--save", metavar="FILE", help=_("write the rules to FILE (.toml or .json)"))
+    r.add_argument("--force", action="store_true", help=_("with --save: overwrite FILE if it exists"))
     r.add_argument("--markdown", action="store_true",
                    help=_("print the rules page (every option, its choices, default and sources) as Markdown"))
     from canasta.tui.commands import configure_play, configure_replay
@@ -158,7 +189,25 @@ def _parser() -> argparse.ArgumentParser:
     configure_play(command("play", _("play at a table in the terminal, against or with bots")))
     configure_replay(command("replay", _("step through a game record in the terminal")))
     configure_serve(command("serve", _("run the online card room (web server)")))
+    cfg = command("config", _("remember a choice for later commands (where it is kept is shown)"))
+    cfg.add_argument("key", choices=("lang",), help=_("what to remember: lang, the language"))
+    cfg.add_argument("value", nargs="?", metavar="VALUE",
+                     help=_("the language to remember ({languages}), or 'auto' to follow LANG again; "
+                            "without it: show what is remembered").format(languages=", ".join(_languages())))
+    for action in _actions(p):
+        if action.type is argtypes.rules:  # every --rules, the terminal app's too, refuses an empty file
+            action.type = _rules_arg
     return p
+
+
+def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every option of a parser and of its commands."""
+    out = list(parser._actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                out.extend(_actions(sub))
+    return out
 
 
 #: seconds before a progress line appears, so a quick run shows none
@@ -397,7 +446,7 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return 1 if rep.problems else 0
 
 
-def _check_plot(path: str | None) -> None:
+def _check_plot(path: str | None, force: bool) -> None:
     """Before any work: matplotlib is there, and the picture can be written."""
     if not path:
         return
@@ -406,7 +455,7 @@ def _check_plot(path: str | None) -> None:
     need = plot_needs()
     if need is not None:
         raise CanastaError(need)
-    _check_writable(path, _("picture file"))
+    _check_writable(path, _("picture file"), force)
 
 
 def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord], list[str]]:
@@ -431,10 +480,10 @@ def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord]
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canasta.arena import ArenaReport, ProgressEstimate, plot, run_arena, tally
+    from canasta.arena import ArenaReport, Interrupted, ProgressEstimate, plot, run_arena, tally
     from canasta.bots import make_bot
 
-    _check_plot(args.plot)
+    _check_plot(args.plot, args.force)
     report: ArenaReport
     if args.tally:
         games, names = _read_records(args.tally, show_errors=True)
@@ -452,7 +501,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         if not spec.startswith("cmd:"):
             make_bot(spec)  # refuse a bad name before starting
     if args.save:
-        _check_writable(args.save, _("record file"))
+        _check_writable(args.save, _("record file"), force=True)  # an earlier run's file: refused below
         save = Path(args.save)
     else:
         save = Path("runs") / (f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn"
@@ -475,6 +524,11 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     try:
         report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
                            save, progress)
+    except Interrupted as stop:
+        if line is not None:
+            line.close()
+        _interrupted([stop.save] if stop.save is not None else [], stop.report.games, "canasta arena")
+        return 130
     except BaseException:
         if line is not None:
             line.close()
@@ -489,6 +543,20 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     if args.plot:
         plot(report, Path(args.plot))
     return 0
+
+
+def _interrupted(files: list[Path], games: int | None, command: str) -> None:
+    """After Ctrl-C: what was kept, and the command that counts it (``command`` with
+    ``--tally FILES`` added)."""
+    if not files:
+        print(_("canasta: interrupted: no game was finished, nothing was saved"), file=sys.stderr)
+        return
+    names = " ".join(str(f) for f in files)
+    kept = (nplural("{n} finished game is saved in {files}", "{n} finished games are saved in {files}", games,
+                    files=names) if games is not None
+            else _("the finished games are saved in {files}").format(files=names))
+    print(_("canasta: interrupted: {kept}; their figures: {command}").format(
+        kept=kept, command=f"{command} --tally {names}"), file=sys.stderr)
 
 
 def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> int:
@@ -527,9 +595,17 @@ def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> 
 def _cmd_ladder(args: argparse.Namespace) -> int:
     from canasta.arena import ProgressEstimate
     from canasta.bots import make_bot
-    from canasta.ladder import Pair, plot_ladder, run_ladder, tally_records
+    from canasta.ladder import (
+        LadderInterrupted,
+        Pair,
+        pairs_to_play,
+        plot_ladder,
+        run_ladder,
+        save_path,
+        tally_records,
+    )
 
-    _check_plot(args.plot)
+    _check_plot(args.plot, args.force)
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
     if len(set(specs)) < 2:
         raise CanastaError(_("--bots needs at least two different bots, e.g. --bots random,basic,advanced"))
@@ -543,6 +619,12 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     save_dir = Path(args.save_dir) if args.save_dir else Path("runs")
     if args.save_dir and not save_dir.is_dir():
         raise CanastaError(_("--save-dir {dir} is not a folder (create it first)").format(dir=repr(args.save_dir)))
+    earlier = [path for a, b in pairs_to_play(specs, saved, args.pairs == "adjacent")
+               if (path := save_path(save_dir, args.rules.name, a, b, args.seed)).exists()]
+    if earlier and not args.force:
+        raise CanastaError(_("{files} hold the games of an earlier run: --tally them, choose another --seed or "
+                             "--save-dir, or add --force to overwrite them").format(
+            files=", ".join(repr(str(f)) for f in earlier)))
     line = _Progress(1, "hands", _("{desc}{n:.1f}/{total:.0f} hands (estimated) |{bar}| {remaining} left{postfix}")) \
         if _Progress.wanted(args.json or args.markdown) else None
 
@@ -554,6 +636,12 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     try:
         ladder = run_ladder(args.rules, specs, args.games, args.seed, args.jobs, args.max_hands, saved, save_dir,
                             progress, adjacent=args.pairs == "adjacent")
+    except LadderInterrupted as stop:
+        if line is not None:
+            line.close()
+            line = None
+        _interrupted(stop.files, None, f"canasta ladder --rules {args.rules.name} --bots {args.bots}")
+        return 130
     finally:
         if line is not None:
             line.close()
@@ -582,7 +670,7 @@ def _ladder_command(args: argparse.Namespace) -> str:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from canasta.record import read_file, verify
+    from canasta.record import cut_short, read_file, verify
 
     games, errors = read_file(args.file)
     if not games:
@@ -595,7 +683,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         problems = verify(game)
         hands = len(game.hands)
         moves = sum(len(h.moves) for h in game.hands)
-        if problems:
+        if problems and cut_short(problems):
+            bad += 1
+            print(_("game {n}: {hands}, {moves}: cut short, the record stops before the game's end "
+                    "(not a finished game)").format(n=i, hands=_count(hands, "hand"), moves=_count(moves, "move")))
+            for p in problems[:10]:
+                print("  " + p)
+        elif problems:
             bad += 1
             print(_("game {n}: {hands}, {moves}: {problems}").format(
                 n=i, hands=_count(hands, "hand"), moves=_count(moves, "move"), problems=_count(len(problems), "problem")))
@@ -609,8 +703,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _cmd_rules(args: argparse.Namespace) -> int:
     rules: RuleSet = args.rules
-    if args.save:
-        _check_writable(args.save)  # before anything is printed
+    if args.save:  # before anything is printed
+        if Path(args.save).suffix.lower() not in RULES_SUFFIXES:
+            raise CanastaError(_("cannot save rules to {file}: a rules file ends in .toml or .json").format(
+                file=repr(args.save)))
+        _check_writable(args.save, _("rules file"), args.force)
     changes = {}
     for item in args.set:
         key, sep, value = item.partition("=")
@@ -626,15 +723,76 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     else:
         print(rules_summary(rules, current()), end="")
     if args.save:
-        save_rules(rules, args.save)
+        from canasta.record import write_text_atomic
+
+        json_file = Path(args.save).suffix.lower() == ".json"
+        write_text_atomic(args.save, rules.to_json() + "\n" if json_file else rules.to_toml())
         print(_("saved to {file}").format(file=args.save))
     return 0
 
 
-def _check_writable(name: str, what: str = "") -> None:
-    """Refuse, in one line, a file that cannot be written: a missing folder, a folder."""
-    from pathlib import Path
+def _cmd_replay(args: argparse.Namespace) -> int:
+    """``replay``: a game whose record stops before its end is refused, saying so."""
+    from canasta.record import cut_short, read_file, verify
+    from canasta.tui.commands import run_replay
 
+    games, _errors = read_file(args.file)
+    if 1 <= args.game <= len(games):
+        problems = verify(games[args.game - 1])
+        if cut_short(problems):
+            raise CanastaError(_("{file}, game {n} is cut short: {problem}; 'canasta verify {file}' shows "
+                                 "every game").format(file=args.file, n=args.game, problem=problems[0]))
+    return run_replay(args)
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    """``config lang [LANG|auto]``: the remembered language, shown or set, and where it is kept."""
+    from canasta.i18n.settings import forget_language, remember_language, saved_language, settings_path
+
+    if args.value is None:
+        lang = saved_language()
+        print(_("remembered language: {lang} (in {file})").format(lang=lang, file=settings_path()) if lang
+              else _("no language is remembered: LANG/LC_ALL/LC_MESSAGES choose ({file} would keep one)").format(
+                  file=settings_path()))
+        return 0
+    if args.value == "auto":
+        path = forget_language()
+        if path is None:
+            raise CanastaError(_("cannot write the settings file {file}").format(file=repr(str(settings_path()))))
+        print(_("the language is no longer remembered (in {file}): LANG/LC_ALL/LC_MESSAGES choose").format(
+            file=path))
+        return 0
+    lang = _known_language(args.value)
+    path = remember_language(lang)
+    if path is None:
+        raise CanastaError(_("cannot write the settings file {file}").format(file=repr(str(settings_path()))))
+    print(_("remembered language: {lang} (in {file}); 'canasta config lang auto' forgets it").format(
+        lang=lang, file=path))
+    return 0
+
+
+def _languages() -> list[str]:
+    from canasta.i18n import LANGUAGES
+
+    return list(LANGUAGES)
+
+
+def _known_language(text: str) -> str:
+    """The language ``text`` names (``it``, ``it_IT.UTF-8``, the pseudo-language ``qps``); an
+    unknown one is refused with the list of the known ones."""
+    from canasta.i18n import DEFAULT, PSEUDO, negotiate
+
+    lang = negotiate(text, environ={})
+    if lang == DEFAULT and text.replace("-", "_").split("_")[0].split(".")[0].lower() != DEFAULT:
+        raise CanastaError(_("unknown language {lang}: choose {languages} (or {pseudo}, the test "
+                             "pseudo-language)").format(lang=repr(text), languages=", ".join(_languages()),
+                                                        pseudo=PSEUDO))
+    return lang
+
+
+def _check_writable(name: str, what: str = "", force: bool = False) -> None:
+    """Refuse, in one line, a file that cannot be written: a missing folder, a folder, or
+    (without ``force``) a file that exists."""
     what = what or _("file")
     path = Path(name)
     folder = path.parent
@@ -645,6 +803,9 @@ def _check_writable(name: str, what: str = "") -> None:
     if path.is_dir():
         raise CanastaError(_("cannot write {file}: it is a folder; give a {what} name").format(
             file=repr(name), what=what))
+    if path.exists() and not force:
+        raise CanastaError(_("{file} exists: add --force to overwrite it, or choose another name").format(
+            file=repr(name)))
 
 
 def _requested_language(argv: Sequence[str]) -> str | None:
@@ -661,11 +822,12 @@ def _requested_language(argv: Sequence[str]) -> str | None:
 
 
 def set_language(requested: str | None) -> str:
-    """Choose the language (``--lang``, else the remembered choice, else the
-    environment), use it for every text, argparse's own included, and return it."""
+    """Choose the language (``--lang``, for this command only, else the remembered
+    choice, else the environment), use it for every text, argparse's own included, and
+    return it.  An unknown ``--lang`` raises :class:`CanastaError`."""
     from canasta.i18n.settings import choose_language
 
-    lang = choose_language(requested)
+    lang = choose_language(_known_language(requested) if requested else None)
     t = use(lang)
     argparse._ = t.gettext  # type: ignore[attr-defined]
     argparse.ngettext = t.ngettext  # type: ignore[attr-defined]
@@ -674,19 +836,24 @@ def set_language(requested: str | None) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    set_language(_requested_language(argv))
+    try:
+        set_language(_requested_language(argv))
+    except CanastaError as exc:
+        set_language(None)
+        print(_("canasta: error: {message}").format(message=_error_text(exc)), file=sys.stderr)
+        return 2
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
     try:
-        from canasta.tui.commands import run_play, run_replay
+        from canasta.tui.commands import run_play
         from canasta.web.commands import run_serve
 
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
                    "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify, "ladder": _cmd_ladder,
-                   "play": run_play, "replay": run_replay, "serve": run_serve}[args.command]
+                   "play": run_play, "replay": _cmd_replay, "serve": run_serve, "config": _cmd_config}[args.command]
         return handler(args)
     except CanastaError as exc:
         print(_("canasta: error: {message}").format(message=_error_text(exc)), file=sys.stderr)
@@ -715,7 +882,41 @@ def _error_text(exc: CanastaError) -> str:
 
     if isinstance(exc, IllegalMoveError):
         return current().refusal(exc)
-    return current().gettext(str(exc))
+    return _one_line(_install_advice(current().gettext(str(exc))))
+
+
+_BACKGROUND_LINK = re.compile(r"\s*\(Background on this error at: [^)]*\)")
+_EXTRA_HINT = re.compile(r"pip install (?:-e )?'(?:canasta|\.)\[([\w,-]+)\]'")
+
+
+def _one_line(text: str) -> str:
+    """An error in one line: a database driver's "Background on this error" link dropped,
+    and any line breaks left made spaces."""
+    return " ".join(_BACKGROUND_LINK.sub("", text).split())
+
+
+def _checkout() -> Path | None:
+    """The source checkout canasta runs from (a pyproject.toml beside ``src/``), or None
+    for an installed package."""
+    import canasta
+
+    root = Path(canasta.__file__).resolve().parent.parent.parent
+    return root if (root / "pyproject.toml").is_file() and (root / "src" / "canasta").is_dir() else None
+
+
+def _install_advice(text: str) -> str:
+    """An extra's install command as it works here: ``pip install -e '.[play]'`` in a source
+    checkout (naming it when it is not the current folder), ``pip install 'canasta[play]'``
+    for an installed package."""
+    root = _checkout()
+
+    def advice(found: re.Match[str]) -> str:
+        if root is None:
+            return f"pip install 'canasta[{found.group(1)}]'"
+        where = "" if Path.cwd().resolve() == root else " " + _("(in {folder})").format(folder=root)
+        return f"pip install -e '.[{found.group(1)}]'" + where
+
+    return _EXTRA_HINT.sub(advice, text)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ only a :class:`~canasta.view.SeatView` and returns a legal move.
 
 from __future__ import annotations
 
+import math
+
 from canasta.bots.base import Bot, Budget, RandomBot, legal_moves, world
 from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot, BasicBot
@@ -39,16 +41,36 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
     if name == "advanced":
         return AdvancedBot(seed)
     if name == "expert":
-        budget = None
-        if arg:
-            try:
-                budget = (Budget(iterations=int(arg[1:])) if arg.startswith("i")
-                          else Budget(seconds=float(arg)))
-            except ValueError:
-                raise BotSpecError(f"expert budget {arg!r}: give seconds (expert:0.5) or worlds (expert:i100)") from None
-        return ExpertBot(seed, budget)
+        return ExpertBot(seed, parse_budget(arg) if arg else None)
     raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS, cmd:COMMAND "
                        "or policy:PATH")
+
+
+#: the most seconds an expert may think per decision (``expert:SECONDS``)
+MAX_SECONDS = 3600.0
+
+
+def parse_budget(text: str) -> Budget:
+    """An expert's budget: ``0.5`` (seconds a decision, more than 0 and at most an hour) or
+    ``i50`` (sampled worlds a decision, a whole number from 1); anything else is refused
+    with the allowed range."""
+    allowed = (f"give seconds above 0 and at most {MAX_SECONDS:.0f} (expert:0.5) or a whole number of worlds "
+               "from 1 (expert:i50)")
+    if text.lower().startswith("i"):
+        try:
+            worlds = int(text[1:])
+        except ValueError:
+            worlds = 0
+        if worlds < 1:
+            raise BotSpecError(f"expert budget {text!r}: {allowed}")
+        return Budget(iterations=worlds)
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_SECONDS:
+        raise BotSpecError(f"expert budget {text!r}: {allowed}")
+    return Budget(seconds=seconds)
 
 
 def _policy_bot(path: str, seed: int) -> Bot:
@@ -66,4 +88,4 @@ def _policy_bot(path: str, seed: int) -> Bot:
 
 
 __all__ = ["LEVELS", "AdvancedBot", "BasicBot", "Bot", "BotSpecError", "Budget", "ExpertBot", "RandomBot",
-           "legal_moves", "make_bot", "world"]
+           "legal_moves", "make_bot", "parse_budget", "world"]

@@ -1,6 +1,7 @@
-"""A player's settings for the command line and the terminal app: the last language
-chosen explicitly (``--lang``, or the terminal app's language key), kept in
-``$XDG_CONFIG_HOME/canasta/settings.json`` (``~/.config/canasta/settings.json``).
+"""A player's settings for the command line and the terminal app: the language chosen
+explicitly to be remembered (``canasta config lang it``, or the terminal app's language
+key F2), kept in ``$XDG_CONFIG_HOME/canasta/settings.json``
+(``~/.config/canasta/settings.json``).  ``--lang`` on a command applies to that command only.
 
 A settings file that cannot be read is ignored with a warning on stderr; it is
 rewritten the next time a choice is saved."""
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from canasta.i18n import DEFAULT, LANGUAGES, PSEUDO, negotiate
+from canasta.i18n import LANGUAGES, PSEUDO, negotiate
 
 
 def settings_path() -> Path:
@@ -55,10 +56,12 @@ def saved_language(warn: bool = True) -> str | None:
 
 
 def save_settings(**changes: Any) -> Path | None:
-    """Merge ``changes`` into the settings file (None when it cannot be written: a warning)."""
+    """Merge ``changes`` into the settings file, a value None removing its key (None when
+    it cannot be written: a warning)."""
     path = settings_path()
     data = load_settings(warn=False)
     data.update(changes)
+    data = {k: v for k, v in data.items() if v is not None}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
@@ -70,20 +73,26 @@ def save_settings(**changes: Any) -> Path | None:
     return path
 
 
-def remember_language(lang: str) -> None:
+def remember_language(lang: str) -> Path | None:
+    """Remember ``lang`` for later commands; the settings file it is kept in (None when
+    ``lang`` is not a language we have, or the file cannot be written: a warning)."""
     if lang in LANGUAGES or lang == PSEUDO:
-        save_settings(lang=lang)
+        return save_settings(lang=lang)
+    return None
 
 
-def choose_language(requested: str | None = None, remember: bool = True) -> str:
-    """The command line's and terminal app's language: ``--lang`` (remembered as the
-    player's choice), else the last choice remembered, else ``LANGUAGE``/``LC_ALL``/
-    ``LC_MESSAGES``/``LANG``, else English."""
+def forget_language() -> Path | None:
+    """Remember no language any more (the environment chooses); the settings file."""
+    return save_settings(lang=None)
+
+
+def choose_language(requested: str | None = None) -> str:
+    """The command line's and terminal app's language: ``requested`` (``--lang``, for
+    this command only: nothing is remembered), else the choice remembered
+    (:func:`remember_language`), else ``LANGUAGE``/``LC_ALL``/``LC_MESSAGES``/``LANG``,
+    else English."""
     if requested:
-        lang = negotiate(requested, environ={})
-        if remember and (lang != DEFAULT or requested.split("_")[0].lower() == DEFAULT):
-            remember_language(lang)
-        return lang
+        return negotiate(requested, environ={})
     saved = saved_language()
     if saved is not None:
         return saved
