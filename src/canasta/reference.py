@@ -485,3 +485,99 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
         return game_from_position(p)
     except (PositionError, IllegalMoveError):
         return None
+
+
+def way_out(game: Game, moves_of: Callable[[Game], Iterable[Move]] = reference_moves, limit: int = 3000,
+            ask: bool = True) -> list[Move] | None:
+    """A sequence of moves of ``moves_of`` (by default every candidate ``push``
+    accepts) that takes the player to move out in this turn, or None when there is
+    none; the walk is the one of :func:`outcomes`, stopped at the first way out.
+    ``ask=False`` leaves "may I go out?" unasked (where asking is optional it never
+    opens a way out, and the walk is smaller).  Raises :class:`TooBig` after
+    ``limit`` states."""
+    g = game.copy()
+    base = len(g.move_stack)
+    seat = g.turn
+    turn_no = g.turn_no
+    seen: set[tuple[object, ...]] = set()
+
+    def walk() -> list[Move] | None:
+        if g.phase == OVER or g.turn_no != turn_no:
+            return g.move_stack[base:] if g.went_out == seat else None
+        key = state_key(g)
+        if key in seen:
+            return None
+        seen.add(key)
+        if len(seen) > limit:
+            raise TooBig(f"more than {limit} states in one turn")
+        for m in list(moves_of(g)):
+            if not ask and m.kind == ASK:
+                continue
+            g.push(m)
+            try:
+                found = walk()
+            finally:
+                g.pop()
+            if found is not None:
+                return found
+        return None
+
+    return walk()
+
+
+def opening_out_position(rules: Any, seed: int, max_hand: int = 16) -> Game | None:
+    """A random position of a team that has not opened, in the meld phase of a
+    turn, whose player holds cards that might open and go out at once: a clean or
+    dirty canasta's worth of one rank and of another, sometimes a short meld of a
+    third, usually a loose card to discard, sometimes black threes; then, as often
+    as not, one card taken away or added, so that many positions just miss.  The
+    team's score (drawn from the brackets' edges) sets the opening minimum.  None
+    when the draw gave nothing usable."""
+    from canasta.errors import PositionError
+
+    rng = random.Random(seed)
+    n = rules.players
+    hand: list[str] = []
+    ranks = list(NATURAL_RANKS)
+    rng.shuffle(ranks)
+
+    def take(rank: int, k: int) -> None:
+        cards = [c for c in RANK_CARDS[rank] if not IS_RED_THREE[c]] if rank != JOKER_RANK else [52]
+        hand.extend(card_str(cards[i % len(cards)]) for i in range(k))
+
+    def canasta(rank: int, clean: bool) -> None:
+        nat = 7 if clean else rng.choice((5, 6, 6))
+        take(rank, nat)
+        for _ in range(7 - nat):
+            take(rng.choice((TWO, TWO, JOKER_RANK)), 1)
+
+    canasta(ranks[0], rng.random() < 0.85)
+    canasta(ranks[1], rng.random() < 0.15)
+    if rng.random() < 0.2:
+        take(ranks[2], rng.choice((2, 3)))
+        if hand.count(card_str(RANK_CARDS[ranks[2]][0])) + hand.count(card_str(RANK_CARDS[ranks[2]][1])) < 3:
+            take(TWO, 1)
+    roll = rng.random()
+    if roll < 0.7:
+        take(ranks[3], 1)  # a loose card: the final discard
+    elif roll < 0.85:
+        take(ranks[0], 1)
+    if rng.random() < 0.08:
+        take(THREE, rng.choice((1, 3)))
+    roll = rng.random()
+    if roll < 0.2 and hand:
+        hand.pop(rng.randrange(len(hand)))
+    elif roll < 0.4:
+        take(rng.choice((TWO, JOKER_RANK, ranks[0], ranks[1], ranks[4])), 1)
+    if len(hand) > max_hand or len(hand) < 3:
+        return None
+    slots = n if rules.cutthroat else len(rules.teams)
+    scores = [rng.choice((0, 3000, 3000, 6000, 6000, 9000, 12000)) for _ in range(slots)]
+    p: dict[str, Any] = {
+        "rules": rules.to_dict(), "dealer": n - 1, "turn": 0, "phase": "meld", "turn_number": 9,
+        "hands": [hand] + [[] for _ in range(n - 1)], "pile": [], "stock_seed": seed, "scores": scores,
+    }
+    try:
+        return game_from_position(p)
+    except (PositionError, IllegalMoveError):
+        return None
