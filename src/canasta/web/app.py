@@ -13,6 +13,7 @@ import json
 import math
 import re
 import secrets
+import sys
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI, HTTPException, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from canasta.errors import CanastaError
@@ -30,8 +32,18 @@ from canasta.i18n import N_, Translator, translator
 from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, seat_names
 from canasta.web.hub import Hub
-from canasta.web.language import catalog, choose
-from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, MAX_MESSAGE, Conn, Room, Settings, error
+from canasta.web.language import catalog, choose, localize, say_error
+from canasta.web.room import (
+    BOT_LEVELS,
+    DB_UNAVAILABLE,
+    MAX_BOT_DELAY,
+    MAX_MESSAGE,
+    NOT_SAVED,
+    Conn,
+    Room,
+    Settings,
+    error,
+)
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 if TYPE_CHECKING:
@@ -315,7 +327,7 @@ class Lobby:
         token = secrets.token_urlsafe(24)
         refused = await room.atake_seat(seat, name, hash_token(token))
         if refused is not None:
-            raise bad(refused, 409)
+            raise bad(refused, 503 if refused == NOT_SAVED else 409)
         return {"table": room.id, "seat": seat, "token": token}
 
     def info(self, room: Room) -> dict[str, Any]:
@@ -438,6 +450,13 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     async def refused(request: Request, exc: Refusal) -> JSONResponse:
         lang = choose(request.query_params.get("lang"), request.headers.get("accept-language"))
         return JSONResponse({"detail": exc.said(lang)}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_away(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        print(f"canasta: {request.method} {request.url.path}: the database: {exc}", file=sys.stderr, flush=True)
+        lang = choose(request.query_params.get("lang"), request.headers.get("accept-language"))
+        said = translator(lang).gettext(DB_UNAVAILABLE)
+        return JSONResponse({"detail": said}, status_code=503, headers={"Retry-After": "2"})
 
     def room_or_404(table_id: str) -> Room:
         room = hub.get(table_id)
@@ -621,7 +640,14 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
             await ws.send_text(json.dumps(error("BAD_ORIGIN", refusal)))
             await ws.close(code=4403)
             return
-        room = hub.get(table_id)
+        try:
+            room = hub.get(table_id)
+        except Exception as exc:  # the database is away: the page tries again
+            print(f"canasta: table {table_id} could not be read: {exc}", file=sys.stderr, flush=True)
+            await ws.send_text(json.dumps(localize(say_error("DB_UNAVAILABLE", DB_UNAVAILABLE),
+                                                         choose(None, ws.headers.get("accept-language")))))
+            await ws.close(code=1013)
+            return
         if room is None:
             why = hub.missing(table_id)
             await ws.send_text(json.dumps(error("NO_TABLE" if why == "no such table" else "TABLE_CLOSED", why)))

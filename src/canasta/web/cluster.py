@@ -486,7 +486,7 @@ class ClusterRoom(Room):
                     if await self._write("join", seat, name, {"token_hash": token_hash}):
                         return None
                 except NotSaved:
-                    return "the table's database did not answer: nothing changed; try again"
+                    return NOT_SAVED
         return "the table is busy: try again"
 
     async def aabandon(self) -> None:

@@ -33,6 +33,7 @@ from canasta.errors import CanastaError
 from canasta.fairdeal import FairDeal
 from canasta.table import Table
 from canasta.web.store import (
+    NotSaved,
     SeatRow,
     Store,
     TableRow,
@@ -118,11 +119,6 @@ class Event:
 
 class Conflict(Exception):
     """Another process wrote this event number first."""
-
-
-class NotSaved(CanastaError):
-    """The database did not take an event (it is away, or did not answer in time):
-    nothing was changed, in memory or in the database; the change may be tried again."""
 
 
 class ClusterStore(Store):

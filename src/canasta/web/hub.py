@@ -151,7 +151,8 @@ class Hub:
     def _room_from_row(self, row: TableRow) -> Room:
         table = Table.from_dict(row.state)
         # events go on from where they were: a client that saw seq N before a restart gets N+1
-        room = Room(self, row.id, row.config, row.seats, table, row.seq + 1, row.status, next_idx=row.next_idx,
+        status = "finished" if table.match_over and row.status != "abandoned" else row.status
+        room = Room(self, row.id, row.config, row.seats, table, row.seq + 1, status, next_idx=row.next_idx,
                     last_active=row.updated)
         room.resume()
         return room

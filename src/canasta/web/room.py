@@ -24,12 +24,13 @@ import asyncio
 import contextlib
 import json
 import secrets
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from canasta.bots import LEVELS, Bot, make_bot
-from canasta.errors import CanastaError, IllegalMoveError
+from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.fairdeal import check_client_seed
 from canasta.i18n import N_
 from canasta.moves import Move
@@ -37,7 +38,7 @@ from canasta.table import Table, TableError
 from canasta.view import pile_note_list
 from canasta.web.botpool import decision_seed
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
-from canasta.web.store import SeatRow
+from canasta.web.store import NotSaved, SeatRow
 
 if TYPE_CHECKING:
     from canasta.web.hub import Hub
@@ -88,6 +89,7 @@ class Conn:
         self.task: asyncio.Task[None] | None = None
         self.last_sent_seq = -1
         self.overflowed = False
+        self.closing: tuple[int, str] | None = None  # close the socket with this code and reason
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._writer())
@@ -108,8 +110,15 @@ class Conn:
                 if msg is None:
                     if self.overflowed:
                         await self.sink.close(code=1013, reason="too far behind: reconnect")
+                    elif self.closing is not None:
+                        await self.sink.close(code=self.closing[0], reason=self.closing[1])
                     return
                 await self.sink.send_text(msg)
+
+    def drop(self, code: int, reason: str) -> None:
+        """Close the socket once what is queued is sent (the page reconnects)."""
+        self.closing = (code, reason)
+        self.queue.put_nowait(None)
 
     async def close(self) -> None:
         self.queue.put_nowait(None)
@@ -129,6 +138,7 @@ FIRST_DEAL_WAITS = N_("the first hand is dealt once every player's page has sent
 NO_NEXT_DEAL = N_("the match is over: there is no next deal")
 NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the discard, can be taken back")
 BUSY = N_("the table is busy: try again")
+DB_UNAVAILABLE = N_("the table's database does not answer right now: try again in a moment")
 NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
 
 
@@ -157,6 +167,7 @@ class Room:
     fallback_bots: dict[int, Bot] = field(default_factory=dict)  # play when the bot pool does not answer
     deal_task: asyncio.Task[None] | None = None  # deals by itself: the first hand after the grace, or the next
     deal_at: float | None = None  # when deal_task deals (sent to clients as auto_deal_at)
+    dead: bool = False  # a change was not saved: this copy was forgotten (the store has the table)
 
     # ---------------------------------------------------------------- status
 
@@ -254,14 +265,14 @@ class Room:
     # --------------------------------------------------------------- changes
 
     def _persist(self, change: str) -> None:
-        """Write one change: ``move`` (append the last move), ``undo`` (drop it),
-        ``deal`` (a new hand) or ``header`` (names, seats)."""
+        """Write one change: ``moved`` (the move is written: its status, if it changed),
+        ``undo`` (drop the last move), ``deal`` (a new hand) or ``header`` (names, seats)."""
+        before = self.status
         self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
         store, t = self.hub.store, self.table
-        if change == "move":
-            seat, move = t.moves[-1][-1]
-            store.add_move(self.id, self.next_idx, len(t.moves), f"{seat}: {move}", self.seq, self.status)
-            self.next_idx += 1
+        if change == "moved":  # written by apply, before it was played: only a new status remains
+            if self.status != before:
+                store.set_status(self.id, self.status)
         elif change == "undo":
             store.undo_move(self.id, self.seq)
         elif change == "deal":
@@ -272,27 +283,71 @@ class Room:
             store.save_header(self.id, t.to_dict(), self.seq, self.status)
 
     def _changed(self, change: str) -> None:
-        """After an accepted change: store it, then tell everyone, then let bots and timers go."""
+        """After an accepted change: store it, then tell everyone, then let bots and timers go.
+        If the store does not take it, this copy is forgotten (:meth:`_lost`)."""
         self.seq += 1
         self.last_active = time.time()
         if self.auto_turn is not None and (self.table.hand_over or self.table.game.to_move != self.auto_turn):
             self.auto_turn = None
-        self._persist(change)
+        try:
+            self._persist(change)
+        except Exception as exc:
+            self._lost(exc)
+            return
         self._arm_timer()
         self._arm_deal()
         self.broadcast()
         self.kick()
 
     def _presence_changed(self) -> None:
+        if self.dead:
+            return
         self.seq += 1
-        self.hub.store.save_seq(self.id, self.seq)
+        try:
+            self.hub.store.save_seq(self.id, self.seq)
+        except Exception as exc:
+            self._lost(exc)
+            return
         self.broadcast()
         self.kick()
 
+    def _lost(self, exc: Exception) -> None:
+        """The store did not take a change already made here: this copy is ahead of the
+        database, so it is forgotten.  Everyone connected is told and disconnected; their
+        pages reconnect and get the table as the database has it."""
+        self.dead = True
+        self.hub.metrics.failed_writes += 1
+        print(f"canasta: table {self.id} was not saved ({exc}); it is read again from the database",
+              file=sys.stderr, flush=True)
+        if self.hub.rooms.get(self.id) is self:
+            del self.hub.rooms[self.id]
+        self._stop()
+        for c in self.conns:
+            c.send(say_error("NOT_SAVED", NOT_SAVED))
+            c.drop(1013, "the table's database did not answer: reconnect")
+
     def apply(self, seat: int, move: Move | str) -> None:
-        self.table.play(seat, move)
+        """Play a move: written to the store first, so that nothing is shown or kept that
+        the store does not hold (:class:`NotSaved` if it did not take it: nothing changed)."""
+        t = self.table
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except NotationError as exc:
+                raise TableError(str(exc)) from None
+        why = t.why_not(seat, move)
+        if why is not None:
+            raise why
+        try:
+            self.hub.store.add_move(self.id, self.next_idx, len(t.moves), f"{seat}: {move}", self.seq + 1,
+                                    self.status)
+        except Exception as exc:
+            self.hub.metrics.failed_writes += 1
+            raise NotSaved(f"the move was not saved: {exc}") from None
+        self.next_idx += 1
+        t.play(seat, move)
         self.hub.metrics.events["move"] += 1
-        self._changed("move")
+        self._changed("moved")
 
     def play_move(self, seat: int, move_text: Any) -> dict[str, Any] | None:
         """A seat's proposed move: played, or the error message saying why not."""
@@ -302,6 +357,8 @@ class Room:
             return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
         try:
             self.apply(seat, str(move_text))
+        except NotSaved:
+            return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
         except CanastaError as exc:  # refused after all: nothing changed
             return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
         self.hub.metrics.move_latency.observe(time.perf_counter() - started)
@@ -316,7 +373,11 @@ class Room:
     def set_pace(self, seconds: float) -> None:
         """The bots' pause between moves at this table (checked by the caller)."""
         self.config["bot_delay"] = seconds
-        self.hub.store.save_config(self.id, self.config)
+        try:
+            self.hub.store.save_config(self.id, self.config)
+        except Exception as exc:
+            self._lost(exc)
+            return
         self._presence_changed()  # everyone sees the new pace
 
     def take_seat(self, seat: int, name: str, token_hash: str) -> str | None:
@@ -326,7 +387,11 @@ class Room:
         s.kind, s.name, s.token_hash, s.invite_hash = "human", name, token_hash, None
         self.table.rename(seat, name)
         self.status = "playing" if self.filled() else "open"
-        self.hub.store.save_seat(self.id, s)
+        try:
+            self.hub.store.save_seat(self.id, s)
+        except Exception as exc:
+            self._lost(exc)
+            return NOT_SAVED
         self._changed("header")  # the new name is in the saved table; everyone sees the seat taken
         return None
 
@@ -388,7 +453,10 @@ class Room:
                     continue
                 if t.version != version or not self.needs_bot() or t.game.to_move != seat:
                     continue
-                self.apply(seat, move)
+                try:
+                    self.apply(seat, move)
+                except NotSaved:  # the database is away: the bot tries again in a moment
+                    await asyncio.sleep(1.0)
         finally:
             self.bot_task = None
         if self.needs_bot():  # a change raced with the end of the loop
@@ -445,6 +513,8 @@ class Room:
         if conn in self.conns:
             self.conns.remove(conn)
         self.last_active = time.time()
+        if self.dead:
+            return
         if self.status == "finished" and not self.conns:
             self.hub.rooms.pop(self.id, None)  # it lives on in the store (history, replay)
             return
@@ -597,7 +667,11 @@ class Room:
             return refused
         t = self.table
         t.set_client_seed(seat, value)
-        self.hub.store.save_header(self.id, t.to_dict(), self.seq, self.status)  # not an event: seq unchanged
+        try:
+            self.hub.store.save_header(self.id, t.to_dict(), self.seq, self.status)  # not an event: seq unchanged
+        except Exception as exc:
+            self._lost(exc)
+            return say_error("NOT_SAVED", NOT_SAVED, ref="seed")
         if not t.dealt:
             self._arm_deal()
         return None
@@ -632,6 +706,9 @@ class Room:
         """One message from a client who has said hello."""
         kind = msg.get("type")
         seat = conn.seat
+        if self.dead:  # forgotten after a failed write: the page reconnects to the stored table
+            conn.send(say_error("NOT_SAVED", NOT_SAVED, ref=kind if isinstance(kind, str) else None))
+            return
 
         def reply(m: dict[str, Any]) -> None:  # every reply carries the table's current event number
             m.setdefault("seq", self.seq)

@@ -78,6 +78,11 @@ _TOUCH_TABLE = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
     seq=bindparam("seq"), status=bindparam("status"), updated=bindparam("updated"))
 
 
+class NotSaved(CanastaError):
+    """The database did not take a change (it is away, or did not answer in time):
+    nothing was changed, in memory or in the database; the change may be tried again."""
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -243,4 +248,4 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-__all__ = ["SeatRow", "Store", "TableRow", "hash_token", "normalise_url"]
+__all__ = ["NotSaved", "SeatRow", "Store", "TableRow", "hash_token", "normalise_url"]

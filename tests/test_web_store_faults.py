@@ -1,0 +1,121 @@
+"""The single-server card room when its database fails a write: the move is refused
+with "not saved", nothing a person is shown or the server keeps runs ahead of the
+database, and once the database answers again play goes on from what it holds."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient
+from sqlalchemy.exc import OperationalError
+from test_web import hello, human_table, recv_until, room_of, send
+
+from canasta.table import Table
+from canasta.web.app import create_app
+from canasta.web.room import Settings
+from canasta.web.store import Store
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=30, bot_delay=0, fixed_seeds=True))
+    with TestClient(app) as c:
+        yield c
+        c.app.state.hub.store.close()  # type: ignore[attr-defined]
+
+
+class Outage:
+    """Make the store's writes fail (as a database that went away does) until ended."""
+
+    def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.failed = 0
+
+        def fail(*_args: Any, **_kw: Any) -> None:
+            self.failed += 1
+            raise OperationalError("INSERT", {}, ConnectionRefusedError("connection refused"))
+
+        for name in ("add_move", "undo_move", "set_hands", "save_header", "save_seq", "save_seat", "set_status",
+                     "save_config"):
+            monkeypatch.setattr(store, name, fail)
+
+    def end(self) -> None:
+        self.monkeypatch.undo()
+
+
+def stored(client: TestClient, table_id: str) -> Table:
+    row = client.app.state.hub.store.load(table_id)  # type: ignore[attr-defined]
+    assert row is not None
+    return Table.from_dict(row.state)
+
+
+def test_a_move_the_database_did_not_take_is_refused_and_changes_nothing(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
+                                       {"kind": "bot", "level": "basic"}])
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        state = hello(ws, tokens[0])
+        state = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] == 0
+                           and m["view"]["phase"] == "draw")
+        room = room_of(client, tid)
+        seq, version, moves = room.seq, room.table.version, len(room.table.moves[-1])
+        outage = Outage(client.app.state.hub.store, monkeypatch)  # type: ignore[attr-defined]
+        send(ws, type="move", move="draw")
+        answer = recv_until(ws, lambda m: m["type"] in ("error", "state"))
+        assert answer["type"] == "error" and answer["code"] == "NOT_SAVED", answer
+        assert "not saved" in answer["message"] and answer["ref"] == "move"
+        assert outage.failed == 1
+        assert (room.seq, room.table.version, len(room.table.moves[-1])) == (seq, version, moves)
+        assert room_of(client, tid) is room  # the copy still equals the database: it is kept
+        outage.end()
+        send(ws, type="move", move="draw")  # tried again: played
+        after = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > seq)
+        assert after["log"][-1]["move"] == "draw" and after["view"]["phase"] == "meld"
+    truth = stored(client, tid)
+    assert [str(m) for _, m in truth.moves[-1]] == [str(m) for _, m in room.table.moves[-1]]
+
+
+def test_a_change_the_database_did_not_take_forgets_the_table_until_it_is_read_again(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
+                                       {"kind": "bot", "level": "basic"}])
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        state = hello(ws, tokens[0])
+        room = room_of(client, tid)
+        outage = Outage(client.app.state.hub.store, monkeypatch)  # type: ignore[attr-defined]
+        send(ws, type="pace", seconds=1.5)  # a change made in memory first, then written
+        told = recv_until(ws, lambda m: m["type"] == "error")
+        assert told["code"] == "NOT_SAVED"
+        assert outage.failed == 1 and room.dead and tid not in client.app.state.hub.rooms  # type: ignore[attr-defined]
+        outage.end()
+    with client.websocket_connect(f"/ws/{tid}") as ws:  # the page reconnects: the table as stored
+        again = hello(ws, tokens[0])
+        assert again["bot_delay"] != 1.5 and again["seq"] >= state["seq"]
+        fresh = room_of(client, tid)
+        assert fresh is not room and fresh.config.get("bot_delay") != 1.5
+        truth = stored(client, tid)
+        assert [str(m) for _, m in truth.moves[-1]] == [str(m) for _, m in fresh.table.moves[-1]]
+
+
+def test_a_table_that_cannot_be_read_is_answered_not_crashed(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
+                                       {"kind": "bot", "level": "basic"}])
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    hub.rooms.pop(tid)
+
+    def away(*_args: Any) -> None:
+        raise OperationalError("SELECT", {}, ConnectionRefusedError("connection refused"))
+
+    monkeypatch.setattr(hub.store, "load", away)
+    r = client.get(f"/api/tables/{tid}")
+    assert r.status_code == 503 and "does not answer" in r.json()["detail"]
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        msg = ws.receive_json()
+        assert msg["code"] == "DB_UNAVAILABLE" and "try again" in msg["message"]
