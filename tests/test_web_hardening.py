@@ -27,6 +27,7 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table
 from canasta.web.app import build_rules, create_app, normalise_origin
 from canasta.web.botpool import BotPool, decide, decision_seed
+from canasta.web.devserver import free_port
 from canasta.web.hub import Hub
 from canasta.web.room import Room, Settings
 from canasta.web.store import Store, tables_t
@@ -489,7 +490,8 @@ def test_serve_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     parser = argparse.ArgumentParser()
     configure_serve(parser)
     seen: list[Any] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.append(app))
+    options: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: (seen.append(app), options.append(kw)))
     db = str(tmp_path / "s.db")
     for bad, needle in ((["--allow-origin", "cards.example.org"], "allow-origin"),
                         (["--allow-origin", "https://x.org/path"], "allow-origin"),
@@ -499,7 +501,9 @@ def test_serve_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         with pytest.raises(CanastaError, match=needle):
             run_serve(parser.parse_args(["--db", db, *bad]))
     assert seen == []
-    args = parser.parse_args(["--db", db, "--allow-origin", "https://a.org", "--allow-origin", "http://b.org:81",
+    port = str(free_port())  # never the default 8000: a card room may be running beside the tests
+    args = parser.parse_args(["--db", db, "--port", port, "--allow-origin", "https://a.org",
+                              "--allow-origin", "http://b.org:81",
                               "--api-docs", "--sockets-per-address", "5", "--tables-per-minute", "0",
                               "--idle-hours", "2.5", "--bot-workers", "0", "--bot-timeout", "1.5"])
     assert run_serve(args) == 0
@@ -507,6 +511,18 @@ def test_serve_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen[0].state.hub.store.close()
     assert (s.allow_origins, s.api_docs, s.sockets_per_address, s.tables_per_minute, s.idle_hours,
             s.bot_workers, s.bot_timeout) == (("https://a.org", "http://b.org:81"), True, 5, 0, 2.5, 0, 1.5)
+    assert s.allowed_hosts == ("localhost", "127.0.0.1", "::1", "a.org", "b.org")
+    assert options[0]["proxy_headers"] is False  # no X-Forwarded-For believed unless proxies are named
+    seen.clear()
+    options.clear()
+    assert run_serve(parser.parse_args(["--db", db, "--port", port, "--host", "0.0.0.0", "--allowed-host",
+                                        "*.cards.example", "--forwarded-allow-ips", "10.0.0.5"])) == 0
+    seen[0].state.hub.store.close()
+    hosts = seen[0].state.hub.settings.allowed_hosts
+    assert "*ip" in hosts and "*.cards.example" in hosts and "evil.example" not in hosts
+    assert (options[0]["proxy_headers"], options[0]["forwarded_allow_ips"]) == (True, "10.0.0.5")
+    with pytest.raises(CanastaError, match="allowed-host"):
+        run_serve(parser.parse_args(["--db", db, "--port", port, "--allowed-host", "https://x.org/"]))
 
 
 # --------------------------------------------------------- 6. bots in workers

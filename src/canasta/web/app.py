@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import gc
 import html
+import ipaddress
 import json
 import math
 import re
@@ -173,6 +174,51 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def host_allowed(host: str, allowed: Iterable[str]) -> bool:
+    """Is ``host`` (a Host header: a name or an address, maybe with a port) one of
+    ``allowed``?  An entry is a name or address, ``*.example.org`` (any name under it),
+    ``*ip`` (any address given as numbers: a server on every interface) or ``*`` (any)."""
+    name = host.strip().lower()
+    if name.startswith("["):  # [::1]:8000
+        name = name[1:].split("]", 1)[0]
+    elif name.count(":") == 1:
+        name = name.split(":", 1)[0]
+    name = name.rstrip(".")
+    for entry in allowed:
+        entry = entry.lower()
+        if entry == "*" or entry == name:
+            return True
+        if entry.startswith("*.") and name.endswith(entry[1:]):
+            return True
+        if entry == "*ip":
+            with contextlib.suppress(ValueError):
+                ipaddress.ip_address(name)
+                return True
+    return False
+
+
+class HostCheck:
+    """Refuse requests and websockets whose Host header names another server (a page of
+    another site that points its own name at this address: DNS rebinding)."""
+
+    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = tuple(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if not host_allowed(host, self.allowed):
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 4400})
+                    return
+                text = (f"this card room does not answer to the name {host[:80]!r}: ask for it by its own "
+                        "address (its operator adds names with canasta serve --allowed-host NAME)")
+                await PlainTextResponse(text, status_code=400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def presets_info(lang: str = "en") -> list[dict[str, Any]]:
@@ -443,6 +489,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     app = FastAPI(title="canasta", lifespan=lifespan, docs_url="/docs" if docs else None,
                   redoc_url="/redoc" if docs else None, openapi_url="/openapi.json" if docs else None)
     app.add_middleware(SecurityHeaders, docs_paths=("/docs", "/redoc") if docs else ())
+    if cfg.allowed_hosts:
+        app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
     app.state.hub = hub
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -491,9 +539,13 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
             raise bad(N_("too many tables created from your address: at most {limit} a minute; try again in {seconds} s"),
                       429, {"Retry-After": str(seconds)}, limit=cfg.tables_per_minute, seconds=seconds)
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/t/{table_id}", include_in_schema=False)
     async def table_page(table_id: str) -> FileResponse:

@@ -45,6 +45,7 @@ from canasta.fairdeal import FairDeal, check_client_seed
 from canasta.moves import Move
 from canasta.table import TableError
 from canasta.web.cluster_store import (
+    DB_TIMEOUT,
     Conflict,
     Event,
     NotSaved,
@@ -162,7 +163,10 @@ class ClusterRoom(Room):
             joined = SeatRow(joined.seat, "human", ev.line, joined.level, (data or {}).get("token_hash"))
         hands = len(self.table.moves) + (kind == "deal")
         try:
-            await asyncio.to_thread(self.chub.store.append, self.id, ev, self.status, hands, joined)
+            # a hung database must not hold the table: given up after DB_TIMEOUT.  If the write
+            # commits after all, the next write here finds the number taken and reads the truth
+            await asyncio.wait_for(asyncio.to_thread(self.chub.store.append, self.id, ev, self.status, hands,
+                                                     joined), DB_TIMEOUT)
         except Conflict:
             self.chub.metrics.conflicts += 1
             with contextlib.suppress(Exception):  # the database away again: what it held when last read stands

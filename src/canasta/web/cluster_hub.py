@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from canasta.errors import CanastaError
 from canasta.table import Table
@@ -28,6 +28,9 @@ from canasta.web.store import (
     SeatRow,
 )
 
+OUTBOX = 10_000  # publications and jobs waiting for Redis, at most
+T = TypeVar("T")
+
 
 class ClusterHub(Hub):
     """The hub of one process of a cluster: its rooms are copies of the tables in the
@@ -42,7 +45,10 @@ class ClusterHub(Hub):
         self.cluster = cluster
         self.serving = serving  # a server (sockets, pub/sub); False: a worker
         self.redis: Any = None  # an ArqRedis (redis.asyncio.Redis with enqueue_job); its stubs are loose
-        self.outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        # bounded: with Redis away, what does not fit is dropped (other servers catch up from the
+        # database; the heartbeat enqueues overdue jobs again)
+        self.outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue(maxsize=OUTBOX)
+        self.dropped = 0
         self.tasks: list[asyncio.Task[None]] = []
         self.background: set[asyncio.Task[None]] = set()
         self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
@@ -107,6 +113,11 @@ class ClusterHub(Hub):
                 await self.redis.aclose()
         for room in self.rooms.values():
             room.table.close()
+
+    async def within(self, work: Coroutine[Any, Any, T]) -> T:
+        """``work`` (a call to Redis or the database), given up after the cluster's call timeout:
+        a hung service must not hold the process (TimeoutError, handled as the service away)."""
+        return await asyncio.wait_for(work, self.cluster.call_timeout)
 
     def warn(self, text: str) -> None:
         """One line on stderr (the service's log)."""
@@ -203,10 +214,17 @@ class ClusterHub(Hub):
     # ------------------------------------------------------------------ Redis
 
     def publish(self, table_id: str, ev: Event) -> None:
-        self.outbox.put_nowait(("publish", self.cluster.channel(table_id), ev.message(self.cluster.server_id)))
+        self._post(("publish", self.cluster.channel(table_id), ev.message(self.cluster.server_id)))
 
     def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
-        self.outbox.put_nowait(("job", fn, f"{self.cluster.prefix}:{job_id}", args, when))
+        self._post(("job", fn, f"{self.cluster.prefix}:{job_id}", args, when))
+
+    def _post(self, item: tuple[Any, ...]) -> None:
+        try:
+            self.outbox.put_nowait(item)
+        except asyncio.QueueFull:
+            self.dropped += 1
+            self.redis_lost = True
 
     async def flush(self) -> None:
         await self.outbox.join()
@@ -227,11 +245,11 @@ class ClusterHub(Hub):
                             while i < len(batch) and batch[i][0] == "publish":
                                 pipe.publish(batch[i][1], batch[i][2])
                                 i += 1
-                            await pipe.execute()
+                            await self.within(pipe.execute())
                     else:
                         _, fn, job_id, args, when = batch[i]
                         at = datetime.datetime.fromtimestamp(max(when, time.time()), tz=datetime.UTC)
-                        await self.redis.enqueue_job(fn, *args, _job_id=job_id, _defer_until=at)
+                        await self.within(self.redis.enqueue_job(fn, *args, _job_id=job_id, _defer_until=at))
                         i += 1
             except Exception as exc:  # Redis away: the heartbeat heals what this loses
                 self.redis_lost = True
@@ -297,10 +315,10 @@ class ClusterHub(Hub):
         field_name = f"{self.cluster.server_id}:{seat}"
         if n > 0:
             self.local_sockets[key] = n
-            await self.redis.hset(self.cluster.presence_key(table_id), field_name, n)
+            await self.within(self.redis.hset(self.cluster.presence_key(table_id), field_name, n))
         else:
             self.local_sockets.pop(key, None)
-            await self.redis.hdel(self.cluster.presence_key(table_id), field_name)
+            await self.within(self.redis.hdel(self.cluster.presence_key(table_id), field_name))
 
     async def alive_servers(self) -> set[str]:
         assert self.redis is not None
@@ -313,7 +331,7 @@ class ClusterHub(Hub):
     async def live_seats(self, table_id: str) -> set[int]:
         """The seats of a table with a socket on a live server."""
         assert self.redis is not None
-        fields = await self.redis.hgetall(self.cluster.presence_key(table_id))
+        fields = await self.within(self.redis.hgetall(self.cluster.presence_key(table_id)))
         if not fields:
             return set()
         by_server: dict[str, set[int]] = {}
@@ -322,7 +340,7 @@ class ClusterHub(Hub):
             if int(count) > 0:
                 by_server.setdefault(sid, set()).add(int(seat))
         servers = sorted(by_server)
-        alive = await self.redis.mget([self.cluster.alive_key(s) for s in servers])
+        alive = await self.within(self.redis.mget([self.cluster.alive_key(s) for s in servers]))
         seats: set[int] = set()
         dead: list[str] = []
         for sid, flag in zip(servers, alive, strict=True):
@@ -331,7 +349,7 @@ class ClusterHub(Hub):
             else:
                 dead.extend(f"{sid}:{seat}" for seat in by_server[sid])
         if dead:  # a killed server's sockets
-            await self.redis.hdel(self.cluster.presence_key(table_id), *dead)
+            await self.within(self.redis.hdel(self.cluster.presence_key(table_id), *dead))
         return seats
 
     async def _heartbeat(self) -> None:
@@ -341,9 +359,9 @@ class ClusterHub(Hub):
         while True:
             await asyncio.sleep(self.cluster.heartbeat)
             try:
-                await self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
-                                     px=int(self.cluster.alive_ttl * 1000))
-                alive = await self.alive_servers()
+                await self.within(self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
+                                                 px=int(self.cluster.alive_ttl * 1000)))
+                alive = await self.within(self.alive_servers())
                 died = bool(self.alive_before - alive)
                 self.alive_before = alive
                 if self.local_sockets:  # presence is renewed, not set once: a field another server
@@ -351,9 +369,9 @@ class ClusterHub(Hub):
                     async with self.redis.pipeline(transaction=False) as pipe:
                         for (tid, seat), n in self.local_sockets.items():
                             pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
-                        await pipe.execute()
+                        await self.within(pipe.execute())
                 local = [r for r in self.rooms.values() if isinstance(r, ClusterRoom) and r.conns]
-                heads = await asyncio.to_thread(self.store.heads, [r.id for r in local])
+                heads = await self.within(asyncio.to_thread(self.store.heads, [r.id for r in local]))
                 now = time.time()
                 for room in local:
                     if heads.get(room.id, room.seq) > room.seq:

@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from canasta.errors import CanastaError
 from canasta.fairdeal import FairDeal
 from canasta.table import Table
+from canasta.web.redact import redact
 from canasta.web.store import (
     NotSaved,
     SeatRow,
@@ -66,6 +67,9 @@ _SET_STATUS = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t
     .values(status=bindparam("status"))
 _EVENTS_AFTER = select(events_t).where(events_t.c.table_id == bindparam("tid"), events_t.c.num > bindparam("num")) \
     .order_by(events_t.c.num)
+DB_TIMEOUT = 5.0  # seconds: a database call that takes longer is given up (the change is not saved)
+# a connection attempt, and a statement at the server, give up in time too (libpq's own settings)
+PG_TIMEOUTS = {"connect_timeout": int(DB_TIMEOUT), "options": f"-c statement_timeout={int(DB_TIMEOUT * 1000)}"}
 SECRET_KINDS = frozenset({"deal"})  # events whose data is never published (read from the database)
 
 
@@ -77,6 +81,7 @@ class ClusterConfig:
     heartbeat: float = 2.0  # seconds between a server's liveness refreshes and database checks
     alive_ttl: float = 6.0  # a server not heard of for this long is gone (its sockets with it)
     stall: float = 2.0  # a job due this long ago whose state still waits is enqueued again
+    call_timeout: float = 3.0  # seconds a Redis call may take before it is given up (Redis treated as away)
 
     @property
     def queue(self) -> str:
@@ -127,11 +132,12 @@ class ClusterStore(Store):
     def __init__(self, url: str) -> None:
         self.url = normalise_url(url)
         try:
-            self.engine: Engine = create_engine(self.url, future=True, pool_size=10, max_overflow=10) \
-                if not self.url.startswith("sqlite") else create_engine(self.url, future=True)
+            self.engine: Engine = create_engine(self.url, future=True, pool_size=10, max_overflow=10,
+                                                pool_timeout=DB_TIMEOUT, connect_args=PG_TIMEOUTS) \
+                if self.url.startswith("postgresql") else create_engine(self.url, future=True)
         except Exception as exc:
             hint = " (pip install 'canasta[cluster-web]')" if "postgres" in self.url else ""
-            raise CanastaError(f"cannot open database {url!r}: {exc}{hint}") from None
+            raise CanastaError(f"cannot open database {redact(url)!r}: {exc}{hint}") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
@@ -141,7 +147,7 @@ class ClusterStore(Store):
                 metadata.create_all(db)
                 cluster_metadata.create_all(db)
         except Exception as exc:
-            raise CanastaError(f"cannot open database {url!r}: {exc}") from None
+            raise CanastaError(f"cannot open database {redact(url)!r}: {exc}") from None
 
     def create(self, row: TableRow) -> None:
         """The table as made: its header (with the hands dealt so far, empty) and seats."""

@@ -11,9 +11,11 @@ import os
 import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from canasta import argtypes
 from canasta.errors import CanastaError
+from canasta.web.redact import redact
 
 if TYPE_CHECKING:
     from canasta.web.cluster_store import ClusterConfig
@@ -111,7 +113,30 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     cluster.add_argument("--job-timeout", type=argtypes.seconds, default=5.0, metavar="SECONDS",
                          help="a worker's time limit per job; a dead worker's job runs again this long + 1 s "
                               "after it started (default 5)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a name this server answers to (the Host of its address in the browser), e.g. "
+                             "cards.example.org or *.example.org; repeatable. Default: the --host address and "
+                             "localhost, and with --host 0.0.0.0 any numeric address and this machine's name; "
+                             "other names are refused (DNS rebinding)")
+    parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
+                        help="the proxies (comma-separated addresses, or *) whose X-Forwarded-For and "
+                             "X-Forwarded-Proto this server believes; default none: a client is its peer's address")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+
+
+def allowed_hosts(host: str, extra: list[str], origins: list[str]) -> tuple[str, ...]:
+    """The Host names the server answers to: those given, the names of the allowed
+    origins, the bound address and localhost; on every interface, numeric addresses and
+    this machine's names too."""
+    names = ["localhost", "127.0.0.1", "::1", host]
+    if host in ("0.0.0.0", "::", ""):
+        names += ["*ip", socket.gethostname(), socket.getfqdn()]
+    names += [urlsplit(o).hostname or "" for o in origins]
+    for name in extra:
+        if not name or any(ch.isspace() or ch in "/@" for ch in name):
+            raise CanastaError(f"--allowed-host {name!r}: give a name such as cards.example.org or *.example.org")
+        names.append(name)
+    return tuple(dict.fromkeys(n.lower() for n in names if n))
 
 
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
@@ -121,7 +146,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
             raise CanastaError("--worker needs --redis (and --db): workers take their jobs from Redis")
         return None
     if not args.redis.startswith(("redis://", "rediss://", "unix://")):
-        raise CanastaError(f"--redis {args.redis}: give a Redis URL, e.g. redis://127.0.0.1:6379/0")
+        raise CanastaError(f"--redis {redact(args.redis)}: give a Redis URL, e.g. redis://127.0.0.1:6379/0")
     if not args.redis_prefix or not all(ch.isalnum() or ch in "-_." for ch in args.redis_prefix):
         raise CanastaError("--redis-prefix: letters, digits, - _ and . only")
     if not args.job_timeout > 0:
@@ -140,7 +165,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
         client.ping()
         client.close()
     except (redis_sync.RedisError, OSError, ValueError) as exc:
-        raise CanastaError(f"--redis {args.redis}: cannot reach Redis ({exc})") from None
+        raise CanastaError(f"--redis {redact(args.redis)}: cannot reach Redis ({exc})") from None
     return ClusterConfig(args.redis, prefix=args.redis_prefix)
 
 
@@ -169,11 +194,15 @@ def run_serve(args: argparse.Namespace) -> int:
             raise CanastaError(f"--allow-origin {origin!r}: give an origin, scheme://host[:port] "
                                "(http or https, no path), e.g. https://cards.example.org")
     cluster = cluster_config(args)
+    hosts = allowed_hosts(args.host, args.allowed_host, args.allow_origin)
+    # X-Forwarded-For is believed only from the proxies named (uvicorn's default trusts any loopback peer)
+    trusted, forwarded = args.forwarded_allow_ips is not None, args.forwarded_allow_ips or ""
     settings = Settings(
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
-        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0)
+        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0,
+        allowed_hosts=hosts)
     if args.worker:
         if cluster is None or args.db is None:
             raise CanastaError("--worker needs --db (the servers' database) and --redis")
@@ -183,10 +212,11 @@ def run_serve(args: argparse.Namespace) -> int:
     check_port(args.host, args.port)  # before anything is made: a busy port is one clear line
     if cluster is not None:
         app = create_app(db, settings=settings, cluster=cluster)
-        print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db}, redis {args.redis}, "
-              f"server {cluster.server_id})", flush=True)
+        print(f"canasta: serving on http://{args.host}:{args.port}/ (database {redact(db)}, "
+              f"redis {redact(args.redis)}, server {cluster.server_id})", flush=True)
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,
-                    ws_per_message_deflate=False)
+                    ws_per_message_deflate=False, proxy_headers=trusted,
+                    forwarded_allow_ips=forwarded)
         return 0
     app = create_app(db, settings=Settings(
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
@@ -194,9 +224,10 @@ def run_serve(args: argparse.Namespace) -> int:
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
         idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
         # a number, so the workers start with the server rather than at the first decision
-        bot_workers=default_workers() if args.bot_workers is None else args.bot_workers))
-    print(f"canasta: serving on http://{args.host}:{args.port}/ (database {db})", flush=True)
+        bot_workers=default_workers() if args.bot_workers is None else args.bot_workers, allowed_hosts=hosts))
+    print(f"canasta: serving on http://{args.host}:{args.port}/ (database {redact(db)})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,
-                ws_per_message_deflate=False)
+                ws_per_message_deflate=False, proxy_headers=trusted,
+                forwarded_allow_ips=forwarded)
     return 0

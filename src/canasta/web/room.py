@@ -75,6 +75,7 @@ class Settings:
     bot_workers: int | None = None  # processes for the searching bots (None: cores - 1; 0: a thread, as before)
     bot_timeout: float = 3.0  # seconds a pooled bot decision may take, waiting included; then a basic bot moves
     auto_deal: float = 15.0  # a table with at most one person deals the next hand by itself after this (0: never)
+    allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.app.host_allowed); (): any
 
 
 class Conn:

@@ -38,6 +38,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 
 from canasta.errors import CanastaError
+from canasta.web.redact import redact
 
 metadata = MetaData()
 
@@ -128,13 +129,13 @@ class Store:
             self.engine: Engine = create_engine(self.url, future=True)
         except Exception as exc:  # unknown dialect, missing driver ...
             hint = " (pip install 'canasta[postgres]')" if "postgres" in self.url else ""
-            raise CanastaError(f"cannot open database {url!r}: {exc}{hint}") from None
+            raise CanastaError(f"cannot open database {redact(url)!r}: {exc}{hint}") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
             metadata.create_all(self.engine)
         except Exception as exc:
-            raise CanastaError(f"cannot open database {url!r}: {exc}") from None
+            raise CanastaError(f"cannot open database {redact(url)!r}: {exc}") from None
 
     def close(self) -> None:
         self.engine.dispose()
