@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -246,3 +247,20 @@ def test_the_drawn_positions_hold_ways_out() -> None:
     rules = RuleSet.preset("italian-4p")
     said = [g.can_go_out() for g in (opening_out_position(rules, s) for s in range(60)) if g is not None]
     assert sum(said) >= 8 and len(said) - sum(said) >= 8
+
+
+@pytest.mark.parametrize(("options", "out"), [({"I-O38": False, "I-O14": "off"}, True),
+                                               ({"I-O38": False}, False), ({}, False)])
+def test_an_opening_that_needs_its_meld_of_deuces(options: dict[str, Any], out: bool) -> None:
+    """At 120 the kings' worth of fours and the fives need three deuces laid as a meld
+    in the opening.  With I-O14 off and I-O38 false that meld may stay open while the
+    fives close dirty and the player goes out; with I-O14 (the default) the open
+    deuce meld forbids closing the fives afterwards, and in the opening move itself
+    (B.8.5); with I-O38 (the default) no one goes out past an open wild meld."""
+    hand = ["4S", "4H", "4D", "4C", "4S", "4H", "4D", "5S", "5H", "5D", "5C", "5S", "5H",
+            "2S", "2H", "2D", "2C", "9S"]
+    g = _position(hand=hand, score=6000, options=options)
+    assert g.minimum(0) == 120
+    assert g.can_go_out() == out
+    assert (way_out(g, limit=5000, ask=False) is not None) == out
+    assert (g.why_illegal("ask") is None) == out

@@ -3,7 +3,9 @@
 Classic (A.12) is decided by :func:`classic_plan`, which also gives the melds of
 a way out (the generator offers it as one move); Italian (B.13) by
 :func:`italian_can_go_out`, an exact search over the ways each rank's cards and
-the wild cards can be laid (:func:`going_out_possible`), whose answers are kept.
+the wild cards can be laid (:func:`going_out_possible`), whose answers are kept;
+for a team that has not opened, the openings that could start the turn, each
+followed by that search (:func:`_opening_way_out`).
 """
 
 from __future__ import annotations
