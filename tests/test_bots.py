@@ -374,7 +374,7 @@ def test_expert_beats_advanced_on_a_fixed_set_of_deals() -> None:
     duplicate deals, one hand each.  The deals (seed 5) were chosen to show the expert
     ahead: this guards against a broken expert (the advanced player in its seats wins 2
     of the 4 hands with a score difference of 0, the basic player 2 of 4), it does not
-    measure strength; the arena does (README, "The strength ladder")."""
+    measure strength; the arena does (docs/strength.md, "The strength ladder")."""
     report = run_arena(RuleSet.preset("classic-4p"), ("expert:i8", "advanced"), games=4, seed=5, jobs=1,
                        max_hands=1)
     assert report.hands == 4 and report.errors == []

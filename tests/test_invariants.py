@@ -534,7 +534,7 @@ def test_cutthroat_generated_moves_accepted_after_partners_combine_melds() -> No
 
 
 def test_cutthroat_combined_melds_keep_every_card_and_refuse_more_wilds() -> None:
-    """A.17.2 does not say how the partners' melds combine.  Decision (see README):
+    """A.17.2 does not say how the partners' melds combine.  Decision (see docs/decisions.md):
     both legal melds of a rank are kept whole as one meld, even past A.5.3; after
     that, natural cards may still be added and wild cards only within the limits."""
     game = _cutthroat_merge()

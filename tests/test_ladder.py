@@ -1,5 +1,5 @@
 """``canasta ladder`` (issue 17, item 5): pairs played or tallied, Bradley–Terry ratings with
-intervals, the README's Markdown table, the plot; ``policy:PATH`` bots through make_bot."""
+intervals, the Markdown table of docs/strength.md, the plot; ``policy:PATH`` bots through make_bot."""
 
 from __future__ import annotations
 

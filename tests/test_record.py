@@ -91,8 +91,8 @@ def test_the_parser_is_lenient_and_numbers_its_complaints() -> None:
 
 
 def test_a_gzip_compressed_record_reads_as_the_plain_one(tmp_path: Path) -> None:
-    """``read_file`` takes ``FILE.cgn.gz`` as it takes ``FILE.cgn`` (the README's
-    measured runs are kept compressed); damaged or cut-short compressed files
+    """``read_file`` takes ``FILE.cgn.gz`` as it takes ``FILE.cgn`` (the strength
+    figures' runs are kept compressed); damaged or cut-short compressed files
     are refused with a message naming the file, never a traceback."""
     text = _played("classic-4p", 5) + "\n" + _played("italian-3p", 6, hands=1)
     plain = tmp_path / "run.cgn"

@@ -1,6 +1,7 @@
-"""The README's strength figures come from the records kept in ``docs/strength/``.
+"""The strength figures (``docs/strength.md``, linked from the README) come from the records
+kept in ``docs/strength/``.
 
-Every row of the README's "Strength" table that names a kept record must say what
+Every row of the "Strength" table of ``docs/strength.md`` that names a kept record must say what
 ``canasta arena --tally RECORD`` says of it: the hands, the expert's share of hands
 won with its interval, its share of games and the score per hand.  Tallying replays
 every game through the engine, so a record the engine no longer accepts fails here
@@ -21,8 +22,8 @@ STRENGTH = ROOT / "docs" / "strength"
 
 
 def _rows() -> list[dict[str, str]]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("**Strength**"):]
+    page = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
+    section = page[page.index("## Strength\n"):]
     lines = [line for line in section.splitlines() if line.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     rows = []
@@ -45,9 +46,9 @@ def _kept(rows: list[dict[str, str]]) -> list[tuple[dict[str, str], Path]]:
 def test_every_kept_record_is_in_the_readme_and_every_named_record_is_kept() -> None:
     rows = _rows()
     named = {path for _, path in _kept(rows)}
-    assert named, "the README's Strength table names no record in docs/strength/"
+    assert named, "the Strength table of docs/strength.md names no record in docs/strength/"
     assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set(STRENGTH.glob("*.cgn.gz")) == named, "a record in docs/strength/ that no README row names"
+    assert set(STRENGTH.glob("*.cgn.gz")) == named, "a record in docs/strength/ that no row of docs/strength.md names"
 
 
 @pytest.mark.parametrize("row_path", _kept(_rows()), ids=lambda rp: rp[1].name)

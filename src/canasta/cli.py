@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     out = b.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help=_("print one JSON line (per preset)"))
     out.add_argument("--markdown", action="store_true",
-                     help=_("print a Markdown table, one row per preset (the README's speed table)"))
+                     help=_("print a Markdown table, one row per preset (the speed table of docs/speed.md)"))
 
     d = command("demo", _("deal one hand, let bots play it, show every move and the score"))
     d.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
@@ -170,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     lout = lad.add_mutually_exclusive_group()
     lout.add_argument("--json", action="store_true", help=_("print the ratings and pairs as one JSON line"))
     lout.add_argument("--markdown", action="store_true",
-                      help=_("print the README's strength-ladder table (with the command that made it)"))
+                      help=_("print the strength-ladder table of docs/strength.md (with the command that made it)"))
 
     v = command("verify", _("replay game records through the engine: every move, score and commitment"))
     v.add_argument("file", help=_("a record file (.cgn)"))
@@ -657,7 +657,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def _ladder_command(args: argparse.Namespace) -> str:
-    """The command line that made a ladder (as the README shows it)."""
+    """The command line that made a ladder (as docs/strength.md shows it)."""
     parts = ["canasta ladder", f"--rules {args.rules.name}", f"--bots {args.bots}", f"--games {args.games}",
              f"--seed {args.seed}"]
     if args.max_hands != 60:

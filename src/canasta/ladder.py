@@ -86,7 +86,7 @@ class Ladder:
         return "\n".join(lines)
 
     def markdown(self, command: str) -> str:
-        """The README's ladder section body: the command, the ratings and the pairs."""
+        """The ladder section of docs/strength.md: the command, the ratings and the pairs."""
         out = [f"`{command}` prints this (duplicate deals: every deal played twice with the seats swapped; "
                f"a Bradley–Terry rating from the hands each pair won, on the Elo scale with {self.bots[0]} "
                f"at 0; 95% intervals by a seeded bootstrap over each pair's hands; rules {self.rules}):",

@@ -419,7 +419,7 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
 
 def read_file(path: str | Path) -> tuple[list[GameRecord], list[str]]:
     """The games of a record file, plain or gzip-compressed (a name ending in
-    ``.gz``, such as the README's measured runs in ``docs/strength/``), and the
+    ``.gz``, such as the measured runs in ``docs/strength/``), and the
     problems met while reading it (line numbers of the text)."""
     if Path(path).suffix != ".gz":
         return parse_records(read_text(path, "game record"))
