@@ -420,11 +420,11 @@ def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, job
             played = _map(tasks, jobs, heard)
             stack.callback(played.close)  # the pool stops before the file is kept
             for results in played:
+                if out is not None:  # both games of a deal in one write: a stopped run keeps whole deals
+                    out.write("".join(r.record + "\n" for r in results))
+                    written[0] += len(results)
                 for r in results:
                     report.add(r)
-                    if out is not None:
-                        out.write(r.record + "\n")
-                        written[0] += 1
     except KeyboardInterrupt:
         report.seconds = time.perf_counter() - start
         raise Interrupted(report, save) from None
