@@ -734,8 +734,9 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 def _cmd_replay(args: argparse.Namespace) -> int:
     """``replay``: a game whose record stops before its end is refused, saying so."""
     from canasta.record import cut_short, read_file, verify
-    from canasta.tui.commands import run_replay
+    from canasta.tui.commands import _require_textual, run_replay
 
+    _require_textual()  # without the extra, that first
     games, _errors = read_file(args.file)
     if 1 <= args.game <= len(games):
         problems = verify(games[args.game - 1])
