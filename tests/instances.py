@@ -7,6 +7,7 @@ that needs them skips with the reason (fails where ``CANASTA_SERVICES_REQUIRED=1
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -96,10 +97,8 @@ class Postgres:
         _wait_port(self.port, up=False)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # not running
             self._ctl("-m", "immediate", "-w", "stop")
-        except RuntimeError:
-            pass  # not running
 
 
 class Redis:

@@ -222,6 +222,16 @@ def resume_time(room: Room, since: float) -> float:
     return max(moved.values())
 
 
+def same_views(table: str, t: Any, num: int, wanted: dict[int, list[tuple[int, Any]]]) -> int:
+    """Check that every view a seat was sent at event ``num`` is the stored game's ``t``
+    at that event; how many were checked."""
+    for seat, view in wanted.get(num, []):
+        truth = json.loads(json.dumps(t.view(seat).to_dict(include_rules=False))) if t.dealt else None
+        assert view == truth, f"table {table}: seat {seat} was shown, at event {num}, a state " \
+                              "that is not the stored game's"
+    return len(wanted.get(num, []))
+
+
 def check_stored(db: str, room: Room) -> dict[str, int]:
     """The checks of the module docstring, on what the database holds; some figures."""
     import psycopg
@@ -251,22 +261,14 @@ def check_stored(db: str, room: Room) -> dict[str, int]:
                         assert seq <= len(nums), f"seat {p.seat} was shown event {seq}; the database has {len(nums)}"
                         wanted.setdefault(seq, []).append((p.seat, view))
             t = Table.from_dict(row.state)
-
-            def check(num: int) -> None:
-                for seat, view in wanted.get(num, []):
-                    truth = json.loads(json.dumps(t.view(seat).to_dict(include_rules=False))) if t.dealt else None
-                    assert view == truth, f"table {table}: seat {seat} was shown, at event {num}, a state " \
-                                          "that is not the stored game's"
-                    figures["states_checked"] += 1
-
-            check(0)
+            figures["states_checked"] += same_views(table, t, 0, wanted)
             for ev in events:
                 apply_to_table(t, ev)
                 assert ev.kind != "auto_turn", f"table {table}: a turn timer ran out (none is set)"
                 if ev.kind == "presence":
                     assert not (ev.data or {}).get("takeover"), \
                         f"table {table}: event {ev.num} handed a connected person's seat to a bot"
-                check(ev.num)
+                figures["states_checked"] += same_views(table, t, ev.num, wanted)
             t.close()
     finally:
         store.close()

@@ -491,7 +491,11 @@ def test_serve_options(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     configure_serve(parser)
     seen: list[Any] = []
     options: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: (seen.append(app), options.append(kw)))
+    def run(app: Any, **kw: Any) -> None:
+        seen.append(app)
+        options.append(kw)
+
+    monkeypatch.setattr(uvicorn, "run", run)
     db = str(tmp_path / "s.db")
     for bad, needle in ((["--allow-origin", "cards.example.org"], "allow-origin"),
                         (["--allow-origin", "https://x.org/path"], "allow-origin"),

@@ -14,12 +14,12 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
-from test_web import hello, human_table, recv_until, room_of, send
 
 from canasta.table import Table
 from canasta.web.app import create_app
 from canasta.web.room import Settings
 from canasta.web.store import Store
+from test_web import hello, human_table, recv_until, room_of, send
 
 
 @pytest.fixture
@@ -60,11 +60,12 @@ def test_a_move_the_database_did_not_take_is_refused_and_changes_nothing(
     tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
                                        {"kind": "bot", "level": "basic"}])
     with client.websocket_connect(f"/ws/{tid}") as ws:
-        state = hello(ws, tokens[0])
+        hello(ws, tokens[0])
         state = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] == 0
                            and m["view"]["phase"] == "draw")
         room = room_of(client, tid)
         seq, version, moves = room.seq, room.table.version, len(room.table.moves[-1])
+        assert state["seq"] == seq
         outage = Outage(client.app.state.hub.store, monkeypatch)  # type: ignore[attr-defined]
         send(ws, type="move", move="draw")
         answer = recv_until(ws, lambda m: m["type"] in ("error", "state"))
@@ -105,8 +106,8 @@ def test_a_change_the_database_did_not_take_forgets_the_table_until_it_is_read_a
 
 def test_a_table_that_cannot_be_read_is_answered_not_crashed(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
-                                       {"kind": "bot", "level": "basic"}])
+    tid, _ = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
+                                  {"kind": "bot", "level": "basic"}])
     hub = client.app.state.hub  # type: ignore[attr-defined]
     hub.rooms.pop(tid)
 

@@ -745,7 +745,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
             while True:
                 msg = parse(await receive(ws))
                 if "error" in msg:
-                    conn.send(msg["error"])
+                    if conn.limiter.take("bad") is None:  # a flood of garbage is not answered in full
+                        conn.send(msg["error"])
                     continue
                 room.handle(conn, msg)
         except (WebSocketDisconnect, TimeoutError, RuntimeError):

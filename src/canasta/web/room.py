@@ -78,6 +78,36 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.app.host_allowed); (): any
 
 
+# per socket and kind of message: (messages a second, burst); "any" counts every message
+RATES: dict[str, tuple[float, float]] = {"any": (30.0, 60.0), "pace": (2.0, 8.0), "seed": (1.0, 8.0),
+                                         "check": (10.0, 30.0), "sync": (1.0, 5.0), "hint": (2.0, 10.0)}
+PACE_SETTLE = 0.3  # seconds a table waits for more pace changes before it writes the last one
+
+
+class Limiter:
+    """A token bucket per kind of message (:data:`RATES`) for one socket."""
+
+    def __init__(self, rates: dict[str, tuple[float, float]] | None = None) -> None:
+        self.rates = rates or RATES
+        now = time.monotonic()
+        self.tokens = {k: (burst, now) for k, (_, burst) in self.rates.items()}
+
+    def take(self, kind: str) -> str | None:
+        """Spend a token for a message of ``kind``: None, or the kind whose rate it exceeds."""
+        now = time.monotonic()
+        for k in ("any", kind):
+            if k not in self.rates:
+                continue
+            rate, burst = self.rates[k]
+            left, then = self.tokens[k]
+            left = min(burst, left + (now - then) * rate)
+            if left < 1.0:
+                self.tokens[k] = (left, now)
+                return k
+            self.tokens[k] = (left - 1.0, now)
+        return None
+
+
 class Conn:
     """One websocket: a seat (or -1, a spectator) and a queue its writer drains,
     so a slow client never holds up the table."""
@@ -91,6 +121,7 @@ class Conn:
         self.last_sent_seq = -1
         self.overflowed = False
         self.closing: tuple[int, str] | None = None  # close the socket with this code and reason
+        self.limiter = Limiter()
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._writer())
@@ -169,6 +200,8 @@ class Room:
     deal_task: asyncio.Task[None] | None = None  # deals by itself: the first hand after the grace, or the next
     deal_at: float | None = None  # when deal_task deals (sent to clients as auto_deal_at)
     dead: bool = False  # a change was not saved: this copy was forgotten (the store has the table)
+    pace_wanted: float | None = None  # the pace last asked for, written by pace_task
+    pace_task: asyncio.Task[None] | None = None
 
     # ---------------------------------------------------------------- status
 
@@ -380,6 +413,22 @@ class Room:
             self._lost(exc)
             return
         self._presence_changed()  # everyone sees the new pace
+
+    def want_pace(self, seconds: float) -> None:
+        """A player asked for a pace: the last one asked within :data:`PACE_SETTLE` is written,
+        as one change (a slider dragged, or a flood of pace messages, is not an event each)."""
+        self.pace_wanted = seconds
+        if self.pace_task is None:
+            self.pace_task = asyncio.create_task(self._settle_pace())
+
+    async def _settle_pace(self) -> None:
+        try:
+            await asyncio.sleep(PACE_SETTLE)
+        finally:
+            self.pace_task = None
+        wanted = self.pace_wanted
+        if wanted is not None and wanted != self.bot_delay and not self.dead:
+            self.set_pace(wanted)
 
     def take_seat(self, seat: int, name: str, token_hash: str) -> str | None:
         """A person sits down at an open (or their reserved) seat; None, or why not
@@ -689,7 +738,7 @@ class Room:
         self._stop()
 
     def _stop(self) -> None:
-        for task in [self.bot_task, self.timer_task, self.deal_task, *self.grace_tasks.values()]:
+        for task in [self.bot_task, self.timer_task, self.deal_task, self.pace_task, *self.grace_tasks.values()]:
             if task is not None:
                 task.cancel()
         self.table.close()
@@ -709,6 +758,12 @@ class Room:
         seat = conn.seat
         if self.dead:  # forgotten after a failed write: the page reconnects to the stored table
             conn.send(say_error("NOT_SAVED", NOT_SAVED, ref=kind if isinstance(kind, str) else None))
+            return
+        over = conn.limiter.take(kind if isinstance(kind, str) else "")
+        if over is not None:  # a flood from one socket must not cost the table or the server
+            rate = RATES[over][0]
+            conn.send(say_error("TOO_FAST", N_("too many messages: at most {rate} a second; wait a moment"),
+                                {"rate": f"{rate:g}"}, ref=kind if isinstance(kind, str) else None, seq=self.seq))
             return
 
         def reply(m: dict[str, Any]) -> None:  # every reply carries the table's current event number
@@ -752,7 +807,7 @@ class Room:
                 reply(error("BAD_MESSAGE", f"the bots' pace is a number of seconds from 0 to {MAX_BOT_DELAY:g}",
                             ref=kind))
                 return
-            self.set_pace(float(seconds))
+            self.want_pace(float(seconds))
             return
         if kind == "check":
             moves = msg.get("moves")

@@ -1,0 +1,105 @@
+"""One socket flooding its table: every kind of message has a per-socket rate (a token
+bucket), refused beyond it with a clear answer; pace changes settle into one event; the
+other people at the table are not sent a state per message."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient
+
+from canasta.web.app import create_app
+from canasta.web.room import RATES, Limiter, Settings
+from test_web import hello, human_table, recv, recv_until, room_of, send
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(str(tmp_path / "f.db"), settings=Settings(grace=30, bot_delay=0, fixed_seeds=True))
+    with TestClient(app) as c:
+        yield c
+        c.app.state.hub.store.close()  # type: ignore[attr-defined]
+
+
+def test_a_bucket_refuses_beyond_its_burst_and_refills_at_its_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    limiter = Limiter({"any": (100.0, 100.0), "pace": (2.0, 4.0)})
+    assert [limiter.take("pace") for _ in range(5)] == [None, None, None, None, "pace"]
+    assert limiter.take("move") is None  # other kinds have their own allowance
+    now[0] += 0.5  # one more pace message a half second later (2 a second)
+    assert limiter.take("pace") is None and limiter.take("pace") == "pace"
+    now[0] += 60  # refilled to the burst, never beyond
+    assert [limiter.take("pace") for _ in range(5)].count(None) == 4
+
+
+def test_a_flood_of_pace_messages_is_refused_settled_and_unseen_by_others(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
+    room = room_of(client, tid)
+    store = client.app.state.hub.store  # type: ignore[attr-defined]
+    writes: list[Any] = []
+    real = store.save_config
+
+    def counted(table_id: str, config: dict[str, Any]) -> None:
+        writes.append(dict(config))
+        real(table_id, config)
+
+    monkeypatch.setattr(store, "save_config", counted)
+    with client.websocket_connect(f"/ws/{tid}") as ws, client.websocket_connect(f"/ws/{tid}") as other:
+        hello(ws, tokens[0])
+        hello(other, tokens[1])
+        flood = 400
+        for i in range(flood):
+            send(ws, type="pace", seconds=round(0.1 + (i % 40) / 10, 1))
+        send(ws, type="pace", seconds=4.5)  # probably refused too: what settles is the last one let through
+        send(ws, type="ping")  # answered (pong, or refused too) after everything before it
+        answers = []
+        while True:
+            msg = recv(ws)
+            if msg["type"] == "pong" or msg.get("ref") == "ping":
+                break
+            answers.append(msg)
+        refused = [m for m in answers if m["type"] == "error"]
+        assert len(refused) >= flood - RATES["pace"][1] - 5
+        assert all(m["code"] == "TOO_FAST" and m["ref"] == "pace" and "a second" in m["message"] for m in refused)
+        wanted = room.pace_wanted
+        assert wanted is not None
+        settled = recv_until(other, lambda m: m["type"] == "state" and m["bot_delay"] == wanted)
+        assert settled["bot_delay"] == wanted
+        send(other, type="ping")
+        extra = []
+        while (m := recv(other))["type"] != "pong":
+            extra.append(m)
+    assert len(writes) == 1 and writes[0]["bot_delay"] == wanted  # one stored change for the whole flood
+    stored = store.load(tid)
+    assert stored is not None and stored.config["bot_delay"] == wanted
+    assert not [m for m in extra if m["type"] == "state"]  # the bystander was sent one state, not hundreds
+
+
+def test_every_kind_of_message_is_bounded(client: TestClient) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        hello(ws, tokens[0])
+        for _ in range(200):
+            send(ws, type="sync")
+        for _ in range(200):
+            ws.send_text("not json")
+        send(ws, type="ping")
+        answers = []
+        while True:
+            msg = recv(ws)
+            if msg["type"] == "pong" or msg.get("ref") == "ping":
+                break
+            answers.append(msg)
+        states = [m for m in answers if m["type"] == "state"]
+        bad = [m for m in answers if m["type"] == "error" and m["code"] == "BAD_JSON"]
+        assert len(states) <= RATES["sync"][1] + 2  # not 200 full states
+        assert len(bad) < 200  # garbage beyond the allowance is dropped unanswered
