@@ -377,7 +377,8 @@ def test_a_bot_table_plays_on_when_a_worker_is_killed_and_keeps_its_secrets(serv
         cm = websockets_sync.connect(f"{s1.ws_url}/ws/{table}", open_timeout=10)
         ann = Player.__new__(Player)
         ann.cm, ann.ws, ann.raw, ann.logs = cm, cm.__enter__(), [], {}
-        ann.ws.send(json.dumps({"type": "hello", "token": token, "client_seed": "ann-seed"}))
+        ann.ws.send(json.dumps({"type": "hello", "token": token, "client_seed": "ann-seed",
+                                "commitment": r.json()["next_deal"]["commitment"]}))
         welcome = ann.recv()
         ann.seat, ann.rules, ann.bot = welcome["seat"], welcome["rules"], make_bot("basic", seed=3)
         ann.state = ann.until(lambda m: m["type"] == "state" and m["dealt"])  # dealt by a worker

@@ -709,3 +709,87 @@ def test_a_whole_match_in_italian(browser: Browser, tmp_path: Path) -> None:
         assert not errors, errors
     finally:
         server.stop()
+
+
+# ------------------------------------------------------------------ fairness of hand 1
+
+class Frames:
+    """Every websocket frame a page sends and receives, in order, as JSON."""
+
+    def __init__(self, page: Page) -> None:
+        self.seen: list[tuple[str, Any]] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        import json
+
+        ws.on("framesent", lambda payload: self.seen.append(("sent", json.loads(payload))))
+        ws.on("framereceived", lambda payload: self.seen.append(("received", json.loads(payload))))
+
+    def first_seed(self) -> int:
+        """The index of the first frame that carries a client seed (a hello's or a seed message)."""
+        for i, (way, msg) in enumerate(self.seen):
+            if way == "sent" and (msg.get("type") == "seed" or msg.get("client_seed") is not None):
+                return i
+        raise AssertionError("the page never sent a client seed")
+
+    def shown_before(self, index: int, hand: int) -> set[str]:
+        """The commitments to ``hand`` the page had received before frame ``index``."""
+        return {msg["next_deal"]["commitment"] for way, msg in self.seen[:index]
+                if way == "received" and msg.get("type") == "state" and msg.get("next_deal")
+                and msg["next_deal"]["hand"] == hand}
+
+
+def test_hand_one_is_committed_before_any_page_sends_its_seed(browser: Browser, tmp_path: Path) -> None:
+    """Quick play, a created table and an invited seat: each page is shown hand 1's
+    commitment (the same one the creating or joining answer gave) before it sends the seed
+    that goes into hand 1, and no hello carries a seed."""
+    server = ServerProcess(str(tmp_path / "order.db"), args=["--bot-delay", "0.02"]).start()
+    try:
+        quick = browser.new_context().new_page()
+        quick_frames = Frames(quick)
+        quick.goto(server.url + "/")
+        quick.wait_for_selector("body[data-ready=true]")
+        quick.fill("#name", "Ann")
+        with quick.expect_response("**/api/quick") as made:
+            quick.click("#btn-quick")
+        committed = made.value.json()["next_deal"]
+        assert committed["hand"] == 1 and re.fullmatch(r"[0-9a-f]{64}", committed["commitment"])
+        quick.wait_for_selector("#hand .card")
+
+        ann = browser.new_context().new_page()
+        ann_frames = Frames(ann)
+        ann.goto(server.url + "/")
+        ann.wait_for_selector("body[data-ready=true]")
+        ann.fill("#name", "Ann")
+        ann.select_option('select[data-seat="1"]', "bot:basic")
+        ann.select_option('select[data-seat="2"]', "open")
+        ann.select_option('select[data-seat="3"]', "bot:basic")
+        with ann.expect_response("**/api/tables") as created:
+            ann.click("#btn-create")
+        table_commitment = created.value.json()["next_deal"]
+        link = ann.input_value("#created input")
+        ann.click("#created a")
+        ann.wait_for_function("() => document.body.innerText.includes('Waiting for players')")
+        assert ann.inner_text("#commit").startswith("hand 1 committed: " + table_commitment["commitment"][:12])
+
+        bea = browser.new_context().new_page()
+        bea_frames = Frames(bea)
+        bea.goto(link)
+        bea.wait_for_selector("#join:not([hidden])")
+        bea.fill("#join-name", "Bea")
+        with bea.expect_response("**/join") as joined:
+            bea.click("#btn-join")
+        assert joined.value.json()["next_deal"] == table_commitment
+        bea.wait_for_selector("#hand .card")
+        ann.wait_for_selector("#hand .card")
+
+        for frames, answer in ((quick_frames, committed), (ann_frames, table_commitment),
+                               (bea_frames, table_commitment)):
+            hellos = [m for way, m in frames.seen if way == "sent" and m.get("type") == "hello"]
+            assert hellos and all("client_seed" not in m for m in hellos)
+            first = frames.first_seed()
+            assert frames.shown_before(first, 1) == {answer["commitment"]}, \
+                "a seed for hand 1 left the page before hand 1's commitment had reached it"
+    finally:
+        server.stop()

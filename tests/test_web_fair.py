@@ -63,7 +63,8 @@ def test_a_fair_match_commits_before_each_deal_and_reveals_only_after_the_hand(t
             shown = first["next_deal"]["commitment"]
             assert first["next_deal"]["hand"] == 1 and len(shown) == 64
 
-            send(ann_ws, type="hello", token=data["token"], client_seed="ann-seed-1")
+            assert data["next_deal"] == {"hand": 1, "commitment": shown}  # in the creation answer too
+            send(ann_ws, type="hello", token=data["token"], client_seed="ann-seed-1", commitment=shown)
             dealt = watch.until(lambda m: m["type"] == "state" and m["dealt"])
             assert dealt["deal"] == {"hand": 1, "commitment": shown}
             assert dealt["next_deal"]["commitment"] != shown  # the next hand's secret, committed already
@@ -126,11 +127,28 @@ def test_seed_and_pace_refusals_change_nothing(tmp_path: Path) -> None:
             assert room.config.get("bot_delay") == 0
             seq = room.seq
             send(ws, type="pace", seconds=2.5)
-            paced = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > seq)
-            assert paced["bot_delay"] == 2.5
+            paced = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > seq and m["bot_delay"] != 0)
+            assert paced["bot_delay"] == 2.5  # the pace settles (PACE_SETTLE), then is one event
             stored = room.hub.store.load(tid)
             assert stored is not None and stored.config["bot_delay"] == 2.5
             assert state["my_seed"] is None
+
+
+def test_a_seed_without_the_commitment_it_answers_is_refused(tmp_path: Path) -> None:
+    """The server must have committed to the deal before it reads a seed for it: a hello's
+    seed is taken only beside the commitment the client was shown."""
+    with fair_client(tmp_path) as client:
+        data = client.post("/api/quick", json={"name": "Ann", "bot_delay": 0}).json()
+        tid = data["table"]
+        room = room_of(client, tid)
+        assert data["next_deal"]["hand"] == 1 and data["next_deal"]["commitment"] == room.table.next_commitment()
+        for extra in ({}, {"commitment": "0" * 64}):  # no commitment, or another one than the server's
+            with client.websocket_connect(f"/ws/{tid}") as ws:
+                ws.send_text(json.dumps({"type": "hello", "token": data["token"], "client_seed": "early", **extra}))
+                err = recv_until(ws, lambda m: m["type"] == "error")
+                assert err["code"] == "SEED_BEFORE_COMMITMENT" and err["ref"] == "seed"
+                state = recv_until(ws, lambda m: m["type"] == "state")
+                assert state["my_seed"] is None and not room.table.dealt and room.table.client_seeds()[0] == ""
 
 
 def test_the_first_deal_waits_for_every_persons_seed_or_the_grace(tmp_path: Path) -> None:
@@ -141,7 +159,8 @@ def test_the_first_deal_waits_for_every_persons_seed_or_the_grace(tmp_path: Path
         room = room_of(client, tid)
         bea = client.post(f"/api/tables/{tid}/join", json={"name": "Bea", "seat": 1}).json()
         with client.websocket_connect(f"/ws/{tid}") as ann_ws:
-            ann_ws.send_text(json.dumps({"type": "hello", "token": r["token"], "client_seed": "ann"}))
+            ann_ws.send_text(json.dumps({"type": "hello", "token": r["token"], "client_seed": "ann",
+                                         "commitment": r["next_deal"]["commitment"]}))
             state = recv_until(ann_ws, lambda m: m["type"] == "state")
             assert not state["dealt"] and state["my_seed"] == "ann"  # Bea's page has not sent hers
             assert state["next_deal"]["seeds"] == [True, False]
@@ -150,7 +169,9 @@ def test_the_first_deal_waits_for_every_persons_seed_or_the_grace(tmp_path: Path
             stored = room.hub.store.load(tid)  # the seed is kept: a restart would not lose it
             assert stored is not None and stored.state == room.table.to_dict()
             with client.websocket_connect(f"/ws/{tid}") as bea_ws:
-                bea_ws.send_text(json.dumps({"type": "hello", "token": bea["token"], "client_seed": "bea"}))
+                assert bea["next_deal"] == r["next_deal"]  # the join answer shows the same commitment
+                bea_ws.send_text(json.dumps({"type": "hello", "token": bea["token"], "client_seed": "bea",
+                                             "commitment": bea["next_deal"]["commitment"]}))
                 dealt = recv_until(bea_ws, lambda m: m["type"] == "state" and m["dealt"])
                 assert dealt["view"] is not None and len(dealt["view"]["hand"]) == 15
         assert room.table.deals[0].client_seeds == ("ann", "bea")
@@ -160,7 +181,8 @@ def test_the_first_deal_waits_for_every_persons_seed_or_the_grace(tmp_path: Path
                                               "seats": [{}, {"kind": "open"}]}).json()
         client.post(f"/api/tables/{r2['table']}/join", json={"name": "Bea", "seat": 1})
         with client.websocket_connect(f"/ws/{r2['table']}") as ann_ws:
-            ann_ws.send_text(json.dumps({"type": "hello", "token": r2["token"], "client_seed": "ann"}))
+            ann_ws.send_text(json.dumps({"type": "hello", "token": r2["token"], "client_seed": "ann",
+                                         "commitment": r2["next_deal"]["commitment"]}))
             started = time.monotonic()
             state = recv_until(ann_ws, lambda m: m["type"] == "state" and m["dealt"])
             assert time.monotonic() - started > 1.0 and state["view"]["hand"]
@@ -174,7 +196,8 @@ def test_a_bot_game_deals_the_next_hand_by_itself(tmp_path: Path) -> None:
         room = room_of(client, tid)
         hinter = make_bot("basic", seed=4)
         with client.websocket_connect(f"/ws/{tid}") as ws:
-            ws.send_text(json.dumps({"type": "hello", "token": data["token"], "client_seed": "s1"}))
+            ws.send_text(json.dumps({"type": "hello", "token": data["token"], "client_seed": "s1",
+                                     "commitment": data["next_deal"]["commitment"]}))
             while True:
                 state = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] == room.seq)
                 if state["hand_over"]:

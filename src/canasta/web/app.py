@@ -349,7 +349,7 @@ class Lobby:
         self.hub.store.create(TableRow(table_id, now, now, status, config, table.to_dict(), 0, seats))
         room = self.hub.rooms[table_id] = self.hub.make_room(table_id, config, seats, table, 0, status)
         self.hub.after_create(room)
-        return {"table": table_id, "seat": me, "token": token,
+        return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
                 "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
                 "link": f"/t/{table_id}"}
 
@@ -374,13 +374,20 @@ class Lobby:
         refused = await room.atake_seat(seat, name, hash_token(token))
         if refused is not None:
             raise bad(refused, 503 if refused == NOT_SAVED else 409)
-        return {"table": room.id, "seat": seat, "token": token}
+        return {"table": room.id, "seat": seat, "token": token, "next_deal": next_deal(room.table)}
 
     def info(self, room: Room) -> dict[str, Any]:
         return {"table": room.id, "title": room.config.get("title"), "preset": room.table.rules.name,
                 "status": room.status, "target": room.table.rules.target,
                 "seats": [{"seat": s.seat, "name": room.table.names[s.seat], "kind": s.kind, "level": s.level,
                            "connected": room.connected(s.seat)} for s in room.seats]}
+
+
+def next_deal(table: Table) -> dict[str, Any] | None:
+    """The next hand's number and the server's commitment to it (a fair table), so that a
+    player sees it before sending the client seed that goes into that deal."""
+    shown = table.next_commitment()
+    return None if shown is None else {"hand": table.hand_number + 1, "commitment": shown}
 
 
 def replay_frames(row: TableRow) -> dict[str, Any]:
@@ -737,10 +744,17 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
                            "title": room.config.get("title"), "seq": room.seq,
                            "resync": is_int(msg.get("seq")) and msg["seq"] != room.seq})
                 if seat >= 0 and msg.get("client_seed") is not None and room.table.pending is not None \
-                        and not room.table.match_over:  # the page's seed for the next deal
-                    refused = room.set_seed(seat, msg["client_seed"])
-                    if refused is not None:
-                        conn.send(refused)
+                        and not room.table.match_over:  # a seed for the next deal, for the commitment it saw
+                    shown = room.table.next_commitment()
+                    if msg.get("commitment") != shown:
+                        conn.send(error("SEED_BEFORE_COMMITMENT", "a client seed goes with the commitment it "
+                                        "answers: send \"commitment\" (the next deal's, from the table's creation "
+                                        "answer or a state's next_deal) beside \"client_seed\", or send the seed "
+                                        "after the state that shows it", ref="seed"))
+                    else:
+                        refused = room.set_seed(seat, msg["client_seed"])
+                        if refused is not None:
+                            conn.send(refused)
                 room.attach(conn)  # the new client gets its state (everyone does if a seat came back)
             while True:
                 msg = parse(await receive(ws))

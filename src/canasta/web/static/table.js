@@ -106,7 +106,8 @@ function connect() {
   ws.onopen = () => {
     retry = 500;
     seedSentFor = null;
-    const hello = { type: "hello", seq: lastSeq, client_seed: clientSeed(), lang };
+    // no client seed here: it is sent once the next deal's commitment is on screen (maybeSendSeed)
+    const hello = { type: "hello", seq: lastSeq, lang };
     if (saved && saved.token) hello.token = saved.token;
     ws.send(JSON.stringify(hello));
   };
@@ -186,10 +187,22 @@ function clientSeed() {
   return ownSeed() || randomSeed();
 }
 
+// The next deal's commitment, on screen before this page's seed for that deal is sent:
+// the server fixed the deal's secret before it could see the seed.
+function renderCommit() {
+  const nd = state.next_deal;
+  const el = $("commit");
+  el.hidden = !nd;
+  if (!nd) { el.textContent = ""; delete document.body.dataset.commitShown; return; }
+  el.textContent = _("hand {hand} committed: {fingerprint}", { hand: nd.hand, fingerprint: nd.commitment.slice(0, 12) + "…" });
+  el.title = nd.commitment;
+  document.body.dataset.commitShown = `${nd.hand}:${nd.commitment}`;
+}
+
 function maybeSendSeed() {
   if (!state || state.seat < 0 || !state.next_deal || state.my_seed) return;
   const key = `${state.next_deal.hand}:${state.next_deal.commitment}`;
-  if (seedSentFor === key) return;
+  if (seedSentFor === key || document.body.dataset.commitShown !== key) return;
   seedSentFor = key;
   send({ type: "seed", seed: clientSeed() });
 }
@@ -1033,6 +1046,7 @@ function updateCountdown() {
 function render() {
   const v = state.view;
   const waiting = !v;
+  renderCommit();
   $("waiting").hidden = !waiting;
   $("tablewrap").hidden = waiting;
   $("dock").hidden = waiting;
