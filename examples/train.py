@@ -35,8 +35,9 @@ except ImportError as exc:  # pragma: no cover - the script says what to install
     raise SystemExit(f"training needs the train extra ({exc}): pip install torch==2.13.0 "
                      "(the CPU build) then pip install -e '.[rl,train]'") from None
 
+from canasta.rl.evaluate import evaluate
 from canasta.rl.gymnasium import CanastaEnv
-from canasta.rl.policy import NumpyPolicy, evaluate, export_sb3
+from canasta.rl.policy import NumpyPolicy, export_sb3
 
 
 class Partner:

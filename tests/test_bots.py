@@ -279,8 +279,9 @@ def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest
     rollout may start (they stop at 80% of the budget) and the guide's move is played."""
     from canasta.bots.base import Budget, world
     from canasta.bots.expert import ExpertBot
-    from canasta.game import MELD_PHASE, Game
+    from canasta.game import Game
     from canasta.moves import DISCARD
+    from canasta.state import MELD_PHASE
     from canasta.view import SeatView
 
     now = [100.0]
@@ -320,8 +321,8 @@ def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
     family's worlds (``SEARCH``), ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the
     time allows."""
     from canasta.bots.expert import SEARCH, ExpertBot
-    from canasta.game import MELD_PHASE
     from canasta.moves import DISCARD
+    from canasta.state import MELD_PHASE
 
     now = [100.0]
     worlds: list[int] = []

@@ -58,7 +58,7 @@ from typing import Any
 
 import pytest
 
-from canasta import PRESETS, Game, IllegalMoveError, Move, PositionError, RulesError, RuleSet, italian
+from canasta import PRESETS, Game, IllegalMoveError, Move, PositionError, RulesError, RuleSet
 from canasta.cards import (
     ACE,
     CARD_RANK,
@@ -85,7 +85,7 @@ from canasta.cards import (
     parse_card,
     parse_rank,
 )
-from canasta.game import DRAW_PHASE
+from canasta.families.italian import rules as italian
 from canasta.match import Match
 from canasta.melds import (
     CANASTA_SIZE,
@@ -99,6 +99,7 @@ from canasta.melds import (
 from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
 from canasta.position import game_from_position
 from canasta.scoring import hand_penalty, match_winner, red_three_score, score_side
+from canasta.state import DRAW_PHASE
 
 CASES_PATH = Path(__file__).resolve().parent / "data" / "cases.json"  # the repository's copy
 SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "rules" / "cases.json"  # authoritative, when present

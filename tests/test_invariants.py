@@ -564,10 +564,10 @@ def test_italian_going_out_answers_are_the_same_reused_or_fresh(preset: str, opt
     reused answer must be the one a fresh search gives.  Both settings of the
     "assume yes" flag are asked in turn at each position, the more permissive
     first, so an answer reused across them would show."""
-    from canasta import going_out
     from canasta.bots import make_bot
-    from canasta.game import ANSWER_PHASE, MELD_PHASE
-    from canasta.going_out import italian_can_go_out
+    from canasta.families.italian import going_out
+    from canasta.families.italian.going_out import italian_can_go_out
+    from canasta.state import ANSWER_PHASE, MELD_PHASE
     from canasta.view import seat_view
 
     rules = RuleSet.preset(preset, options)

@@ -18,11 +18,12 @@ from hypothesis import strategies as st
 
 from canasta.cards import card_str
 from canasta.errors import IllegalMoveError
-from canasta.game import ASK_YES, Game
+from canasta.game import Game
 from canasta.moves import ASK, DISCARD, TAKE, Move
 from canasta.position import game_from_position
 from canasta.reference import TooBig, generated_moves, opening_out_position, way_out
 from canasta.rules import RuleSet
+from canasta.state import ASK_YES
 
 ASKING = ("customary_optional", "required")
 PRESETS = ("italian-4p", "italian-4p", "italian-6p-3x2", "italian-2p", "italian-3p")

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from canasta.families.italian.going_out import italian_can_go_out
 from canasta.game import Game
-from canasta.going_out import italian_can_go_out
 from canasta.moves import Move
 from canasta.position import DERIVED_FIELDS, game_from_position, position_of
 from canasta.reference import (

@@ -100,8 +100,9 @@ def test_resampled_worlds_keep_an_askers_promise() -> None:
     (``sample_world`` alone does not see to it: some of its worlds break the promise)."""
     import random
 
-    from canasta.game import ASK_PENDING, Game
+    from canasta.game import Game
     from canasta.rl.core import Table
+    from canasta.state import ASK_PENDING
     from canasta.view import sample_world, seat_view
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "classic-4p"})

@@ -13,7 +13,8 @@ np = pytest.importorskip("numpy", reason="policies need numpy: pip install 'cana
 
 from canasta.game import Game  # noqa: E402
 from canasta.rl.encoding import NUM_ACTIONS, Observer  # noqa: E402
-from canasta.rl.policy import NumpyPolicy, PolicyBot, evaluate  # noqa: E402
+from canasta.rl.evaluate import evaluate  # noqa: E402
+from canasta.rl.policy import NumpyPolicy, PolicyBot  # noqa: E402
 from canasta.rules import RuleSet  # noqa: E402
 from canasta.view import seat_view  # noqa: E402
 

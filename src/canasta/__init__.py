@@ -1,5 +1,6 @@
 """canasta: a rules engine for Classic Canasta (and a home for its variants)."""
 
+from canasta import families as families  # registers the built-in families
 from canasta.cards import Card, card_str, cards_str, parse_card, parse_cards
 from canasta.errors import (
     REFUSALS,
@@ -10,13 +11,13 @@ from canasta.errors import (
     Refusal,
     RulesError,
 )
-from canasta.game import Game, Hand, LegalMoves
+from canasta.game import FAMILIES, Game, LegalMoves, RuleFamily, family_of, register_family
 from canasta.moves import Move
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
 
 __all__ = [
-    "PRESETS", "REFUSALS", "CanastaError", "Card", "Game", "Hand", "IllegalMoveError", "LegalMoves", "Move",
-    "NotationError", "PositionError", "Refusal", "RuleSet", "RulesError", "card_str", "cards_str",
-    "load_rules", "parse_card", "parse_cards", "save_rules",
+    "FAMILIES", "PRESETS", "REFUSALS", "CanastaError", "Card", "Game", "IllegalMoveError", "LegalMoves", "Move",
+    "NotationError", "PositionError", "Refusal", "RuleFamily", "RuleSet", "RulesError", "card_str", "cards_str",
+    "family_of", "load_rules", "parse_card", "parse_cards", "register_family", "save_rules",
 ]
 __version__ = "0.1.0"

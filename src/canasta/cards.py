@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from canasta.errors import NotationError
+from canasta.exceptions import NotationError
 
 Card = int
 Rank = int
@@ -59,8 +59,12 @@ RANK_PLURALS: Final = (
 
 NATURAL_RANKS: Final = tuple(range(FOUR, ACE + 1))
 
-RED_THREES: Final = (THREE * 4 + HEARTS, THREE * 4 + DIAMONDS)
-BLACK_THREES: Final = (THREE * 4 + SPADES, THREE * 4 + CLUBS)
+THREE_OF_SPADES: Final = THREE * 4 + SPADES
+THREE_OF_HEARTS: Final = THREE * 4 + HEARTS
+THREE_OF_DIAMONDS: Final = THREE * 4 + DIAMONDS
+THREE_OF_CLUBS: Final = THREE * 4 + CLUBS
+RED_THREES: Final = (THREE_OF_HEARTS, THREE_OF_DIAMONDS)
+BLACK_THREES: Final = (THREE_OF_SPADES, THREE_OF_CLUBS)
 
 #: rank of each card code
 CARD_RANK: Final[tuple[int, ...]] = tuple([c // 4 for c in range(52)] + [JOKER_RANK])
@@ -71,6 +75,9 @@ CARD_VALUE: Final[tuple[int, ...]] = tuple(
     0 if c in RED_THREES else _RANK_VALUE[CARD_RANK[c]] for c in range(NUM_CARDS)
 )
 RANK_VALUE: Final[tuple[int, ...]] = _RANK_VALUE
+DEUCE_VALUE: Final = 20  #: a deuce's card value (A.2)
+JOKER_VALUE: Final = 50  #: a joker's card value (A.2)
+BLACK_THREE_VALUE: Final = 5  #: a black three's card value (A.2; Italian I-O16 may change it)
 
 IS_WILD: Final[tuple[bool, ...]] = tuple(
     CARD_RANK[c] in (TWO, JOKER_RANK) for c in range(NUM_CARDS)

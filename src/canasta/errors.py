@@ -46,21 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-
-class CanastaError(ValueError):
-    """Base class of every error the library raises on bad input."""
-
-
-class NotationError(CanastaError):
-    """Text that is not valid card, move or record notation."""
-
-
-class RulesError(CanastaError):
-    """An unknown, mistyped or inconsistent rule option or rules file."""
-
-
-class PositionError(CanastaError):
-    """A position that cannot be read or cannot happen."""
+from canasta.cards import RANK_PLURALS, card_name, card_str
+from canasta.exceptions import CanastaError as CanastaError
+from canasta.exceptions import NotationError as NotationError
+from canasta.exceptions import PositionError as PositionError
+from canasta.exceptions import RulesError as RulesError
 
 
 @dataclass(frozen=True)
@@ -284,8 +274,6 @@ class _Word:
         self.value = value
 
     def __format__(self, spec: str) -> str:
-        from canasta.cards import RANK_PLURALS, card_name, card_str
-
         name, v = self.name, self.value
         if name == "card" or name.endswith("_card"):
             if not isinstance(v, int) or not 0 <= v < 54:

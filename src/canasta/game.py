@@ -17,13 +17,17 @@ one representative per choice that matters (suits are picked canonically; a
 meld grows one card at a time, except the initial meld and canastas laid
 complete from the hand, which come whole).  ``move in game.legal_moves`` and
 ``push`` accept every legal move, in any suits and any size.
+
+What a rule family adds is behind :class:`RuleFamily`, the hooks the game calls;
+the families themselves (``canasta.families.classic``, ``canasta.families.italian``,
+any other) register with :func:`register_family` and are never imported here.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
-from typing import Final
+from collections.abc import Callable, Iterator, Sequence
+from typing import ClassVar
 
 from canasta.cards import (
     CARD_RANK,
@@ -32,17 +36,15 @@ from canasta.cards import (
     IS_WILD,
     NUM_CARDS,
     NUM_RANKS,
+    RED_THREES,
     THREE,
     Card,
     make_deck,
 )
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.family import MeldCount as MeldCount
-from canasta.family import family_of
+from canasta.family import MeldCount, PileNote
 from canasta.melds import Meld
-from canasta.movegen import LegalMoves as LegalMoves
-from canasta.movegen import Option, materialize
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -58,22 +60,266 @@ from canasta.moves import (
     group_cards,
     group_target,
 )
+from canasta.options import Option, Spec, code_move
+from canasta.plans import MeldPlan, Plan, TakePlan
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.state import ASK_NAMES as ASK_NAMES
-from canasta.state import PHASE_NAMES as PHASE_NAMES
-from canasta.state import Ask, DrawMode, HandState, Phase, copy_state, restore, snapshot
+from canasta.state import (
+    ANSWER_PHASE,
+    ASK_NO,
+    ASK_NONE,
+    ASK_PENDING,
+    ASK_YES,
+    DRAW_PHASE,
+    FINAL_PHASE,
+    MELD_PHASE,
+    OVER,
+    PHASE_NAMES,
+    DrawMode,
+    HandState,
+    copy_state,
+    restore,
+    snapshot,
+)
 
-# phases and the state of "may I go out?" (kept under their old names)
-DRAW_PHASE: Final = Phase.DRAW
-MELD_PHASE: Final = Phase.MELD
-ANSWER_PHASE: Final = Phase.ANSWER
-FINAL_PHASE: Final = Phase.FINAL  # C-O4: red three drawn as last card, may meld, then 'end'
-OVER: Final = Phase.OVER
-ASK_NONE: Final = Ask.NONE
-ASK_PENDING: Final = Ask.PENDING
-ASK_YES: Final = Ask.YES
-ASK_NO: Final = Ask.NO
+
+class RuleFamily:
+    """The hooks a rule family provides.  Every method takes the game first."""
+
+    #: the family's id, as in ``RuleSet.family``
+    name: ClassVar[str] = ""
+    #: what the discard pile is called ("pile", "pozzo")
+    pile_word: ClassVar[str] = "pile"
+    #: stock cards drawn after taking the pile (A.16.2: none; B.10.8: one)
+    take_draws: ClassVar[int] = 0
+    #: whether a meld that reaches seven cards is closed and set aside (B.7.2)
+    closes_canastas: ClassVar[bool] = False
+    #: whether melds of wild cards only exist (B.8), kept under ``WILD_MELD``
+    has_wild_melds: ClassVar[bool] = False
+    #: whether the pile is frozen against a side that has not melded (A.8.4)
+    frozen_until_melded: ClassVar[bool] = True
+    #: whether the deal has a cut (B.3), chosen by a player
+    has_cut: ClassVar[bool] = False
+    #: whether going out is offered as one move that melds everything (Classic), rather
+    #: than found meld by meld with the going-out search (Italian)
+    goes_out_in_one_move: ClassVar[bool] = True
+    #: whether cards taken with the pile go to the hand below a frozen pile's natural pair only
+    #: (Italian's pozzo is taken by a natural pair, three when frozen; Classic also by one and a wild)
+    takes_with_one_and_wild: ClassVar[bool] = True
+
+    def frozen_take_naturals(self, rules: RuleSet) -> int:
+        """Natural cards of the top card's rank that take a frozen pile (A.9.2, B.10.4)."""
+        return 2
+
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        """None if a meld on the table has a legal make-up, else its refusal key."""
+        raise NotImplementedError
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        """Whether ``side`` has the canastas going out needs (A.12.2, B.13.1)."""
+        raise NotImplementedError
+
+    # -- words, for the views' notes on the pile (pile_notes)
+    def frozen_note(self, rules: RuleSet) -> PileNote:
+        raise NotImplementedError
+
+    def unmelded_note(self) -> PileNote:
+        raise NotImplementedError
+
+    def open_note(self, rules: RuleSet) -> PileNote:
+        raise NotImplementedError
+
+    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
+                      rank: int) -> list[PileNote]:
+        """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6)."""
+        return []
+
+    def __init__(self) -> None:
+        #: :meth:`options` as a plain function of the game, called on every decision
+        #: (bound straight to the generator: one call frame less than the method)
+        self.options_of: Callable[[Game], list[Option]] = self.generator()
+        #: the key of the meld a group of a meld move goes on (its rank; Italian: or WILD_MELD)
+        self.group_key: Callable[[Group], int] = self.group_keyer()
+
+    def group_keyer(self) -> Callable[[Group], int]:
+        """The function behind :attr:`group_key`."""
+        raise NotImplementedError
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        """The function behind :meth:`options`."""
+        return self.options
+
+    # -- the deal
+    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
+        """Point value of each card code."""
+        raise NotImplementedError
+
+    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
+        """Deal the hand and begin the first turn."""
+        raise NotImplementedError
+
+    def check_cut(self, cut: int | None) -> None:
+        """Refuse a cut the family does not have (ValueError)."""
+
+    # -- turns
+    def stock_out_ends_hand(self, g: Game) -> bool:
+        """Whether a turn that begins with no stock ends the hand at once."""
+        return False
+
+    def draw_ran_out(self, g: Game) -> None:
+        """The last stock card drawn was a red three (A.13.1, B.14)."""
+        raise NotImplementedError
+
+    def cards_to_draw(self, g: Game, move: Move) -> int:
+        """:meth:`Game.cards_to_draw <canasta.game.Game.cards_to_draw>`."""
+        if move.kind == TAKE:
+            return self.take_draws
+        if move.kind == OPEN:
+            return 1
+        if move.kind == DRAW:
+            return g.rules.draw_count
+        raise ValueError(f"'{move}' is not a way to draw: ask about draw, take or open")
+
+    # -- plans (raise IllegalMoveError), and their execution
+    def plan_take(self, g: Game, move: Move) -> TakePlan:
+        raise NotImplementedError
+
+    def plan_open(self, g: Game) -> None:
+        raise NotImplementedError
+
+    def plan_meld(self, g: Game, move: Move, final: bool = False) -> MeldPlan:
+        raise NotImplementedError
+
+    def unchecked_plan(self, g: Game, move: Move) -> MeldPlan | TakePlan:
+        """The plan of a meld or take move generated in this very position (no checks)."""
+        key = self.group_key
+        if move.kind == MELD:
+            return MeldPlan(tuple([(key(grp), group_cards(grp)) for grp in move.groups]))
+        return TakePlan(CARD_RANK[g.pile[-1]], move.groups[0],
+                        tuple([(key(grp), group_cards(grp)) for grp in move.groups[1:]]))
+
+    def lay(self, g: Game, seat: int, plan: MeldPlan) -> None:
+        """Lay a planned meld move."""
+        raise NotImplementedError
+
+    def take(self, g: Game, seat: int, plan: TakePlan) -> None:
+        """Take the pile as planned (and what follows: a draw in Italian)."""
+        raise NotImplementedError
+
+    # -- going out
+    def may_ask(self, g: Game) -> bool:
+        """Whether asking "may I go out?" makes sense now (the mover could go out on a yes)."""
+        raise NotImplementedError
+
+    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        """Whether the player to move could go out in this turn from here."""
+        raise NotImplementedError
+
+    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
+        """Why discarding the last card (going out) is refused, or None."""
+        raise NotImplementedError
+
+    def before_going_out(self, g: Game, seat: int) -> None:
+        """What happens first when ``seat`` goes out (C-O10: the lone hand forms)."""
+
+    def went_out_concealed(self, g: Game, seat: int) -> bool:
+        """Whether ``seat``, going out now, goes out concealed (A.12.4)."""
+        return False
+
+    # -- the initial meld (opening)
+    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
+        """What a meld or take move counts towards the minimum (A.7, B.9)."""
+        raise NotImplementedError
+
+    def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
+        """C-O5: going out concealed in this move needs no minimum."""
+        return False
+
+    def meld_count(self, g: Game, move: Move) -> MeldCount:
+        """:meth:`Game.meld_count <canasta.game.Game.meld_count>`."""
+        if move.kind not in (MELD, TAKE):
+            raise ValueError(f"'{move}' lays no cards: ask about a meld or take move")
+        seat = g.turn
+        side = g.side_of[seat]
+        cards = [c for grp in move.groups for c in group_cards(grp)]
+        count = self.opening_count(g, move, cards)
+        minimum = g.minimum(seat)
+        if g.opened[side]:
+            return MeldCount(count, minimum, False, "your side has already melded in this hand")
+        if self.exempt_from_minimum(g, move, cards):
+            return MeldCount(count, minimum, False, "going out concealed is exempt from the minimum (C-O5)")
+        return MeldCount(count, minimum, True, "")
+
+    # -- generation
+    def options(self, g: Game) -> list[Option]:
+        """The generating set as options (see :mod:`canasta.options`)."""
+        raise NotImplementedError
+
+    def build_groups(self, hand: list[int], spec: Sequence[Spec]) -> list[Group]:
+        """The groups of an initial-meld option (rank, naturals, deuces, jokers)."""
+        raise NotImplementedError
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        """The take moves of the generating set."""
+        raise NotImplementedError
+
+    # -- scoring
+    def score(self, g: Game) -> list[SideScore]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<rule family {self.name}>"
+
+
+#: the rule families by name (``RuleSet.family``), filled by :func:`register_family`
+#: (the packages under :mod:`canasta.families` register themselves when imported)
+FAMILIES: dict[str, RuleFamily] = {}
+
+
+def register_family(family: RuleFamily) -> RuleFamily:
+    """Make a family playable: rule sets whose ``family`` is its name are played by it."""
+    if not family.name:
+        raise ValueError("a rule family needs a name")
+    FAMILIES[family.name] = family
+    return family
+
+
+def family_of(rules: RuleSet) -> RuleFamily:
+    """The family that plays these rules."""
+    try:
+        return FAMILIES[rules.family]
+    except KeyError:
+        raise ValueError(f"no rule family {rules.family!r} is registered "
+                         f"(known: {', '.join(sorted(FAMILIES))})") from None
+
+
+class LegalMoves:
+    """A lazy view of the legal moves: iterate, count, or test membership."""
+
+    __slots__ = ("_game",)
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+
+    def __iter__(self) -> Iterator[Move]:
+        return self._game.generate()
+
+    def __contains__(self, move: object) -> bool:
+        if isinstance(move, str):
+            move = Move.parse(move)
+        return isinstance(move, Move) and self._game.is_legal(move)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._game.generate())
+
+    def count(self) -> int:
+        return len(self)
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self._game.generate())
+
+    def __repr__(self) -> str:
+        return "<LegalMoves " + ", ".join(str(m) for m in self) + ">"
 
 
 class Game(HandState):
@@ -114,7 +360,8 @@ class Game(HandState):
         r = self.rules
         self.seed = seed
         self.players = r.players
-        self.family = family = family_of(r)
+        self.family: RuleFamily = family_of(r)
+        family = self.family
         self.card_value = family.card_values(r)
         self.step = -1 if r.direction == "counter_clockwise" else 1
         if not 0 <= dealer < self.players:
@@ -299,7 +546,7 @@ class Game(HandState):
 
     def lay_out_red_threes(self, seat: int) -> None:
         hand = self.hands[seat]
-        for c in (5, 6):  # 3H, 3D
+        for c in RED_THREES:
             while hand[c]:
                 hand[c] -= 1
                 self.rank_counts[seat][THREE] -= 1
@@ -315,7 +562,7 @@ class Game(HandState):
         rcs = self.rank_counts[seat]
         while count and stock:
             c = stock.pop()
-            if c == 5 or c == 6:
+            if IS_RED_THREE[c]:
                 self.red3[seat].append(c)
                 if not stock:
                     return False
@@ -388,16 +635,11 @@ class Game(HandState):
         """Apply a move that came from :meth:`generate` or :meth:`random_move`
         in this very position, skipping the checks."""
         kind = move.kind
-        plan: object = None
-        if kind == MELD:
-            key = self.family.group_key
-            plan = [(key(g), list(group_cards(g))) for g in move.groups]
+        plan: Plan = None
+        if kind in (MELD, TAKE):
+            plan = self.family.unchecked_plan(self, move)
         elif kind == DISCARD:
             plan = move.groups[0][0]
-        elif kind == TAKE:
-            key = self.family.group_key
-            plan = (CARD_RANK[self.pile[-1]], move.groups[0],
-                    [(key(g), list(group_cards(g))) for g in move.groups[1:]])
         self._execute(move, plan)
 
     def copy(self, stack: bool = False) -> Game:
@@ -439,7 +681,7 @@ class Game(HandState):
             return exc
         return None
 
-    def plan(self, move: Move) -> object:
+    def plan(self, move: Move) -> Plan:
         """The checked plan of a move (what :meth:`push` will do), or IllegalMoveError."""
         if not isinstance(move, Move):
             raise refuse("NOT_A_MOVE")
@@ -579,7 +821,7 @@ class Game(HandState):
             raise refuse("MUST_GO_OUT")
         return c
 
-    def check_still_going_out(self, move: Move, plan: object) -> None:
+    def check_still_going_out(self, move: Move, plan: Plan) -> None:
         """After a yes (A.12.3): refuse a meld after which the player could not go out."""
         g = self.copy()
         g._execute(move, plan)
@@ -589,7 +831,7 @@ class Game(HandState):
 
     # ------------------------------------------------------------------ apply
 
-    def _execute(self, move: Move, plan: object) -> None:
+    def _execute(self, move: Move, plan: Plan) -> None:
         kind = move.kind
         seat = self.turn
         if kind in (DRAW, OPEN):
@@ -603,6 +845,7 @@ class Game(HandState):
                 return
             self.phase = MELD_PHASE
         elif kind == MELD:
+            assert isinstance(plan, MeldPlan)
             self.family.lay(self, seat, plan)
             if self.hand_sizes[seat] == 0:
                 self.go_out(seat)
@@ -618,6 +861,7 @@ class Game(HandState):
             else:
                 self._end_turn()
         elif kind == TAKE:
+            assert isinstance(plan, TakePlan)
             self.family.take(self, seat, plan)
         elif kind == ASK:
             self.ask = ASK_PENDING
@@ -661,25 +905,29 @@ class Game(HandState):
     def generate(self) -> Iterator[Move]:
         """Every move of the generating set (see the module docstring)."""
         for o in self.family.options_of(self):
-            yield materialize(self, o)
+            yield self.materialize(o)
 
     def random_move(self, rng: random.Random) -> Move:
         """A move chosen uniformly from the generating set; only the chosen one is built."""
         opts = self.family.options_of(self)
         if len(opts) == 1:
-            return materialize(self, opts[0])
-        return materialize(self, opts[int(rng.random() * len(opts))])
+            return self.materialize(opts[0])
+        return self.materialize(opts[int(rng.random() * len(opts))])
 
     # ------------------------------------------------------------------ queries for bots, views and learners
 
     def options(self) -> list[Option]:
         """The generating set as options, not yet built into moves (see
-        :mod:`canasta.movegen`); :meth:`materialize` builds one."""
+        :mod:`canasta.options`); :meth:`materialize` builds one."""
         return self.family.options(self)
 
     def materialize(self, opt: Option) -> Move:
         """The move behind an option of :meth:`options`."""
-        return materialize(self, opt)
+        if isinstance(opt, Move):
+            return opt
+        if isinstance(opt, tuple):
+            return Move(MELD, tuple(self.family.build_groups(self.hands[self.turn], opt)))
+        return code_move(self.hands[self.turn], opt)
 
 
     # ------------------------------------------------------------------ text
@@ -688,6 +936,3 @@ class Game(HandState):
         return (f"<Game {self.rules.name} seed={self.seed} hand={self.hand_number} "
                 f"turn={self.turn} phase={PHASE_NAMES[self.phase]}>")
 
-
-#: A hand ("deal") of Canasta: what :class:`Game` is (``Game`` stays its name too).
-Hand = Game

@@ -34,11 +34,10 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import CanastaError, NotationError, PositionError
-from canasta.family import family_of
-from canasta.game import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, Game
+from canasta.game import Game, family_of
 from canasta.melds import Meld
 from canasta.rules import RuleSet
-from canasta.state import WRITTEN
+from canasta.state import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, WRITTEN
 
 FORMAT: Final = "canasta-position/1"
 

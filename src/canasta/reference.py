@@ -48,11 +48,11 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import IllegalMoveError
-from canasta.family import family_of
-from canasta.game import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER, Game
+from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
 from canasta.position import game_from_position, position_of
+from canasta.state import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER
 
 _RED = "R3"
 _BLACK = "B3"

@@ -275,6 +275,25 @@ class RuleSet:
         _validate(self)
         if not self.teams:
             object.__setattr__(self, "teams", _teams_for(self))
+        object.__setattr__(self, "_hash", self._field_hash())
+
+    # -- its own key: a rule set is the key of the answers kept for it (the going-out
+    # search's caches), so its hash is computed once, not from its ~70 fields at every lookup
+
+    def _field_hash(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare))
+
+    def __hash__(self) -> int:
+        return typing.cast(int, self.__dict__["_hash"])
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_hash", None)  # string hashes differ between processes: computed again on loading
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_hash", self._field_hash())
 
     # -- construction ---------------------------------------------------------
 

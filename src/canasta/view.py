@@ -33,12 +33,12 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import PositionError
-from canasta.family import PileNote, family_of
-from canasta.game import ASK_NAMES, PHASE_NAMES, Game
+from canasta.family import PileNote
+from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD, Meld, meld_from_cards
 from canasta.position import _cards
 from canasta.rules import RuleSet
-from canasta.state import STATE_FIELDS
+from canasta.state import ASK_NAMES, PHASE_NAMES, STATE_FIELDS
 
 
 @dataclass(frozen=True)

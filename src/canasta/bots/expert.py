@@ -38,9 +38,10 @@ from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
 from canasta.bots.inference import PileWatch, respect
 from canasta.cards import THREE
-from canasta.game import ANSWER_PHASE, DRAW_PHASE, Game
+from canasta.game import Game
 from canasta.melds import CANASTA_SIZE
 from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
+from canasta.state import ANSWER_PHASE, DRAW_PHASE
 from canasta.view import SeatView
 
 ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands

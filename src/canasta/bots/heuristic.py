@@ -40,11 +40,12 @@ from canasta.cards import (
     TWO,
     make_deck,
 )
-from canasta.game import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE, Game
+from canasta.game import Game
 from canasta.melds import CANASTA_SIZE, WILD_MELD
-from canasta.movegen import Option, discard_card, option_groups, split_options
 from canasta.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.options import Option, discard_card, option_groups, split_options
 from canasta.scoring import SideScore
+from canasta.state import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE
 from canasta.view import SeatView
 
 

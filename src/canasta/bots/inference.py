@@ -21,8 +21,7 @@ import random
 from dataclasses import dataclass, field
 
 from canasta.cards import CARD_RANK, IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_CARDS
-from canasta.family import family_of
-from canasta.game import Game
+from canasta.game import Game, family_of
 from canasta.view import SeatView
 
 #: a pile smaller than this may be refused for being too small to pay a pair for

@@ -37,10 +37,9 @@ import numpy as np
 import numpy.typing as npt
 
 from canasta.cards import CARD_RANK, IS_WILD, JOKER, JOKER_RANK, NUM_RANKS, RANK_NAMES, THREE, TWO, Card
-from canasta.game import ASK_NAMES, PHASE_NAMES, Game
+from canasta.errors import IllegalMoveError
+from canasta.game import Game, RuleFamily
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, it_canasta, meld_from_cards
-from canasta.movegen import Option
-from canasta.movegen_italian import group_key as _italian_group_key
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -54,9 +53,10 @@ from canasta.moves import (
     Group,
     Move,
     group_cards,
-    group_target,
 )
+from canasta.options import Option
 from canasta.rules import RuleSet
+from canasta.state import ASK_NAMES, PHASE_NAMES
 from canasta.view import SeatView
 
 FloatArray = npt.NDArray[np.float32]
@@ -197,24 +197,16 @@ def _composition(cards: Iterable[Card]) -> tuple[int, int, int]:
     return n, d, j
 
 
-def _group_key(italian: bool, g: Group) -> int:
-    if italian:
-        return _italian_group_key(g)
-    target = group_target(g)
-    if target is not None:
-        return target
-    for c in g:
-        if not IS_WILD[c]:
-            return CARD_RANK[c]
-    raise EncodingError("a classic meld group of wild cards only names no meld")
-
-
-def _group_act(italian: bool, g: Group) -> int:
+def _group_act(family: RuleFamily, g: Group) -> int:
     n, d, j = _composition(group_cards(g))
-    return group_action(_group_key(italian, g), n, d, j)
+    try:
+        key = family.group_key(g)
+    except IllegalMoveError:
+        raise EncodingError(f"a {family.name} meld group of wild cards only names no meld") from None
+    return group_action(key, n, d, j)
 
 
-def move_actions(move: Move, italian: bool) -> tuple[int, ...]:
+def move_actions(move: Move, family: RuleFamily) -> tuple[int, ...]:
     """The canonical action sequence of a move (without a final ``commit``; see
     :meth:`Decision.actions_for`).  Raises :class:`EncodingError` if it has none."""
     kind = move.kind
@@ -224,10 +216,10 @@ def move_actions(move: Move, italian: bool) -> tuple[int, ...]:
     if kind == DISCARD:
         return (DISCARD_BASE + CARD_RANK[move.groups[0][0]],)
     if kind == MELD:
-        return tuple(sorted(_group_act(italian, g) for g in move.groups))
+        return tuple(sorted(_group_act(family, g) for g in move.groups))
     if kind == TAKE:
         head = group_cards(move.groups[0]) if move.groups else ()
-        return (take_action(*_composition(head)),) + tuple(sorted(_group_act(italian, g) for g in move.groups[1:]))
+        return (take_action(*_composition(head)),) + tuple(sorted(_group_act(family, g) for g in move.groups[1:]))
     raise EncodingError(f"unknown move kind {kind}")
 
 
@@ -239,7 +231,7 @@ def _option_actions(game: Game, opt: Option) -> tuple[int, ...]:
         return (a,)
     if isinstance(opt, tuple):
         return tuple(sorted(group_action(k, n, d, j) for k, n, d, j in opt))
-    return move_actions(opt, game.family.has_wild_melds)
+    return move_actions(opt, game.family)
 
 
 class Decision:
@@ -366,7 +358,7 @@ class Decision:
     def actions_for(self, move: Move) -> list[int]:
         """The action sequence that plays ``move`` from an empty prefix; :class:`EncodingError`
         if the move is not in the generating set (up to suits)."""
-        seq = move_actions(move, self.game.family.has_wild_melds)
+        seq = move_actions(move, self.game.family)
         if not any(s == seq for s, _ in self.entries):
             raise EncodingError(f"{move} is not in the generating set of this position")
         children, _ = self._node(seq)

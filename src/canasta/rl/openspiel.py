@@ -31,12 +31,12 @@ import numpy as np
 import pyspiel
 
 from canasta.cards import cards_str, make_deck
-from canasta.family import family_of
-from canasta.game import ASK_PENDING, ASK_YES, Game
+from canasta.game import Game, family_of
 from canasta.melds import CANASTA_SIZE
 from canasta.rl.core import Table
 from canasta.rl.encoding import NUM_ACTIONS, Observer, action_name
 from canasta.rules import PRESETS, RuleSet
+from canasta.state import ASK_PENDING, ASK_YES
 from canasta.view import sample_world, seat_view
 
 SHORT_NAME = "python_canasta"

@@ -10,7 +10,6 @@ with the highest logit is played.  ``examples/train.py`` writes one from a Maska
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from canasta.bots import make_bot
 from canasta.bots.base import Bot
 from canasta.moves import Move
-from canasta.rl.core import Table
 from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer
-from canasta.rules import RuleSet
-from canasta.view import SeatView, sample_world, seat_view
+from canasta.view import SeatView, sample_world
 
 FORMAT = "canasta-policy/1"
 ACTIVATIONS: dict[str, Callable[[FloatArray], FloatArray]] = {
@@ -141,31 +137,3 @@ class PolicyBot(Bot):
                 return move
 
 
-def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleSet | str, opponent: str,
-             hands: int, seed: int = 0) -> dict[str, float]:
-    """The policy's side (two seats of it in partnership games) against ``opponent`` bots over
-    ``hands`` seeded hands, the sides' seats swapped every other hand.  Returns hands won,
-    lost and tied, and the mean score difference per hand."""
-    table = Table(rules)
-    n = table.n
-    won = lost = 0
-    diff = 0.0
-    rng = random.Random(seed)
-    for h in range(hands):
-        table.reset(seed * 1_000_003 + h)
-        side = h % 2  # the policy plays the seats of this side (seat parity)
-        mine = {s for s in range(n) if table.game.side_of[s] == table.game.side_of[side]}
-        bots: dict[int, Bot] = {s: make_bot(opponent, seed=rng.getrandbits(32)) for s in range(n) if s not in mine}
-        while not table.over:
-            s = table.to_move
-            if s in mine:
-                table.step(policy(table.observe(s), table.mask()))
-            else:
-                table.play(bots[s].choose(seat_view(table.game, s)))
-        r = table.rewards()[side]
-        won += r > 0
-        lost += r < 0
-        diff += r
-    return {"hands": hands, "won": won, "lost": lost, "tied": hands - won - lost,
-            "won_pct": round(100 * won / hands, 1) if hands else 0.0,
-            "score_diff_per_hand": round(diff / hands, 1) if hands else 0.0}

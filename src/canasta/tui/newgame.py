@@ -21,7 +21,7 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.table import seat_names
 from canasta.tui.config import PlayConfig, build_table
 from canasta.tui.render import level_name
-from canasta.tui.screens import KeyBar, Keys
+from canasta.tui.screens import KeyBar, Keys, TableHost
 
 
 class NewGameScreen(Screen[None]):
@@ -149,10 +149,8 @@ class NewGameScreen(Screen[None]):
             self.preset = event.value
             await self._fill(self.preset)
         elif event.select.id == "ng-lang" and isinstance(event.value, str) and event.value != current().lang:
-            from canasta.tui.app import CanastaApp
-
             app = self.app
-            assert isinstance(app, CanastaApp)
+            assert isinstance(app, TableHost)
             await app.set_language(event.value)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -186,8 +184,6 @@ class NewGameScreen(Screen[None]):
         return rules, bots, seed, name
 
     def action_start(self) -> None:
-        from canasta.tui.app import CanastaApp
-
         try:
             rules, bots, seed, name = self.chosen()
             table = build_table(rules, bots, seed, name, self.config.hint_level)
@@ -195,5 +191,5 @@ class NewGameScreen(Screen[None]):
             self.notify(current().gettext(str(exc)), severity="error", timeout=8)
             return
         app = self.app
-        assert isinstance(app, CanastaApp)
+        assert isinstance(app, TableHost)
         app.start_table(table)

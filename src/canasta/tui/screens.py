@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from rich.console import Group
 from rich.text import Text
@@ -19,6 +19,26 @@ from canasta.i18n import N_, _
 from canasta.i18n.words import end_reason, seat_name
 from canasta.table import Table
 from canasta.tui.render import score_sheet, signed
+
+
+@runtime_checkable
+class TableHost(Protocol):
+    """What the screens ask of the application that shows them (the app imports the
+    screens, so they know it by this, not by its class)."""
+
+    async def set_language(self, lang: str, remember: bool = True) -> None: ...
+
+    def start_table(self, table: Table, game_id: str | None = None) -> None: ...
+
+    saved_path: Path | None
+
+    def record_path(self, game_id: str) -> Path: ...
+
+    def write_record(self, table: Table, game_id: str) -> Path | None: ...
+
+    def autosave(self, table: Table, game_id: str) -> Path | None: ...
+
+    def exit(self) -> None: ...
 
 #: a screen's keys as shown in its key bar: (key, what it does: a message id)
 Keys = Sequence[tuple[str, str]]

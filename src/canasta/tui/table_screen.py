@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.console import Group
 from rich.text import Text
@@ -48,13 +48,11 @@ from canasta.tui.screens import (
     Keys,
     ResultScreen,
     ScoreScreen,
+    TableHost,
 )
 from canasta.tui.widgets import HandView
 
 # ================================================================ the table
-
-if TYPE_CHECKING:
-    from canasta.tui.app import CanastaApp
 
 
 class TableScreen(Screen[None]):
@@ -146,11 +144,9 @@ class TableScreen(Screen[None]):
             return _("Take pozzo")
         return _(label)
 
-    def _app(self) -> CanastaApp:
-        from canasta.tui.app import CanastaApp
-
+    def _app(self) -> TableHost:
         app = self.app
-        assert isinstance(app, CanastaApp)
+        assert isinstance(app, TableHost)
         return app
 
     def _labels(self) -> None:
@@ -382,7 +378,7 @@ class TableScreen(Screen[None]):
         table = self.table
         app = self._app()
         if table.match_over:
-            app.push_screen(ResultScreen(table, app.record_path(self.game_id)))
+            self.app.push_screen(ResultScreen(table, app.record_path(self.game_id)))
             return
         if table.hand_over:
             table.next_hand()
@@ -507,7 +503,7 @@ class TableScreen(Screen[None]):
     def action_scores(self) -> None:
         if self.table.match.hands:
             app = self.app
-            assert isinstance(app, CanastaApp)
+            assert isinstance(app, TableHost)
             self.app.push_screen(ScoreScreen(self.table, len(self.table.match.hands) - 1,
                                              app.record_path(self.game_id)))
         else:

@@ -1,12 +1,11 @@
-"""Italian move generation (Part B): the pozzo takes, the openings, the meld
-options of an opened team, and the generating set (:func:`options`)."""
+"""Italian move generation (Part B): the pozzo takes, the meld options of an
+opened team, and the generating set (:func:`options`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from canasta import going_out, italian, movegen
 from canasta.cards import (
     CARD_RANK,
     IS_NATURAL,
@@ -18,37 +17,29 @@ from canasta.cards import (
     RANK_CARDS,
     THREE,
     TWO,
-    Card,
 )
+from canasta.families.italian.going_out import italian_can_go_out
+from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
+from canasta.families.italian.rules import is_deuce_meld, open_allowed
 from canasta.melds import CANASTA_SIZE, WILD_MELD, it_group_error, wild_meld_is_clean, wild_meld_kind
-from canasta.moves import (
-    ASK,
-    DISCARD,
-    DRAW,
-    END,
-    MELD,
-    NO,
-    OPEN,
-    TAKE,
-    YES,
-    Group,
-    Move,
-    group_cards,
-    group_target,
+from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move
+from canasta.options import (
+    DEUCE_ON_OPT,
+    DEUCE_ON_WILD_OPT,
+    JOKER_ON_OPT,
+    JOKER_ON_WILD_OPT,
+    NATURAL_ON_OPT,
+    NEW_PAIR_DEUCE_OPT,
+    NEW_PAIR_JOKER_OPT,
+    NEW_THREE_OPT,
+    NEW_WILD_OPT,
+    Option,
 )
 from canasta.rules import RuleSet
-from canasta.state import (
-    ANSWER_PHASE,
-    ASK_NO,
-    ASK_NONE,
-    DRAW_PHASE,
-    OVER,
-    DrawMode,
-)
+from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, DRAW_PHASE, OVER, DrawMode
 
 if TYPE_CHECKING:
     from canasta.game import Game
-    from canasta.movegen import Option
 
 _ALL_RANKS: Final = tuple(range(NUM_RANKS))
 _DRAW_MOVE: Final = Move(DRAW)
@@ -56,20 +47,6 @@ _END_MOVE: Final = Move(END)
 _ASK_MOVE: Final = Move(ASK)
 _YES_MOVE: Final = Move(YES)
 _NO_MOVE: Final = Move(NO)
-
-def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
-    out: list[Card] = []
-    for c in RANK_CARDS[rank]:
-        for _ in range(hand[c]):
-            if len(out) == k:
-                return out
-            out.append(c)
-    return out[:k]
-
-
-def _wilds(hand: list[int], d: int, j: int) -> list[Card]:
-    return _pick(hand, TWO, d) + [JOKER] * min(j, hand[JOKER])
-
 
 def gen_takes(g: Game) -> Iterator[Move]:
     seat = g.turn
@@ -99,7 +76,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
                 options.append((1, 0, 1))
     if g.opened[side]:
         for n0, d0, j0 in options:
-            move = Move(TAKE, (tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0)),))
+            move = Move(TAKE, (tuple(pick(hand, rt, n0) + wilds(hand, d0, j0)),))
             if g.is_legal(move):
                 yield move
         return
@@ -121,7 +98,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
                         heads.append(h)
     skip = need if (frozen or r.pozzo_take == "natural_pair_only") else 2
     for n0, d0, j0 in heads:
-        g0 = tuple(_pick(hand, rt, n0) + _wilds(hand, d0, j0))
+        g0 = tuple(pick(hand, rt, n0) + wilds(hand, d0, j0))
         counted = sum(vals[c] for c in g0 if IS_WILD[c]) + sum(
             vals[c] for c in [x for x in g0 if not IS_WILD[x]][min(skip, n0):])
         counts = rc[:]
@@ -137,93 +114,6 @@ def gen_takes(g: Game) -> Iterator[Move]:
                 yield move
 
 
-def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
-                  threshold: int | None = None) -> Iterator[list[tuple[int, int, int, int]]]:
-    """Sets of new melds (key, naturals, deuces, jokers) worth ``minimum`` or more:
-    natural melds of every rank held in pairs, and one meld of wild cards.  Whether
-    they must be clean follows ``clean_only`` and the opening ``threshold`` (by
-    default ``minimum``)."""
-    r = g.rules
-    vals = g.card_value
-    clean_needed = clean_only or r.opening_must_be_clean(minimum if threshold is None else threshold)
-    ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
-    chosen: list[tuple[int, int, int, int]] = []
-    tail = [0] * (len(ranks) + 1)
-    for i in range(len(ranks) - 1, -1, -1):
-        tail[i] = tail[i + 1] + counts[ranks[i]] * vals[RANK_CARDS[ranks[i]][0]]
-    dv, jv = 20, 50
-    rgit = r.open_deuce_meld == "rgit"
-
-    def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
-        if i == len(ranks):
-            # optionally one meld of wild cards
-            if value >= minimum:
-                yield list(chosen)
-            for d in range(0, min(deuces, CANASTA_SIZE) + 1):
-                for j in range(0, min(jokers, CANASTA_SIZE - d) + 1):
-                    if d + j < 3 or it_group_error(r, 0, d, j, True) is not None:
-                        continue
-                    if clean_needed and not wild_meld_is_clean(d, j):
-                        continue
-                    if rgit and d + j < CANASTA_SIZE and wild_meld_kind(r, d, j) == "deuce" and any(
-                            q[2] for q in chosen):
-                        continue  # I-O14 rgit: no deuces on natural melds beside an open deuce meld
-                    if value + d * dv + j * jv >= minimum:
-                        chosen.append((WILD_MELD, 0, d, j))
-                        yield list(chosen)
-                        chosen.pop()
-            return
-        if value + deuces * dv + jokers * jv + tail[i] < minimum:
-            return
-        yield from rec(i + 1, value, deuces, jokers)
-        x = ranks[i]
-        v = vals[RANK_CARDS[x][0]]
-        wild_opts = [(0, 0)] if clean_needed else [
-            (d, j) for d in range(min(deuces, 3) + 1) for j in range(min(jokers, 3) + 1)]
-        for n in range(2, min(counts[x], CANASTA_SIZE) + 1):
-            for d, j in wild_opts:
-                if n + d + j < 3 or n + d + j > CANASTA_SIZE or it_group_error(r, n, d, j, False) is not None:
-                    continue
-                chosen.append((x, n, d, j))
-                yield from rec(i + 1, value + n * v + d * dv + j * jv, deuces - d, jokers - j)
-                chosen.pop()
-
-    yield from rec(0, 0, counts[TWO], counts[JOKER_RANK])
-
-
-def opening_options(g: Game) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
-    """Openings as (key, naturals, deuces, jokers) specs, built legal; the few
-    that close a meld or leave under two cards are checked in full."""
-    seat = g.turn
-    hand = g.hands[seat]
-    hsize = g.hand_sizes[seat]
-    for spec in opening_specs(g, g.rank_counts[seat][:], minimum=g.minimum(seat), clean_only=False):
-        if not spec:
-            continue
-        used = 0
-        closes = False
-        for _, n, d, j in spec:
-            used += n + d + j
-            closes = closes or n + d + j == CANASTA_SIZE
-        if hsize - used >= 2 and not closes:
-            yield tuple(spec)
-        else:
-            move = Move(MELD, tuple(groups_from(hand, spec)))
-            if g.is_legal(move):
-                yield move
-
-
-def groups_from(avail: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
-    avail = avail[:]
-    out: list[Group] = []
-    for key, n, d, j in spec:
-        cards = (_pick(avail, key, n) if key != WILD_MELD else []) + _wilds(avail, d, j)
-        for c in cards:
-            avail[c] -= 1
-        out.append(tuple(cards))
-    return out
-
-
 def gen_melds(g: Game) -> Iterator[Move]:
     """Single-group meld moves for an opened team (each checked), openings otherwise."""
     seat = g.turn
@@ -235,19 +125,19 @@ def gen_melds(g: Game) -> Iterator[Move]:
             yield opt if isinstance(opt, Move) else Move(MELD, tuple(groups_from(hand, list(opt))))
         return
     melds = g.melds[side]
-    deuce = _pick(hand, TWO, 1)
+    deuce = pick(hand, TWO, 1)
     cands: list[Move] = []
     for x in NATURAL_RANKS:
         k = rc[x]
         if x in melds:
             if k:
-                cands.append(Move(MELD, ((_pick(hand, x, 1)[0],),)))
+                cands.append(Move(MELD, ((pick(hand, x, 1)[0],),)))
             if deuce:
                 cands.append(Move(MELD, ((-(x + 1), deuce[0]),)))
             if rc[JOKER_RANK]:
                 cands.append(Move(MELD, ((-(x + 1), JOKER),)))
         elif k >= 2:
-            nat = _pick(hand, x, 3)
+            nat = pick(hand, x, 3)
             if k >= 3:
                 cands.append(Move(MELD, (tuple(nat),)))
             if deuce:
@@ -262,26 +152,17 @@ def gen_melds(g: Game) -> Iterator[Move]:
             cands.append(Move(MELD, ((JOKER,),)))
         for dd, jj in ((2, 0), (1, 1), (0, 2)):  # two at once (see fast_meld_options)
             if dd <= d and jj <= j:
-                cands.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+                cands.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
     else:
         for dd, jj in ((3, 0), (2, 1), (1, 2), (0, 3)):
             if dd <= d and jj <= j:
-                cands.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+                cands.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
     b = rc[THREE]
     if b >= 3 and g.rules.black_three_melds != "never":
-        cands.append(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+        cands.append(Move(MELD, (tuple(pick(hand, THREE, b)),)))
     for move in cands:
         if g.is_legal(move):
             yield move
-
-
-def group_key(grp: Group) -> int:
-    """The meld a group goes on: its natural rank, its target, or the wild meld."""
-    target = group_target(grp)
-    for c in group_cards(grp):
-        if not IS_WILD[c]:
-            return CARD_RANK[c]
-    return WILD_MELD if target is None or target in (TWO, JOKER_RANK) else target
 
 
 def fast_meld_options(g: Game, out: list[Option]) -> None:
@@ -300,7 +181,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     clean_turn = g.clean_turn
     wm = melds.get(WILD_MELD)
     wild_open = wm is not None
-    deuce_open = wild_open and wm is not None and italian._is_deuce_meld(r, wm)
+    deuce_open = wild_open and wm is not None and is_deuce_meld(r, wm)
     blocks_dirty = r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
         wild_open if r.wild_meld_obligation_all else deuce_open)
     rgit = r.open_deuce_meld == "rgit" and deuce_open
@@ -317,54 +198,54 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
             closes = size == CANASTA_SIZE - 1
             if k and not (closes and dirty and blocks_dirty):
                 if hsize >= 3:
-                    append(16 + x)
+                    append(NATURAL_ON_OPT + x)
                 else:
-                    slow.append(Move(MELD, ((_pick(hand, x, 1)[0],),)))
+                    slow.append(Move(MELD, ((pick(hand, x, 1)[0],),)))
             if (deuces or jokers) and not clean_turn and not (closes and blocks_dirty):
                 nat = m.naturals
                 counted = m.deuces + jw * m.jokers
                 if deuces and not rgit and it_limit_ok(r, nat, counted + 1):
                     if hsize >= 3:
-                        append(32 + x)
+                        append(DEUCE_ON_OPT + x)
                     else:
-                        slow.append(Move(MELD, ((-(x + 1), _pick(hand, TWO, 1)[0]),)))
+                        slow.append(Move(MELD, ((-(x + 1), pick(hand, TWO, 1)[0]),)))
                 if jokers and it_limit_ok(r, nat, counted + jw):
                     if hsize >= 3:
-                        append(48 + x)
+                        append(JOKER_ON_OPT + x)
                     else:
                         slow.append(Move(MELD, ((-(x + 1), JOKER),)))
         elif k >= 2:
             if never_again and any(c.rank == x for c in g.closed[side]):
                 continue
             if hsize < 5:
-                three = _pick(hand, x, 3)
+                three = pick(hand, x, 3)
                 if k >= 3:
                     slow.append(Move(MELD, (tuple(three),)))
                 if deuces:
-                    slow.append(Move(MELD, ((three[0], three[1], _pick(hand, TWO, 1)[0]),)))
+                    slow.append(Move(MELD, ((three[0], three[1], pick(hand, TWO, 1)[0]),)))
                 if jokers:
                     slow.append(Move(MELD, ((three[0], three[1], JOKER),)))
                 continue
             if k >= 3:
-                append(64 + x)
+                append(NEW_THREE_OPT + x)
             if not clean_turn:
                 if deuces and not rgit and it_limit_ok(r, 2, 1):
-                    append(80 + x)
+                    append(NEW_PAIR_DEUCE_OPT + x)
                 if jokers and it_limit_ok(r, 2, jw):
-                    append(96 + x)
+                    append(NEW_PAIR_JOKER_OPT + x)
     if deuces or jokers:
         if wild_open and wm is not None:
             if wm.size < CANASTA_SIZE:
-                for code, dd, jj in ((7, 1, 0), (8, 0, 1)):
+                for code, dd, jj in ((DEUCE_ON_WILD_OPT, 1, 0), (JOKER_ON_WILD_OPT, 0, 1)):
                     if (dd and not deuces) or (jj and not jokers):
                         continue
                     nd, nj = wm.deuces + dd, wm.jokers + jj
                     if wild_meld_kind(r, nd, nj) is None or (clean_turn and not wild_meld_is_clean(nd, nj)):
                         continue
                     if hsize >= 3:
-                        append(code << 4)
+                        append(code)
                     else:
-                        slow.append(Move(MELD, ((_pick(hand, TWO, 1)[0] if dd else JOKER,),)))
+                        slow.append(Move(MELD, ((pick(hand, TWO, 1)[0] if dd else JOKER,),)))
                 # two wild cards at once where neither one alone leaves a legal meld
                 # (B.8.0: 2 jokers + 2 deuces reads as neither kind; 3 deuces + 2 jokers does)
                 for dd, jj in ((2, 0), (1, 1), (0, 2)):
@@ -375,7 +256,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                             not clean_turn or wild_meld_is_clean(wm.deuces + a, wm.jokers + b))
                            for a, b in ((1, 0), (0, 1)) if a <= dd and b <= jj):
                         continue  # reached one card at a time
-                    slow.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+                    slow.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
         elif deuces + jokers >= 3:
             for jj in range(4):
                 dd = 3 - jj
@@ -384,12 +265,12 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                 if clean_turn and not wild_meld_is_clean(dd, jj):
                     continue
                 if hsize >= 5:
-                    append((9 << 4) + jj)
+                    append(NEW_WILD_OPT + jj)
                 else:
-                    slow.append(Move(MELD, (tuple(_wilds(hand, dd, jj)),)))
+                    slow.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
     b = rc[THREE]
     if b >= 3 and r.black_three_melds != "never":
-        slow.append(Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+        slow.append(Move(MELD, (tuple(pick(hand, THREE, b)),)))
     for move in slow:
         if g.is_legal(move):
             append(move)
@@ -429,7 +310,7 @@ def options(g: Game) -> list[Option]:
         forced = g.forced_take()
         if g.stock and not forced:
             out.append(_DRAW_MOVE)
-            if g.rules.opening_draws_one and italian.open_allowed(g):
+            if g.rules.opening_draws_one and open_allowed(g):
                 out.append(Move(OPEN))
         out.extend(gen_takes(g))
         if not g.stock and not forced:
@@ -453,7 +334,7 @@ def options(g: Game) -> list[Option]:
                     if g.is_legal(move):
                         out.append(move)
     else:
-        out.extend(m for m in gen_melds(g) if movegen.meld_ok(g, m))
+        out.extend(m for m in gen_melds(g) if g.is_legal(m))
         hand = g.hands[seat]
         for r in _ALL_RANKS:
             if rc[r]:
@@ -461,6 +342,6 @@ def options(g: Game) -> list[Option]:
                 if g.is_legal(move):
                     out.append(move)
     if (g.ask == ASK_NONE and g.hand_sizes[seat] >= 2 and g.has_partner(seat)
-            and going_out.italian_can_go_out(g, assume_yes=True)):
+            and italian_can_go_out(g, assume_yes=True)):
         out.append(_ASK_MOVE)
     return out

@@ -1,53 +1,50 @@
-"""Move generation: the generating set of a position as *options*, and the
-moves behind them.
-
-An option is an ``int`` ``code * 16 + rank`` for the common moves (code 0: a
-discard of that rank, 1: a natural card onto its meld, 2: a deuce onto it, 3: a
-joker onto it, 4: a new meld of three naturals, 5: two naturals and a deuce,
-6: two naturals and a joker, 7: a deuce onto the meld of wild cards, 8: a joker
-onto it, 9: a new meld of wild cards with ``rank`` jokers of three), a tuple of
-(rank, naturals, deuces, jokers) for an initial meld, or the :class:`Move`
-itself.  Options are built into moves only when chosen (:func:`materialize`),
-which keeps random playouts cheap.
-
-This module generates Classic moves; :mod:`canasta.movegen_italian` Italian ones.
-The family's ``options`` hook picks.
-"""
+"""Classic move generation (Part A): the generating set of a position as
+options (see :mod:`canasta.options`), and the take moves."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Final
 
-from canasta import classic, going_out
 from canasta.cards import (
     CARD_RANK,
     CARD_VALUE,
+    DEUCE_VALUE,
     IS_NATURAL,
     IS_RED_THREE,
     IS_WILD,
     JOKER,
     JOKER_RANK,
+    JOKER_VALUE,
     NATURAL_RANKS,
     NUM_RANKS,
-    RANK_CARDS,
     RANK_VALUE,
     THREE,
     TWO,
     Card,
 )
 from canasta.errors import IllegalMoveError, refuse
-from canasta.melds import CANASTA_SIZE, WILD_MELD, check_meld_shape, wild_limit
-from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, TAKE, YES, Group, Move
+from canasta.families.classic.going_out import classic_plan
+from canasta.families.classic.rules import finish_error, plan_take, qualifies_concealed
+from canasta.melds import CANASTA_SIZE, check_meld_shape, wild_limit
+from canasta.moves import ASK, DRAW, END, MELD, NO, TAKE, YES, Group, Move
+from canasta.options import (
+    DEUCE_ON_OPT,
+    JOKER_ON_OPT,
+    NATURAL_ON_OPT,
+    NEW_PAIR_DEUCE_OPT,
+    NEW_PAIR_JOKER_OPT,
+    NEW_THREE_OPT,
+    Option,
+    Spec,
+    pick,
+    pick_deuces,
+    suits,
+)
 from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, ASK_YES, DRAW_PHASE, FINAL_PHASE, OVER
 
 if TYPE_CHECKING:
     from canasta.game import Game
-
-Option = int | Move | tuple[tuple[int, int, int, int], ...]
-"""An entry of the generating set before it is built: ``code * 16 + rank`` for
-a common move, a tuple of (rank, naturals, deuces, jokers) for an initial meld,
-or the Move itself."""
 
 _ALL_RANKS: Final = tuple(range(NUM_RANKS))
 _DRAW_MOVE: Final = Move(DRAW)
@@ -65,26 +62,6 @@ def group_rank(g: Group) -> int:
         if not IS_WILD[c]:
             return CARD_RANK[c]
     raise refuse("ALL_WILD_MELD.group")
-
-
-def _suits(hand: list[int], rank: int, k: int) -> list[int]:
-    """Suits of ``k`` cards of ``rank`` held, canonically chosen."""
-    out: list[int] = []
-    if k <= 0:
-        return out
-    base = rank * 4
-    for s in range(4):
-        for _ in range(hand[base + s]):
-            out.append(s)
-            if len(out) == k:
-                return out
-    return out
-
-
-def _pick(hand: list[int], rank: int, k: int) -> list[Card]:
-    if rank == JOKER_RANK:
-        return [JOKER] * min(k, hand[JOKER])
-    return [rank * 4 + s for s in _suits(hand, rank, k)]
 
 
 def gen_takes(g: Game) -> Iterator[Move]:
@@ -135,7 +112,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
         wil = d0 + j0 + (existing.deuces + existing.jokers if existing else 0)
         if (existing is None or d0 + j0) and check_meld_shape(g.rules, nat, wil) is not None:
             continue
-        g0 = _pick(hand, rt, n0) + [TWO * 4 + s for s in _suits(hand, TWO, d0)] + [JOKER] * j0
+        g0 = pick(hand, rt, n0) + pick_deuces(hand, d0) + [JOKER] * j0
         if opened:
             # red threes in the pile are laid out, not taken into the hand
             left = g.hand_sizes[seat] - len(g0) + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
@@ -159,7 +136,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
 
 def take_ok(g: Game, move: Move) -> bool:
     try:
-        classic.plan_take(g, move)
+        plan_take(g, move)
     except IllegalMoveError:
         return False
     return True
@@ -174,23 +151,23 @@ def wild_splits(nat: int, wil: int, deuces: int, jokers: int) -> Iterator[tuple[
 
 
 def combos(g: Game, counts: list[int], side: int, base: int, need: int,
-            exclude: int = -1) -> Iterator[list[tuple[int, int, int, int]]]:
+            exclude: int = -1) -> Iterator[list[Spec]]:
     """Sets of new melds (rank, naturals, deuces, jokers) from ``counts``
     worth ``need`` or more together with ``base``; for initial melds."""
     ranks = [r for r in NATURAL_RANKS if counts[r] >= 2 and r != exclude]
     rules = g.rules
-    chosen: list[tuple[int, int, int, int]] = []
+    chosen: list[Spec] = []
     tail = [0] * (len(ranks) + 1)  # value of all naturals from rank i on
     for i in range(len(ranks) - 1, -1, -1):
         tail[i] = tail[i + 1] + counts[ranks[i]] * RANK_VALUE[ranks[i]]
 
-    def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[tuple[int, int, int, int]]]:
+    def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[Spec]]:
         if i == len(ranks):
             if value >= need:
                 yield list(chosen)
             return
         # upper bound: everything left melded
-        if value + deuces * 20 + jokers * 50 + tail[i] < need:
+        if value + deuces * DEUCE_VALUE + jokers * JOKER_VALUE + tail[i] < need:
             return
         yield from rec(i + 1, value, deuces, jokers)
         r = ranks[i]
@@ -201,28 +178,28 @@ def combos(g: Game, counts: list[int], side: int, base: int, need: int,
                     if k + d + j < 3:
                         continue
                     chosen.append((r, k, d, j))
-                    yield from rec(i + 1, value + k * RANK_VALUE[r] + d * 20 + j * 50,
+                    yield from rec(i + 1, value + k * RANK_VALUE[r] + d * DEUCE_VALUE + j * JOKER_VALUE,
                                    deuces - d, jokers - j)
                     chosen.pop()
 
     yield from rec(0, base, counts[TWO], counts[JOKER_RANK])
 
 
-def groups_from(hand: list[int], spec: list[tuple[int, int, int, int]],
+def groups_from(hand: list[int], spec: list[Spec],
                  used: Sequence[Card] = ()) -> list[Group]:
     avail = hand[:]
     for c in used:
         avail[c] -= 1
     out: list[Group] = []
     for r, k, d, j in spec:
-        cards = _pick(avail, r, k) + [TWO * 4 + s for s in _suits(avail, TWO, d)] + [JOKER] * j
+        cards = pick(avail, r, k) + pick_deuces(avail, d) + [JOKER] * j
         for c in cards:
             avail[c] -= 1
         out.append(tuple(cards))
     return out
 
 
-def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[tuple[int, int, int, int], ...]]:
+def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[Spec, ...]]:
     """Initial melds of a side that has not melded: whole sets of melds that
     reach the minimum (or go out concealed, C-O5)."""
     seat = g.turn
@@ -230,7 +207,7 @@ def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[tuple[int, int, 
     rc = g.rank_counts[seat]
     hsize = g.hand_sizes[seat]
     rules = g.rules
-    exempt = rules.concealed_out_exempt_from_minimum and not final and classic.qualifies_concealed(g, seat)
+    exempt = rules.concealed_out_exempt_from_minimum and not final and qualifies_concealed(g, seat)
     need = g.minimum(seat)
     may_finish = g.ask != ASK_NO
     for spec in combos(g, rc, g.side_of[seat], 0, 0 if exempt else need):
@@ -242,7 +219,7 @@ def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[tuple[int, int, 
         for r, k, d, j in spec:
             size = k + d + j
             ncards += size
-            value += k * RANK_VALUE[r] + d * 20 + j * 50
+            value += k * RANK_VALUE[r] + d * DEUCE_VALUE + j * JOKER_VALUE
             if size >= CANASTA_SIZE:
                 canastas += 1
         left = hsize - ncards
@@ -256,7 +233,7 @@ def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[tuple[int, int, 
         yield tuple(spec)
     b = rc[THREE]
     if b >= 3 and hsize - b <= 1:
-        yield from if_ok(g, Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+        yield from if_ok(g, Move(MELD, (tuple(pick(hand, THREE, b)),)))
 
 
 def fast_meld_options(g: Game, out: list[Option]) -> bool:
@@ -288,14 +265,14 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
         size = m.naturals + m.deuces + m.jokers
         if small_ok or (size == CANASTA_SIZE - 1 and can_now + 1 >= need):
             if k:
-                append(16 + r)
+                append(NATURAL_ON_OPT + r)
             if deuces or jokers:
                 nat = m.naturals
                 if m.deuces + m.jokers < (3 if (max3 or nat >= 3) else nat):
                     if deuces:
-                        append(32 + r)
+                        append(DEUCE_ON_OPT + r)
                     if jokers:
-                        append(48 + r)
+                        append(JOKER_ON_OPT + r)
         if size < CANASTA_SIZE:
             if size + k >= CANASTA_SIZE:
                 reach += 1
@@ -316,25 +293,25 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
         if not new_ok:
             continue
         if k >= 3:
-            append(64 + r)
+            append(NEW_THREE_OPT + r)
         if deuces:
-            append(80 + r)
+            append(NEW_PAIR_DEUCE_OPT + r)
         if jokers:
-            append(96 + r)
+            append(NEW_PAIR_JOKER_OPT + r)
         if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
             # a canasta laid complete (concealed, A.6.7), with every number of the
             # naturals held: the ones kept back may be discarded or added later
             for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
-                nat_cards = _pick(hand, r, kk)
+                nat_cards = pick(hand, r, kk)
                 for d, j in wild_splits(kk, 0, deuces, jokers):
                     if kk + d + j >= CANASTA_SIZE:
-                        move = Move(MELD, (tuple(nat_cards + [TWO * 4 + s for s in _suits(hand, TWO, d)]
+                        move = Move(MELD, (tuple(nat_cards + pick_deuces(hand, d)
                                                  + [JOKER] * j),))
                         if meld_ok(g, move):
                             append(move)
     b = rc[THREE]
     if b >= 3 and hsize - b <= 1:
-        move = Move(MELD, (tuple(_pick(hand, THREE, b)),))
+        move = Move(MELD, (tuple(pick(hand, THREE, b)),))
         if meld_ok(g, move):
             append(move)
     if loose > 1:
@@ -348,84 +325,6 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
             reach += 1
         return reach >= rules.canastas_to_go_out
     return True
-
-
-def materialize(g: Game, opt: Option) -> Move:
-    """The move behind an option (see :meth:`_options`)."""
-    if isinstance(opt, Move):
-        return opt
-    if isinstance(opt, tuple):
-        return Move(MELD, tuple(g.family.build_groups(g.hands[g.turn], opt)))
-    code = opt >> 4
-    r = opt & 15
-    hand = g.hands[g.turn]
-    if code <= 1:
-        for c in RANK_CARDS[r]:
-            if hand[c]:
-                return Move(DISCARD, ((c,),)) if code == 0 else Move(MELD, ((c,),))
-    if code == 2 or code == 5:
-        deuce = next(c for c in (0, 1, 2, 3) if hand[c])
-        if code == 2:
-            return Move(MELD, ((-(r + 1), deuce),))
-        nat = _pick(hand, r, 2)
-        return Move(MELD, ((nat[0], nat[1], deuce),))
-    if code == 3:
-        return Move(MELD, ((-(r + 1), JOKER),))
-    if code == 4:
-        return Move(MELD, (tuple(_pick(hand, r, 3)),))
-    if code == 7:  # a deuce onto the open meld of wild cards (Italian)
-        return Move(MELD, ((next(c for c in (0, 1, 2, 3) if hand[c]),),))
-    if code == 8:
-        return Move(MELD, ((JOKER,),))
-    if code == 9:  # a new meld of wild cards: r = number of jokers of three
-        d = 3 - r
-        return Move(MELD, (tuple([TWO * 4 + x for x in _suits(hand, TWO, d)] + [JOKER] * r),))
-    nat = _pick(hand, r, 2)
-    return Move(MELD, ((nat[0], nat[1], JOKER),))
-
-
-#: per option code (``opt >> 4``, see :func:`materialize`): the cards a meld
-#: option lays and how many of them are wild (code 0 is a discard)
-_CODE_LAYS: Final = ((0, 0), (1, 0), (1, 1), (1, 1), (3, 0), (3, 1), (3, 1), (1, 1), (1, 1), (3, 3))
-#: per option code: its one group as :func:`option_groups` gives it
-_CODE_GROUPS: Final = tuple(((WILD_MELD if opt >> 4 >= 7 else opt & 15,) + _CODE_LAYS[opt >> 4],)
-                            for opt in range(16 * len(_CODE_LAYS)))
-
-
-def split_options(opts: Sequence[Option]) -> tuple[list[Option], list[Option], list[Move]]:
-    """The meld options, the discard options and the other moves, each in their
-    order, without building the moves."""
-    melds: list[Option] = []
-    discards: list[Option] = []
-    others: list[Move] = []
-    for opt in opts:
-        if isinstance(opt, int):
-            (melds if opt >= 16 else discards).append(opt)
-        elif isinstance(opt, tuple) or opt.kind == MELD:
-            melds.append(opt)
-        elif opt.kind == DISCARD:
-            discards.append(opt)
-        else:
-            others.append(opt)
-    return melds, discards, others
-
-
-def discard_card(g: Game, opt: Option) -> Card:
-    """The card a discard option of the player to move discards, without building the move."""
-    if isinstance(opt, int):
-        hand = g.hands[g.turn]
-        return next(c for c in RANK_CARDS[opt] if hand[c])
-    if isinstance(opt, tuple):
-        raise ValueError("an opening is not a discard")
-    return opt.groups[0][0]
-
-
-def option_groups(opt: int | tuple[tuple[int, int, int, int], ...]) -> Sequence[tuple[int, int, int]]:
-    """Per group of a meld option (a code or an opening's spec), without building
-    it: the key of the meld it goes on, the cards it lays, and how many are wild."""
-    if isinstance(opt, tuple):
-        return [(key, (n if key != WILD_MELD else 0) + d + j, d + j) for key, n, d, j in opt]
-    return _CODE_GROUPS[opt]
 
 
 def options(g: Game) -> list[Option]:
@@ -469,12 +368,12 @@ def options(g: Game) -> list[Option]:
     else:
         maybe_out = fast_meld_options(g, out)
     hsize = g.hand_sizes[seat]
-    plan = going_out.classic_plan(g) if maybe_out else None
+    plan = classic_plan(g) if maybe_out else None
     if plan is not None and plan[1]:
         out.extend(gen_going_out(g, plan))
     # discards
     if hsize == 1:
-        if classic.finish_error(g, seat, g.canasta_counts[g.side_of[seat]]) is None:
+        if finish_error(g, seat, g.canasta_counts[g.side_of[seat]]) is None:
             out.append(CARD_RANK[g.hand(seat)[0]])
     elif g.ask != ASK_YES:
         rc = g.rank_counts[seat]
@@ -491,21 +390,21 @@ def gen_melds_checked(g: Game) -> Iterator[Move]:
     hand = g.hands[seat]
     rc = g.rank_counts[seat]
     melds = g.melds[side]
-    deuce = TWO * 4 + _suits(hand, TWO, 1)[0] if rc[TWO] else -1
+    deuce = TWO * 4 + suits(hand, TWO, 1)[0] if rc[TWO] else -1
     for r in NATURAL_RANKS:
         k = rc[r]
         m = melds.get(r)
         if m is not None:
             if k:
-                yield from if_ok(g, Move(MELD, ((_pick(hand, r, 1)[0],),)))
+                yield from if_ok(g, Move(MELD, ((pick(hand, r, 1)[0],),)))
                 if k > 1:
-                    yield from if_ok(g, Move(MELD, (tuple(_pick(hand, r, k)),)))
+                    yield from if_ok(g, Move(MELD, (tuple(pick(hand, r, k)),)))
             if deuce >= 0:
                 yield from if_ok(g, Move(MELD, ((-(r + 1), deuce),)))
             if rc[JOKER_RANK]:
                 yield from if_ok(g, Move(MELD, ((-(r + 1), JOKER),)))
         elif k >= 2:
-            nat = _pick(hand, r, k)
+            nat = pick(hand, r, k)
             if k >= 3:
                 yield from if_ok(g, Move(MELD, (tuple(nat[:3]),)))
             if deuce >= 0:
@@ -516,19 +415,19 @@ def gen_melds_checked(g: Game) -> Iterator[Move]:
                 for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
                     for d, j in wild_splits(kk, 0, rc[TWO], rc[JOKER_RANK]):
                         if kk + d + j >= CANASTA_SIZE:
-                            cards = nat[:kk] + [TWO * 4 + s for s in _suits(hand, TWO, d)] + [JOKER] * j
+                            cards = nat[:kk] + pick_deuces(hand, d) + [JOKER] * j
                             yield from if_ok(g, Move(MELD, (tuple(cards),)))
     b = rc[THREE]
     if b >= 3 and g.hand_sizes[seat] - b <= 1:
-        yield from if_ok(g, Move(MELD, (tuple(_pick(hand, THREE, b)),)))
+        yield from if_ok(g, Move(MELD, (tuple(pick(hand, THREE, b)),)))
 
 
-def gen_going_out(g: Game, plan: tuple[int, list[tuple[int, int, int, int]]]) -> Iterator[Move]:
+def gen_going_out(g: Game, plan: tuple[int, list[Spec]]) -> Iterator[Move]:
     """One canonical move that melds everything needed to go out."""
     avail = g.hands[g.turn][:]
     groups: list[Group] = []
     for r, k, d, j in plan[1]:
-        cards = _pick(avail, r, k) + [TWO * 4 + s for s in _suits(avail, TWO, d)] + [JOKER] * j
+        cards = pick(avail, r, k) + pick_deuces(avail, d) + [JOKER] * j
         for c in cards:
             avail[c] -= 1
         groups.append(tuple(cards) if k else (-(r + 1),) + tuple(cards))
@@ -536,44 +435,9 @@ def gen_going_out(g: Game, plan: tuple[int, list[tuple[int, int, int, int]]]) ->
 
 
 def if_ok(g: Game, move: Move) -> Iterator[Move]:
-    if meld_ok(g, move):
+    if g.is_legal(move):
         yield move
 
 
 def meld_ok(g: Game, move: Move) -> bool:
-    try:
-        plan = g.family.plan_meld(g, move, final=g.phase == FINAL_PHASE)
-        if g.ask == ASK_YES:
-            g.check_still_going_out(move, plan)
-    except IllegalMoveError:
-        return False
-    return True
-
-
-class LegalMoves:
-    """A lazy view of the legal moves: iterate, count, or test membership."""
-
-    __slots__ = ("_game",)
-
-    def __init__(self, game: Game) -> None:
-        self._game = game
-
-    def __iter__(self) -> Iterator[Move]:
-        return self._game.generate()
-
-    def __contains__(self, move: object) -> bool:
-        if isinstance(move, str):
-            move = Move.parse(move)
-        return isinstance(move, Move) and self._game.is_legal(move)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self._game.generate())
-
-    def count(self) -> int:
-        return len(self)
-
-    def __bool__(self) -> bool:
-        return any(True for _ in self._game.generate())
-
-    def __repr__(self) -> str:
-        return "<LegalMoves " + ", ".join(str(m) for m in self) + ">"
+    return g.is_legal(move)

@@ -1,19 +1,18 @@
-"""Classic Canasta (SPEC Part A): the rules that are Classic's own, and the
-:class:`Classic` rule family that gives them to :class:`~canasta.game.Game`.
+"""Classic Canasta (SPEC Part A): the rules that are Classic's own.
 
 Pure functions over the game's state record: the deal (A.3), taking the pile
 (A.9), meld planning and laying (A.5, A.7), cut-throat sides (C-O10), going
 out concealed (A.12, C-O5) and scoring (A.14).  Generation is in
-:mod:`canasta.movegen`, the going-out search in :mod:`canasta.going_out`.
+:mod:`.movegen`, going out in :mod:`.going_out`, the family that gives them to
+the game in the package (:class:`canasta.families.classic.Classic`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from canasta import going_out, movegen
 from canasta.cards import (
     CARD_RANK,
     CARD_VALUE,
@@ -27,23 +26,14 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import IllegalMoveError, refuse
-from canasta.fairdeal import DealRandom
-from canasta.family import PileNote, RuleFamily
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
-from canasta.moves import MELD, TAKE, Group, Move, group_cards, group_target
-from canasta.rules import RuleSet
+from canasta.moves import Group, Move, group_cards, group_target
+from canasta.plans import GroupPlan, MeldPlan, TakePlan
 from canasta.scoring import SideScore, red_three_score, score_side
-from canasta.state import (
-    ASK_NO,
-    MELD_PHASE,
-    Phase,
-)
+from canasta.state import ASK_NO, MELD_PHASE
 
 if TYPE_CHECKING:
     from canasta.game import Game
-    from canasta.movegen import Option
-
-Plan = list[tuple[int, list[Card]]]  # (rank, cards from the hand) per group
 
 
 def deal(g: Game, order: Sequence[Card] | None = None) -> None:
@@ -115,7 +105,7 @@ def check_hand_after(g: Game, seat: int, left: int, canastas_after: int, can_dis
         raise err
 
 
-def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[int, list[Card]]]]:
+def plan_take(g: Game, move: Move) -> TakePlan:
     seat = g.turn
     side = g.side_of[seat]
     blocked = g.pile_block()
@@ -150,12 +140,12 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[tuple[in
             raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
     gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     left = g.hand_sizes[seat] - added + gained
-    canastas = canastas_after(g, side, [(rt, list(g0) + [top])] + groups)
+    canastas = canastas_after(g, side, [(rt, (*g0, top)), *groups])
     check_hand_after(g, seat, left, canastas)
-    return (rt, tuple(g0), groups)
+    return TakePlan(rt, g0, tuple(groups))
 
 
-def canastas_after(g: Game, side: int, groups: list[tuple[int, list[Card]]]) -> int:
+def canastas_after(g: Game, side: int, groups: Sequence[GroupPlan]) -> int:
     melds = g.melds[side]
     count = g.side_canastas(side)
     for r, cards in groups:
@@ -176,13 +166,13 @@ def plan_groups(
     remaining: list[int],
     skip_rank: int = -1,
     going_out_ok: bool = True,
-) -> list[tuple[int, list[Card]]]:
+) -> list[GroupPlan]:
     """Check meld groups against the side's melds; returns (rank, cards) pairs."""
     melds = g.melds[side]
     seen: set[int] = set()
-    out: list[tuple[int, list[Card]]] = []
+    out: list[GroupPlan] = []
     for grp in groups:
-        cards = list(group_cards(grp))
+        cards = group_cards(grp)
         target = group_target(grp)
         if not cards:
             raise refuse("EMPTY_MELD.group")
@@ -232,7 +222,7 @@ def plan_groups(
     return out
 
 
-def plan_meld(g: Game, move: Move, final: bool = False) -> list[tuple[int, list[Card]]]:
+def plan_meld(g: Game, move: Move, final: bool = False) -> MeldPlan:
     seat = g.turn
     side = g.side_of[seat]
     if not move.groups:
@@ -257,7 +247,7 @@ def plan_meld(g: Game, move: Move, final: bool = False) -> list[tuple[int, list[
                 r != THREE and len(cs) >= CANASTA_SIZE for r, cs in groups)
         ):
             raise refuse("INITIAL_MELD_TOO_LOW", value=value, need=need)
-    return groups
+    return MeldPlan(tuple(groups))
 
 
 def qualifies_concealed(g: Game, seat: int) -> bool:
@@ -269,7 +259,7 @@ def qualifies_concealed(g: Game, seat: int) -> bool:
     return not (g.touched_old and not r.concealed_out_may_add_to_partner)
 
 
-def lay_groups(g: Game, seat: int, plan: list[tuple[int, list[Card]]], extra: Card = -1) -> None:
+def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) -> None:
     """Lay planned groups ``(rank, cards)``; ``extra``: the pile's top card, added to the first."""
     side = g.side_of[seat]
     melds = g.melds[side]
@@ -295,17 +285,16 @@ def lay_groups(g: Game, seat: int, plan: list[tuple[int, list[Card]]], extra: Ca
     g.melded_now = True
 
 
-def take(g: Game, seat: int, plan: Any) -> None:
-    """Take the pile as planned by :func:`plan_take`: ``(rank, cards shown with the top, further groups)``."""
-    rt, g0, groups = plan
+def take(g: Game, seat: int, plan: TakePlan) -> None:
+    """Take the pile as planned by :func:`plan_take`."""
     pile = g.pile
     top = pile.pop()
-    lay_groups(g, seat, [(rt, list(g0))] + groups, extra=top)
+    lay_groups(g, seat, ((plan.rank, plan.shown), *plan.groups), extra=top)
     hand = g.hands[seat]
     rcs = g.rank_counts[seat]
     known = g.known[seat]
     for c in pile:
-        if c == 5 or c == 6:
+        if IS_RED_THREE[c]:
             g.red3[seat].append(c)
         else:
             hand[c] += 1
@@ -369,103 +358,3 @@ def score(g: Game) -> list[SideScore]:
         out_scores.append(SideScore(base.meld_points, base.canasta_bonuses, own_red, base.going_out,
                                     base.hand_penalty, base.canastas))
     return out_scores
-
-
-
-
-class Classic(RuleFamily):
-    """Classic Canasta (Part A), with its options C-O1 ... (cut-throat, 2 and 6 players)."""
-
-    name = "classic"
-    pile_word = "pile"
-    take_draws = 0
-
-    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
-        return CARD_VALUE
-
-    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
-        return check_meld_shape(rules, meld.naturals, meld.wilds)
-
-    def going_out_met(self, g: Game, side: int) -> bool:
-        return g.side_canastas(side) >= g.rules.canastas_to_go_out
-
-    def frozen_note(self, rules: RuleSet) -> PileNote:
-        return PileNote("frozen")
-
-    def unmelded_note(self) -> PileNote:
-        return PileNote("unmelded")
-
-    def open_note(self, rules: RuleSet) -> PileNote:
-        return PileNote("open")
-
-    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
-        deal(g, deck)
-
-    def check_cut(self, cut: int | None) -> None:
-        if cut is not None:
-            raise ValueError("cut applies to Italian Canasta only (B.3.1); a Classic deck is dealt as given")
-
-    def draw_ran_out(self, g: Game) -> None:
-        if g.rules.red_three_last_card_may_meld:
-            g.phase = Phase.FINAL
-        else:
-            g.end_hand("a red three was drawn as the last card of the stock")
-
-    # the hooks called on every move are the functions themselves (no extra call frame)
-    plan_take = staticmethod(plan_take)
-
-    def plan_open(self, g: Game) -> None:
-        raise refuse("NO_ANNOUNCED_OPENING")
-
-    plan_meld = staticmethod(plan_meld)
-    lay = staticmethod(lay_groups)
-    take = staticmethod(take)
-
-    def group_keyer(self) -> Callable[[Group], int]:
-        return movegen.group_rank
-
-    def may_ask(self, g: Game) -> bool:
-        return going_out.classic_plan(g) is not None
-
-    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
-        return going_out.classic_plan(g, seat) is not None
-
-    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
-        return finish_error(g, seat, g.canasta_counts[g.side_of[seat]])
-
-    def before_going_out(self, g: Game, seat: int) -> None:
-        if g.rules.cutthroat and g.lone_seat < 0:
-            form_cutthroat_sides(g, seat)  # RG3: going out first makes the lone hand too
-
-    def went_out_concealed(self, g: Game, seat: int) -> bool:
-        return qualifies_concealed(g, seat) and any(
-            m.owner == seat and m.turn == g.turn_no and m.is_canasta and m.rank != THREE
-            for m in g.melds[g.side_of[seat]].values()
-        )
-
-    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
-        vals = g.card_value
-        if move.kind == TAKE:
-            return sum(vals[c] for c in cards) + (vals[g.pile[-1]] if g.pile else 0)
-        return sum(vals[c] for c in cards)
-
-    def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
-        seat = g.turn
-        return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
-                and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != Phase.FINAL and qualifies_concealed(g, seat)
-                and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
-
-    def options(self, g: Game) -> list[Option]:
-        return movegen.options(g)
-
-    def generator(self) -> Callable[[Game], list[Option]]:
-        return movegen.options
-
-    def build_groups(self, hand: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
-        return movegen.groups_from(hand, list(spec))
-
-    def gen_takes(self, g: Game) -> Iterator[Move]:
-        return movegen.gen_takes(g)
-
-    def score(self, g: Game) -> list[SideScore]:
-        return score(g)

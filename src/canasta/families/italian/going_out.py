@@ -1,33 +1,35 @@
-"""Going out: can the player to move meld every card (but a final discard) this turn?
+"""Italian going out (B.13): can the player to move meld every card (but a
+final discard) this turn?
 
-Classic (A.12) is decided by :func:`classic_plan`, which also gives the melds of
-a way out (the generator offers it as one move); Italian (B.13) by
-:func:`italian_can_go_out`, an exact search over the ways each rank's cards and
-the wild cards can be laid (:func:`going_out_possible`), whose answers are kept;
-for a team that has not opened, the openings that could start the turn, each
-followed by that search (:func:`_opening_way_out`).
+Decided by :func:`italian_can_go_out`, an exact search over the ways each
+rank's cards and the wild cards can be laid (:func:`going_out_possible`), whose
+answers are kept (in bounded caches keyed by the rule set itself: a
+:class:`~canasta.rules.RuleSet` hashes in constant time); for a team that has
+not opened, the openings that could start the turn, each followed by that
+search (:func:`_opening_way_out`).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from canasta import classic, italian, movegen_italian
-from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, RANK_VALUE, THREE, TWO
+from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, THREE, TWO
 from canasta.errors import IllegalMoveError
+from canasta.families.italian import rules as italian
+from canasta.families.italian.openings import groups_from
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
     Meld,
     it_canasta,
     it_group_error,
-    wild_limit,
     wild_meld_is_clean,
     wild_meld_kind,
 )
 from canasta.moves import MELD, Move
+from canasta.options import Spec
 from canasta.rules import RuleSet
 from canasta.state import (
     ANSWER_PHASE,
@@ -39,163 +41,6 @@ from canasta.state import (
 
 if TYPE_CHECKING:
     from canasta.game import Game
-
-# ---------------------------------------------------------------------------- Classic
-
-
-def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:
-    """A way to go out now: (rank of the card to discard or -1, groups as
-    (rank, naturals, deuces, jokers)); None if there is none.
-
-    Exact: every natural card must go to its rank's meld (one per rank), so
-    only the wild cards are placed by choice.  Each rank's meld can absorb a
-    fixed number of them; completing a canasta costs its deficit to seven; so
-    completing the cheapest melds first makes the most canastas, and the wild
-    cards left fit iff the total room does.  Discarding a natural card never
-    helps (it only lowers a meld's room and the count), so the discards tried
-    are the one loose card, or none, or a wild card or a black three."""
-    s = g.turn if seat is None else seat
-    if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.ask == ASK_NO:
-        return None
-    side = g.side_of[s]
-    rc = g.rank_counts[s]
-    melds = g.melds[side]
-    need_min = 0
-    if not g.opened[side]:
-        need_min = g.minimum(s)
-        exempt = g.rules.concealed_out_exempt_from_minimum and classic.qualifies_concealed(g, s)
-    else:
-        exempt = True
-    # quick necessary conditions: at most one card can be left over to
-    # discard, and enough canastas must be within reach of the wild cards
-    b = rc[THREE]
-    if b == 2:
-        return None
-    loose = [THREE] if b == 1 else []
-    reach = g.canasta_counts[side]
-    short: list[int] = []
-    for r in NATURAL_RANKS:
-        k = rc[r]
-        m = melds.get(r)
-        if m is None:
-            if k == 0:
-                continue
-            if k == 1:
-                loose.append(r)
-                continue
-            size = k
-        else:
-            size = m.naturals + m.deuces + m.jokers
-            if size >= CANASTA_SIZE:
-                continue
-            size += k
-        if size >= CANASTA_SIZE:
-            reach += 1
-        else:
-            short.append(CANASTA_SIZE - size)
-    if len(loose) > 1:
-        return None
-    need_can = g.rules.canastas_to_go_out
-    if reach < need_can:
-        pool = rc[TWO] + rc[JOKER_RANK]
-        for deficit in sorted(short):
-            if deficit > 3 or deficit > pool:
-                break
-            pool -= deficit
-            reach += 1
-        if reach < need_can:
-            return None
-    if loose:
-        candidates = loose
-    else:
-        # discarding a natural card never helps: only a wild card (too many
-        # for the melds) or a fifth black three can be worth keeping back
-        candidates = [-1] + [r for r in (TWO, JOKER_RANK) if rc[r]] + ([THREE] if b > 4 else [])
-    for discard in candidates:
-        counts = rc[:]
-        if discard >= 0:
-            counts[discard] -= 1
-        plan = _meld_all_plan(g, side, melds, counts, need_min, exempt)
-        if plan is not None:
-            return discard, plan
-    return None
-
-
-def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int],
-                   need_min: int, exempt: bool) -> list[tuple[int, int, int, int]] | None:
-    r = g.rules
-    b = counts[THREE]
-    if b and not (3 <= b + (melds[THREE].size if THREE in melds else 0) <= 4):
-        return None
-    pool = counts[TWO] + counts[JOKER_RANK]
-    canastas = g.side_canastas(side)
-    value = counts[TWO] * 20 + counts[JOKER_RANK] * 50 + b * 5
-    # per target rank: [naturals from hand, wilds given, capacity left, deficit to 7]
-    rows: dict[int, list[int]] = {}
-    for rank in NATURAL_RANKS:
-        k = counts[rank]
-        m = melds.get(rank)
-        if m is None:
-            if k == 0:
-                continue
-            if k == 1:
-                return None
-            nat, wil, given = k, 0, 0
-            if k == 2:  # a pair needs a wild card to be a meld
-                if pool == 0:
-                    return None
-                pool -= 1
-                wil = given = 1
-        else:
-            nat, wil, given = m.naturals + k, m.deuces + m.jokers, 0
-        value += k * RANK_VALUE[rank]
-        # an over-full meld (cut-throat partners' melds combined) still takes naturals, no wilds
-        cap = max(0, wild_limit(r, nat) - wil)
-        size = nat + wil
-        before = m.size if m is not None else 0
-        if before < CANASTA_SIZE <= size:
-            canastas += 1
-        rows[rank] = [k, given, cap, max(0, CANASTA_SIZE - size)]
-    for q, m in melds.items():  # melds untouched by the hand can take wild cards too
-        if q not in rows and q in NATURAL_RANKS:
-            rows[q] = [0, 0, wild_limit(r, m.naturals) - m.deuces - m.jokers,
-                       max(0, CANASTA_SIZE - m.size)]
-    if not exempt and value < need_min:
-        return None
-    if canastas < r.canastas_to_go_out:
-        # complete the cheapest melds with the free wild cards
-        for rank in sorted(rows, key=lambda q: rows[q][3]):
-            row = rows[rank]
-            if canastas >= r.canastas_to_go_out:
-                break
-            if 0 < row[3] <= min(row[2], pool):
-                pool -= row[3]
-                row[1] += row[3]
-                row[2] -= row[3]
-                canastas += 1
-        if canastas < r.canastas_to_go_out:
-            return None
-    for row in rows.values():
-        if not pool:
-            break
-        give = min(pool, max(row[2], 0))
-        row[1] += give
-        row[2] -= give
-        pool -= give
-    if pool:
-        return None
-    jokers = counts[JOKER_RANK]
-    plan: list[tuple[int, int, int, int]] = []
-    for rank, (k, given, _, _) in rows.items():
-        if k == 0 and given == 0:
-            continue
-        j = min(jokers, given)
-        jokers -= j
-        plan.append((rank, k, given - j, j))
-    if b:
-        plan.append((THREE, b, 0, 0))
-    return plan
-
 
 # ---------------------------------------------------------------------------- Italian
 
@@ -267,7 +112,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
             return False
     open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
     closed_ranks = frozenset(m.rank for m in g.closed[side])
-    key = (_rules_key(r), tuple(rc), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
+    key = (r, tuple(rc), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
            clean_turn)
     found = _OUT_ANSWERS.get(key)
     if found is None:
@@ -306,7 +151,7 @@ def _opening_way_out(g: Game, seat: int) -> bool:
     clean = r.opening_must_be_clean(need)
     if not _opened_way_out(g, seat, clean):
         return False
-    key = (_rules_key(r), tuple(g.rank_counts[seat]), need)
+    key = (r, tuple(g.rank_counts[seat]), need)
     found = _OPENING_ANSWERS.get(key)
     if found is None:
         if len(_OPENING_ANSWERS) >= _OUT_ANSWERS_KEPT:
@@ -317,7 +162,7 @@ def _opening_way_out(g: Game, seat: int) -> bool:
 
 _OPENING_ANSWERS: dict[tuple[object, ...], bool] = {}
 
-_Spec = tuple[int, int, int, int]  # (meld key, naturals, deuces, jokers) of one group of an opening
+_Spec = Spec  # (meld key, naturals, deuces, jokers) of one group of an opening
 
 
 def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
@@ -334,7 +179,7 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
     probe.phase = MELD_PHASE
 
     def works(spec: list[_Spec]) -> bool:
-        move = Move(MELD, tuple(movegen_italian.groups_from(probe.hands[seat], spec)))
+        move = Move(MELD, tuple(groups_from(probe.hands[seat], spec)))
         try:
             plan = italian.plan_meld(probe, move)
         except IllegalMoveError:
@@ -458,21 +303,11 @@ def _whole_openings(r: RuleSet, rc: list[int], b: int) -> Iterator[list[_Spec]]:
                 yield [*spec, (THREE, nb, 0, 0)]
 
 
+#: the answers kept, per kind of question, before a cache starts again (every cache here is
+#: bounded: a long-lived process that meets ever new rule sets keeps no more than this)
+_OUT_ANSWERS_KEPT: Final = 4096
+_OPTIONS_KEPT: Final = 65536
 _OUT_ANSWERS: dict[tuple[object, ...], bool] = {}
-_OUT_ANSWERS_KEPT = 4096
-_RULE_KEYS: dict[int, tuple[RuleSet, int]] = {}  # id -> (the rule set, kept alive so the id stays its own; key)
-
-
-def _rules_key(r: RuleSet) -> int:
-    """A small number standing for a rule set in cache keys (hashing a RuleSet is slow):
-    equal rule sets get the same number."""
-    got = _RULE_KEYS.get(id(r))
-    if got is not None and got[0] is r:
-        return got[1]
-    same = [k for other, k in _RULE_KEYS.values() if other == r]
-    key = same[0] if same else len({v[1] for v in _RULE_KEYS.values()})
-    _RULE_KEYS[id(r)] = (r, key)
-    return key
 
 _Shape = tuple[int, int, int]  # naturals, deuces, jokers of one meld
 
@@ -597,11 +432,11 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                   ) -> dict[tuple[int, int], set[tuple[int, int, bool]]]:
     """For one natural rank: {(deuces, jokers) used: {(clean closed, dirty closed,
     a dirty canasta closed)}} over every way of melding all ``k`` naturals."""
-    ckey = (_rules_key(r), k, meld, may_new, clean_turn)
+    ckey = (r, k, meld, may_new, clean_turn)
     cached = _RANK_OPTIONS.get(ckey)
     if cached is not None:
         return cached
-    if len(_RANK_OPTIONS) > 65536:
+    if len(_RANK_OPTIONS) >= _OPTIONS_KEPT:
         _RANK_OPTIONS.clear()
     out: dict[tuple[int, int], set[tuple[int, int, bool]]] = {}
     _RANK_OPTIONS[ckey] = out
@@ -662,10 +497,12 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
     turn, deuce meld open before, after, no deuce meld open at some point)}}.
     The open meld grows (maybe closing at seven), then new ones may follow, each
     closing at seven but the last; "blocking" is the I-O14/I-O38 state."""
-    ckey = (_rules_key(r), meld, clean_turn)
+    ckey = (r, meld, clean_turn)
     cached = _WILD_OPTIONS.get(ckey)
     if cached is not None:
         return cached
+    if len(_WILD_OPTIONS) >= _OUT_ANSWERS_KEPT:
+        _WILD_OPTIONS.clear()
     out: dict[tuple[int, int], set[_WildOutcome]] = {}
     _WILD_OPTIONS[ckey] = out
 

@@ -1,20 +1,22 @@
-"""Italian Canasta (SPEC Part B): the rules that differ from Classic.
+"""Italian Canasta (SPEC Part B): the rules that are Italian's own.
 
-The same :class:`~canasta.game.Game` plays both families; for Italian rule sets
-it calls the functions here for the deal (cut, pozzo), taking the pozzo, melds
-that close at seven, wild-card melds and special canastas, the opening, going
-out and scoring.  Nothing here keeps state of its own.
+Pure functions over the game's state record: the deal (cut, pozzo), taking the
+pozzo, melds that close at seven, wild-card melds and special canastas, the
+opening, the checks of going out and scoring.  Nothing here keeps state of its
+own.  The family that gives them to the game is
+:class:`canasta.families.italian.Italian`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from canasta import going_out, movegen_italian
 from canasta.cards import (
+    BLACK_THREES,
     CARD_RANK,
+    CARD_VALUE,
     IS_BLACK_THREE,
     IS_NATURAL,
     IS_RED_THREE,
@@ -22,6 +24,7 @@ from canasta.cards import (
     JOKER,
     JOKER_RANK,
     NUM_CARDS,
+    RED_THREES,
     THREE,
     TWO,
     Card,
@@ -29,7 +32,7 @@ from canasta.cards import (
 )
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.family import PileNote, RuleFamily
+from canasta.families.italian.openings import opening_options
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
@@ -39,23 +42,19 @@ from canasta.melds import (
     wild_meld_is_clean,
     wild_meld_kind,
 )
-from canasta.moves import TAKE, Group, Move, group_cards, group_target
+from canasta.moves import Group, Move, group_cards, group_target
+from canasta.plans import GroupPlan, MeldPlan, TakePlan
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
+from canasta.state import ASK_NO, ASK_YES, DrawMode
 
 if TYPE_CHECKING:
     from canasta.game import Game
-    from canasta.movegen import Option
-
-GroupPlan = tuple[int, list[Card]]  # (meld key, cards from the hand)
 
 
 def card_values(rules: RuleSet) -> tuple[int, ...]:
-    from canasta.cards import CARD_VALUE
-
     vals = list(CARD_VALUE)
-    for c in (4, 7):  # 3S, 3C
+    for c in BLACK_THREES:
         vals[c] = rules.black_three_value
     return tuple(vals)
 
@@ -116,7 +115,7 @@ def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
     """B.3.4: set aside red threes, replace them from the bottom (I-O10)."""
     hand = g.hands[seat]
     bottom = g.rules.dealt_red_three_replacement == "bottom_of_stock"
-    for c in (5, 6):
+    for c in RED_THREES:
         while hand[c]:
             g.remove_card(seat, c)
             g.red3[seat].append(c)
@@ -190,7 +189,7 @@ def requirement_met(rules: RuleSet, clean: int, dirty: int, natural: int) -> boo
     return clean >= 1 and dirty >= 1
 
 
-def _is_deuce_meld(rules: RuleSet, m: Meld) -> bool:
+def is_deuce_meld(rules: RuleSet, m: Meld) -> bool:
     return wild_meld_kind(rules, m.deuces, m.jokers) == "deuce"
 
 
@@ -206,10 +205,10 @@ def plan_groups(
     plans: list[GroupPlan] = []
     closing: list[Meld] = []
     wild_after = WILD_MELD in melds
-    deuce_meld_after = wild_after and _is_deuce_meld(r, melds[WILD_MELD])
+    deuce_meld_after = wild_after and is_deuce_meld(r, melds[WILD_MELD])
     adds_deuces_to_naturals = False
     for grp in groups:
-        cards = list(group_cards(grp))
+        cards = group_cards(grp)
         target = group_target(grp)
         if not cards:
             raise refuse("EMPTY_MELD.italian_group")
@@ -264,7 +263,7 @@ def plan_groups(
             adds_deuces_to_naturals = True
         if tn + td + tj == CANASTA_SIZE:
             after = Meld(key)
-            for c in (m.cards if m else []) + cards:
+            for c in (*(m.cards if m else ()), *cards):
                 after.add(c)
             closing.append(after)
             if key == WILD_MELD:
@@ -273,7 +272,7 @@ def plan_groups(
             wild_after = True
             tmp = Meld(key)
             tmp.deuces, tmp.jokers = td, tj
-            deuce_meld_after = _is_deuce_meld(r, tmp)
+            deuce_meld_after = is_deuce_meld(r, tmp)
         plans.append((key, cards))
     # B.8.5: no dirty canasta while a deuce meld (I-O38: any wild meld) stays open
     rule = r.open_deuce_meld
@@ -315,9 +314,9 @@ def finish_error(g: Game, seat: int, closing: Sequence[Meld], wild_after: bool) 
         return refuse(_NEEDS_CANASTAS[r.going_out_requirement])
     if wild_after and r.wild_meld_obligation_all:
         return refuse("WILD_MELD_OPEN.going_out")
-    if g.ask == 3:  # ASK_NO
+    if g.ask == ASK_NO:
         return refuse("PARTNER_SAID_NO.italian")
-    if r.asking_partner == "required" and g.has_partner(seat) and g.ask != 2:
+    if r.asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES:
         return refuse("MUST_ASK")
     return None
 
@@ -363,7 +362,7 @@ def open_allowed(g: Game) -> bool:
     seat = g.turn
     if g.opened[g.side_of[seat]] or not g.stock:
         return False
-    return any(True for _ in movegen_italian.opening_options(g))
+    return any(True for _ in opening_options(g))
 
 
 def plan_open(g: Game) -> None:
@@ -377,7 +376,7 @@ def plan_open(g: Game) -> None:
         raise refuse("CANNOT_OPEN")
 
 
-def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
+def plan_meld(g: Game, move: Move) -> MeldPlan:
     seat = g.turn
     side = g.side_of[seat]
     if g.opening_draw == DrawMode.UNANNOUNCED and not g.opened[side]:
@@ -397,10 +396,10 @@ def plan_meld(g: Game, move: Move) -> list[GroupPlan]:
     elif g.clean_turn and not groups_are_clean(g.rules, g, side, plans):
         raise refuse("OPENING_NOT_CLEAN.meld")
     check_hand_after(g, seat, left, closing, wild_after)
-    return plans
+    return MeldPlan(tuple(plans))
 
 
-def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPlan]]:
+def plan_take(g: Game, move: Move) -> TakePlan:
     r = g.rules
     seat = g.turn
     side = g.side_of[seat]
@@ -448,7 +447,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
     if tn + td + tj == CANASTA_SIZE:
         closing = [head_meld, *closing]
         if r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
-            wild_after if r.wild_meld_obligation_all else (wild_after and _is_deuce_meld(r, g.melds[side][WILD_MELD])
+            wild_after if r.wild_meld_obligation_all else (wild_after and is_deuce_meld(r, g.melds[side][WILD_MELD])
                                                           if WILD_MELD in g.melds[side] else False)
         ):
             raise refuse("WILD_MELD_OPEN")
@@ -467,7 +466,7 @@ def plan_take(g: Game, move: Move) -> tuple[int, tuple[Card, ...], list[GroupPla
         gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     if sum(left) + gained < 1:
         raise refuse("KEEP_FINAL_DISCARD.pozzo")
-    return rt, tuple(g0), plans
+    return TakePlan(rt, g0, tuple(plans))
 
 
 def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1) -> None:
@@ -495,14 +494,14 @@ def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1)
     g.melded_now = True
 
 
-def take(g: Game, seat: int, rt: int, g0: Sequence[Card], plans: list[GroupPlan]) -> bool:
+def take(g: Game, seat: int, plan: TakePlan) -> bool:
     """Take the pozzo (B.10.8): meld the top card, the rest into the hand
     (I-O32), then draw one card.  Returns False if the hand ended."""
     r = g.rules
     side = g.side_of[seat]
     was_open = g.opened[side]
     top = g.pile.pop()
-    lay_groups(g, seat, [(rt, list(g0)), *plans], extra=top)
+    lay_groups(g, seat, ((plan.rank, plan.shown), *plan.groups), extra=top)
     if r.pozzo_taking == "whole_pozzo":
         lo, hi = g.hidden
         for i, c in enumerate(g.pile):
@@ -591,139 +590,3 @@ def red_three_score(rules: RuleSet, count: int, clean: int, dirty: int) -> int:
 
 def multiplier(clean: int, dirty: int) -> int:
     return 1 if clean and dirty else (0 if clean else (-1 if dirty else -2))
-
-
-# ---------------------------------------------------------------------------- the family
-
-
-def _lay(g: Game, seat: int, plan: object) -> None:
-    assert isinstance(plan, list)
-    opening = not g.opened[g.side_of[seat]]
-    lay_groups(g, seat, plan)
-    if opening and g.rules.opening_must_be_clean(g.minimum(seat)):
-        g.clean_turn = True
-
-
-def _take(g: Game, seat: int, plan: object) -> None:
-    assert isinstance(plan, tuple)
-    rt, g0, groups = plan
-    if take(g, seat, rt, g0, groups):
-        g.phase = MELD_PHASE
-    else:
-        g.end_hand("the stock ran out")
-
-
-class Italian(RuleFamily):
-    """Italian Canasta (Part B), with its options I-O1 ..."""
-
-    name = "italian"
-    pile_word = "pozzo"
-    take_draws = 1
-    closes_canastas = True
-    has_wild_melds = True
-    frozen_until_melded = False
-    has_cut = True
-    goes_out_in_one_move = False
-    takes_with_one_and_wild = False
-
-    def frozen_take_naturals(self, rules: RuleSet) -> int:
-        return rules.frozen_pozzo_naturals
-
-    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
-        return it_group_error(rules, meld.naturals, meld.deuces, meld.jokers, meld.rank == WILD_MELD)
-
-    def going_out_met(self, g: Game, side: int) -> bool:
-        return requirement_met(g.rules, *closed_counts(g, side))
-
-    def frozen_note(self, rules: RuleSet) -> PileNote:
-        return PileNote("frozen_pozzo", n=rules.frozen_pozzo_naturals)
-
-    def unmelded_note(self) -> PileNote:
-        return PileNote("unopened")
-
-    def open_note(self, rules: RuleSet) -> PileNote:
-        return PileNote("open_pair" if rules.pozzo_take == "natural_pair_only" else "open")
-
-    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
-                      rank: int) -> list[PileNote]:
-        if rules.pozzo_closed_rank_block == "off" or side < 0:
-            return []
-        own = rules.pozzo_closed_rank_block == "own_closed"
-        notes = []
-        for other, canastas in enumerate(closed):
-            if (other == side) == own and any(CARD_RANK[c[0]] == rank for c in canastas if c):
-                notes.append(PileNote("closed_rank_own" if own else "closed_rank_other", rank=rank))
-        return notes
-
-    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
-        return card_values(rules)
-
-    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
-        deal(g, deck, cut, stream)
-
-    def stock_out_ends_hand(self, g: Game) -> bool:
-        return g.rules.empty_stock == "hand_ends"
-
-    def draw_ran_out(self, g: Game) -> None:
-        g.end_hand("the stock ran out")
-
-    def plan_take(self, g: Game, move: Move) -> object:
-        return plan_take(g, move)
-
-    def plan_open(self, g: Game) -> None:
-        plan_open(g)
-
-    def plan_meld(self, g: Game, move: Move, final: bool = False) -> object:
-        return plan_meld(g, move)
-
-    def lay(self, g: Game, seat: int, plan: object) -> None:
-        _lay(g, seat, plan)
-
-    def take(self, g: Game, seat: int, plan: object) -> None:
-        _take(g, seat, plan)
-
-    def group_keyer(self) -> Callable[[Group], int]:
-        return movegen_italian.group_key
-
-    def may_ask(self, g: Game) -> bool:
-        return going_out.italian_can_go_out(g, assume_yes=True)
-
-    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
-        return g.phase in (MELD_PHASE, ANSWER_PHASE) and going_out.italian_can_go_out(g)
-
-    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
-        return (finish_error(g, seat, (), WILD_MELD in g.melds[g.side_of[seat]])
-                or final_discard_error(g.rules, card))
-
-    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
-        vals = g.card_value
-        if move.kind != TAKE:
-            return sum(vals[c] for c in cards)
-        # B.9.6: the pair (three if frozen) that takes the pozzo and its top card do not count
-        head = list(group_cards(move.groups[0])) if move.groups else []
-        r = g.rules
-        top_rank = CARD_RANK[g.pile[-1]] if g.pile else -1
-        naturals = [c for c in head if not IS_WILD[c] and CARD_RANK[c] == top_rank]
-        if g.pile_frozen or r.pozzo_take == "natural_pair_only":
-            skip = r.frozen_pozzo_naturals if g.pile_frozen else 2
-        else:
-            skip = min(len(naturals), 2)
-        counted = list(cards)
-        for c in naturals[:skip]:
-            counted.remove(c)
-        return sum(vals[c] for c in counted)
-
-    def options(self, g: Game) -> list[Option]:
-        return movegen_italian.options(g)
-
-    def generator(self) -> Callable[[Game], list[Option]]:
-        return movegen_italian.options
-
-    def build_groups(self, hand: list[int], spec: Sequence[tuple[int, int, int, int]]) -> list[Group]:
-        return movegen_italian.groups_from(hand, spec)
-
-    def gen_takes(self, g: Game) -> Iterator[Move]:
-        return movegen_italian.gen_takes(g)
-
-    def score(self, g: Game) -> list[SideScore]:
-        return score(g)

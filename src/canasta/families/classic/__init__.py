@@ -1,0 +1,135 @@
+"""Classic Canasta (SPEC Part A), as a rule family: :class:`Classic`.
+
+The package holds everything of the family: its rules (:mod:`.rules`: the deal,
+taking the pile, meld plans and laying, cut-throat sides, scoring), its move
+generation (:mod:`.movegen`) and going out (:mod:`.going_out`).  Importing it
+registers the family (``RuleSet.family == "classic"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from canasta.cards import CARD_VALUE, THREE, Card
+from canasta.errors import IllegalMoveError, refuse
+from canasta.fairdeal import DealRandom
+from canasta.families.classic import movegen
+from canasta.families.classic import rules as classic_rules
+from canasta.families.classic.going_out import classic_plan
+from canasta.family import PileNote
+from canasta.game import Game, RuleFamily, register_family
+from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
+from canasta.moves import MELD, TAKE, Group, Move, group_cards
+from canasta.options import Option, Spec
+from canasta.plans import MeldPlan, TakePlan
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore
+from canasta.state import FINAL_PHASE
+
+
+class Classic(RuleFamily):
+    """Classic Canasta (Part A), with its options C-O1 ... (cut-throat, 2 and 6 players)."""
+
+    name = "classic"
+    pile_word = "pile"
+    take_draws = 0
+
+    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
+        return CARD_VALUE
+
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        return check_meld_shape(rules, meld.naturals, meld.wilds)
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        return g.side_canastas(side) >= g.rules.canastas_to_go_out
+
+    def frozen_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("frozen")
+
+    def unmelded_note(self) -> PileNote:
+        return PileNote("unmelded")
+
+    def open_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("open")
+
+    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
+        classic_rules.deal(g, deck)
+
+    def check_cut(self, cut: int | None) -> None:
+        if cut is not None:
+            raise ValueError("cut applies to Italian Canasta only (B.3.1); a Classic deck is dealt as given")
+
+    def draw_ran_out(self, g: Game) -> None:
+        if g.rules.red_three_last_card_may_meld:
+            g.phase = FINAL_PHASE
+        else:
+            g.end_hand("a red three was drawn as the last card of the stock")
+
+    def plan_take(self, g: Game, move: Move) -> TakePlan:
+        return classic_rules.plan_take(g, move)
+
+    def plan_open(self, g: Game) -> None:
+        raise refuse("NO_ANNOUNCED_OPENING")
+
+    def plan_meld(self, g: Game, move: Move, final: bool = False) -> MeldPlan:
+        return classic_rules.plan_meld(g, move, final)
+
+    def lay(self, g: Game, seat: int, plan: MeldPlan) -> None:
+        classic_rules.lay_groups(g, seat, plan.groups)
+
+    def take(self, g: Game, seat: int, plan: TakePlan) -> None:
+        classic_rules.take(g, seat, plan)
+
+    def group_keyer(self) -> Callable[[Group], int]:
+        return movegen.group_rank
+
+    def may_ask(self, g: Game) -> bool:
+        return classic_plan(g) is not None
+
+    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        return classic_plan(g, seat) is not None
+
+    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
+        return classic_rules.finish_error(g, seat, g.canasta_counts[g.side_of[seat]])
+
+    def before_going_out(self, g: Game, seat: int) -> None:
+        if g.rules.cutthroat and g.lone_seat < 0:
+            classic_rules.form_cutthroat_sides(g, seat)  # RG3: going out first makes the lone hand too
+
+    def went_out_concealed(self, g: Game, seat: int) -> bool:
+        return classic_rules.qualifies_concealed(g, seat) and any(
+            m.owner == seat and m.turn == g.turn_no and m.is_canasta and m.rank != THREE
+            for m in g.melds[g.side_of[seat]].values()
+        )
+
+    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
+        vals = g.card_value
+        if move.kind == TAKE:
+            return sum(vals[c] for c in cards) + (vals[g.pile[-1]] if g.pile else 0)
+        return sum(vals[c] for c in cards)
+
+    def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
+        seat = g.turn
+        return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
+                and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != FINAL_PHASE and classic_rules.qualifies_concealed(g, seat)
+                and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
+
+    def options(self, g: Game) -> list[Option]:
+        return movegen.options(g)
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        return movegen.options
+
+    def build_groups(self, hand: list[int], spec: Sequence[Spec]) -> list[Group]:
+        return movegen.groups_from(hand, list(spec))
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        return movegen.gen_takes(g)
+
+    def score(self, g: Game) -> list[SideScore]:
+        return classic_rules.score(g)
+
+
+CLASSIC: RuleFamily = register_family(Classic())
+
+__all__ = ["CLASSIC", "Classic"]

@@ -1,0 +1,180 @@
+"""Classic going out (A.12): can the player to move meld every card but one this turn?
+
+Decided by :func:`classic_plan`, which also gives the melds of a way out (the
+generator offers it as one move).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from canasta.cards import (
+    BLACK_THREE_VALUE,
+    DEUCE_VALUE,
+    JOKER_RANK,
+    JOKER_VALUE,
+    NATURAL_RANKS,
+    RANK_VALUE,
+    THREE,
+    TWO,
+)
+from canasta.families.classic.rules import qualifies_concealed
+from canasta.melds import CANASTA_SIZE, Meld, wild_limit
+from canasta.state import ANSWER_PHASE, ASK_NO, MELD_PHASE
+
+if TYPE_CHECKING:
+    from canasta.game import Game
+
+
+def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:
+    """A way to go out now: (rank of the card to discard or -1, groups as
+    (rank, naturals, deuces, jokers)); None if there is none.
+
+    Exact: every natural card must go to its rank's meld (one per rank), so
+    only the wild cards are placed by choice.  Each rank's meld can absorb a
+    fixed number of them; completing a canasta costs its deficit to seven; so
+    completing the cheapest melds first makes the most canastas, and the wild
+    cards left fit iff the total room does.  Discarding a natural card never
+    helps (it only lowers a meld's room and the count), so the discards tried
+    are the one loose card, or none, or a wild card or a black three."""
+    s = g.turn if seat is None else seat
+    if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.ask == ASK_NO:
+        return None
+    side = g.side_of[s]
+    rc = g.rank_counts[s]
+    melds = g.melds[side]
+    need_min = 0
+    if not g.opened[side]:
+        need_min = g.minimum(s)
+        exempt = g.rules.concealed_out_exempt_from_minimum and qualifies_concealed(g, s)
+    else:
+        exempt = True
+    # quick necessary conditions: at most one card can be left over to
+    # discard, and enough canastas must be within reach of the wild cards
+    b = rc[THREE]
+    if b == 2:
+        return None
+    loose = [THREE] if b == 1 else []
+    reach = g.canasta_counts[side]
+    short: list[int] = []
+    for r in NATURAL_RANKS:
+        k = rc[r]
+        m = melds.get(r)
+        if m is None:
+            if k == 0:
+                continue
+            if k == 1:
+                loose.append(r)
+                continue
+            size = k
+        else:
+            size = m.naturals + m.deuces + m.jokers
+            if size >= CANASTA_SIZE:
+                continue
+            size += k
+        if size >= CANASTA_SIZE:
+            reach += 1
+        else:
+            short.append(CANASTA_SIZE - size)
+    if len(loose) > 1:
+        return None
+    need_can = g.rules.canastas_to_go_out
+    if reach < need_can:
+        pool = rc[TWO] + rc[JOKER_RANK]
+        for deficit in sorted(short):
+            if deficit > 3 or deficit > pool:
+                break
+            pool -= deficit
+            reach += 1
+        if reach < need_can:
+            return None
+    if loose:
+        candidates = loose
+    else:
+        # discarding a natural card never helps: only a wild card (too many
+        # for the melds) or a fifth black three can be worth keeping back
+        candidates = [-1] + [r for r in (TWO, JOKER_RANK) if rc[r]] + ([THREE] if b > 4 else [])
+    for discard in candidates:
+        counts = rc[:]
+        if discard >= 0:
+            counts[discard] -= 1
+        plan = _meld_all_plan(g, side, melds, counts, need_min, exempt)
+        if plan is not None:
+            return discard, plan
+    return None
+
+
+def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int],
+                   need_min: int, exempt: bool) -> list[tuple[int, int, int, int]] | None:
+    r = g.rules
+    b = counts[THREE]
+    if b and not (3 <= b + (melds[THREE].size if THREE in melds else 0) <= 4):
+        return None
+    pool = counts[TWO] + counts[JOKER_RANK]
+    canastas = g.side_canastas(side)
+    value = counts[TWO] * DEUCE_VALUE + counts[JOKER_RANK] * JOKER_VALUE + b * BLACK_THREE_VALUE
+    # per target rank: [naturals from hand, wilds given, capacity left, deficit to 7]
+    rows: dict[int, list[int]] = {}
+    for rank in NATURAL_RANKS:
+        k = counts[rank]
+        m = melds.get(rank)
+        if m is None:
+            if k == 0:
+                continue
+            if k == 1:
+                return None
+            nat, wil, given = k, 0, 0
+            if k == 2:  # a pair needs a wild card to be a meld
+                if pool == 0:
+                    return None
+                pool -= 1
+                wil = given = 1
+        else:
+            nat, wil, given = m.naturals + k, m.deuces + m.jokers, 0
+        value += k * RANK_VALUE[rank]
+        # an over-full meld (cut-throat partners' melds combined) still takes naturals, no wilds
+        cap = max(0, wild_limit(r, nat) - wil)
+        size = nat + wil
+        before = m.size if m is not None else 0
+        if before < CANASTA_SIZE <= size:
+            canastas += 1
+        rows[rank] = [k, given, cap, max(0, CANASTA_SIZE - size)]
+    for q, m in melds.items():  # melds untouched by the hand can take wild cards too
+        if q not in rows and q in NATURAL_RANKS:
+            rows[q] = [0, 0, wild_limit(r, m.naturals) - m.deuces - m.jokers,
+                       max(0, CANASTA_SIZE - m.size)]
+    if not exempt and value < need_min:
+        return None
+    if canastas < r.canastas_to_go_out:
+        # complete the cheapest melds with the free wild cards
+        for rank in sorted(rows, key=lambda q: rows[q][3]):
+            row = rows[rank]
+            if canastas >= r.canastas_to_go_out:
+                break
+            if 0 < row[3] <= min(row[2], pool):
+                pool -= row[3]
+                row[1] += row[3]
+                row[2] -= row[3]
+                canastas += 1
+        if canastas < r.canastas_to_go_out:
+            return None
+    for row in rows.values():
+        if not pool:
+            break
+        give = min(pool, max(row[2], 0))
+        row[1] += give
+        row[2] -= give
+        pool -= give
+    if pool:
+        return None
+    jokers = counts[JOKER_RANK]
+    plan: list[tuple[int, int, int, int]] = []
+    for rank, (k, given, _, _) in rows.items():
+        if k == 0 and given == 0:
+            continue
+        j = min(jokers, given)
+        jokers -= j
+        plan.append((rank, k, given - j, j))
+    if b:
+        plan.append((THREE, b, 0, 0))
+    return plan

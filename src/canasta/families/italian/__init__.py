@@ -1,0 +1,156 @@
+"""Italian Canasta (SPEC Part B), as a rule family: :class:`Italian`.
+
+The package holds everything of the family: its rules (:mod:`.rules`: the cut
+and the pozzo, taking it, melds that close at seven, wild-card melds, the
+opening, scoring), its groups and openings (:mod:`.openings`), its move
+generation (:mod:`.movegen`) and its going-out search (:mod:`.going_out`).
+Importing it registers the family (``RuleSet.family == "italian"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from canasta.cards import CARD_RANK, IS_WILD, Card
+from canasta.errors import IllegalMoveError
+from canasta.fairdeal import DealRandom
+from canasta.families.italian import movegen
+from canasta.families.italian import rules as italian_rules
+from canasta.families.italian.going_out import italian_can_go_out
+from canasta.families.italian.openings import group_key, groups_from
+from canasta.family import PileNote
+from canasta.game import Game, RuleFamily, register_family
+from canasta.melds import WILD_MELD, Meld, it_group_error
+from canasta.moves import TAKE, Group, Move, group_cards
+from canasta.options import Option, Spec
+from canasta.plans import MeldPlan, TakePlan
+from canasta.rules import RuleSet
+from canasta.scoring import SideScore
+from canasta.state import ANSWER_PHASE, MELD_PHASE
+
+
+class Italian(RuleFamily):
+    """Italian Canasta (Part B), with its options I-O1 ..."""
+
+    name = "italian"
+    pile_word = "pozzo"
+    take_draws = 1
+    closes_canastas = True
+    has_wild_melds = True
+    frozen_until_melded = False
+    has_cut = True
+    goes_out_in_one_move = False
+    takes_with_one_and_wild = False
+
+    def frozen_take_naturals(self, rules: RuleSet) -> int:
+        return rules.frozen_pozzo_naturals
+
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        return it_group_error(rules, meld.naturals, meld.deuces, meld.jokers, meld.rank == WILD_MELD)
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        return italian_rules.requirement_met(g.rules, *italian_rules.closed_counts(g, side))
+
+    def frozen_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("frozen_pozzo", n=rules.frozen_pozzo_naturals)
+
+    def unmelded_note(self) -> PileNote:
+        return PileNote("unopened")
+
+    def open_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("open_pair" if rules.pozzo_take == "natural_pair_only" else "open")
+
+    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
+                      rank: int) -> list[PileNote]:
+        if rules.pozzo_closed_rank_block == "off" or side < 0:
+            return []
+        own = rules.pozzo_closed_rank_block == "own_closed"
+        notes = []
+        for other, canastas in enumerate(closed):
+            if (other == side) == own and any(CARD_RANK[c[0]] == rank for c in canastas if c):
+                notes.append(PileNote("closed_rank_own" if own else "closed_rank_other", rank=rank))
+        return notes
+
+    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
+        return italian_rules.card_values(rules)
+
+    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
+        italian_rules.deal(g, deck, cut, stream)
+
+    def stock_out_ends_hand(self, g: Game) -> bool:
+        return g.rules.empty_stock == "hand_ends"
+
+    def draw_ran_out(self, g: Game) -> None:
+        g.end_hand("the stock ran out")
+
+    def plan_take(self, g: Game, move: Move) -> TakePlan:
+        return italian_rules.plan_take(g, move)
+
+    def plan_open(self, g: Game) -> None:
+        italian_rules.plan_open(g)
+
+    def plan_meld(self, g: Game, move: Move, final: bool = False) -> MeldPlan:
+        return italian_rules.plan_meld(g, move)
+
+    def lay(self, g: Game, seat: int, plan: MeldPlan) -> None:
+        opening = not g.opened[g.side_of[seat]]
+        italian_rules.lay_groups(g, seat, plan.groups)
+        if opening and g.rules.opening_must_be_clean(g.minimum(seat)):
+            g.clean_turn = True
+
+    def take(self, g: Game, seat: int, plan: TakePlan) -> None:
+        if italian_rules.take(g, seat, plan):
+            g.phase = MELD_PHASE
+        else:
+            g.end_hand("the stock ran out")
+
+    def group_keyer(self) -> Callable[[Group], int]:
+        return group_key
+
+    def may_ask(self, g: Game) -> bool:
+        return italian_can_go_out(g, assume_yes=True)
+
+    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        return g.phase in (MELD_PHASE, ANSWER_PHASE) and italian_can_go_out(g)
+
+    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
+        return (italian_rules.finish_error(g, seat, (), WILD_MELD in g.melds[g.side_of[seat]])
+                or italian_rules.final_discard_error(g.rules, card))
+
+    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
+        vals = g.card_value
+        if move.kind != TAKE:
+            return sum(vals[c] for c in cards)
+        # B.9.6: the pair (three if frozen) that takes the pozzo and its top card do not count
+        head = list(group_cards(move.groups[0])) if move.groups else []
+        r = g.rules
+        top_rank = CARD_RANK[g.pile[-1]] if g.pile else -1
+        naturals = [c for c in head if not IS_WILD[c] and CARD_RANK[c] == top_rank]
+        if g.pile_frozen or r.pozzo_take == "natural_pair_only":
+            skip = r.frozen_pozzo_naturals if g.pile_frozen else 2
+        else:
+            skip = min(len(naturals), 2)
+        counted = list(cards)
+        for c in naturals[:skip]:
+            counted.remove(c)
+        return sum(vals[c] for c in counted)
+
+    def options(self, g: Game) -> list[Option]:
+        return movegen.options(g)
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        return movegen.options
+
+    def build_groups(self, hand: list[int], spec: Sequence[Spec]) -> list[Group]:
+        return groups_from(hand, spec)
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        return movegen.gen_takes(g)
+
+    def score(self, g: Game) -> list[SideScore]:
+        return italian_rules.score(g)
+
+
+ITALIAN: RuleFamily = register_family(Italian())
+
+__all__ = ["ITALIAN", "Italian"]
