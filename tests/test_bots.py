@@ -318,9 +318,10 @@ def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest
 def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
         monkeypatch: pytest.MonkeyPatch, spec: str, most: int | str | None) -> None:
     """A fake clock, 1 ms per rollout: by default a Classic decision samples at most the
-    family's worlds (``SEARCH``), ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the
+    family's worlds (``RuleFamily.search``), ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the
     time allows."""
-    from canasta.bots.expert import SEARCH, ExpertBot
+    from canasta.bots.expert import ExpertBot
+    from canasta.game import family_of
     from canasta.moves import DISCARD
     from canasta.state import MELD_PHASE
 
@@ -349,7 +350,7 @@ def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
         game.push(next(m for m in game.legal_moves if m.kind == DISCARD))
     bot = make_bot(spec, seed=2)
     bot.choose(seat_view(game, game.turn))
-    family = SEARCH["classic"].worlds
+    family = family_of(RuleSet.preset("classic-4p")).search.worlds
     if most is None:
         assert len(worlds) > family
     else:

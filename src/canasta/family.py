@@ -68,4 +68,29 @@ class MeldCount:
         return not self.applies or self.count >= self.minimum
 
 
-__all__ = ["PILE_NOTES", "MeldCount", "PileNote"]
+@dataclass(frozen=True)
+class PlayTuning:
+    """How the heuristic players (basic, advanced) play a family: data the family
+    gives (:attr:`RuleFamily.play <canasta.game.RuleFamily.play>`), not tests of it."""
+
+    keep_pair_for_pile: bool  # keep a natural pair back to take a big pile
+    track_shedding: bool  # read what the next player sheds
+    black_three_discard: int  # how much a black three is worth discarding (it blocks the next player)
+    meld_takes_pile: bool  # a card of a rank the next side has melded lets it take an unfrozen pile
+    one_and_wild_takes: bool  # one natural card and a wild card take an unfrozen pile (A.9.3)
+    frozen_need: int  # natural cards of the top's rank the bot assumes take a frozen pile
+    classic_scale: bool  # feeding danger scaled by classic_danger_scale, not danger_scale
+
+
+@dataclass(frozen=True)
+class SearchTuning:
+    """How the expert searches in a family (:attr:`RuleFamily.search
+    <canasta.game.RuleFamily.search>`), each measured against the advanced player
+    (README, "Strength")."""
+
+    worlds: int  # most sampled worlds per decision, when the budget names none
+    drop_z: float | None  # a choice this many standard errors behind the best is dropped (None: never)
+    scored: bool  # value positions by the family's scoring (else the rough value of the first version)
+
+
+__all__ = ["PILE_NOTES", "MeldCount", "PileNote", "PlayTuning", "SearchTuning"]

@@ -43,7 +43,7 @@ from canasta.cards import (
 )
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.family import MeldCount, PileNote
+from canasta.family import MeldCount, PileNote, PlayTuning, SearchTuning
 from canasta.melds import Meld
 from canasta.moves import (
     ASK,
@@ -106,6 +106,10 @@ class RuleFamily:
     #: whether cards taken with the pile go to the hand below a frozen pile's natural pair only
     #: (Italian's pozzo is taken by a natural pair, three when frozen; Classic also by one and a wild)
     takes_with_one_and_wild: ClassVar[bool] = True
+    #: how the heuristic players play it (every family says: there is no default)
+    play: ClassVar[PlayTuning]
+    #: how the expert searches it (every family says: there is no default)
+    search: ClassVar[SearchTuning]
 
     def frozen_take_naturals(self, rules: RuleSet) -> int:
         """Natural cards of the top card's rank that take a frozen pile (A.9.2, B.10.4)."""

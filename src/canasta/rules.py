@@ -152,7 +152,11 @@ ITALIAN_OPTIONS: Final[tuple[OptionInfo, ...]] = (
 ALL_OPTIONS: Final = CLASSIC_OPTIONS + ITALIAN_OPTIONS
 OPTIONS_BY_ID: Final = {o.id: o for o in ALL_OPTIONS}
 OPTIONS_BY_FIELD: Final = {o.field: o for o in ALL_OPTIONS if o.field != "target"}
-FAMILY_OPTIONS: Final = {"classic": CLASSIC_OPTIONS, "italian": ITALIAN_OPTIONS}
+#: the named options of each rule family, by family name (:func:`register_rules_family` adds one)
+FAMILY_OPTIONS: Final[dict[str, tuple[OptionInfo, ...]]] = {"classic": CLASSIC_OPTIONS, "italian": ITALIAN_OPTIONS}
+#: per family: the player counts it is for, and the preset a rules file of it starts from
+FAMILY_PLAYERS: Final[dict[str, tuple[int, ...]]] = {"classic": (2, 3, 4, 6), "italian": (2, 3, 4, 5, 6)}
+FAMILY_START: Final[dict[str, str]] = {"classic": "classic-4p", "italian": "italian-4p"}
 
 CLASSIC_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120))
 SIX_PLAYER_MINIMUMS: Final = CLASSIC_MINIMUMS + ((7500, 150),)
@@ -196,7 +200,7 @@ PozzoCards = Literal["face_down", "face_up"]  # I-O30
 PozzoTaking = Literal["whole_pozzo", "top_card_only"]  # I-O32
 AskingPartner = Literal["customary_optional", "required"]  # I-O36
 PozzoClosedRankBlock = Literal["opponents_closed", "own_closed", "off"]  # I-O39
-FamilyName = Literal["classic", "italian"]
+
 _WORD_TYPES: Final = frozenset(n for n, v in list(globals().items()) if typing.get_origin(v) is Literal)
 
 
@@ -205,7 +209,7 @@ class RuleSet:
     """Every rule that can vary, as data.  Presets fill it; nothing else is hidden."""
 
     name: str = "classic-4p"
-    family: FamilyName = "classic"
+    family: str = "classic"  # a registered family: "classic", "italian", or one of register_rules_family
     players: int = 4
     packs: int = 2
     hand_size: int = 11
@@ -320,7 +324,7 @@ class RuleSet:
         family = changes.get("family", self.family)
         if family != self.family:
             if family not in FAMILY_OPTIONS:
-                raise RulesError(f"unknown rules family {_shown(family)}; choose \"classic\" or \"italian\"")
+                raise RulesError(f"unknown rules family {_shown(family)}; choose {_families_named()}")
             raise RulesError(f"the {self.family} rules {_shown(self.name)} cannot become {family}: "
                              f"start from {_family_preset(family)}")
         implied: dict[str, Any] = {}
@@ -441,7 +445,7 @@ class RuleSet:
                                  f"{_shown(named)}: start from {_family_preset(family)} "
                                  "or remove the family line")
         if named is None:
-            named = "italian-4p" if family == "italian" else "classic-4p"
+            named = FAMILY_START.get(str(family), "classic-4p")
         rules = RuleSet.preset(named, {**data, **options})
         if name and name != rules.name:
             rules = dataclasses.replace(rules, name=name, teams=())
@@ -512,8 +516,28 @@ def _nearest_options(key: str) -> str:
 
 def _family_preset(family: str) -> str:
     """Where to start for a family, as a rules file says it."""
-    return 'an italian preset (e.g. preset = "italian-4p")' if family == "italian" else \
-        'a classic preset (e.g. preset = "classic-4p")'
+    return f'a{"n" if family[:1] in "aeiou" else ""} {family} preset (e.g. preset = "{FAMILY_START[family]}")'
+
+
+def _families_named() -> str:
+    return " or ".join(f'"{f}"' for f in FAMILY_OPTIONS)
+
+
+def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: tuple[int, ...],
+                          presets: Mapping[str, RuleSet]) -> None:
+    """Make rule sets of a new family valid: its named options (fields of :class:`RuleSet`
+    it shares with the families it borrows them from), the player counts it is for and its
+    presets (the first is where its rules files start).  The family that plays them
+    registers with :func:`canasta.game.register_family`."""
+    if not presets:
+        raise RulesError(f"the {name} family needs a preset")
+    FAMILY_OPTIONS[name] = options
+    FAMILY_PLAYERS[name] = players
+    FAMILY_START[name] = next(iter(presets))
+    for key, preset in presets.items():
+        if preset.family != name:
+            raise RulesError(f"preset {key} is {preset.family} rules, not {name}")
+        PRESETS[key] = preset
 
 
 def _shown(value: Any) -> str:
@@ -563,10 +587,10 @@ def _coerce(fname: str, value: Any) -> Any:
 
 def _validate(r: RuleSet) -> None:
     if r.family not in FAMILY_OPTIONS:
-        raise RulesError(f"unknown rules family {r.family!r}; choose 'classic' or 'italian'")
-    other = ITALIAN_OPTIONS if r.family == "classic" else CLASSIC_OPTIONS
-    for o in other:
-        if o.field != "target" and getattr(r, o.field) != o.choices[0]:
+        raise RulesError(f"unknown rules family {r.family!r}; choose {_families_named()}")
+    own = {o.id for o in FAMILY_OPTIONS[r.family]}
+    for o in ALL_OPTIONS:
+        if o.id not in own and o.field != "target" and getattr(r, o.field) != o.choices[0]:
             raise RulesError(f"option {o.id} ({o.field}) belongs to the other family; "
                              f"these are {r.family} rules")
     if r.italian:
@@ -574,8 +598,9 @@ def _validate(r: RuleSet) -> None:
             raise RulesError(f"Italian Canasta is for 2 to 6 players, not {r.players}")
         if r.players == 5 and r.five_players == "unsupported":
             raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
-    elif r.players not in (2, 3, 4, 6):
-        raise RulesError(f"Classic Canasta is for 2, 3, 4 or 6 players, not {r.players}")
+    elif r.players not in FAMILY_PLAYERS[r.family]:
+        counts = ", ".join(str(n) for n in FAMILY_PLAYERS[r.family][:-1]) + f" or {FAMILY_PLAYERS[r.family][-1]}"
+        raise RulesError(f"{r.family.capitalize()} Canasta is for {counts} players, not {r.players}")
     if r.packs not in (2, 3):
         raise RulesError(f"packs must be 2 or 3, not {r.packs}")
     if r.cutthroat and r.players != 3:

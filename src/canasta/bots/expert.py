@@ -9,7 +9,7 @@ than whole hands, so the same budget tells the choices apart.  It plays the
 advanced player's own choice unless another scores better over the same worlds
 by more than the sampling noise.
 
-How it searches is data per rule family (:data:`SEARCH`).  In Classic a
+How it searches is data each rule family gives (``RuleFamily.search``).  In Classic a
 position is worth the hand's score as it would stand if the hand ended there
 (the family's own scoring: natural and mixed canastas, red threes, the cards
 still in hand), plus a little for melds on their way to a canasta, side against
@@ -31,13 +31,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final
 
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
 from canasta.bots.inference import PileWatch, respect
 from canasta.cards import THREE
+from canasta.family import SearchTuning
 from canasta.game import Game
 from canasta.melds import CANASTA_SIZE
 from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
@@ -48,23 +47,6 @@ ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 STEP_MARGIN = 0.35  # the share of the time budget kept back for the engine step in progress
 PROGRESS = 50.0  # a meld's worth per card beyond three, until it is a canasta
 SQUASH = 800.0  # a position's value is SQUASH * tanh(difference / SQUASH)
-
-
-@dataclass(frozen=True)
-class Search:
-    """How the expert searches in one rule family: data per family, each measured
-    against the advanced player (README, "Strength")."""
-
-    worlds: int  # most sampled worlds per decision, when the budget names none
-    drop_z: float | None  # a choice this many standard errors behind the best is dropped (None: never)
-    scored: bool  # value positions by the family's scoring (else the rough value of the first version)
-
-
-SEARCH: Final = {
-    "classic": Search(worlds=90, drop_z=1.5, scored=True),
-    # Italian keeps the search measured at 70% of hands over 2,000 hands (issue 17)
-    "italian": Search(worlds=40, drop_z=None, scored=False),
-}
 
 
 class ExpertBot(Bot):
@@ -225,9 +207,9 @@ class ExpertBot(Bot):
         return _value(g, me) if _search(g).scored else _rough_value(g, me)
 
 
-def _search(g: Game) -> Search:
-    """How the expert searches in ``g``'s family (a family not listed searches as Classic)."""
-    return SEARCH.get(g.family.name, SEARCH["classic"])
+def _search(g: Game) -> SearchTuning:
+    """How the expert searches in ``g``'s family (the family says)."""
+    return g.family.search
 
 
 def _lead(g: Game, me: int, totals: Sequence[float]) -> float:

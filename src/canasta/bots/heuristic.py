@@ -24,8 +24,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final
 
 from canasta.bots.base import Bot, world
 from canasta.cards import (
@@ -40,6 +38,7 @@ from canasta.cards import (
     TWO,
     make_deck,
 )
+from canasta.family import PlayTuning
 from canasta.game import Game
 from canasta.melds import CANASTA_SIZE, WILD_MELD
 from canasta.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
@@ -281,7 +280,7 @@ class HeuristicBot(Bot):
             else:
                 score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
                 if self.advanced and m is None and laid == 3 and not late and g.rank_counts[seat][key] == 3 \
-                        and _PLAY[g.family.name].keep_pair_for_pile and len(g.pile) > 4:
+                        and g.family.play.keep_pair_for_pile and len(g.pile) > 4:
                     # keep a natural pair back to take a big pile? meld only the third card later
                     score -= 2
         return score
@@ -296,7 +295,7 @@ class HeuristicBot(Bot):
         feeds = nside != side  # a discard can feed the next player
         pile = g.pile
         pile_value = sum(CARD_VALUE[c] for c in pile)
-        play = _PLAY[g.family.name]
+        play = g.family.play
         advanced = self.advanced
         if threat is None:
             threat = advanced and self._danger_of_going_out(g)
@@ -352,7 +351,7 @@ class HeuristicBot(Bot):
         assert best is not None
         return best[1]
 
-    def _feed_odds(self, g: Game, seat: int, nxt: int, play: _FamilyPlay
+    def _feed_odds(self, g: Game, seat: int, nxt: int, play: PlayTuning
                    ) -> tuple[list[int], int, int, set[int], float | None]:
         """What the next player's chances of taking the pile rest on: the unseen
         cards per rank and in all, its hand size, the ranks it shed, and (where one
@@ -365,25 +364,6 @@ class HeuristicBot(Bot):
         if self.wild_take_danger and play.one_and_wild_takes and not g.pile_frozen_for(g.side_of[nxt]):
             wild = holds_at_least(1, unseen[TWO] + unseen[JOKER_RANK], held, pool)
         return unseen, pool, held, shed, wild
-
-
-@dataclass(frozen=True)
-class _FamilyPlay:
-    """How the heuristic plays a rule family: data per family, not tests of it."""
-
-    keep_pair_for_pile: bool  # keep a natural pair back to take a big pile
-    track_shedding: bool  # read what the next player sheds
-    black_three_discard: int  # how much a black three is worth discarding (it blocks the next player)
-    meld_takes_pile: bool  # a card of a rank the next side has melded lets it take an unfrozen pile
-    one_and_wild_takes: bool  # one natural card and a wild card take an unfrozen pile (A.9.3)
-    frozen_need: int  # natural cards of the top's rank the bot assumes take a frozen pile
-    classic_scale: bool  # feeding danger scaled by classic_danger_scale, not danger_scale
-
-
-_PLAY: Final = {
-    "classic": _FamilyPlay(True, True, 20, True, True, 2, True),
-    "italian": _FamilyPlay(False, False, 5, False, False, 3, False),
-}
 
 
 def meld_groups(move: Option) -> Sequence[tuple[int, int, int]]:
