@@ -523,20 +523,21 @@ def _families_named() -> str:
     return " or ".join(f'"{f}"' for f in FAMILY_OPTIONS)
 
 
-def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: tuple[int, ...],
-                          presets: Mapping[str, RuleSet]) -> None:
+def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: tuple[int, ...], start: str) -> None:
     """Make rule sets of a new family valid: its named options (fields of :class:`RuleSet`
-    it shares with the families it borrows them from), the player counts it is for and its
-    presets (the first is where its rules files start).  The family that plays them
-    registers with :func:`canasta.game.register_family`."""
-    if not presets:
-        raise RulesError(f"the {name} family needs a preset")
+    it shares with the families it borrows them from), the player counts it is for and the
+    preset its rules files start from (then :func:`add_presets` adds its presets).  The
+    family that plays them registers with :func:`canasta.game.register_family`."""
     FAMILY_OPTIONS[name] = options
     FAMILY_PLAYERS[name] = players
-    FAMILY_START[name] = next(iter(presets))
+    FAMILY_START[name] = start
+
+
+def add_presets(presets: Mapping[str, RuleSet]) -> None:
+    """Make rule sets available by name (``RuleSet.preset``)."""
     for key, preset in presets.items():
-        if preset.family != name:
-            raise RulesError(f"preset {key} is {preset.family} rules, not {name}")
+        if key != key.strip().lower().replace("_", "-"):
+            raise RulesError(f"a preset name is lower case with hyphens, not {key!r}")
         PRESETS[key] = preset
 
 
@@ -599,7 +600,8 @@ def _validate(r: RuleSet) -> None:
         if r.players == 5 and r.five_players == "unsupported":
             raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
     elif r.players not in FAMILY_PLAYERS[r.family]:
-        counts = ", ".join(str(n) for n in FAMILY_PLAYERS[r.family][:-1]) + f" or {FAMILY_PLAYERS[r.family][-1]}"
+        allowed = [str(n) for n in FAMILY_PLAYERS[r.family]]
+        counts = " or ".join(filter(None, (", ".join(allowed[:-1]), allowed[-1])))
         raise RulesError(f"{r.family.capitalize()} Canasta is for {counts} players, not {r.players}")
     if r.packs not in (2, 3):
         raise RulesError(f"packs must be 2 or 3, not {r.packs}")

@@ -1,0 +1,183 @@
+"""A third rule family, defined here alone: registered, it plays through the engine,
+perft, the views and positions, and the bots, with no edit anywhere else.
+
+"No pile" is Classic Canasta in which nobody ever takes the discard pile: the pile
+only grows, and a hand ends when the stock runs out.  It borrows Classic's rule
+functions (a plug-in may build on a family's public code; a family package in
+``src/`` may not) and changes one rule: taking the pile is refused and never
+generated.  It has its own preset, its own player count (four only) and its own
+tuning for the bots.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from canasta import perft
+from canasta.bots import make_bot
+from canasta.cards import NUM_CARDS, card_str
+from canasta.errors import IllegalMoveError, refuse
+from canasta.families.classic import Classic
+from canasta.family import PlayTuning, SearchTuning
+from canasta.game import FAMILIES, Game, family_of, register_family
+from canasta.moves import TAKE, Move
+from canasta.options import Option
+from canasta.plans import TakePlan
+from canasta.position import game_from_position, position_of
+from canasta.rules import (
+    CLASSIC_OPTIONS,
+    FAMILY_OPTIONS,
+    FAMILY_PLAYERS,
+    FAMILY_START,
+    PRESETS,
+    RuleSet,
+    add_presets,
+    register_rules_family,
+)
+from canasta.view import pile_note_list, seat_view
+
+NAME = "nopile"
+PRESET = "nopile-4p"
+
+
+class NoPile(Classic):
+    """Classic Canasta without taking the pile."""
+
+    name = NAME
+    play = PlayTuning(keep_pair_for_pile=False, track_shedding=True, black_three_discard=0, meld_takes_pile=False,
+                      one_and_wild_takes=False, frozen_need=99, classic_scale=True)
+    search = SearchTuning(worlds=8, drop_z=1.5, scored=True)
+
+    def plan_take(self, g: Game, move: Move) -> TakePlan:
+        raise refuse("PILE_BLOCKED")
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        return iter(())
+
+    def options(self, g: Game) -> list[Option]:
+        return [o for o in super().options(g) if not (isinstance(o, Move) and o.kind == TAKE)]
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        return self.options
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered() -> Iterator[None]:
+    """The family and its preset exist while this module runs (other tests list the presets)."""
+    register_rules_family(NAME, CLASSIC_OPTIONS, (4,), PRESET)
+    add_presets({PRESET: RuleSet(name=PRESET, family=NAME)})
+    register_family(NoPile())
+    try:
+        yield
+    finally:
+        FAMILIES.pop(NAME)
+        PRESETS.pop(PRESET)
+        for table in (FAMILY_OPTIONS, FAMILY_PLAYERS, FAMILY_START):
+            table.pop(NAME)
+
+
+def _rules() -> RuleSet:
+    return RuleSet.preset(PRESET)
+
+
+def test_the_family_plays_its_rules() -> None:
+    rules = _rules()
+    assert family_of(rules).name == NAME
+    assert rules.option_values() == RuleSet.preset("classic-4p").option_values()
+    game = Game(rules, seed=3)
+    assert isinstance(game.family, NoPile)
+
+
+def test_its_rules_files_and_player_counts() -> None:
+    assert RuleSet.from_dict({"preset": PRESET, "target": 3000}).family == NAME
+    with pytest.raises(ValueError, match="for 4 players"):
+        RuleSet(name="nopile-3p", family=NAME, players=3)
+
+
+def _accounted(game: Game) -> None:
+    """Every card of the packs is in exactly one place."""
+    seen: Counter[int] = Counter()
+    for s in range(game.players):
+        seen.update(game.hand(s))
+        seen.update(game.red3[s])
+    for side in game.melds:
+        for m in side.values():
+            seen.update(m.cards)
+    seen.update(game.pile)
+    seen.update(game.stock)
+    assert sum(seen.values()) == game.rules.deck_size
+    assert all(0 <= c < NUM_CARDS for c in seen)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_hands_keep_the_invariants_and_never_take(seed: int) -> None:
+    rules = _rules()
+    game = Game(rules, seed, dealer=seed % 4)
+    rng = random.Random(seed)
+    while not game.is_over():
+        moves = list(game.legal_moves)
+        assert moves, "a position with no move"
+        assert all(m.kind != TAKE for m in moves)
+        if game.pile:
+            with pytest.raises(IllegalMoveError):
+                game.plan(Move(TAKE))
+        for side in game.melds:
+            for m in side.values():
+                assert game.family.meld_shape_error(rules, m) is None or m.rank == 1
+        game.push(moves[rng.randrange(len(moves))])
+        _accounted(game)
+    assert game.result is not None
+    assert game.end_reason in ("went out", "the stock ran out and the pile could not be taken",
+                               "the stock ran out and the player did not take the pile",
+                               "a red three was drawn as the last card of the stock")
+
+
+def test_perft_runs_and_repeats() -> None:
+    first = perft.positions(PRESET)
+    assert first and all(p["moves"] >= 1 for p in first)
+    assert perft.positions(PRESET) == first
+    hands = perft.hands(PRESET)
+    assert hands == perft.hands(PRESET)
+    classic = perft.table("classic-4p")
+    assert [h["sha256"] for h in hands] != [h["sha256"] for h in classic["hands"]]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_views_and_positions_round_trip(seed: int) -> None:
+    game = Game(_rules(), seed)
+    rng = random.Random(seed)
+    while not game.is_over():
+        if rng.random() < 0.2:
+            p = position_of(game)
+            again = game_from_position(p)
+            assert position_of(again) == p
+            assert [str(m) for m in again.legal_moves] == [str(m) for m in game.legal_moves]
+            for s in range(game.players):
+                v = seat_view(game, s)
+                assert Counter(card_str(c) for c in v.hand) == Counter(p["hands"][s])
+                pile_note_list(v)
+        moves = list(game.legal_moves)
+        game.push(moves[rng.randrange(len(moves))])
+
+
+@pytest.mark.parametrize("level", ["basic", "advanced"])
+def test_bots_play_a_hand(level: str) -> None:
+    game = Game(_rules(), seed=11)
+    bots = [make_bot(level, seed=s) for s in range(4)]
+    while not game.is_over():
+        seat = game.to_move
+        move = bots[seat].choose(seat_view(game, seat))
+        assert move.kind != TAKE
+        game.push(move)
+    assert game.result is not None
+
+
+def test_the_expert_uses_the_familys_search() -> None:
+    from canasta.bots.expert import _search
+
+    game = Game(_rules(), seed=5)
+    assert _search(game) is NoPile.search
