@@ -239,7 +239,7 @@ def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[Spec, ...]]:
 def fast_meld_options(g: Game, out: list[Option]) -> bool:
     """The common meld moves of a side that has melded, as option codes.
     Returns False when going out is certainly impossible (the same quick
-    test as :func:`canasta.going_out.classic_plan`, done in the same pass)."""
+    test as :func:`.going_out.classic_plan`, done in the same pass)."""
     seat = g.turn
     side = g.side_of[seat]
     hand = g.hands[seat]

@@ -289,7 +289,7 @@ def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
 
 
 def options(g: Game) -> list[Option]:
-    """The Italian generating set (see :func:`canasta.movegen.options`)."""
+    """The Italian generating set (see :mod:`canasta.options`)."""
     phase = g.phase
     if phase == OVER:
         return []
