@@ -64,6 +64,10 @@ def services() -> Iterator[tuple[str, str]]:
         admin.close()
         unavailable(f"no Redis at {REDIS_URL}: {exc}")
         raise
+    from canasta.web.vault import ENV, new_key
+
+    had_key = os.environ.get(ENV)
+    os.environ[ENV] = had_key or new_key()  # the servers and workers started here share it
     run = uuid.uuid4().hex[:12]
     name = f"canasta_test_{run}"
     admin.execute(f'CREATE DATABASE "{name}"')
@@ -71,6 +75,8 @@ def services() -> Iterator[tuple[str, str]]:
     try:
         yield f"{base}/{name}", f"canasta-test-{run}"
     finally:
+        if had_key is None:
+            os.environ.pop(ENV, None)
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.close()
         prefix = f"canasta-test-{run}"

@@ -61,6 +61,10 @@ def own() -> Iterator[tuple[Postgres, Redis]]:
     if postgres_binaries() is None or redis_binary() is None:
         unavailable("PostgreSQL's initdb/pg_ctl or redis-server are not installed")
     # PostgreSQL runs as its own user where the tests run as root: a folder it can reach
+    from canasta.web.vault import ENV, new_key
+
+    had_key = os.environ.get(ENV)
+    os.environ[ENV] = had_key or new_key()  # the servers and workers started here share it
     folder = Path(tempfile.mkdtemp(prefix="canasta-faults-"))
     folder.chmod(0o755)
     (folder / "pg").mkdir()
@@ -75,6 +79,8 @@ def own() -> Iterator[tuple[Postgres, Redis]]:
             pg.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        if had_key is None:
+            os.environ.pop(ENV, None)
 
 
 def server_args(redis_url: str) -> list[str]:

@@ -310,6 +310,8 @@ def test_leak_checker_catches_a_leak() -> None:
 def test_no_message_to_a_seat_holds_a_card_it_may_not_know(client: TestClient, preset: str, hands: int) -> None:
     """Scripted people at every seat and a spectator play hands; every message is checked."""
     client.app.state.hub.settings.grace = 60  # type: ignore[attr-defined]  # no bot takes a seat here
+    # scripted people ask for hints faster than a person could: past the per-socket rate
+    client.app.state.hub.settings.message_rates["hint"] = (1000.0, 1000.0)  # type: ignore[attr-defined]
     from canasta.rules import PRESETS
 
     n = PRESETS[preset].players

@@ -31,9 +31,9 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 def test_a_bucket_refuses_beyond_its_burst_and_refills_at_its_rate(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
     monkeypatch.setattr(time, "monotonic", lambda: now[0])
-    limiter = Limiter({"any": (100.0, 100.0), "pace": (2.0, 4.0)})
+    limiter = Limiter({"pace": (2.0, 4.0), "check": (100.0, 100.0)})
     assert [limiter.take("pace") for _ in range(5)] == [None, None, None, None, "pace"]
-    assert limiter.take("move") is None  # other kinds have their own allowance
+    assert limiter.take("check") is None and limiter.take("move") is None  # other kinds: their own allowance
     now[0] += 0.5  # one more pace message a half second later (2 a second)
     assert limiter.take("pace") is None and limiter.take("pace") == "pace"
     now[0] += 60  # refilled to the burst, never beyond

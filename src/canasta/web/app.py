@@ -738,7 +738,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
                                                             "say hello without a token to watch")))
                         continue
                     seat = found
-                conn = Conn(ws, seat, choose(msg.get("lang"), ws.headers.get("accept-language")))
+                conn = Conn(ws, seat, choose(msg.get("lang"), ws.headers.get("accept-language")), cfg.message_rates)
                 conn.start()
                 conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
                            "title": room.config.get("title"), "seq": room.seq,

@@ -41,6 +41,7 @@ from canasta.web.store import (
     _sqlite_pragmas,
     metadata,
     normalise_url,
+    open_vault,
     seats_t,
     tables_t,
 )
@@ -148,13 +149,14 @@ class ClusterStore(Store):
                 cluster_metadata.create_all(db)
         except Exception as exc:
             raise CanastaError(f"cannot open database {redact(url)!r}: {exc}") from None
+        self.vault = open_vault(self.url)
 
     def create(self, row: TableRow) -> None:
         """The table as made: its header (with the hands dealt so far, empty) and seats."""
         with self.engine.begin() as db:
             db.execute(tables_t.insert().values(
                 id=row.id, created=row.created, updated=row.updated, status=row.status,
-                config=json.dumps(row.config), header=json.dumps(row.state),
+                config=json.dumps(row.config), header=json.dumps(self.vault.seal(row.state)),
                 hands=len(row.state.get("hands", [])), seq=row.seq))
             for s in row.seats:
                 db.execute(seats_t.insert().values(
@@ -170,9 +172,9 @@ class ClusterStore(Store):
                                             "hands": hands, "updated": ev.at})
                 if moved.rowcount != 1:
                     raise Conflict(f"event {ev.num} of table {table_id} does not follow the stored last event")
+                data = None if ev.data is None else json.dumps(self.vault.seal(ev.data))
                 db.execute(_INSERT_EVENT, {"table_id": table_id, "num": ev.num, "kind": ev.kind, "seat": ev.seat,
-                                           "line": ev.line, "data": None if ev.data is None else json.dumps(ev.data),
-                                           "at": ev.at})
+                                           "line": ev.line, "data": data, "at": ev.at})
                 if seat is not None:  # a person sat down: the lobby and the history show the name
                     db.execute(update(seats_t).where(seats_t.c.table_id == table_id, seats_t.c.seat == seat.seat)
                                .values(name=seat.name))
@@ -185,11 +187,26 @@ class ClusterStore(Store):
         with self.engine.begin() as db:
             db.execute(_SET_STATUS, {"tid": table_id, "status": status, "seq": seq})
 
+    def reseal(self) -> int:
+        """Every stored deal secret (headers and deal events) encrypted again with the first key."""
+        n = 0
+        with self.engine.begin() as db:
+            for t in db.execute(select(tables_t.c.id, tables_t.c.header)).all():
+                db.execute(update(tables_t).where(tables_t.c.id == t.id).values(
+                    header=json.dumps(self.vault.reseal(json.loads(t.header)))))
+                n += 1
+            for e in db.execute(select(events_t.c.table_id, events_t.c.num, events_t.c.data)
+                                .where(events_t.c.data.is_not(None))).all():
+                db.execute(update(events_t).where(events_t.c.table_id == e.table_id, events_t.c.num == e.num)
+                           .values(data=json.dumps(self.vault.reseal(json.loads(e.data)))))
+                n += 1
+        return n
+
     def events_after(self, table_id: str, num: int) -> list[Event]:
         with self.engine.connect() as db:
             rows = db.execute(_EVENTS_AFTER, {"tid": table_id, "num": num}).all()
-        return [Event(r.num, r.kind, r.seat, r.line, None if r.data is None else json.loads(r.data), r.at)
-                for r in rows]
+        return [Event(r.num, r.kind, r.seat, r.line, None if r.data is None else self.vault.open(json.loads(r.data)),
+                      r.at) for r in rows]
 
     def load_base(self, table_id: str) -> tuple[TableRow, list[Event]] | None:
         """The table as made (``state``: its header) and every event since."""
@@ -199,7 +216,8 @@ class ClusterStore(Store):
                 return None
             srows = db.execute(select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)).all()
         seats = [SeatRow(s.seat, s.kind, s.name, s.level, s.token_hash, s.invite_hash) for s in srows]
-        row = TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config), json.loads(t.header), 0, seats)
+        row = TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config),
+                       self.vault.open(json.loads(t.header)), 0, seats)
         return row, self.events_after(table_id, 0)
 
     def load(self, table_id: str) -> TableRow | None:

@@ -121,6 +121,11 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
                         help="the proxies (comma-separated addresses, or *) whose X-Forwarded-For and "
                              "X-Forwarded-Proto this server believes; default none: a client is its peer's address")
+    parser.add_argument("--new-secret-key", action="store_true",
+                        help="print a new key for the deal secrets (for CANASTA_SECRET_KEYS) and exit")
+    parser.add_argument("--reencrypt-secrets", action="store_true",
+                        help="encrypt every stored deal secret again with the first key of CANASTA_SECRET_KEYS "
+                             "(after a new key was put first; docs/deploy.md) and exit")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
 
 
@@ -169,6 +174,26 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     return ClusterConfig(args.redis, prefix=args.redis_prefix)
 
 
+def reencrypt(db: str, cluster: bool) -> int:
+    """``--reencrypt-secrets``: every deal secret of ``db`` with the first key."""
+    from canasta.web.store import Store
+
+    store: Store
+    if cluster:
+        from canasta.web.cluster_store import ClusterStore
+
+        store = ClusterStore(db)
+    else:
+        store = Store(db)
+    try:
+        n = store.reseal()
+    finally:
+        store.close()
+    print(f"canasta: {n} rows of {redact(db)} now hold their deal secrets under the first key of "
+          f"CANASTA_SECRET_KEYS; the other keys may be dropped", flush=True)
+    return 0
+
+
 def run_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -179,7 +204,14 @@ def run_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CanastaError(f"the web server needs more packages ({exc.name} is missing): "
                            "pip install 'canasta[serve]'") from None
+    if args.new_secret_key:
+        from canasta.web.vault import new_key
+
+        print(new_key())
+        return 0
     db = database_path(args.db or default_db(), explicit=args.db is not None)
+    if args.reencrypt_secrets:
+        return reencrypt(db, args.redis is not None)
     if args.grace < 0 or args.bot_delay < 0:
         raise CanastaError("--grace and --bot-delay must not be negative")
     for name in ("sockets_per_address", "tables_per_minute", "idle_hours"):

@@ -232,6 +232,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             raise SystemExit("--servers needs --db postgresql://... and --redis redis://...")
         common = ["--bot-delay", str(args.bot_delay), "--grace", "600", "--allow-fixed-seeds",
                   "--redis", args.redis, "--redis-prefix", f"load-{os.getpid()}"]
+        if not os.environ.get("CANASTA_SECRET_KEYS"):  # the servers and workers it starts share one key
+            from canasta.web.vault import new_key
+
+            os.environ["CANASTA_SECRET_KEYS"] = new_key()
         workers = [WorkerProcess(args.db, common).start() for _ in range(args.workers)]
         servers = [ServerProcess(args.db, args=[*common, "--tables-per-minute", "0", "--sockets-per-address", "0"])
                    .start() for _ in range(args.servers)]

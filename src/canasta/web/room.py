@@ -61,6 +61,15 @@ class Sink(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+# per socket and kind of message: (messages a second, burst).  Moves, undos and deals are not
+# counted: the game itself allows them only in turn.  "bad": messages that are not JSON or have
+# no known type.
+RATES: dict[str, tuple[float, float]] = {"pace": (2.0, 8.0), "seed": (1.0, 8.0), "check": (10.0, 30.0),
+                                         "sync": (1.0, 5.0), "hint": (2.0, 10.0), "ping": (5.0, 20.0),
+                                         "bad": (5.0, 20.0)}
+PACE_SETTLE = 0.3  # seconds a table waits for more pace changes before it writes the last one
+
+
 @dataclass
 class Settings:
     grace: float = 30.0  # seconds a dropped player keeps the seat before a bot plays it
@@ -75,13 +84,8 @@ class Settings:
     bot_workers: int | None = None  # processes for the searching bots (None: cores - 1; 0: a thread, as before)
     bot_timeout: float = 3.0  # seconds a pooled bot decision may take, waiting included; then a basic bot moves
     auto_deal: float = 15.0  # a table with at most one person deals the next hand by itself after this (0: never)
+    message_rates: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(RATES))  # per socket
     allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.app.host_allowed); (): any
-
-
-# per socket and kind of message: (messages a second, burst); "any" counts every message
-RATES: dict[str, tuple[float, float]] = {"any": (30.0, 60.0), "pace": (2.0, 8.0), "seed": (1.0, 8.0),
-                                         "check": (10.0, 30.0), "sync": (1.0, 5.0), "hint": (2.0, 10.0)}
-PACE_SETTLE = 0.3  # seconds a table waits for more pace changes before it writes the last one
 
 
 class Limiter:
@@ -94,17 +98,16 @@ class Limiter:
 
     def take(self, kind: str) -> str | None:
         """Spend a token for a message of ``kind``: None, or the kind whose rate it exceeds."""
+        if kind not in self.rates:
+            return None
         now = time.monotonic()
-        for k in ("any", kind):
-            if k not in self.rates:
-                continue
-            rate, burst = self.rates[k]
-            left, then = self.tokens[k]
-            left = min(burst, left + (now - then) * rate)
-            if left < 1.0:
-                self.tokens[k] = (left, now)
-                return k
-            self.tokens[k] = (left - 1.0, now)
+        rate, burst = self.rates[kind]
+        left, then = self.tokens.get(kind, (burst, now))
+        left = min(burst, left + (now - then) * rate)
+        if left < 1.0:
+            self.tokens[kind] = (left, now)
+            return kind
+        self.tokens[kind] = (left - 1.0, now)
         return None
 
 
@@ -112,7 +115,8 @@ class Conn:
     """One websocket: a seat (or -1, a spectator) and a queue its writer drains,
     so a slow client never holds up the table."""
 
-    def __init__(self, sink: Sink, seat: int, lang: str = "en") -> None:
+    def __init__(self, sink: Sink, seat: int, lang: str = "en", rates: dict[str, tuple[float, float]] | None = None,
+                 ) -> None:
         self.sink = sink
         self.seat = seat
         self.lang = lang  # the client's language: errors are said in it (canasta.web.language)
@@ -121,7 +125,7 @@ class Conn:
         self.last_sent_seq = -1
         self.overflowed = False
         self.closing: tuple[int, str] | None = None  # close the socket with this code and reason
-        self.limiter = Limiter()
+        self.limiter = Limiter(rates)
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._writer())
@@ -759,9 +763,10 @@ class Room:
         if self.dead:  # forgotten after a failed write: the page reconnects to the stored table
             conn.send(say_error("NOT_SAVED", NOT_SAVED, ref=kind if isinstance(kind, str) else None))
             return
-        over = conn.limiter.take(kind if isinstance(kind, str) else "")
+        known = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping")
+        over = conn.limiter.take(kind if kind in known else "bad")
         if over is not None:  # a flood from one socket must not cost the table or the server
-            rate = RATES[over][0]
+            rate = conn.limiter.rates[over][0]
             conn.send(say_error("TOO_FAST", N_("too many messages: at most {rate} a second; wait a moment"),
                                 {"rate": f"{rate:g}"}, ref=kind if isinstance(kind, str) else None, seq=self.seq))
             return

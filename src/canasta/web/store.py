@@ -39,6 +39,7 @@ from sqlalchemy.engine import Engine
 
 from canasta.errors import CanastaError
 from canasta.web.redact import redact
+from canasta.web.vault import Vault, vault_for
 
 metadata = MetaData()
 
@@ -136,6 +137,7 @@ class Store:
             metadata.create_all(self.engine)
         except Exception as exc:
             raise CanastaError(f"cannot open database {redact(url)!r}: {exc}") from None
+        self.vault = open_vault(self.url)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -148,7 +150,8 @@ class Store:
         with self.engine.begin() as db:
             db.execute(tables_t.insert().values(
                 id=row.id, created=row.created, updated=row.updated, status=row.status,
-                config=json.dumps(row.config), header=json.dumps(header), hands=len(hands), seq=row.seq))
+                config=json.dumps(row.config), header=json.dumps(self.vault.seal(header)), hands=len(hands),
+                seq=row.seq))
             idx = 0
             for h, hand in enumerate(hands, start=1):
                 for line in hand:
@@ -182,7 +185,7 @@ class Store:
         header = {k: v for k, v in state.items() if k != "hands"}
         with self.engine.begin() as db:
             db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
-                header=json.dumps(header), seq=seq, status=status, updated=time.time()))
+                header=json.dumps(self.vault.seal(header)), seq=seq, status=status, updated=time.time()))
 
     def save_config(self, table_id: str, config: dict[str, Any]) -> None:
         """The table's settings (title, timers, the bots' pace)."""
@@ -205,6 +208,17 @@ class Store:
             if status is not None:
                 db.execute(update(tables_t).where(tables_t.c.id == table_id).values(
                     status=status, updated=time.time()))
+
+    def reseal(self) -> int:
+        """Every stored deal secret encrypted again with the first key (after a new key was put
+        first in CANASTA_SECRET_KEYS); how many rows were rewritten."""
+        n = 0
+        with self.engine.begin() as db:
+            for t in db.execute(select(tables_t.c.id, tables_t.c.header)).all():
+                db.execute(update(tables_t).where(tables_t.c.id == t.id).values(
+                    header=json.dumps(self.vault.reseal(json.loads(t.header)))))
+                n += 1
+        return n
 
     # ------------------------------------------------------------------ reads
 
@@ -234,11 +248,19 @@ class Store:
                 hands: list[list[str]] = [[] for _ in range(t.hands)]  # none: a fair table awaiting its deal
                 for m in mrows:
                     hands[m.hand - 1].append(m.line)
-                state = {**json.loads(t.header), "hands": hands}
+                state = {**self.vault.open(json.loads(t.header)), "hands": hands}
                 next_idx = (mrows[-1].idx + 1) if mrows else 0
                 out.append(TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config),
                                     state, t.seq, seats, next_idx))
             return out
+
+
+def open_vault(url: str) -> Vault:
+    """The deal secrets' vault of ``url`` (:mod:`canasta.web.vault`), a refusal as one line."""
+    try:
+        return vault_for(url)
+    except OSError as exc:
+        raise CanastaError(f"cannot keep the key of the deal secrets beside the database: {exc}") from None
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
