@@ -92,26 +92,8 @@ def test_engine_imports_only_the_engine(name: str) -> None:
     assert not bad, f"canasta.{name} imports {bad}"
 
 
-#: the web room's own cycles, not yet undone (its modules import each other both ways
-#: inside functions); nothing else may join them, and they go from here once undone
-WEB_CYCLES: frozenset[tuple[str, str]] = frozenset({
-    ("canasta.web.hub", "canasta.web.room"), ("canasta.web.cluster", "canasta.web.cluster_hub"),
-})
-
-
 def _graph() -> dict[str, list[str]]:
-    graph = {m: sorted(i for i in _imports(p) if i in MODULES and i != m) for m, p in MODULES.items()}
-    for a, b in WEB_CYCLES:
-        if b in graph[a] and a in graph[b]:
-            graph[b].remove(a)  # the known back edge
-    return graph
-
-
-def test_the_known_web_cycles_are_still_there() -> None:
-    """When one is undone, take it off :data:`WEB_CYCLES`."""
-    graph = {m: {i for i in _imports(p) if i in MODULES} for m, p in MODULES.items()}
-    for a, b in sorted(WEB_CYCLES):
-        assert b in graph[a] and a in graph[b], f"{a} <-> {b} is no longer a cycle: take it off WEB_CYCLES"
+    return {m: sorted(i for i in _imports(p) if i in MODULES and i != m) for m, p in MODULES.items()}
 
 
 def test_no_import_cycle() -> None:

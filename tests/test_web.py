@@ -3,6 +3,7 @@ information, grace and bot takeover, turn timer, history and replay."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -44,12 +45,19 @@ def database(tmp_path: Path) -> str:
     return url
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(database(tmp_path), settings=Settings(grace=0.2, bot_delay=0, fixed_seeds=True))
+@contextlib.contextmanager
+def room_client(db: str, **settings: Any) -> Iterator[TestClient]:
+    """The card room on ``db`` in this process (no bot delay, fixed seeds allowed, as ``settings`` say)."""
+    app = create_app(db, settings=Settings(**{"grace": 0.2, "bot_delay": 0, "fixed_seeds": True, **settings}))
     with TestClient(app) as c:
         yield c
         c.app.state.hub.store.close()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with room_client(database(tmp_path)) as c:
+        yield c
 
 
 def room_of(client: TestClient, table_id: str) -> Room:

@@ -303,12 +303,13 @@ class Moving:
 
 
 def play_hand(page: Page, deadline: float, undone: list[int] | None = None, dragged: set[str] | None = None,
-              check: Callable[[], None] | None = None) -> None:
-    """Play until the score sheet shows.  ``deadline`` is not a time limit (a busy machine
-    plays slowly): the test fails only when the table stops moving for STALL seconds, or for
-    the time ``deadline`` left, if longer."""
+              check: Callable[[], None] | None = None) -> int:
+    """Play until the score sheet shows; how many steps the person made.  ``deadline`` is
+    not a time limit (a busy machine plays slowly): the test fails only when the table stops
+    moving for STALL seconds, or for the time ``deadline`` left, if longer."""
     stall = max(STALL, deadline - time.monotonic())
     seq, moved = data(page, "seq"), time.monotonic()
+    steps = 0
     while not page.is_visible("#sheet-modal"):
         now_seq = data(page, "seq")
         if now_seq != seq:
@@ -316,8 +317,11 @@ def play_hand(page: Page, deadline: float, undone: list[int] | None = None, drag
         assert time.monotonic() - moved < stall, f"the hand stopped moving at event {seq}"
         if check is not None:
             check()
-        if not play_turn_or_wait(page, undone, dragged):
+        if play_turn_or_wait(page, undone, dragged):
+            steps += 1
+        else:
             page.wait_for_timeout(30)
+    return steps
 
 
 def test_a_person_plays_a_hand_at_a_desktop_table(browser: Browser, tmp_path: Path) -> None:
@@ -392,8 +396,8 @@ def test_on_a_phone_the_hand_and_buttons_stay_on_screen(browser: Browser, tmp_pa
             assert not problems, problems
             samples += 1
 
-        play_hand(page, time.monotonic() + 45, check=on_screen)
-        assert samples > 20
+        steps = play_hand(page, time.monotonic() + 45, check=on_screen)
+        assert steps > 5 and samples >= steps  # looked at before every step the person made
         assert check_melds_read(page) > 0
         page.click("#btn-sheet-close")
         assert not page.evaluate(ON_SCREEN)  # the Next hand button is at the bottom too
@@ -474,6 +478,14 @@ def test_italian_table_words_and_the_pozzo(browser: Browser, tmp_path: Path) -> 
         server.stop()
 
 
+def fill_table_form(page: Page) -> None:
+    """The lobby's table form: Ann, a basic bot on each side, the seat across open for an invite."""
+    page.fill("#name", "Ann")
+    page.select_option('select[data-seat="1"]', "bot:basic")
+    page.select_option('select[data-seat="2"]', "open")
+    page.select_option('select[data-seat="3"]', "bot:basic")
+
+
 def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, tmp_path: Path) -> None:
     server = ServerProcess(str(tmp_path / "e2e2.db"),
                            args=["--bot-delay", "0.02", "--grace", "60", "--allow-fixed-seeds"]).start()
@@ -481,10 +493,7 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
         ann = browser.new_context().new_page()
         ann.goto(server.url + "/?seed=3")
         ann.wait_for_selector("body[data-ready=true]")
-        ann.fill("#name", "Ann")
-        ann.select_option('select[data-seat="1"]', "bot:basic")
-        ann.select_option('select[data-seat="2"]', "open")
-        ann.select_option('select[data-seat="3"]', "bot:basic")
+        fill_table_form(ann)
         ann.fill("#target", "5000")
         ann.click("#btn-create")
         link = ann.input_value("#created input")
@@ -769,6 +778,21 @@ class Frames:
                 and msg["next_deal"]["hand"] == hand}
 
 
+def answers(page: Page, path: str) -> list[Any]:
+    """The JSON answers of the page's POST requests to ``path`` (read as they pass, before the
+    page navigates away), filled in as they come."""
+    seen: list[Any] = []
+
+    def through(route: Any) -> None:
+        response = route.fetch()
+        if route.request.method == "POST":
+            seen.append(response.json())
+        route.fulfill(response=response)
+
+    page.route(f"**{path}?*", through)
+    return seen
+
+
 def test_hand_one_is_committed_before_any_page_sends_its_seed(browser: Browser, tmp_path: Path) -> None:
     """Quick play, a created table and an invited seat: each page is shown hand 1's
     commitment (the same one the creating or joining answer gave) before it sends the seed
@@ -780,9 +804,10 @@ def test_hand_one_is_committed_before_any_page_sends_its_seed(browser: Browser, 
         quick.goto(server.url + "/")
         quick.wait_for_selector("body[data-ready=true]")
         quick.fill("#name", "Ann")
-        with quick.expect_response("**/api/quick") as made:
-            quick.click("#btn-quick")
-        committed = made.value.json()["next_deal"]
+        made = answers(quick, "/api/quick")
+        quick.click("#btn-quick")
+        quick.wait_for_url("**/t/*")
+        committed = made[0]["next_deal"]
         assert committed["hand"] == 1 and re.fullmatch(r"[0-9a-f]{64}", committed["commitment"])
         quick.wait_for_selector("#hand .card")
 
@@ -790,13 +815,11 @@ def test_hand_one_is_committed_before_any_page_sends_its_seed(browser: Browser, 
         ann_frames = Frames(ann)
         ann.goto(server.url + "/")
         ann.wait_for_selector("body[data-ready=true]")
-        ann.fill("#name", "Ann")
-        ann.select_option('select[data-seat="1"]', "bot:basic")
-        ann.select_option('select[data-seat="2"]', "open")
-        ann.select_option('select[data-seat="3"]', "bot:basic")
-        with ann.expect_response("**/api/tables") as created:
-            ann.click("#btn-create")
-        table_commitment = created.value.json()["next_deal"]
+        fill_table_form(ann)
+        created = answers(ann, "/api/tables")
+        ann.click("#btn-create")
+        ann.wait_for_selector("#created input")
+        table_commitment = created[0]["next_deal"]
         link = ann.input_value("#created input")
         ann.click("#created a")
         ann.wait_for_function("() => document.body.innerText.includes('Waiting for players')")
@@ -807,9 +830,10 @@ def test_hand_one_is_committed_before_any_page_sends_its_seed(browser: Browser, 
         bea.goto(link)
         bea.wait_for_selector("#join:not([hidden])")
         bea.fill("#join-name", "Bea")
-        with bea.expect_response("**/join") as joined:
-            bea.click("#btn-join")
-        assert joined.value.json()["next_deal"] == table_commitment
+        joined = answers(bea, "/join")
+        bea.click("#btn-join")
+        bea.wait_for_function("() => document.body.dataset.seat === '2'")
+        assert joined[0]["next_deal"] == table_commitment
         bea.wait_for_selector("#hand .card")
         ann.wait_for_selector("#hand .card")
 

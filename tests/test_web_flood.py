@@ -15,17 +15,24 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-from canasta.web.app import create_app
-from canasta.web.room import RATES, Limiter, Settings
-from test_web import hello, human_table, recv, recv_until, room_of, send
+from canasta.web.room import RATES, Limiter
+from test_web import hello, human_table, recv, recv_until, room_client, room_of, send
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(str(tmp_path / "f.db"), settings=Settings(grace=30, bot_delay=0, fixed_seeds=True))
-    with TestClient(app) as c:
+    with room_client(str(tmp_path / "f.db"), grace=30) as c:
         yield c
-        c.app.state.hub.store.close()  # type: ignore[attr-defined]
+
+
+def until_ping(ws: Any) -> list[dict[str, Any]]:
+    """Send a ping and return every message before its answer (a pong, or its refusal):
+    the socket's earlier messages have all been handled by then."""
+    send(ws, type="ping")
+    before = []
+    while (msg := recv(ws))["type"] != "pong" and msg.get("ref") != "ping":
+        before.append(msg)
+    return before
 
 
 def test_a_bucket_refuses_beyond_its_burst_and_refills_at_its_rate(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,13 +67,7 @@ def test_a_flood_of_pace_messages_is_refused_settled_and_unseen_by_others(
         for i in range(flood):
             send(ws, type="pace", seconds=round(0.1 + (i % 40) / 10, 1))
         send(ws, type="pace", seconds=4.5)  # probably refused too: what settles is the last one let through
-        send(ws, type="ping")  # answered (pong, or refused too) after everything before it
-        answers = []
-        while True:
-            msg = recv(ws)
-            if msg["type"] == "pong" or msg.get("ref") == "ping":
-                break
-            answers.append(msg)
+        answers = until_ping(ws)
         refused = [m for m in answers if m["type"] == "error"]
         assert len(refused) >= flood - RATES["pace"][1] - 5
         assert all(m["code"] == "TOO_FAST" and m["ref"] == "pace" and "a second" in m["message"] for m in refused)
@@ -74,10 +75,7 @@ def test_a_flood_of_pace_messages_is_refused_settled_and_unseen_by_others(
         assert wanted is not None
         settled = recv_until(other, lambda m: m["type"] == "state" and m["bot_delay"] == wanted)
         assert settled["bot_delay"] == wanted
-        send(other, type="ping")
-        extra = []
-        while (m := recv(other))["type"] != "pong":
-            extra.append(m)
+        extra = until_ping(other)
     assert len(writes) == 1 and writes[0]["bot_delay"] == wanted  # one stored change for the whole flood
     stored = store.load(tid)
     assert stored is not None and stored.config["bot_delay"] == wanted
@@ -92,13 +90,7 @@ def test_every_kind_of_message_is_bounded(client: TestClient) -> None:
             send(ws, type="sync")
         for _ in range(200):
             ws.send_text("not json")
-        send(ws, type="ping")
-        answers = []
-        while True:
-            msg = recv(ws)
-            if msg["type"] == "pong" or msg.get("ref") == "ping":
-                break
-            answers.append(msg)
+        answers = until_ping(ws)
         states = [m for m in answers if m["type"] == "state"]
         bad = [m for m in answers if m["type"] == "error" and m["code"] == "BAD_JSON"]
         assert len(states) <= RATES["sync"][1] + 2  # not 200 full states

@@ -22,19 +22,17 @@ from canasta.cards import card_str
 from canasta.family import PILE_NOTES
 from canasta.i18n import translator
 from canasta.view import pile_note_list
-from canasta.web.app import create_app
 from canasta.web.language import choose, localize, plural_forms, say_error
-from canasta.web.room import Room, Settings
+from canasta.web.room import Room
+from test_web import room_client
 
 Msg = dict[str, Any]
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=0.2, bot_delay=0, fixed_seeds=True))
-    with TestClient(app) as c:
+    with room_client(str(tmp_path / "t.db")) as c:
         yield c
-        c.app.state.hub.store.close()  # type: ignore[attr-defined]
 
 
 def recv_until(ws: WebSocketTestSession, kind: str, limit: int = 2000) -> Msg:

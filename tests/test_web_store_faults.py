@@ -16,18 +16,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
 from canasta.table import Table
-from canasta.web.app import create_app
-from canasta.web.room import Settings
 from canasta.web.store import Store
-from test_web import hello, human_table, recv_until, room_of, send
+from test_web import hello, human_table, recv_until, room_client, room_of, send
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(str(tmp_path / "t.db"), settings=Settings(grace=30, bot_delay=0, fixed_seeds=True))
-    with TestClient(app) as c:
+    with room_client(str(tmp_path / "t.db"), grace=30) as c:
         yield c
-        c.app.state.hub.store.close()  # type: ignore[attr-defined]
 
 
 class Outage:

@@ -38,7 +38,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 from canasta.errors import CanastaError, IllegalMoveError
 from canasta.fairdeal import FairDeal, check_client_seed
@@ -46,21 +46,44 @@ from canasta.moves import Move
 from canasta.table import TableError
 from canasta.web.cluster_store import (
     DB_TIMEOUT,
+    ClusterConfig,
+    ClusterStore,
     Conflict,
     Event,
     NotSaved,
     apply_to_table,
 )
 from canasta.web.language import refused, say_error
-from canasta.web.room import BUSY, NO_NEXT_DEAL, NOT_SAVED, NOTHING_TO_UNDO, Conn, Room, error
+from canasta.web.room import BUSY, NO_NEXT_DEAL, NOT_SAVED, NOTHING_TO_UNDO, Conn, Room, RoomHost, error
 from canasta.web.store import SeatRow
-
-if TYPE_CHECKING:
-    from canasta.web.cluster_hub import ClusterHub
 
 ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
               "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at")
 RETRIES = 3  # a change lost to another writer is re-checked against the truth and tried again
+
+
+class ClusterHost(RoomHost, Protocol):
+    """What a cluster's room needs of its process (:class:`canasta.web.cluster_hub.ClusterHub`)."""
+
+    @property
+    def store(self) -> ClusterStore: ...
+
+    @property
+    def cluster(self) -> ClusterConfig: ...
+
+    def load_room(self, table_id: str) -> ClusterRoom | None: ...
+
+    def publish(self, table_id: str, ev: Event) -> None: ...
+
+    def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None: ...
+
+    def warn(self, text: str) -> None: ...
+
+    async def count_socket(self, table_id: str, seat: int, delta: int) -> None: ...
+
+    async def live_seats(self, table_id: str) -> set[int]: ...
 
 
 @dataclass
@@ -80,9 +103,9 @@ class ClusterRoom(Room):
     asking: Conn | None = None  # the connection whose message is being handled
 
     @property
-    def chub(self) -> ClusterHub:
+    def chub(self) -> ClusterHost:
         """The hub as the cluster's (a cluster room is made only by a ClusterHub)."""
-        return cast("ClusterHub", self.hub)
+        return cast("ClusterHost", self.hub)
 
     # ------------------------------------------------------------ the state
 

@@ -189,12 +189,8 @@ class ClusterStore(Store):
 
     def reseal(self) -> int:
         """Every stored deal secret (headers and deal events) encrypted again with the first key."""
-        n = 0
+        n = super().reseal()
         with self.engine.begin() as db:
-            for t in db.execute(select(tables_t.c.id, tables_t.c.header)).all():
-                db.execute(update(tables_t).where(tables_t.c.id == t.id).values(
-                    header=json.dumps(self.vault.reseal(json.loads(t.header)))))
-                n += 1
             for e in db.execute(select(events_t.c.table_id, events_t.c.num, events_t.c.data)
                                 .where(events_t.c.data.is_not(None))).all():
                 db.execute(update(events_t).where(events_t.c.table_id == e.table_id, events_t.c.num == e.num)

@@ -26,8 +26,9 @@ import json
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from canasta.bots import LEVELS, Bot, make_bot
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
@@ -36,12 +37,10 @@ from canasta.i18n import N_
 from canasta.moves import Move
 from canasta.table import Table, TableError
 from canasta.view import pile_note_list
-from canasta.web.botpool import decision_seed
+from canasta.web.botpool import BotPool, decision_seed
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
-from canasta.web.store import NotSaved, SeatRow
-
-if TYPE_CHECKING:
-    from canasta.web.hub import Hub
+from canasta.web.metrics import Metrics
+from canasta.web.store import NotSaved, SeatRow, Store
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
 MAX_MESSAGE = 4096
@@ -68,6 +67,9 @@ RATES: dict[str, tuple[float, float]] = {"pace": (2.0, 8.0), "seed": (1.0, 8.0),
                                          "sync": (1.0, 5.0), "hint": (2.0, 10.0), "ping": (5.0, 20.0),
                                          "bad": (5.0, 20.0)}
 PACE_SETTLE = 0.3  # seconds a table waits for more pace changes before it writes the last one
+MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping")  # a client's, after hello
+ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace"})  # only a seat's socket sends
+Reply = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -178,11 +180,31 @@ DB_UNAVAILABLE = N_("the table's database does not answer right now: try again i
 NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
 
 
+class RoomHost(Protocol):
+    """What a room needs of the process that holds it (:class:`canasta.web.hub.Hub`)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    @property
+    def rooms(self) -> dict[str, Room]: ...
+
+    def bot_pool(self) -> BotPool | None: ...
+
+    def on_broadcast(self, room: Room) -> None: ...
+
+
 @dataclass
 class Room:
     """One live table."""
 
-    hub: Hub
+    hub: RoomHost
     id: str
     config: dict[str, Any]
     seats: list[SeatRow]
@@ -757,113 +779,123 @@ class Room:
     # --------------------------------------------------------------- messages
 
     def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
-        """One message from a client who has said hello."""
+        """One message from a client who has said hello: the checks every message passes
+        (the table not forgotten, the socket's rate, a seat for acting), then its handler
+        (``on_`` + its type)."""
         kind = msg.get("type")
-        seat = conn.seat
-        if self.dead:  # forgotten after a failed write: the page reconnects to the stored table
-            conn.send(say_error("NOT_SAVED", NOT_SAVED, ref=kind if isinstance(kind, str) else None))
-            return
-        known = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping")
-        over = conn.limiter.take(kind if kind in known else "bad")
-        if over is not None:  # a flood from one socket must not cost the table or the server
-            rate = conn.limiter.rates[over][0]
-            conn.send(say_error("TOO_FAST", N_("too many messages: at most {rate} a second; wait a moment"),
-                                {"rate": f"{rate:g}"}, ref=kind if isinstance(kind, str) else None, seq=self.seq))
-            return
+        ref = kind if isinstance(kind, str) else None
 
         def reply(m: dict[str, Any]) -> None:  # every reply carries the table's current event number
             m.setdefault("seq", self.seq)
             conn.send(m)
 
-        if kind == "ping":
-            reply({"type": "pong", "seq": self.seq})
+        if self.dead:  # forgotten after a failed write: the page reconnects to the stored table
+            reply(say_error("NOT_SAVED", NOT_SAVED, ref=ref))
             return
-        if kind == "sync":
-            self.send_state(conn)
+        over = conn.limiter.take(kind if kind in MESSAGES else "bad")
+        if over is not None:  # a flood from one socket must not cost the table or the server
+            reply(say_error("TOO_FAST", N_("too many messages: at most {rate} a second; wait a moment"),
+                            {"rate": f"{conn.limiter.rates[over][0]:g}"}, ref=ref))
             return
-        if kind not in ("move", "check", "hint", "undo", "next_hand", "seed", "pace"):
-            reply(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use move, check, hint, undo, "
-                            "next_hand, seed, pace, sync or ping", ref=kind if isinstance(kind, str) else None))
+        if kind not in MESSAGES:
+            reply(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use {', '.join(MESSAGES)}", ref=ref))
             return
+        if kind in ACTIONS:
+            refused = self.acting_refusal(conn.seat, msg, str(kind))
+            if refused is not None:
+                reply(refused)
+                return
+        getattr(self, f"on_{kind}")(conn, msg, reply)
+
+    def acting_refusal(self, seat: int, msg: dict[str, Any], kind: str) -> dict[str, Any] | None:
+        """Why the socket of ``seat`` may not act (a spectator, or a message naming another seat)."""
         if seat < 0:
-            reply(say_error("SPECTATOR", N_("spectators cannot act: join the table to take a seat"), ref=kind))
-            return
+            return say_error("SPECTATOR", N_("spectators cannot act: join the table to take a seat"), ref=kind)
         if "seat" in msg:
             claimed = msg["seat"]
             if type(claimed) is not int:  # true is not seat 1, "1" is not seat 1
-                reply(error("BAD_MESSAGE", "\"seat\" is a seat number (or leave it out)", ref=kind))
-                return
+                return error("BAD_MESSAGE", "\"seat\" is a seat number (or leave it out)", ref=kind)
             if claimed != seat:
-                reply(error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {claimed}",
-                            ref=kind))
-                return
+                return error("WRONG_SEAT", f"your token is for seat {seat}; you cannot act for seat {claimed}",
+                             ref=kind)
+        return None
+
+    # one handler per message type (MESSAGES); each answers through ``reply``
+
+    def on_ping(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        reply({"type": "pong", "seq": self.seq})
+
+    def on_sync(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        self.send_state(conn)
+
+    def on_seed(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        refused = self.set_seed(conn.seat, msg.get("seed"))
+        if refused is not None:
+            reply(refused)
+            return
+        reply({"type": "seed", "hand": self.table.hand_number + 1, "seed": msg["seed"]})
+        self.send_state(conn)
+
+    def on_pace(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        seconds = msg.get("seconds")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= MAX_BOT_DELAY:
+            reply(error("BAD_MESSAGE", f"the bots' pace is a number of seconds from 0 to {MAX_BOT_DELAY:g}",
+                        ref="pace"))
+            return
+        self.want_pace(float(seconds))
+
+    def on_check(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        moves = msg.get("moves")
+        if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
+            reply(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
+                        ref="check"))
+            return
+        ref = msg.get("id")
+        if not (ref is None or type(ref) is int or (isinstance(ref, str) and len(ref) <= MAX_REF)):
+            reply(error("BAD_MESSAGE", f"a check's \"id\" is a whole number or a text of at most {MAX_REF} "
+                        "characters", ref="check"))
+            return
+        results = []
+        for m in moves:
+            err = self.refusal(conn.seat, m)
+            results.append(None if err is None else {k: err[k] for k in ("code", "message", TEMPLATE, REFUSAL)
+                                                     if k in err} | ({"rule": err["rule"]} if err.get("rule") else {}))
+        reply({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
+
+    def on_move(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        refused = self.play_move(conn.seat, msg.get("move"))
+        if refused is not None:
+            reply(refused)
+
+    def on_hint(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        t, seat = self.table, conn.seat
+        if self.status != "playing" or t.hand_over or t.game.to_move != seat:
+            reply(say_error("NOT_YOUR_TURN", N_("a hint is given only when it is your move"), ref="hint"))
+            return
+        move = t.hint(seat)
+        reply({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
+
+    def on_undo(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        if self.status != "playing" or not self.table.undoable(conn.seat):
+            reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo"))
+            return
+        refused = self.undo_move(conn.seat)
+        if refused is not None:
+            reply(refused)
+
+    def on_next_hand(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t = self.table
-        if kind == "seed":
-            refused = self.set_seed(seat, msg.get("seed"))
-            if refused is not None:
-                reply(refused)
-                return
-            reply({"type": "seed", "hand": t.hand_number + 1, "seed": msg["seed"]})
-            self.send_state(conn)
+        if not t.dealt:
+            reply(say_error("WAITING", FIRST_DEAL_WAITS, ref="next_hand"))
             return
-        if kind == "pace":
-            seconds = msg.get("seconds")
-            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= MAX_BOT_DELAY:
-                reply(error("BAD_MESSAGE", f"the bots' pace is a number of seconds from 0 to {MAX_BOT_DELAY:g}",
-                            ref=kind))
-                return
-            self.want_pace(float(seconds))
+        if not t.hand_over or t.match_over:
+            reply(say_error("HAND_NOT_OVER", N_("the hand is still being played"), ref="next_hand")
+                  if not t.hand_over else say_error("MATCH_OVER", N_("the match is over"), ref="next_hand"))
             return
-        if kind == "check":
-            moves = msg.get("moves")
-            if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
-                reply(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
-                                ref=kind))
-                return
-            ref = msg.get("id")
-            if not (ref is None or type(ref) is int or (isinstance(ref, str) and len(ref) <= MAX_REF)):
-                reply(error("BAD_MESSAGE", f"a check's \"id\" is a whole number or a text of at most {MAX_REF} "
-                                "characters", ref=kind))
-                return
-            results = []
-            for m in moves:
-                err = self.refusal(seat, m)
-                results.append(None if err is None else {k: err[k] for k in ("code", "message", TEMPLATE, REFUSAL)
-                                                         if k in err} | ({"rule": err["rule"]} if err.get("rule") else {}))
-            reply({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
-            return
-        if kind == "move":
-            refused = self.play_move(seat, msg.get("move"))
-            if refused is not None:
-                reply(refused)
-            return
-        if kind == "hint":
-            if self.status != "playing" or t.hand_over or t.game.to_move != seat:
-                reply(say_error("NOT_YOUR_TURN", N_("a hint is given only when it is your move"), ref=kind))
-                return
-            move = t.hint(seat)
-            reply({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
-            return
-        if kind == "undo":
-            if self.status != "playing" or not t.undoable(seat):
-                reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref=kind))
-                return
-            refused = self.undo_move(seat)
-            if refused is not None:
-                reply(refused)
-            return
-        if kind == "next_hand":
-            if not t.dealt:
-                reply(say_error("WAITING", FIRST_DEAL_WAITS, ref=kind))
-                return
-            if not t.hand_over or t.match_over:
-                reply(say_error("HAND_NOT_OVER", N_("the hand is still being played"), ref=kind) if not t.hand_over
-                      else say_error("MATCH_OVER", N_("the match is over"), ref=kind))
-                return
-            try:
-                self.deal()
-            except TableError as exc:
-                reply(error("REFUSED", str(exc), ref=kind))
+        try:
+            self.deal()
+        except TableError as exc:
+            reply(error("REFUSED", str(exc), ref="next_hand"))
 
 
-__all__ = ["BOT_LEVELS", "MAX_MESSAGE", "Conn", "Room", "Settings", "error"]
+__all__ = ["BOT_LEVELS", "MAX_MESSAGE", "Conn", "Room", "RoomHost", "Settings", "error"]
