@@ -135,3 +135,130 @@ def test_resampled_worlds_keep_an_askers_promise() -> None:
             break
     assert positions >= 3
     assert broken > 0, "unfiltered worlds do break the promise, so this test can see a regression"
+
+
+def _dealt(game: Any, order: list[int], cut: int | None) -> Any:
+    state = game.new_initial_state()
+    for c in order:
+        state.apply_action(c)
+    if state.is_chance_node():
+        state.apply_action(cut)
+    return state
+
+
+def _upcard_pairs(preset: str, pairs: int) -> list[tuple[Any, Any]]:
+    """Deal pairs that differ only in the pile's top card (the upcard; in Italian the pozzo's
+    face-up top, of another rank; so in Italian the pozzo's size may differ too): the same
+    hands, the same cut cards, the other card swapped into the stock."""
+    from canasta.cards import CARD_RANK
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
+    rng = np.random.RandomState(7)
+    out = []
+    for _ in range(10 * pairs):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        order = [int(a) for a in state.history()[:game.rules.deck_size]]
+        cut = int(state.history()[-1]) if len(state.history()) > len(order) else None
+        g = state.table.game
+        for i in np.flatnonzero(np.array(order) == g.pile[-1]):
+            for j in rng.permutation(len(order))[:40]:
+                if CARD_RANK[order[j]] == CARD_RANK[order[i]]:
+                    continue
+                swapped = list(order)
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                other = _dealt(game, swapped, cut)
+                h = other.table.game
+                if (h.pile[-1] != g.pile[-1] and h.hands == g.hands and h.cut_cards == g.cut_cards
+                        and h.red3 == g.red3):
+                    out.append((state, other))
+                    break
+            else:
+                continue
+            break
+        if len(out) == pairs:
+            return out
+    raise AssertionError(f"found only {len(out)} pairs")
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p", "classic-2p"])
+def test_information_states_see_the_upcard(preset: str) -> None:
+    """States that differ only in a public card never share an information-state string (nor
+    a tensor), for every seat; and over all the states of these hands, one information-state
+    string always has the same legal actions (states merged by it are the same to the player)."""
+    seen: dict[str, list[int]] = {}
+    differ = 0
+    for a, b in _upcard_pairs(preset, 12):
+        first = a.current_player()
+        differ += a.legal_actions() != b.legal_actions()
+        for p in range(a.num_players()):
+            assert a.information_state_string(p) != b.information_state_string(p)
+            assert not np.array_equal(a.information_state_tensor(p), b.information_state_tensor(p))
+            assert a.observation_string(p) != b.observation_string(p)
+        assert first == b.current_player()
+        rng = np.random.RandomState(len(seen))
+        for state in (a, b):
+            state = state.clone()
+            for _ in range(40):
+                if state.is_terminal():
+                    break
+                p = state.current_player()
+                key = state.information_state_string(p)
+                assert seen.setdefault(key, state.legal_actions()) == state.legal_actions()
+                state.apply_action(int(rng.choice(state.legal_actions())))
+    assert differ > 0, "some upcards change the legal actions, so merging them would be wrong"
+
+
+def _observations(game: Any) -> tuple[Any, Any]:
+    from open_spiel.python.observation import make_observation
+
+    public = make_observation(game, pyspiel.IIGObservationType(
+        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
+    private = make_observation(game, pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    return public, private
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+def test_public_observation_has_no_private_card(preset: str) -> None:
+    """OpenSpiel's factored observations (what ``generate_playthrough`` prints as
+    ``PublicObservationString``): the public one shows no card of any hand and is the same in
+    worlds resampled for the seat, the private one shows the seat's hand."""
+    import json
+
+    from canasta.cards import cards_str
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
+    public, private = _observations(game)
+    rng = np.random.RandomState(5)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    state = game.new_initial_state()
+    _deal(state, rng)
+    hand = slice(*game.observer.slices["hand"].indices(game.observer.size)[:2])
+    for step in range(60):
+        if state.is_terminal():
+            break
+        g = state.table.game
+        for p in range(game.num_players()):
+            text = public.string_from(state, p)
+            assert "hand" not in json.loads(text)
+            mine = cards_str(sorted(g.hand(p)))
+            assert mine in private.string_from(state, p)
+            public.set_from(state, p)
+            assert not public.tensor[hand].any()
+            private.set_from(state, p)
+            assert private.tensor[hand].sum() == len(g.hand(p))
+            if step % 15 == 0:
+                other = state.resample_from_infostate((p + 1) % game.num_players(), sampler)
+                assert public.string_from(other, p) == text, "nothing of seat p's hand in its public string"
+        state.apply_action(int(rng.choice(state.legal_actions())))
+
+
+def test_playthrough_public_observation_leaks_no_hand() -> None:
+    """``generate_playthrough``'s ``PublicObservationString`` lines carry no hand."""
+    from open_spiel.python.algorithms import generate_playthrough
+
+    text = generate_playthrough.playthrough(f"{cos.SHORT_NAME}(rules=classic-2p)", action_sequence=None, seed=3)
+    publics = [line for line in text.splitlines() if line.startswith("PublicObservationString()")]
+    assert publics
+    assert not any('\\"hand\\"' in line or '"hand"' in line for line in publics)

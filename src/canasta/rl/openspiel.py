@@ -24,6 +24,7 @@ which a seat that asked "may I go out?" could not (see :func:`plausible`).
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -108,8 +109,13 @@ class CanastaGame(pyspiel.Game):  # type: ignore[misc]
         return CanastaState(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> CanastaObserver:
-        perfect = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return CanastaObserver(self, perfect)
+        if iig_obs_type is None:
+            return CanastaObserver(self, False)
+        private = iig_obs_type.private_info
+        if private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+            raise ValueError("no observer of every seat's private information: the game is of imperfect information")
+        return CanastaObserver(self, bool(iig_obs_type.perfect_recall), bool(iig_obs_type.public_info),
+                               private == pyspiel.PrivateInfoType.SINGLE_PLAYER)
 
 
 class CanastaState(pyspiel.State):  # type: ignore[misc]
@@ -175,27 +181,30 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
         game = Game(self.rules, 0, dealer=self.cgame.dealer, deck=self.order, cut=self.cut, stream=stream)
         self.table = Table(self.rules)
         self.table.start(game)
+        # what the deal shows everyone: the dealer, the upcard (the pile or pozzo as laid, face-down
+        # cards as "?"), the cards the cutter took, the red threes, the hands' sizes, the stock
+        self.public.append(f"deal: dealer {game.dealer} pile {_pile_str(game)} cut {cards_str(game.cut_cards) or '-'} | "
+                           + _public_line(game))
         for s in range(self.rules.players):
             self.private[s].append((0, f"dealt {cards_str(sorted(game.hand(s)))}"))
 
     def _log(self, seat: int, move: str) -> None:
         assert self.table is not None
         g = self.table.game
-        public = (f"{seat}: {move} | red threes {[len(x) for x in g.red3]} hands {g.hand_sizes} "
-                  f"stock {len(g.stock)}")
-        self.public.append(public)
+        self.public.append(f"{seat}: {move} | " + _public_line(g))
         self.private[seat].append((len(self.public), f"hand {cards_str(sorted(g.hand(seat)))}"))
 
-    def history_of(self, player: int) -> list[str]:
-        """What ``player`` has seen of the hand, in order (perfect recall)."""
+    def history_of(self, player: int, public: bool = True, private: bool = True) -> list[str]:
+        """What ``player`` has seen of the hand, in order (perfect recall): the public record
+        and the player's private notes (either alone with ``public`` or ``private`` False)."""
         out: list[str] = []
-        notes = self.private[player]
+        notes = self.private[player] if private else []
         k = 0
         for i in range(len(self.public) + 1):
             while k < len(notes) and notes[k][0] == i:
                 out.append(notes[k][1])
                 k += 1
-            if i < len(self.public):
+            if public and i < len(self.public):
                 out.append(self.public[i])
         return out
 
@@ -252,6 +261,21 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
 RESAMPLE_TRIES = 200
 
 
+def _pile_str(g: Game) -> str:
+    """The pile (the pozzo) from the bottom, face-down cards as ``?``."""
+    lo, hi = g.hidden
+    return " ".join("?" if lo <= i < hi else cards_str([c]) for i, c in enumerate(g.pile)) or "-"
+
+
+def _public_line(g: Game) -> str:
+    """The table's public state after a move: the pile's top and size (and face-down cards),
+    frozen or not, red threes, hands' sizes, the stock."""
+    lo, hi = g.hidden
+    top = _pile_str(g).split(" ")[-1]
+    return (f"pile top {top} size {len(g.pile)} hidden {hi - lo} frozen {int(bool(g.pile_frozen))} "
+            f"red threes {[len(x) for x in g.red3]} hands {g.hand_sizes} stock {len(g.stock)}")
+
+
 def plausible(world: Game, player: int) -> bool:
     """Whether a sampled world fits what the table knows beyond the cards: ``sample_world``
     deals the unseen cards without it, so a seat that asked "may I go out?" may get a hand that
@@ -268,14 +292,31 @@ def plausible(world: Game, player: int) -> bool:
     return bool(world.legal_moves)
 
 
-class CanastaObserver:
-    """Observation (``perfect_recall=False``) or information state (``True``) of a seat."""
+PRIVATE_SECTIONS = ("hand", "pending")
+"""The observation vector's sections only the seat itself knows: its hand, and the actions it
+has chosen so far of an unfinished move.  Every other section is public."""
 
-    def __init__(self, game: CanastaGame, perfect_recall: bool) -> None:
+
+class CanastaObserver:
+    """Observation (``perfect_recall=False``) or information state (``True``) of a seat, with
+    the public information, the seat's private information or both (``IIGObservationType``'s
+    ``public_info`` and ``private_info``: ``PublicObservationString`` has no private card).
+
+    Tensors keep the full layout with the parts left out at zero (the private sections are the
+    hand and the pending actions, :data:`PRIVATE_SECTIONS`).  Strings: the view as JSON (the
+    public part without the hand, the private part only the seat, its hand and its pending
+    actions); for perfect recall, the public record and the seat's private notes (either alone),
+    then the current view."""
+
+    def __init__(self, game: CanastaGame, perfect_recall: bool, public: bool = True, private: bool = True) -> None:
         self.observer = game.observer
         self.perfect_recall = perfect_recall
+        self.public = public
+        self.private = private
         self.tensor = np.zeros(self.observer.size, np.float32)
         self.dict = {name: self.tensor[sl] for name, sl in self.observer.slices.items()}
+        self._zero = [sl for name, sl in self.observer.slices.items()
+                      if not (private if name in PRIVATE_SECTIONS else public)]
 
     def set_from(self, state: CanastaState, player: int) -> None:
         if state.table is None:
@@ -283,15 +324,31 @@ class CanastaObserver:
             return
         t = state.table
         self.tensor[:] = self.observer.encode(t.game, player, t.pending)
+        for sl in self._zero:
+            self.tensor[sl] = 0.0
+
+    def _now(self, state: CanastaState, player: int) -> str:
+        assert state.table is not None
+        t = state.table
+        pending = " ".join(str(a) for a in t.pending) if player == t.to_move else ""
+        view = seat_view(t.game, player)
+        if self.public and self.private:
+            return view.to_json() + f" pending {pending}"
+        if self.public:
+            data = view.to_dict()
+            del data["hand"]
+            return json.dumps(data)
+        if self.private:
+            return f"seat {player} hand {cards_str(sorted(view.hand))} pending {pending}"
+        return ""
 
     def string_from(self, state: CanastaState, player: int) -> str:
         if state.table is None:
             return f"seat {player}: dealing"  # no seat sees a card before the deal is complete
-        t = state.table
-        pending = " ".join(str(a) for a in t.pending) if player == t.to_move else ""
         if self.perfect_recall:
-            return f"seat {player}\n" + "\n".join(state.history_of(player)) + f"\npending {pending}"
-        return seat_view(t.game, player).to_json() + f" pending {pending}"
+            history = state.history_of(player, self.public, self.private)
+            return f"seat {player}\n" + "\n".join(history) + "\nnow " + self._now(state, player)
+        return self._now(state, player)
 
 
 pyspiel.register_game(_GAME_TYPE, CanastaGame)
