@@ -386,18 +386,21 @@ class Room:
             c.send(say_error("NOT_SAVED", NOT_SAVED))
             c.drop(1013, "the table's database did not answer: reconnect")
 
-    def apply(self, seat: int, move: Move | str) -> None:
+    def apply(self, seat: int, move: Move | str, checked: bool = False) -> None:
         """Play a move: written to the store first, so that nothing is shown or kept that
-        the store does not hold (:class:`NotSaved` if it did not take it: nothing changed)."""
+        the store does not hold (:class:`NotSaved` if it did not take it: nothing changed).
+        ``checked``: the caller has just found it legal (:meth:`refusal`, or a bot's choice
+        in this very position), so it is not checked twice before the write."""
         t = self.table
         if isinstance(move, str):
             try:
                 move = Move.parse(move)
             except NotationError as exc:
                 raise TableError(str(exc)) from None
-        why = t.why_not(seat, move)
-        if why is not None:
-            raise why
+        if not checked:
+            why = t.why_not(seat, move)
+            if why is not None:
+                raise why
         try:
             self.hub.store.add_move(self.id, self.next_idx, len(t.moves), f"{seat}: {move}", self.seq + 1,
                                     self.status)
@@ -416,7 +419,7 @@ class Room:
         if err is not None:
             return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
         try:
-            self.apply(seat, str(move_text))
+            self.apply(seat, str(move_text), checked=True)  # refusal() above found it legal
         except NotSaved:
             return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
         except CanastaError as exc:  # refused after all: nothing changed
@@ -530,7 +533,7 @@ class Room:
                 if t.version != version or not self.needs_bot() or t.game.to_move != seat:
                     continue
                 try:
-                    self.apply(seat, move)
+                    self.apply(seat, move, checked=True)  # a bot's legal choice in this very position
                 except NotSaved:  # the database is away: the bot tries again in a moment
                     await asyncio.sleep(1.0)
         finally:
