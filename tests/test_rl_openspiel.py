@@ -21,7 +21,7 @@ from canasta.rules import PRESETS  # noqa: E402
 def test_random_sim(preset: str) -> None:
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
     sims = 2 if preset in ("classic-4p", "italian-4p") else 1
-    pyspiel.random_sim_test(game, num_sims=sims, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=sims, serialize=True, verbose=False)
 
 
 def _deal(state: Any, rng: np.random.RandomState) -> None:

@@ -101,6 +101,11 @@ class Table:
         self.over = False
         self._fresh_stamps()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # unpickled, perhaps in another process: stamps are drawn anew from this process's count
+        self.__dict__.update(state)
+        self._fresh_stamps()
+
     def _fresh_stamps(self) -> None:
         self.stamps = (next(_STAMPS), next(_STAMPS), next(_STAMPS))
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -491,6 +491,19 @@ class Observer:
         self._seat_hot = hot(n)
         self._seat_hot1 = hot(n + 1)
         self._no_pending = (0,) * PENDING_FEATURES
+
+    # -- pickling: the packer is rebuilt, the reuse stamps forgotten
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_pack"]  # a struct.Struct's bound method does not pickle
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._pack = struct.Struct(f"{self.size}i").pack
+        # the stamps of the parts kept for reuse were another process's numbers: never match them
+        self._meld_stamp = self._pile_stamp = self._const_stamp = -1
 
     # -- shared pieces
 
