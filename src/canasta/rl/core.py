@@ -3,7 +3,8 @@
 :class:`Table` is what every environment wraps (PettingZoo, Gymnasium, OpenSpiel): it deals a
 hand (or plays a match), says whose action it is, gives any seat's observation and the mover's
 mask, applies an action, and scores the end.  Pure apart from numpy; all randomness comes from
-the seed given to :meth:`Table.reset`.
+the seed given to :meth:`Table.reset` (a table never seeded draws fresh entropy: fresh tables
+deal different hands).
 
 Rewards (``docs/rl.md``): ``reward="hand"`` ends the episode with the hand and gives each seat
 its hand score minus the mean hand score of the other sides (the plain score difference with
@@ -71,7 +72,7 @@ class Table:
         self.max_hands = max_hands
         self.observer = Observer(self.rules)
         self.n = self.rules.players
-        self.rng = random.Random(0)
+        self.rng = random.Random()  # fresh entropy until reset(seed) makes the sequence repeatable
         self.match: Match | None = None
         self.game = Game(self.rules, 0)
         self._decision: Decision | None = None
@@ -84,7 +85,7 @@ class Table:
 
     def reset(self, seed: int | None = None) -> None:
         """Deal a new hand (or start a new match) from ``seed`` (None: from the table's own
-        random sequence)."""
+        random sequence, which starts from fresh entropy and after ``reset(seed)`` repeats)."""
         if seed is not None:
             self.rng = random.Random(seed)
         hand_seed = self.rng.getrandbits(63)

@@ -67,7 +67,7 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, (self.table.observer.size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._rng = random.Random(0)
+        self._rng = random.Random()  # fresh entropy until reset(seed=...)
 
     def _others(self) -> list[int]:
         n = self.rules.players
