@@ -24,12 +24,20 @@ import numpy.typing as npt
 
 from canasta.game import Game
 from canasta.match import Match
-from canasta.moves import DISCARD, MELD, TAKE, Move
-from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer, action_name
+from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards
+from canasta.rl.encoding import KIND_OF, NUM_ACTIONS, NUM_KINDS, Decision, FloatArray, Observer, action_name
 from canasta.rules import RuleSet
 
 REWARDS: Final = ("hand", "match")
 _STAMPS: Final = itertools.count(1)  # process-wide, never reused: see Observer.encode
+#: per card kind of the observation, the card codes of that kind (the suits an action leaves open)
+CODES_OF_KIND: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(c for c, k in enumerate(KIND_OF) if k == kind) for kind in range(NUM_KINDS))
+
+
+def _suits_seed(game: Game) -> int:
+    # a hand's suit choices follow its deal (the seed, the dealer and the cards as dealt)
+    return hash((game.seed, game.dealer, game.hand_number, tuple(game.stock), tuple(game.pile))) & (2**63 - 1)
 
 
 def hand_rewards(game: Game) -> list[float]:
@@ -63,7 +71,7 @@ class Table:
     """A hand (or a match) of Canasta played by action indices."""
 
     def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
-                 max_hands: int = 60) -> None:
+                 max_hands: int = 60, random_suits: bool = True) -> None:
         self.rules = RuleSet.preset(rules) if isinstance(rules, str) else rules
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
@@ -73,6 +81,8 @@ class Table:
         self.observer = Observer(self.rules)
         self.n = self.rules.players
         self.rng = random.Random()  # fresh entropy until reset(seed) makes the sequence repeatable
+        self.random_suits = random_suits
+        self.suits = random.Random()  # the suits of the cards actions play: see resuit()
         self.match: Match | None = None
         self.game = Game(self.rules, 0)
         self._decision: Decision | None = None
@@ -96,6 +106,7 @@ class Table:
         else:
             self.match = None
             self.game = Game(self.rules, hand_seed, dealer=dealer)
+        self.suits = random.Random(hand_seed ^ 0x5_1175)
         self._decision = None
         self.last_move = None
         self.moves = 0
@@ -114,6 +125,7 @@ class Table:
         """Play ``game`` (a hand already dealt) as one episode with hand rewards."""
         self.match = None
         self.game = game
+        self.suits = random.Random(_suits_seed(game))
         self._decision = None
         self.last_move = None
         self.moves = 0
@@ -126,6 +138,8 @@ class Table:
         t.__dict__.update(self.__dict__)
         t.rng = random.Random()
         t.rng.setstate(self.rng.getstate())
+        t.suits = random.Random()
+        t.suits.setstate(self.suits.getstate())
         if self.match is None:
             t.game = self.game.copy()
         else:
@@ -180,8 +194,39 @@ class Table:
         if move is None:
             return None
         self._decision = None
+        if self.random_suits:
+            move = self.resuit(move)
         self.play(move, checked=False)
         return move
+
+    def resuit(self, move: Move) -> Move:
+        """``move`` (of the seat to move) with the suits of its cards drawn uniformly among the
+        cards of each kind the hand holds, from the table's seeded generator.  Actions name only
+        kinds (the generating set picks suits in a fixed order, which would tell the table which
+        suits the hand does *not* hold: discarding 9C would say "no other nine"); the move
+        played is the same up to suits."""
+        if move.kind != DISCARD and move.kind != MELD and move.kind != TAKE:
+            return move
+        hand = self.game.hands[self.game.turn]
+        need: dict[int, int] = {}
+        for grp in move.groups:
+            for c in group_cards(grp):
+                k = KIND_OF[c]
+                need[k] = need.get(k, 0) + 1
+        picks: dict[int, list[int]] = {}
+        for k, m in need.items():
+            held = [c for c in CODES_OF_KIND[k] for _ in range(hand[c])]
+            if len(held) > m and any(c != held[0] for c in held):  # a choice of suits
+                picks[k] = self.suits.sample(held, m)
+        if not picks:
+            return move
+        groups: list[Group] = []
+        for grp in move.groups:
+            cards = group_cards(grp)
+            head = grp[:len(grp) - len(cards)]
+            new = sorted(picks[KIND_OF[c]].pop() if KIND_OF[c] in picks else c for c in cards)
+            groups.append(head + tuple(new))
+        return Move(move.kind, tuple(groups))
 
     def play(self, move: Move, checked: bool = True) -> None:
         """Play an engine move of the seat to move (a bot's); ``checked=False`` only for a move
