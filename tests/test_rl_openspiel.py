@@ -262,3 +262,27 @@ def test_playthrough_public_observation_leaks_no_hand() -> None:
     publics = [line for line in text.splitlines() if line.startswith("PublicObservationString()")]
     assert publics
     assert not any('\\"hand\\"' in line or '"hand"' in line for line in publics)
+
+
+def test_information_states_name_the_cut_cards_and_the_pozzo() -> None:
+    """Italian deals: every seat's information state names the cards the cutter took and the
+    pozzo as laid (its face-up top, its face-down cards as "?")."""
+    from canasta.cards import cards_str
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "italian-4p"})
+    rng = np.random.RandomState(11)
+    cuts = 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        g = state.table.game
+        top = cards_str([g.pile[-1]])
+        for p in range(game.num_players()):
+            text = state.information_state_string(p)
+            deal = next(line for line in text.splitlines() if line.startswith("deal:"))
+            assert f"pile top {top} " in deal
+            assert deal.count("?") == g.hidden[1] - g.hidden[0]
+            if g.cut_cards:
+                assert f"cut {cards_str(g.cut_cards)} |" in deal
+        cuts += bool(g.cut_cards)
+    assert cuts > 0, "some cuts took wild cards"
