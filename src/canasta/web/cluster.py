@@ -166,21 +166,24 @@ class ClusterRoom(Room):
             self.deal_key = dkey
             self.deal_at = None if delay is None else at + delay
 
-    async def commit(self, kind: str, seat: int = -1, line: str = "", data: dict[str, Any] | None = None) -> bool:
+    async def commit(self, kind: str, seat: int = -1, line: str = "", data: dict[str, Any] | None = None,
+                     checked: bool = False) -> bool:
         """Apply a change and write it as the next event.  False: another process wrote
         first; the room has been re-read from the database (answer from it)."""
         async with self.writing():
-            return await self._write(kind, seat, line, data)
+            return await self._write(kind, seat, line, data, checked)
 
-    async def _write(self, kind: str, seat: int, line: str, data: dict[str, Any] | None) -> bool:
+    async def _write(self, kind: str, seat: int, line: str, data: dict[str, Any] | None,
+                     checked: bool = False) -> bool:
         """:meth:`commit` with the write lock held.  The event is checked and completed
         against this copy first (:meth:`prepare`, which changes nothing), written, and only
         once the database holds it applied here: what a seat is shown is always a prefix of
         the stored game.  The database write runs in a thread, so the loop serves other
         tables while it waits for the commit to be durable.  :class:`NotSaved` if the
-        database did not take it (this copy is then as it was)."""
+        database did not take it (this copy is then as it was).  ``checked``: a move the
+        caller has just found legal here (with the write lock held), not checked again."""
         ev = Event(self.seq + 1, kind, seat, line, data, time.time())
-        self.prepare(ev)  # refuses an illegal move before anything is written
+        self.prepare(ev, checked)  # refuses an illegal move before anything is written
         joined = self.seats[seat] if kind == "join" else None
         if joined is not None:
             joined = SeatRow(joined.seat, "human", ev.line, joined.level, (data or {}).get("token_hash"))
@@ -213,13 +216,14 @@ class ClusterRoom(Room):
         self.schedule()
         return True
 
-    def prepare(self, ev: Event) -> None:
+    def prepare(self, ev: Event, checked: bool = False) -> None:
         """Check that ``ev`` applies to this copy and complete it as the database must hold
         it (the move as the engine writes it; a deal's next secret), changing nothing here.
-        Raises the engine's refusal if it does not apply."""
+        Raises the engine's refusal if it does not apply (a move ``checked`` just now is not
+        checked twice)."""
         t = self.table
         if ev.kind == "move":
-            why = t.why_not(ev.seat, ev.line)
+            why = None if checked else t.why_not(ev.seat, ev.line)
             if why is not None:
                 raise why
             ev.line = str(Move.parse(ev.line))
@@ -427,7 +431,7 @@ class ClusterRoom(Room):
                 if err is not None:
                     return err | {"ref": "move", "move": move_text}
                 try:
-                    done = await self._write("move", seat, move_text, None)
+                    done = await self._write("move", seat, move_text, None, checked=True)  # refusal() above
                 except NotSaved:
                     return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
                 except CanastaError as exc:
