@@ -347,8 +347,11 @@ class Game(HandState):
         deck: Sequence[Card] | None = None,
         cut: int | None = None,
         stream: DealRandom | None = None,
+        copy_of: Game | None = None,
+        stack: bool = False,
     ) -> None:
-        """Deal a hand (unless ``deal=False``).
+        """Deal a hand (unless ``deal=False``); or, with ``copy_of``, an independent copy of
+        that game (its undo history too with ``stack=True``: :meth:`copy`).
 
         The deal comes from ``seed`` (a shuffle by ``random.Random(seed)``), or is
         described directly: ``deck`` is the whole pack in order, **top card first**
@@ -360,6 +363,9 @@ class Game(HandState):
         out.  ``stream`` is a provably fair deal's random stream (fairdeal.py).  A
         deck that is not the pack, a cut out of range, or a cut given for Classic
         Canasta raises ``ValueError``."""
+        if copy_of is not None:
+            self._copy(copy_of, stack)
+            return
         self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
         r = self.rules
         self.seed = seed
@@ -648,21 +654,23 @@ class Game(HandState):
 
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""
-        g = Game.__new__(Game)
-        g.rules = self.rules
-        g.seed = self.seed
-        g.dealer = self.dealer
-        g.start_scores = self.start_scores[:]
-        g.hand_number = self.hand_number
-        g.players = self.players
-        g.card_value = self.card_value
-        g.step = self.step
-        g.family = self.family
-        copy_state(self, g)
-        g._result = None
-        g.move_stack = self.move_stack[:] if stack else []
-        g._snapshots = list(self._snapshots) if stack else []
-        return g
+        return Game(copy_of=self, stack=stack)
+
+    def _copy(self, g: Game, stack: bool) -> None:
+        """Become an independent copy of ``g`` (the constructor's ``copy_of``)."""
+        self.rules = g.rules
+        self.seed = g.seed
+        self.dealer = g.dealer
+        self.start_scores = g.start_scores[:]
+        self.hand_number = g.hand_number
+        self.players = g.players
+        self.card_value = g.card_value
+        self.step = g.step
+        self.family = g.family
+        copy_state(g, self)
+        self._result = None
+        self.move_stack = g.move_stack[:] if stack else []
+        self._snapshots = list(g._snapshots) if stack else []
 
     # ------------------------------------------------------------------ legality
 

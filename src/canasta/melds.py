@@ -76,16 +76,12 @@ class Meld:
         return self.rank == THREE
 
     def copy(self) -> Meld:
-        m = Meld.__new__(Meld)
-        m.rank = self.rank
+        m = Meld(self.rank, self.owner, self.turn, self.concealed)
         m.cards = self.cards[:]
         m.naturals = self.naturals
         m.deuces = self.deuces
         m.jokers = self.jokers
         m.points = self.points
-        m.concealed = self.concealed
-        m.owner = self.owner
-        m.turn = self.turn
         return m
 
     def __repr__(self) -> str:

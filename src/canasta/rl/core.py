@@ -71,7 +71,11 @@ class Table:
     """A hand (or a match) of Canasta played by action indices."""
 
     def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
-                 max_hands: int = 60, random_suits: bool = True) -> None:
+                 max_hands: int = 60, random_suits: bool = True, copy_of: Table | None = None) -> None:
+        """A table of ``rules``; with ``copy_of``, an independent copy of that table (:meth:`copy`)."""
+        if copy_of is not None:
+            self._copy(copy_of)
+            return
         self.rules = RuleSet.preset(rules) if isinstance(rules, str) else rules
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
@@ -134,24 +138,30 @@ class Table:
 
     def copy(self) -> Table:
         """An independent copy (the game copied, the pending actions kept)."""
-        t = Table.__new__(Table)
-        t.__dict__.update(self.__dict__)
-        t.rng = random.Random()
-        t.rng.setstate(self.rng.getstate())
-        t.suits = random.Random()
-        t.suits.setstate(self.suits.getstate())
-        if self.match is None:
-            t.game = self.game.copy()
+        return Table(copy_of=self)
+
+    def _copy(self, t: Table) -> None:
+        """Become an independent copy of ``t`` (the constructor's ``copy_of``): the observer and
+        its cache stamps shared, the game, the match and the random sequences copied."""
+        self.rules, self.reward, self.reward_scale, self.max_hands = t.rules, t.reward, t.reward_scale, t.max_hands
+        self.observer, self.n, self.random_suits, self.stamps = t.observer, t.n, t.random_suits, t.stamps
+        self.last_move, self.moves, self.over = t.last_move, t.moves, t.over
+        self.rng = random.Random()
+        self.rng.setstate(t.rng.getstate())
+        self.suits = random.Random()
+        self.suits.setstate(t.suits.getstate())
+        self.match = None
+        if t.match is None:
+            self.game = t.game.copy()
         else:
-            t.match = copy.deepcopy(self.match)
-            assert t.match.game is not None
-            t.game = t.match.game
-        t._decision = None
-        if self._decision is not None and self._decision.prefix:
-            t._decision = Decision(t.game)
-            for a in self._decision.prefix:
-                t._decision.apply(a)
-        return t
+            self.match = copy.deepcopy(t.match)
+            assert self.match.game is not None
+            self.game = self.match.game
+        self._decision = None
+        if t._decision is not None and t._decision.prefix:
+            self._decision = Decision(self.game)
+            for a in t._decision.prefix:
+                self._decision.apply(a)
 
     @property
     def to_move(self) -> int:
