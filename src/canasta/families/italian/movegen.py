@@ -288,6 +288,18 @@ def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
     return wilds < naturals
 
 
+
+def _legal_discards(g: Game, seat: int, rc: list[int]) -> list[Move]:
+    """A legal discard of each rank ``seat`` holds (``rc``: its rank counts), one card a rank."""
+    hand = g.hands[seat]
+    out: list[Move] = []
+    for r in _ALL_RANKS:
+        if rc[r]:
+            move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
+            if g.is_legal(move):
+                out.append(move)
+    return out
+
 def options(g: Game) -> list[Option]:
     """The Italian generating set (see :mod:`canasta.options`)."""
     phase = g.phase
@@ -327,20 +339,10 @@ def options(g: Game) -> list[Option]:
         if not announced and g.hand_sizes[seat] >= 2:
             out.extend([r for r in _ALL_RANKS if rc[r]])
         elif not announced:
-            hand = g.hands[seat]
-            for r in _ALL_RANKS:
-                if rc[r]:
-                    move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
-                    if g.is_legal(move):
-                        out.append(move)
+            out.extend(_legal_discards(g, seat, rc))
     else:
         out.extend(m for m in gen_melds(g) if g.is_legal(m))
-        hand = g.hands[seat]
-        for r in _ALL_RANKS:
-            if rc[r]:
-                move = Move(DISCARD, ((next(x for x in RANK_CARDS[r] if hand[x]),),))
-                if g.is_legal(move):
-                    out.append(move)
+        out.extend(_legal_discards(g, seat, rc))
     if (g.ask == ASK_NONE and g.hand_sizes[seat] >= 2 and g.has_partner(seat)
             and italian_can_go_out(g, assume_yes=True)):
         out.append(_ASK_MOVE)
