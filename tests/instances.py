@@ -96,6 +96,31 @@ class Postgres:
         self._ctl("-m", "fast", "-w", "stop")
         _wait_port(self.port, up=False)
 
+    def processes(self) -> list[int]:
+        """The postmaster and every process it started (backends, checkpointer, ...)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        parents: dict[int, int] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    # the field after the parenthesised command: state, then the parent's pid
+                    parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        return [postmaster, *(pid for pid, parent in parents.items() if parent == postmaster)]
+
+    def pause(self) -> list[int]:
+        """SIGSTOP every process of the cluster: the port stays open, nothing answers (a hung
+        database, not a stopped one); the paused pids, for :meth:`resume`."""
+        pids = self.processes()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+        return pids
+
+    def resume(self, pids: list[int]) -> None:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
     def close(self) -> None:
         with contextlib.suppress(RuntimeError):  # not running
             self._ctl("-m", "immediate", "-w", "stop")

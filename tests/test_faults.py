@@ -102,6 +102,10 @@ class Person:
     waiting_since: int | None = None  # the seq at which a move was sent and not yet answered
 
     def __post_init__(self) -> None:
+        self.connect()
+        self.bot = make_bot("basic", seed=31 + self.seat)
+
+    def connect(self) -> None:
         self.cm = websockets_sync.connect(f"{self.server.ws_url}/ws/{self.table}", open_timeout=10)
         self.ws = self.cm.__enter__()
         self.ws.send(json.dumps({"type": "hello", "token": self.token}))
@@ -109,9 +113,16 @@ class Person:
         assert welcome is not None and welcome["type"] == "welcome", welcome
         self.seat: int = welcome["seat"]
         self.rules: Msg = welcome["rules"]
+        self.state = {}
         while not self.state:
             self.recv(15)
-        self.bot = make_bot("basic", seed=31 + self.seat)
+
+    def move_to(self, server: ServerProcess) -> None:
+        """Reconnect to another server with the same token (a load balancer's next pick)."""
+        self.close()
+        self.server = server
+        self.waiting_since = None  # an answer the dead server owed is not coming
+        self.connect()
 
     def recv(self, timeout: float) -> Msg | None:
         try:
@@ -304,6 +315,61 @@ def test_postgresql_stopped_for_ten_seconds_loses_and_invents_nothing(own: tuple
         figures = check_stored(pg.url, room)
         report("PostgreSQL stopped 10 s", room, resumed, figures)
         assert refused > 0, "no move was tried while the database was away: the test tested nothing"
+    finally:
+        room.close()
+
+
+def test_a_hung_postgresql_stalls_no_server(own: tuple[Postgres, Redis]) -> None:
+    """SIGSTOP on every PostgreSQL process: connections stay open and nothing answers.
+    The servers keep answering (no database call blocks the event loop), moves are
+    refused as not saved, and play resumes once the database does."""
+    pg, rd = own
+    room = start_room(pg, rd)
+    slowest = 0.0
+    try:
+        paused = pg.pause()
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                room.play_for(0.5)
+                for server in (room.s1, room.s2):
+                    began = time.monotonic()
+                    r = httpx.get(f"{server.url}/healthz", timeout=10)
+                    slowest = max(slowest, time.monotonic() - began)
+                    assert r.status_code == 200, r.text
+        finally:
+            pg.resume(paused)
+        resumed = resume_time(room, time.monotonic())
+        assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after PostgreSQL answered again"
+        room.play_for(4)
+        refused = sum(p.answers.get("NOT_SAVED", 0) for p in room.people)
+        figures = check_stored(pg.url, room)
+        report(f"PostgreSQL hung 10 s (slowest /healthz {slowest:.2f} s)", room, resumed, figures)
+        assert refused > 0, "no move was tried while the database hung: the test tested nothing"
+        assert slowest < 1.0, f"a server took {slowest:.2f} s to answer /healthz while the database hung"
+    finally:
+        room.close()
+
+
+def test_a_server_killed_its_players_go_on_at_the_other(own: tuple[Postgres, Redis]) -> None:
+    pg, rd = own
+    room = start_room(pg, rd)
+    try:
+        assert room.s1.proc is not None
+        room.s1.proc.send_signal(signal.SIGKILL)
+        room.s1.proc.wait()
+        killed = time.monotonic()
+        for p in room.people:
+            if p.server is room.s1:
+                p.move_to(room.s2)
+        resumed = resume_time(room, killed)
+        assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after the server was killed"
+        room.play_for(GRACE + 3)  # the dead server's sockets are forgotten; nobody is handed to a bot
+        figures = check_stored(pg.url, room)
+        report("a server killed", room, resumed, figures)
+        for p in room.people:
+            assert p.state["players"][p.seat]["connected"], f"seat {p.seat} of {p.table} is shown away"
+            assert not p.state["players"][p.seat]["bot_playing"], f"a bot plays seat {p.seat} of {p.table}"
     finally:
         room.close()
 
