@@ -593,3 +593,32 @@ def test_italian_going_out_answers_are_the_same_reused_or_fresh(preset: str, opt
             game.push(bots[game.to_move].choose(seat_view(game, game.to_move)))
     if not options:  # (with I-O36 "required" the basic players' hands rarely repeat a search)
         assert reused >= 3  # the check is not vacuous: answers were reused
+
+
+def test_snapshot_restore_and_copy_name_every_state_field_in_order() -> None:
+    """state.py writes snapshot/restore/copy_state out by hand: each names every
+    field of HandState once, in the record's order, copied as its metadata says."""
+    import inspect
+    import re
+
+    from canasta import state
+
+    names = [f.name for f in state.STATE_FIELDS]
+    reads = [state.COPY_KINDS[f.metadata["copy"]].format(f=f.name) for f in state.STATE_FIELDS]
+    snap = inspect.getsource(state.snapshot)
+    assert re.findall(r"^        (.+),$", snap, re.M) == reads
+    assert re.findall(r"^        s\.(\w+),$", inspect.getsource(state.restore), re.M) == names
+    copy = re.findall(r"^    d\.(\w+) = (.+)$", inspect.getsource(state.copy_state), re.M)
+    assert copy == list(zip(names, reads, strict=True))
+    game = Game(RuleSet.preset("italian-4p"), 3)
+    rng = random.Random(3)
+    for _ in range(40):
+        game.play_unchecked(game.random_move(rng))
+    t = state.snapshot(game)
+    other = game.copy()
+    for _ in range(20):
+        if game.is_over():
+            break
+        game.play_unchecked(game.random_move(rng))
+    state.restore(game, t)
+    assert position_of(game) == position_of(other)

@@ -7,13 +7,16 @@ it is copied (``copy``), the name it has in positions and seat views
 from this list by field:
 
 * :func:`snapshot` / :func:`restore` (``push`` / ``pop``) and :func:`copy_state`
-  (``Game.copy``) are generated from it once, at import, as straight-line code
-  (no per-call loop over fields, no magic tuple indices);
+  (``Game.copy``) are written out field by field, in the record's order, as
+  plain functions (fast, and compilable ahead of time: no generated code);
+  ``tests/test_invariants.py`` checks that they name every field, copied as its
+  ``copy`` says;
 * :mod:`canasta.position` writes and :mod:`canasta.view` copies out the fields
   by their ``name``.
 
-A new field is written here once (and given a codec in position/view only if
-it is not a plain value or list).  :class:`~canasta.game.Game` *is* a
+A new field is written here (and one line in each of the three functions
+below; the test says which is missing) and given a codec in position/view only
+if it is not a plain value or list.  :class:`~canasta.game.Game` *is* a
 ``HandState`` plus the hand's fixed facts (rules, seed, dealer, scores).
 
 Phases, the state of "may I go out?" and the Italian draw of an opening turn
@@ -22,7 +25,6 @@ are :class:`~enum.IntEnum` s (ints at run time, so as fast as before).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from enum import IntEnum
 from typing import Any, Final
@@ -73,8 +75,8 @@ ASK_NO: Final = Ask.NO
 PHASE_NAMES: Final = ("draw", "meld", "answer", "final", "over")
 ASK_NAMES: Final = ("none", "pending", "yes", "no")
 
-#: how a field is copied: its code for a field read from ``s``
-_COPY: Final = {
+#: how a field is copied (the kinds of ``copy``), as the functions below write it
+COPY_KINDS: Final = {
     "value": "s.{f}",
     "list": "s.{f}[:]",
     "rows": "[x[:] for x in s.{f}]",
@@ -84,7 +86,7 @@ _COPY: Final = {
 
 
 def _m(copy: str, name: str | None, seen: str = "public", part: str = "shared") -> dict[str, Any]:
-    """A state field: ``copy`` (a :data:`_COPY` kind), ``name`` in positions and
+    """A state field: ``copy`` (a :data:`COPY_KINDS` kind), ``name`` in positions and
     views (None: derived from other fields, not written), ``seen``: "public",
     "own" (only the seat's own: hands), "hidden" (nobody: the stock's order),
     ``part``: "shared" or "italian"."""
@@ -142,23 +144,113 @@ ITALIAN_PART: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["part"] =
 WRITTEN: Final = tuple((f.name, f.metadata["name"]) for f in STATE_FIELDS if f.metadata["name"])
 
 
-def _compile() -> tuple[Any, Any, Any]:
-    reads = [_COPY[f.metadata["copy"]].format(f=f.name) for f in STATE_FIELDS]
-    targets = ", ".join(f"s.{n}" for n in STATE_NAMES)
-    src = (
-        "def snapshot(s):\n    return (" + ", ".join(reads) + ",)\n\n"
-        "def restore(s, t):\n    " + targets + " = t\n\n"
-        "def copy_state(s, d):\n" + "".join(f"    d.{n} = {r}\n" for n, r in zip(STATE_NAMES, reads, strict=True))
+def snapshot(s: HandState) -> tuple[object, ...]:
+    """An independent copy of the state, for :func:`restore` (``push``).
+
+    One line per field of :class:`HandState`, in its order (a test checks it);
+    a plain function, no loop over the fields, so as fast as can be."""
+    return (
+        s.turn,
+        s.phase,
+        s.turn_no,
+        [x[:] for x in s.hands],
+        [x[:] for x in s.known],
+        [x[:] for x in s.red3],
+        s.opened[:],
+        [{k: m.copy() for k, m in d.items()} for d in s.melds],
+        [[m.copy() for m in x] for x in s.closed],
+        s.pile[:],
+        s.pile_frozen,
+        s.hidden[:],
+        s.clean_turn,
+        s.opening_draw,
+        s.cut_cards[:],
+        s.stock[:],
+        s.took_pile,
+        s.melded_now,
+        s.touched_old,
+        s.ask,
+        s.has_melded[:],
+        s.added_to_partner[:],
+        s.red3_pending[:],
+        s.side_of[:],
+        s.lone_seat,
+        s.went_out,
+        s.out_concealed,
+        s.end_reason,
+        [x[:] for x in s.rank_counts],
+        s.hand_sizes[:],
+        s.canasta_counts[:],
     )
-    space: dict[str, Any] = {}
-    exec(compile(src, "<canasta.state>", "exec"), space)  # generated from STATE_FIELDS only
-    return space["snapshot"], space["restore"], space["copy_state"]
 
 
-_FUNCS = _compile()
-#: An independent copy of the state, for :func:`restore` (``push``).
-snapshot: Final[Callable[[HandState], tuple[object, ...]]] = _FUNCS[0]
-#: Put back a :func:`snapshot` (``pop``); the snapshot is consumed.
-restore: Final[Callable[[HandState, tuple[object, ...]], None]] = _FUNCS[1]
-#: Give the second state an independent copy of the first's (``Game.copy``).
-copy_state: Final[Callable[[HandState, HandState], None]] = _FUNCS[2]
+def restore(s: HandState, t: tuple[object, ...]) -> None:
+    """Put back a :func:`snapshot` (``pop``); the snapshot is consumed."""
+    (
+        s.turn,
+        s.phase,
+        s.turn_no,
+        s.hands,
+        s.known,
+        s.red3,
+        s.opened,
+        s.melds,
+        s.closed,
+        s.pile,
+        s.pile_frozen,
+        s.hidden,
+        s.clean_turn,
+        s.opening_draw,
+        s.cut_cards,
+        s.stock,
+        s.took_pile,
+        s.melded_now,
+        s.touched_old,
+        s.ask,
+        s.has_melded,
+        s.added_to_partner,
+        s.red3_pending,
+        s.side_of,
+        s.lone_seat,
+        s.went_out,
+        s.out_concealed,
+        s.end_reason,
+        s.rank_counts,
+        s.hand_sizes,
+        s.canasta_counts,
+    ) = t  # type: ignore[assignment]
+
+
+def copy_state(s: HandState, d: HandState) -> None:
+    """Give ``d`` an independent copy of ``s``'s state (``Game.copy``)."""
+    d.turn = s.turn
+    d.phase = s.phase
+    d.turn_no = s.turn_no
+    d.hands = [x[:] for x in s.hands]
+    d.known = [x[:] for x in s.known]
+    d.red3 = [x[:] for x in s.red3]
+    d.opened = s.opened[:]
+    d.melds = [{k: m.copy() for k, m in d.items()} for d in s.melds]
+    d.closed = [[m.copy() for m in x] for x in s.closed]
+    d.pile = s.pile[:]
+    d.pile_frozen = s.pile_frozen
+    d.hidden = s.hidden[:]
+    d.clean_turn = s.clean_turn
+    d.opening_draw = s.opening_draw
+    d.cut_cards = s.cut_cards[:]
+    d.stock = s.stock[:]
+    d.took_pile = s.took_pile
+    d.melded_now = s.melded_now
+    d.touched_old = s.touched_old
+    d.ask = s.ask
+    d.has_melded = s.has_melded[:]
+    d.added_to_partner = s.added_to_partner[:]
+    d.red3_pending = s.red3_pending[:]
+    d.side_of = s.side_of[:]
+    d.lone_seat = s.lone_seat
+    d.went_out = s.went_out
+    d.out_concealed = s.out_concealed
+    d.end_reason = s.end_reason
+    d.rank_counts = [x[:] for x in s.rank_counts]
+    d.hand_sizes = s.hand_sizes[:]
+    d.canasta_counts = s.canasta_counts[:]
