@@ -1,0 +1,5 @@
+import sys
+
+from canasta.review.commands import main
+
+sys.exit(main())

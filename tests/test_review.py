@@ -1,0 +1,136 @@
+"""Game review (issue 34): judged from the seat's view only, seeded, stored beside the record."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from canasta.bots.heuristic import AdvancedBot
+from canasta.match import Match
+from canasta.record import record_from_match
+from canasta.review import (
+    DecisionReview,
+    Review,
+    ReviewError,
+    evaluate,
+    mark_for,
+    review_record,
+    run_task,
+    tasks_of,
+)
+from canasta.review.commands import main, sidecar_path
+from canasta.rules import RuleSet
+from canasta.view import sample_world, seat_view
+
+WORLDS = 4  # tiny budgets: these tests check wiring and determinism, not judgement
+
+
+def _record_text(seed: int = 5) -> str:
+    rules = RuleSet.preset("classic-4p").with_options({"target": 1})  # one hand ends the match
+    match = Match(rules, seed=seed)
+    bots = [AdvancedBot(s) for s in range(4)]
+    g = match.next_hand()
+    moves = []
+    while not g.is_over():
+        seat = g.to_move
+        move = bots[seat].choose(seat_view(g, seat))
+        moves.append((seat, move))
+        g.push(move)
+    match.record_hand()
+    return record_from_match(match, [moves], "test", ["advanced"] * 4, "2026.12.02").to_text()
+
+
+@pytest.fixture(scope="module")
+def record_text() -> str:
+    return _record_text()
+
+
+def _record(text: str):  # type: ignore[no-untyped-def]
+    from canasta.record import parse_records
+
+    games, errors = parse_records(text)
+    assert not errors
+    return games[0]
+
+
+def test_hidden_cards_do_not_change_the_review(record_text: str) -> None:
+    """Two deals that differ only in cards the seat cannot see: the same review, with the same seed."""
+    tasks = [t for t in tasks_of(_record(record_text), 1, [0], None, WORLDS, 1)][:12]
+    assert tasks
+    checked = 0
+    for t in tasks:
+        other = sample_world(t.view, random.Random(99))  # the hidden cards dealt anew
+        view = seat_view(other, 0)
+        assert view == t.view
+        a = evaluate(t.view, t.move, WORLDS, t.seed, t.limits)
+        b = evaluate(view, t.move, WORLDS, t.seed, t.limits)
+        assert a == b
+        checked += a is not None
+    assert checked
+
+
+def test_the_same_review_whatever_the_jobs(record_text: str) -> None:
+    rec = _record(record_text)
+    one = review_record(rec, 1, [1], worlds=WORLDS, seed=3, jobs=1)
+    two = review_record(rec, 1, [1], worlds=WORLDS, seed=3, jobs=2)
+    assert one.decisions == two.decisions
+    assert one.decisions
+    assert all(d.seat == 1 and d.loss >= 0 and d.stderr >= 0 for d in one.decisions)
+    assert one.summary()[0].decisions == len(one.decisions)
+
+
+def test_marks_need_a_loss_clear_of_the_noise() -> None:
+    assert mark_for(10.0, 1.0) == ""
+    assert mark_for(60.0, 5.0) == "inaccuracy"
+    assert mark_for(150.0, 10.0) == "mistake"
+    assert mark_for(400.0, 10.0) == "blunder"
+    assert mark_for(400.0, 250.0) == ""  # a large loss inside the noise is not marked
+
+
+def test_review_round_trips_as_data(record_text: str) -> None:
+    rec = _record(record_text)
+    review = review_record(rec, 1, [2], hand=1, worlds=WORLDS, seed=1)
+    again = Review.from_dict(json.loads(json.dumps(review.to_dict())))
+    assert again.decisions == review.decisions
+    assert isinstance(again.decisions[0], DecisionReview)
+
+
+def test_cut_short_and_damaged_records_are_refused(record_text: str) -> None:
+    lines = record_text.splitlines()
+    cut = "\n".join(lines[: len(lines) // 2]) + "\n"
+    with pytest.raises(ReviewError, match="cut short"):
+        review_record(_record(cut), 1, [0], worlds=WORLDS)
+    moves = [i for i, line in enumerate(lines) if line.startswith("0: discard")]
+    bad = list(lines)
+    bad[moves[0]] = "0: draw"  # a draw in the meld phase
+    with pytest.raises(ReviewError, match="damaged"):
+        review_record(_record("\n".join(bad) + "\n"), 1, [0], worlds=WORLDS)
+
+
+def test_command_stores_rereads_and_refuses(tmp_path: Path, record_text: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.cgn"
+    path.write_text(record_text, encoding="utf-8")
+    assert main([str(path), "--seat", "3", "--hand", "1", "--budget", "expert:i3", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["reused"] is False and sidecar_path(path).exists()
+    assert main([str(path), "--seat", "3", "--hand", "1", "--budget", "expert:i3", "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["reused"] is True and second["decisions"] == first["decisions"]
+    assert main([str(path), "--seat", "2", "--budget", "expert:i3"]) == 2  # other settings: --force
+    assert "--force" in capsys.readouterr().err
+    (tmp_path / "cut.cgn").write_text(record_text[: len(record_text) // 2], encoding="utf-8")
+    assert main([str(tmp_path / "cut.cgn"), "--budget", "expert:i3"]) == 2
+    err = capsys.readouterr().err
+    assert "cut short" in err and len(err.strip().splitlines()) == 1
+    assert not sidecar_path(tmp_path / "cut.cgn").exists()
+
+
+def test_run_task_is_view_only(record_text: str) -> None:
+    """A task carries the seat's view, the move, the budget and the seed: nothing of the game."""
+    t = tasks_of(_record(record_text), 1, [0], None, WORLDS, 1)[0]
+    assert set(vars(t)) == {"game", "hand", "index", "line", "view", "move", "worlds", "seed", "limits"}
+    run_task(t)
