@@ -183,12 +183,14 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help=_("with --save: overwrite FILE if it exists"))
     r.add_argument("--markdown", action="store_true",
                    help=_("print the rules page (every option, its choices, default and sources) as Markdown"))
+    from canasta.review.commands import configure_review
     from canasta.tui.commands import configure_play, configure_replay
     from canasta.web.commands import configure_serve
 
     configure_play(command("play", _("play at a table in the terminal, against or with bots")))
     configure_replay(command("replay", _("step through a game record in the terminal")))
     configure_serve(command("serve", _("run the online card room (web server)")))
+    configure_review(command("review", _("the expert reviews a recorded game: the points each decision lost")))
     cfg = command("config", _("remember a choice for later commands (where it is kept is shown)"))
     cfg.add_argument("key", choices=("lang",), help=_("what to remember: lang, the language"))
     cfg.add_argument("value", nargs="?", metavar="VALUE",
