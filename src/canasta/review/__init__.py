@@ -41,12 +41,12 @@ from canasta.view import SeatView, seat_view
 
 #: the sidecar's format name
 FORMAT: Final = "canasta-review/1"
-#: the default number of sampled worlds per decision (``--budget expert:i24``)
-DEFAULT_WORLDS: Final = 24
+#: the default number of sampled worlds per decision (``--budget expert:i96``)
+DEFAULT_WORLDS: Final = 96
 #: a loss is marked only when it exceeds this many standard errors of the paired difference
 NOISE_Z: Final = 2.0
 #: points lost (at least) for each mark, the heaviest first; see docs/review.md for how they were chosen
-THRESHOLDS: Final[tuple[tuple[str, float], ...]] = (("blunder", 250.0), ("mistake", 100.0), ("inaccuracy", 40.0))
+THRESHOLDS: Final[tuple[tuple[str, float], ...]] = (("blunder", 250.0), ("mistake", 100.0), ("inaccuracy", 50.0))
 MARKS: Final = tuple(name for name, _points in THRESHOLDS)
 
 
