@@ -100,7 +100,6 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("ANSWER_PENDING", "A.12.3", "your partner asked \"may I go out?\": answer yes or no"),
     ("NOTHING_TO_ANSWER", "A.12.3", "nobody asked to go out"),
     ("STOCK_EMPTY", "A.13.2", "the stock is empty"),
-    ("STOCK_EMPTY.italian", "B.14", "the stock is empty"),
     ("MUST_TAKE", "A.13.2", _MUST_TAKE),
     ("CANNOT_END", "A.4.1", "the hand continues: meld or discard"),
     ("CANNOT_END.stock", "A.13.2", "you can end the hand only when the stock is empty"),
@@ -116,7 +115,6 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("ASK_TOO_LATE", "A.12.3", "ask before you are down to your last card"),
     ("CANNOT_GO_OUT", "A.12.3", "ask only when you can go out now"),
     ("PARTNER_SAID_NO", "A.12.3", "your partner said no: you may not go out this turn"),
-    ("PARTNER_SAID_NO.italian", "B.13.4", "your partner said no: you may not go out this turn"),
     ("MUST_ASK", "B.13.4", "ask your partner \"may I go out?\" first (I-O36)"),
     ("MUST_GO_OUT", "A.12.3", "your partner said yes: you must go out this turn"),
     ("MUST_GO_OUT.after", "A.12.3",
@@ -147,16 +145,11 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("EMPTY_MELD", "A.5.1", "meld needs cards"),
     ("EMPTY_MELD.group", "A.5.1", "a meld group needs cards"),
     ("EMPTY_MELD.new", "A.5.1", "a meld needs cards"),
-    ("EMPTY_MELD.italian", "B.6.1", "meld needs cards"),
-    ("EMPTY_MELD.italian_group", "B.6.1", "a meld group needs cards"),
     ("RED_THREE_MELD", "A.10.1", "red threes are never melded; they are laid out as bonus cards"),
-    ("RED_THREE_MELD.italian", "B.6.6", "red threes are never melded"),
     ("MIXED_RANKS", "A.5.1", "a meld is made of one rank; this group mixes {ranks} (sequences are not melds)"),
     ("MIXED_RANKS.new", "A.5.1",
      "a meld is made of one rank; these are {ranks} (sequences and mixed ranks are not melds)"),
-    ("MIXED_RANKS.italian", "B.6.1", "a meld is made of one rank; this group mixes {ranks}"),
     ("WRONG_TARGET", "A.5.7", "these cards are {rank}, not {target_rank}"),
-    ("WRONG_TARGET.italian", "B.6.4", "these cards are {rank}, not {target_rank}"),
     ("WRONG_TARGET.pile", "A.9.1", "the cards shown with the pile's top card go on its rank's meld"),
     ("WRONG_TARGET.pozzo", "B.10.3", "the cards shown with the pozzo's top card go on its rank's meld"),
     ("WRONG_RANK", "A.9.1",
@@ -170,28 +163,19 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
      "a meld made only of wild cards is not allowed; to add wild cards to a meld name it, e.g. 'meld 8:2C'"),
     ("ALL_WILD_MELD.group", "A.5.5", "a meld made only of wild cards is not allowed"),
     ("ONE_MELD_PER_RANK", "A.5.7", "put all the {rank} in one group: a side has one meld of each rank"),
-    ("ONE_MELD_PER_RANK.italian", "B.6.4", "put all the {rank} in one group: a team has one open meld of each rank"),
-    ("ONE_MELD_PER_RANK.italian_wild", "B.6.4",
-     "put all wild cards in one group: a team has one open meld of each rank"),
     ("BLACK_THREE_MIXED", "A.11.2", "black threes are melded without wild cards"),
     ("BLACK_THREE_MIXED.new", "A.11.2",
      "black threes can only be melded on their own, with no wild cards and no other rank"),
-    ("BLACK_THREE_MIXED.italian", "B.6.6", "black threes are melded without wild cards"),
     ("BLACK_THREES_NOT_GOING_OUT", "A.11.2", _NOT_GOING_OUT),
-    ("BLACK_THREES_NOT_GOING_OUT.italian", "B.6.6", _NOT_GOING_OUT),
     ("BLACK_THREE_COUNT", "A.11.2", "a black-three meld has three or four black threes"),
-    ("BLACK_THREE_COUNT.italian", "B.6.6", "a black-three meld has 3 to {top} cards"),
     ("THREES_NEVER_MELDED", "B.6.6", "threes are never melded in Italian Canasta"),
     ("NO_SUCH_MELD", "B.6.4", "your team has no open meld of {rank} to add to"),
     ("RANK_CLOSED", "B.6.4", "your team has closed its {rank}; no new meld of that rank"),
     ("NEEDS_TWO_NATURALS", "A.5.2", "a meld needs at least two natural cards"),
     ("NEEDS_TWO_NATURALS.new_meld", "A.5.2",
      "your side has no meld of {rank}; a new meld needs at least two natural cards"),
-    ("NEEDS_TWO_NATURALS.italian", "B.6.2", "a meld needs at least two natural cards"),
     ("MELD_TOO_SMALL", "A.5.1", "a meld needs at least three cards"),
-    ("MELD_TOO_SMALL.italian", "B.6.1", "a meld needs at least three cards"),
     ("TOO_MANY_WILDS", "A.5.3", "a meld may hold at most three wild cards"),
-    ("TOO_MANY_WILDS.italian", "B.6.2", "a meld may hold at most three wild cards"),
     ("TOO_MANY_WILDS.fewer_than_naturals", "B.6.2", "a meld must hold fewer wild cards than natural cards"),
     ("TOO_MANY_WILDS.one_with_two", "B.6.2", "with only two natural cards a meld may hold one wild card"),
     ("TOO_MANY_WILDS.two", "B.6.2", "a meld may hold at most two wild cards"),
@@ -207,7 +191,6 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("INITIAL_MELD_TOO_LOW.pile", "A.7.4",
      "your initial meld counts {value}; you need {need}. Only the pile's top card and cards from your hand "
      "count, and they must be shown before you pick up the pile"),
-    ("INITIAL_MELD_TOO_LOW.italian", "B.9.1", "your opening counts {value}; your team needs {need}."),
     ("INITIAL_MELD_TOO_LOW.pozzo", "B.9.6",
      "your opening counts {value}; your team needs {need}. The cards that take the pozzo and the pozzo's "
      "top card do not count."),
@@ -262,6 +245,19 @@ REFUSALS: Final[dict[str, Refusal]] = {}
 for _form in REFUSAL_FORMS.values():
     REFUSALS.setdefault(_form.code, _form)
 del _form
+
+
+def register_refusals(*rows: tuple[str, str, str]) -> None:
+    """Add a family's own refusal forms (``(key, rule, text)``, as above) to the
+    registry; a key already registered is an error.  A family words or cites a
+    shared refusal its own way with the variant of its ``refusal_variant``
+    (``CODE.italian``: :meth:`canasta.game.RuleFamily.refusal`)."""
+    forms = _forms(*rows)
+    for key, form in forms.items():
+        if key in REFUSAL_FORMS:
+            raise AssertionError(f"refusal {key} registered twice")
+        REFUSAL_FORMS[key] = form
+        REFUSALS.setdefault(form.code, form)
 
 
 class _Word:
@@ -380,4 +376,7 @@ def read_text(path: str | Path, what: str, error: type[CanastaError] = CanastaEr
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.stdout.write(refusals_markdown())
+    # the registry the families added their forms to is the imported module's, not __main__'s
+    from canasta import errors as _registry
+
+    sys.stdout.write(_registry.refusals_markdown())

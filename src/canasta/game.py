@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from canasta.cards import (
     CARD_RANK,
@@ -75,8 +75,8 @@ from canasta.state import (
     MELD_PHASE,
     OVER,
     PHASE_NAMES,
-    DrawMode,
     HandState,
+    StatePart,
     copy_state,
     restore,
     snapshot,
@@ -106,10 +106,19 @@ class RuleFamily:
     #: whether cards taken with the pile go to the hand below a frozen pile's natural pair only
     #: (Italian's pozzo is taken by a natural pair, three when frozen; Classic also by one and a wild)
     takes_with_one_and_wild: ClassVar[bool] = True
+    #: the variant id of the shared refusal forms this family words or cites its own
+    #: way (its forms ``CODE.variant``, registered with ``errors.register_refusals``)
+    refusal_variant: ClassVar[str] = ""
     #: how the heuristic players play it (every family says: there is no default)
     play: ClassVar[PlayTuning]
     #: how the expert searches it (every family says: there is no default)
     search: ClassVar[SearchTuning]
+
+    def refusal(self, key: str) -> str:
+        """The key of the refusal form of shared code's ``key`` in this family: its own
+        form ``key.variant`` if it registered one, else ``key``."""
+        own = f"{key}.{self.refusal_variant}"
+        return own if self.refusal_variant and own in REFUSAL_FORMS else key
 
     def frozen_take_naturals(self, rules: RuleSet) -> int:
         """Natural cards of the top card's rank that take a frozen pile (A.9.2, B.10.4)."""
@@ -164,6 +173,19 @@ class RuleFamily:
 
     def check_cut(self, cut: int | None) -> None:
         """Refuse a cut the family does not have (ValueError)."""
+
+    def new_part(self, sides: int) -> StatePart | None:
+        """The family's own part of a new hand's state (``HandState.part``), or None."""
+        return None
+
+    # -- hooks of a family with a state part (called only when ``part`` is not None)
+    def check_discard(self, g: Game, seat: int) -> None:
+        """Refuse a discard the family's own state forbids (IllegalMoveError)."""
+
+    def drawing(self, g: Game, seat: int, kind: int) -> int:
+        """A draw (or Italian ``open``) begins: the stock cards it draws; the family
+        notes in its state part how the side drew."""
+        return g.rules.draw_count
 
     # -- turns
     def stock_out_ends_hand(self, g: Game) -> bool:
@@ -398,11 +420,7 @@ class Game(HandState):
         self.red3: list[list[Card]] = [[] for _ in range(self.players)]
         self.opened = [False] * nsides
         self.canasta_counts = [0] * nsides  # canastas per side, kept up to date
-        self.closed: list[list[Meld]] = [[] for _ in range(nsides)]  # Italian: canastas set aside
-        self.hidden = [0, 0]  # Italian: pile[lo:hi] are the pozzo's face-down cards
-        self.clean_turn = False  # Italian: a clean opening was made this turn (B.9.2)
-        self.cut_cards: list[Card] = []  # Italian: wild cards the cutter took (B.3.2)
-        self.opening_draw = DrawMode.NORMAL  # Italian, I-O31: how an unopened side drew this turn
+        self.part = family.new_part(nsides)  # the family's own part of the state, if it has one
         self.turn = (dealer + self.step) % self.players
         self.phase = DRAW_PHASE
         self.turn_no = 0
@@ -426,6 +444,59 @@ class Game(HandState):
                 stream.shuffle(order)
                 deck = order  # top first
             family.deal(self, deck, cut, stream)
+
+    # ------------------------------------------------------------------ old names of the Italian part
+    # Deprecated aliases of the Italian state part's fields (``game.part``), kept
+    # only while bots/, rl/, cli.py and the interfaces still read them; the
+    # engine and the families do not.  A hand without the part reads the start values.
+
+    def _part_attr(self, name: str, empty: object) -> Any:
+        return getattr(self.part, name) if self.part is not None and hasattr(self.part, name) else empty
+
+    def _set_part_attr(self, name: str, value: object) -> None:
+        if self.part is None or not hasattr(type(self.part), name):
+            raise AttributeError(f"{self.family.name} hands have no {name}")
+        setattr(self.part, name, value)
+
+    @property
+    def closed(self) -> list[list[Meld]]:
+        return self._part_attr("closed", [[] for _ in self.melds])  # type: ignore[no-any-return]
+
+    @closed.setter
+    def closed(self, value: list[list[Meld]]) -> None:
+        self._set_part_attr("closed", value)
+
+    @property
+    def hidden(self) -> list[int]:
+        return self._part_attr("hidden", [0, 0])  # type: ignore[no-any-return]
+
+    @hidden.setter
+    def hidden(self, value: list[int]) -> None:
+        self._set_part_attr("hidden", value)
+
+    @property
+    def clean_turn(self) -> bool:
+        return self._part_attr("clean_turn", False)  # type: ignore[no-any-return]
+
+    @clean_turn.setter
+    def clean_turn(self, value: bool) -> None:
+        self._set_part_attr("clean_turn", value)
+
+    @property
+    def opening_draw(self) -> int:
+        return self._part_attr("opening_draw", 0)  # type: ignore[no-any-return]
+
+    @opening_draw.setter
+    def opening_draw(self, value: int) -> None:
+        self._set_part_attr("opening_draw", value)
+
+    @property
+    def cut_cards(self) -> list[Card]:
+        return self._part_attr("cut_cards", [])  # type: ignore[no-any-return]
+
+    @cut_cards.setter
+    def cut_cards(self, value: list[Card]) -> None:
+        self._set_part_attr("cut_cards", value)
 
     # ------------------------------------------------------------------ basics
 
@@ -483,9 +554,11 @@ class Game(HandState):
         return self.canasta_counts[side]
 
     def recount_canastas(self) -> None:
-        """Canastas per side, from the melds (and the Italian canastas set aside)."""
+        """Canastas per side, from the melds (and those the family's state part sets aside)."""
+        part = self.part
         self.canasta_counts = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta)
-                               + len(self.closed[i]) for i, d in enumerate(self.melds)]
+                               + (part.canastas_set_aside(i) if part is not None else 0)
+                               for i, d in enumerate(self.melds)]
 
     def minimum(self, seat: int) -> int:
         """The initial-meld minimum that applies to this seat's side now (A.7.1)."""
@@ -593,8 +666,9 @@ class Game(HandState):
         self.melded_now = False
         self.touched_old = False
         self.ask = ASK_NONE
-        self.clean_turn = False
-        self.opening_draw = DrawMode.NORMAL
+        part = self.part
+        if part is not None:
+            part.begin_turn()
         if self.red3_pending[seat]:
             self.red3_pending[seat] = False
             self.lay_out_red_threes(seat)
@@ -704,9 +778,9 @@ class Game(HandState):
         if phase == ANSWER_PHASE:
             if kind in (YES, NO):
                 return None
-            raise refuse("ANSWER_PENDING")
+            raise refuse(self.family.refusal("ANSWER_PENDING"))
         if kind in (YES, NO):
-            raise refuse("NOTHING_TO_ANSWER")
+            raise refuse(self.family.refusal("NOTHING_TO_ANSWER"))
         if phase == DRAW_PHASE:
             if kind == DRAW:
                 if not self.stock:
@@ -742,13 +816,13 @@ class Game(HandState):
             return self._plan_discard(move)
         if kind == ASK:
             if not self.has_partner(self.turn):
-                raise refuse("NO_PARTNER")
+                raise refuse(self.family.refusal("NO_PARTNER"))
             if self.ask != ASK_NONE:
-                raise refuse("ALREADY_ASKED")
+                raise refuse(self.family.refusal("ALREADY_ASKED"))
             if self.hand_sizes[self.turn] < 2:
-                raise refuse("ASK_TOO_LATE")
+                raise refuse(self.family.refusal("ASK_TOO_LATE"))
             if not self.family.may_ask(self):
-                raise refuse("CANNOT_GO_OUT")
+                raise refuse(self.family.refusal("CANNOT_GO_OUT"))
             return None
         if kind in (DRAW, TAKE, OPEN):
             raise refuse("ALREADY_DREW")
@@ -822,15 +896,15 @@ class Game(HandState):
             raise refuse("DISCARD_ONE")
         c = move.groups[0][0]
         self.holds(seat, [c])
-        if self.opening_draw == DrawMode.ANNOUNCED and not self.opened[self.side_of[seat]]:
-            raise refuse("MUST_OPEN")
+        if self.part is not None:
+            self.family.check_discard(self, seat)
         left = self.hand_sizes[seat] - 1
         if left == 0:
             err = self.family.discard_out_error(self, seat, c)
             if err is not None:
                 raise err
         elif self.ask == ASK_YES:
-            raise refuse("MUST_GO_OUT")
+            raise refuse(self.family.refusal("MUST_GO_OUT"))
         return c
 
     def check_still_going_out(self, move: Move, plan: Plan) -> None:
@@ -848,10 +922,7 @@ class Game(HandState):
         seat = self.turn
         if kind in (DRAW, OPEN):
             self.took_pile = False
-            count = self.rules.draw_count
-            if self.rules.opening_draws_one and not self.opened[self.side_of[seat]]:
-                self.opening_draw = DrawMode.ANNOUNCED if kind == OPEN else DrawMode.UNANNOUNCED
-                count = 1 if kind == OPEN else count
+            count = self.rules.draw_count if self.part is None else self.family.drawing(self, seat, kind)
             if not self.draw_cards(seat, count):
                 self.family.draw_ran_out(self)
                 return

@@ -96,8 +96,9 @@ def position_of(game: Game) -> dict[str, Any]:
         "dealer": g.dealer,
         "scores": list(g.start_scores),
     }
-    for attr, name in WRITTEN:
-        value = getattr(g, attr)
+    fields = WRITTEN if g.part is None else WRITTEN + tuple((f.attr, f.name) for f in g.part.FIELDS)
+    for attr, name in fields:
+        value = getattr(g, attr) if g.part is None or not hasattr(g.part, attr) else getattr(g.part, attr)
         writer = _WRITERS.get(attr)
         out[name] = writer(g, value) if writer else (list(value) if isinstance(value, list) else value)
     return out
@@ -259,13 +260,16 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     if (not isinstance(hidden, list) or len(hidden) != 2 or not all(type(x) is int for x in hidden)
             or not 0 <= hidden[0] <= hidden[1] <= max(len(pile) - 1, 0)):
         raise PositionError("pozzo_hidden must be [first, end] indices of face-down cards below the pile's top")
-    g.hidden = list(hidden)
-    g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, pile, g.hidden))
-    g.clean_turn = _get(data, "clean_turn", bool, _clean_turn(g))
-    g.opening_draw = _get(data, "draw_mode", int, 0)
-    if g.opening_draw not in (0, 1, 2):
+    g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, pile, hidden))
+    clean_turn = _get(data, "clean_turn", bool, _clean_turn(g))
+    draw_mode = _get(data, "draw_mode", int, 0)
+    if draw_mode not in (0, 1, 2):
         raise PositionError("draw_mode must be 0, 1 (opening announced) or 2 (drew two before opening)")
-    g.cut_cards = _cards(data.get("cut_cards", []), "cut_cards")
+    cut_cards = _cards(data.get("cut_cards", []), "cut_cards")
+    if g.part is not None:
+        g.hidden, g.clean_turn, g.opening_draw, g.cut_cards = list(hidden), clean_turn, draw_mode, cut_cards
+    elif hidden != [0, 0] or clean_turn or draw_mode or cut_cards:
+        raise PositionError(f"pozzo_hidden, clean_turn, draw_mode and cut_cards have no meaning in {rules.family} hands")
     deck = make_deck(rules.packs)
     avail = [0] * NUM_CARDS
     for c in deck:

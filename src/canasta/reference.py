@@ -363,9 +363,10 @@ def small_position(rules: Any, seed: int, max_hand: int = 7) -> Game | None:
     cut = max(0, len(p["pile"]) - keep)
     if cut:
         p["pile"] = p["pile"][cut:]
-        lo, hi = p["pozzo_hidden"]
-        lo, hi = max(0, lo - cut), max(0, hi - cut)
-        p["pozzo_hidden"] = [lo, hi] if hi > lo and hi <= len(p["pile"]) - 1 else [0, 0]
+        if "pozzo_hidden" in p:  # the Italian part's face-down cards
+            lo, hi = p["pozzo_hidden"]
+            lo, hi = max(0, lo - cut), max(0, hi - cut)
+            p["pozzo_hidden"] = [lo, hi] if hi > lo and hi <= len(p["pile"]) - 1 else [0, 0]
     p["hands"][seat] = [card_str(c) for c in hand]
     p["known"][seat] = []
     # the next stock cards: often of the ranks in hand, so that draws matter

@@ -1,9 +1,10 @@
 """The state of one hand, as one record (in the spirit of pgx's ``State``).
 
-:class:`HandState` lists every field that changes during a hand, once, with how
-it is copied (``copy``), the name it has in positions and seat views
-(``name``), who may see it (``seen``) and which rule family it belongs to
-(``part``: the shared part, or the Italian part).  Everything else is derived
+:class:`HandState` lists every field that changes during a hand and that every
+rule family shares, once, with how it is copied (``copy``), the name it has in
+positions and seat views (``name``) and who may see it (``seen``); a family's
+own fields live in its :class:`StatePart` (``HandState.part``), which declares
+them the same way (``StatePart.FIELDS``).  Everything else is derived
 from this list by field:
 
 * :func:`snapshot` / :func:`restore` (``push`` / ``pop``) and :func:`copy_state`
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import Field, dataclass, field, fields
 from enum import IntEnum
-from typing import Any, Final
+from typing import Any, ClassVar, Final, NamedTuple
 
 from canasta.cards import Card
 from canasta.melds import Meld
@@ -82,6 +83,7 @@ COPY_KINDS: Final = {
     "rows": "[x[:] for x in s.{f}]",
     "melds": "[{{k: m.copy() for k, m in d.items()}} for d in s.{f}]",
     "meld_lists": "[[m.copy() for m in x] for x in s.{f}]",
+    "part": "None if s.{f} is None else s.{f}.copy()",
 }
 
 
@@ -89,8 +91,40 @@ def _m(copy: str, name: str | None, seen: str = "public", part: str = "shared") 
     """A state field: ``copy`` (a :data:`COPY_KINDS` kind), ``name`` in positions and
     views (None: derived from other fields, not written), ``seen``: "public",
     "own" (only the seat's own: hands), "hidden" (nobody: the stock's order),
-    ``part``: "shared" or "italian"."""
+    ``part``: "shared", or the family whose :class:`StatePart` declares it."""
     return {"copy": copy, "name": name, "seen": seen, "part": part}
+
+
+class StateField(NamedTuple):
+    """One field of the state, as views and positions see it."""
+
+    attr: str  #: the attribute (of the game, or of its family's :class:`StatePart`)
+    name: str  #: its name in positions and views
+    seen: str  #: "public", "own" (the seat's own: hands) or "hidden" (nobody: the stock)
+    copy: str  #: a :data:`COPY_KINDS` kind
+
+
+class StatePart:
+    """A rule family's own part of the hand's state (``HandState.part``), in the
+    spirit of python-chess's variant boards: the family makes it
+    (``RuleFamily.new_part``), keeps its fields, copies it and resets it at each
+    turn; shared code only copies it (snapshots) and asks it the two things
+    below.  ``FIELDS`` declares its written fields for views and positions
+    (attribute of the part, name, who sees it, copy kind)."""
+
+    __slots__ = ()
+    FIELDS: ClassVar[tuple[StateField, ...]] = ()
+
+    def copy(self) -> StatePart:
+        """An independent copy (snapshots, ``Game.copy``)."""
+        raise NotImplementedError
+
+    def begin_turn(self) -> None:
+        """A turn begins: reset what lasts one turn."""
+
+    def canastas_set_aside(self, side: int) -> int:
+        """Canastas of ``side`` kept in the part, not among its open melds."""
+        return 0
 
 
 @dataclass(slots=True, init=False, eq=False, repr=False)
@@ -108,13 +142,8 @@ class HandState:
     red3: list[list[Card]] = field(metadata=_m("rows", "red_threes"))  #: per seat: red threes laid out
     opened: list[bool] = field(metadata=_m("list", "opened"))  #: per side: has made its initial meld / opening
     melds: list[dict[int, Meld]] = field(metadata=_m("melds", "melds"))  #: per side: open melds by rank (or WILD_MELD)
-    closed: list[list[Meld]] = field(metadata=_m("meld_lists", "closed", part="italian"))  #: per side: canastas set aside
     pile: list[Card] = field(metadata=_m("list", "pile"))  #: the discard pile / pozzo, bottom first
     pile_frozen: bool = field(metadata=_m("value", "pile_frozen"))
-    hidden: list[int] = field(metadata=_m("list", "pozzo_hidden", part="italian"))  #: pile[lo:hi] lie face down
-    clean_turn: bool = field(metadata=_m("value", "clean_turn", part="italian"))  #: a clean opening this turn (B.9.2)
-    opening_draw: int = field(metadata=_m("value", "draw_mode", part="italian"))  #: a :class:`DrawMode` (I-O31)
-    cut_cards: list[Card] = field(metadata=_m("list", "cut_cards", part="italian"))  #: wild cards the cutter took (B.3.2)
     stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden"))  #: the stock, its top card last
     # -- the turn's flags
     took_pile: bool = field(metadata=_m("value", "took_pile"))
@@ -133,15 +162,18 @@ class HandState:
     # -- derived, kept up to date for speed (not written in positions)
     rank_counts: list[list[int]] = field(metadata=_m("rows", None))  #: per seat: count of each rank held
     hand_sizes: list[int] = field(metadata=_m("list", None))  #: per seat: cards held
-    canasta_counts: list[int] = field(metadata=_m("list", None))  #: per side: canastas (open and closed)
+    canasta_counts: list[int] = field(metadata=_m("list", None))  #: per side: canastas (open and set aside)
+    # -- the family's own part (None if it has none): its fields are declared by it, see StatePart
+    part: StatePart | None = field(metadata=_m("part", None))
 
 
 STATE_FIELDS: Final[tuple[Field[Any], ...]] = fields(HandState)
 STATE_NAMES: Final = tuple(f.name for f in STATE_FIELDS)
-#: the fields of the Italian part (Part B); Classic hands leave them at their start values
-ITALIAN_PART: Final = tuple(f.name for f in STATE_FIELDS if f.metadata["part"] == "italian")
-#: (attribute, name in positions and views) of the fields written out
-WRITTEN: Final = tuple((f.name, f.metadata["name"]) for f in STATE_FIELDS if f.metadata["name"])
+#: the shared fields written in positions and views, in the record's order
+SHARED_FIELDS: Final = tuple(StateField(f.name, f.metadata["name"], f.metadata["seen"], f.metadata["copy"])
+                             for f in STATE_FIELDS if f.metadata["name"])
+#: (attribute, name in positions and views) of the shared fields written out
+WRITTEN: Final = tuple((f.attr, f.name) for f in SHARED_FIELDS)
 
 
 def snapshot(s: HandState) -> tuple[object, ...]:
@@ -158,13 +190,8 @@ def snapshot(s: HandState) -> tuple[object, ...]:
         [x[:] for x in s.red3],
         s.opened[:],
         [{k: m.copy() for k, m in d.items()} for d in s.melds],
-        [[m.copy() for m in x] for x in s.closed],
         s.pile[:],
         s.pile_frozen,
-        s.hidden[:],
-        s.clean_turn,
-        s.opening_draw,
-        s.cut_cards[:],
         s.stock[:],
         s.took_pile,
         s.melded_now,
@@ -181,6 +208,7 @@ def snapshot(s: HandState) -> tuple[object, ...]:
         [x[:] for x in s.rank_counts],
         s.hand_sizes[:],
         s.canasta_counts[:],
+        None if s.part is None else s.part.copy(),
     )
 
 
@@ -195,13 +223,8 @@ def restore(s: HandState, t: tuple[object, ...]) -> None:
         s.red3,
         s.opened,
         s.melds,
-        s.closed,
         s.pile,
         s.pile_frozen,
-        s.hidden,
-        s.clean_turn,
-        s.opening_draw,
-        s.cut_cards,
         s.stock,
         s.took_pile,
         s.melded_now,
@@ -218,6 +241,7 @@ def restore(s: HandState, t: tuple[object, ...]) -> None:
         s.rank_counts,
         s.hand_sizes,
         s.canasta_counts,
+        s.part,
     ) = t  # type: ignore[assignment]
 
 
@@ -231,13 +255,8 @@ def copy_state(s: HandState, d: HandState) -> None:
     d.red3 = [x[:] for x in s.red3]
     d.opened = s.opened[:]
     d.melds = [{k: m.copy() for k, m in d.items()} for d in s.melds]
-    d.closed = [[m.copy() for m in x] for x in s.closed]
     d.pile = s.pile[:]
     d.pile_frozen = s.pile_frozen
-    d.hidden = s.hidden[:]
-    d.clean_turn = s.clean_turn
-    d.opening_draw = s.opening_draw
-    d.cut_cards = s.cut_cards[:]
     d.stock = s.stock[:]
     d.took_pile = s.took_pile
     d.melded_now = s.melded_now
@@ -254,3 +273,4 @@ def copy_state(s: HandState, d: HandState) -> None:
     d.rank_counts = [x[:] for x in s.rank_counts]
     d.hand_sizes = s.hand_sizes[:]
     d.canasta_counts = s.canasta_counts[:]
+    d.part = None if s.part is None else s.part.copy()

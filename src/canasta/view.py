@@ -301,6 +301,13 @@ def _view(game: Game, seat: int) -> SeatView:
     for attr, name, out in _PUBLIC:
         value = getattr(g, attr)
         data[name] = out(g, value) if out else (tuple(value) if isinstance(value, list) else value)
+    part = g.part
+    if part is not None:  # the family's own fields, as its state part declares them
+        for f in part.FIELDS:
+            if f.seen == "public":
+                value = getattr(part, f.attr)
+                out = _OUT.get(f.attr)
+                data[f.name] = out(g, value) if out else (tuple(value) if isinstance(value, list) else value)
     return SeatView(
         rules=g.rules,
         seat=seat,
@@ -365,7 +372,14 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     g.turn = view.turn
     g.phase = PHASE_NAMES.index(view.phase)
     g.ask = ASK_NAMES.index(view.ask)
-    g.opening_draw = view.draw_mode
+    part = g.part
+    if part is not None:
+        for f in part.FIELDS:
+            if f.seen == "public" and f.attr not in _OUT:
+                value = getattr(view, f.name)
+                setattr(part, f.attr, list(value) if isinstance(value, tuple) else value)
+        if hasattr(part, "opening_draw"):
+            g.opening_draw = view.draw_mode
     for s, cards in enumerate(hands):
         for c in cards:
             g.add_to_hand(s, c)

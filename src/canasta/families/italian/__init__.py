@@ -12,27 +12,29 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from canasta.cards import CARD_RANK, IS_WILD, Card
-from canasta.errors import IllegalMoveError
+from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.families.italian import movegen
+from canasta.families.italian import movegen, refusals  # noqa: F401  (registers its refusal forms)
 from canasta.families.italian import rules as italian_rules
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.openings import group_key, groups_from
+from canasta.families.italian.state import ItalianState, part_of
 from canasta.family import PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import WILD_MELD, Meld, it_group_error
-from canasta.moves import TAKE, Group, Move, group_cards
+from canasta.moves import OPEN, TAKE, Group, Move, group_cards
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.state import ANSWER_PHASE, MELD_PHASE
+from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 
 
 class Italian(RuleFamily):
     """Italian Canasta (Part B), with its options I-O1 ..."""
 
     name = "italian"
+    refusal_variant = "italian"
     pile_word = "pozzo"
     take_draws = 1
     closes_canastas = True
@@ -87,6 +89,20 @@ class Italian(RuleFamily):
     def draw_ran_out(self, g: Game) -> None:
         g.end_hand("the stock ran out")
 
+    def new_part(self, sides: int) -> ItalianState:
+        return ItalianState(sides)
+
+    def check_discard(self, g: Game, seat: int) -> None:
+        if part_of(g).opening_draw == DrawMode.ANNOUNCED and not g.opened[g.side_of[seat]]:
+            raise refuse("MUST_OPEN")
+
+    def drawing(self, g: Game, seat: int, kind: int) -> int:
+        count = g.rules.draw_count
+        if g.rules.opening_draws_one and not g.opened[g.side_of[seat]]:
+            part_of(g).opening_draw = DrawMode.ANNOUNCED if kind == OPEN else DrawMode.UNANNOUNCED
+            return 1 if kind == OPEN else count
+        return count
+
     def plan_take(self, g: Game, move: Move) -> TakePlan:
         return italian_rules.plan_take(g, move)
 
@@ -100,7 +116,7 @@ class Italian(RuleFamily):
         opening = not g.opened[g.side_of[seat]]
         italian_rules.lay_groups(g, seat, plan.groups)
         if opening and g.rules.opening_must_be_clean(g.minimum(seat)):
-            g.clean_turn = True
+            part_of(g).clean_turn = True
 
     def take(self, g: Game, seat: int, plan: TakePlan) -> None:
         if italian_rules.take(g, seat, plan):

@@ -19,6 +19,7 @@ from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, THREE, T
 from canasta.errors import IllegalMoveError
 from canasta.families.italian import rules as italian
 from canasta.families.italian.openings import groups_from
+from canasta.families.italian.state import part_of
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
@@ -58,7 +59,7 @@ def italian_can_go_out(g: Game, assume_yes: bool = False) -> bool:
                            and not assume_yes):
         return False  # a "no", or asking is required and has not been answered yes (B.13.4)
     if g.opened[side]:
-        return _opened_way_out(g, seat, g.clean_turn)
+        return _opened_way_out(g, seat, part_of(g).clean_turn)
     return _opening_way_out(g, seat)
 
 
@@ -111,7 +112,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
         if not italian.requirement_met(r, clean + can_clean + w, dirty + can_dirty + w, natural + can_dirty):
             return False
     open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
-    closed_ranks = frozenset(m.rank for m in g.closed[side])
+    closed_ranks = frozenset(m.rank for m in part_of(g).closed[side])
     key = (r, tuple(rc), open_melds, min(clean, 2), min(dirty, 2), min(natural, 2), closed_ranks,
            clean_turn)
     found = _OUT_ANSWERS.get(key)
@@ -145,7 +146,7 @@ def _opening_way_out(g: Game, seat: int) -> bool:
     and, when black threes can be melded (I-O17: only in the going-out move), the
     openings that go out at once."""
     r = g.rules
-    if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.opening_draw == DrawMode.UNANNOUNCED:
+    if g.phase not in (MELD_PHASE, ANSWER_PHASE) or part_of(g).opening_draw == DrawMode.UNANNOUNCED:
         return False
     need = g.minimum(seat)
     clean = r.opening_must_be_clean(need)
@@ -188,7 +189,7 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
         after.family.lay(after, seat, plan)
         if after.hand_sizes[seat] == 0:
             return True  # went out in the opening itself (I-O23 discard_optional)
-        return _opened_way_out(after, seat, after.clean_turn)
+        return _opened_way_out(after, seat, part_of(after).clean_turn)
 
     # the wild-card group of the opening: none, or any legal one from the hand
     wild_groups: list[tuple[int, int]] = [(0, 0)]

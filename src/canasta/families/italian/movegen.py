@@ -21,6 +21,7 @@ from canasta.cards import (
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
 from canasta.families.italian.rules import is_deuce_meld, open_allowed
+from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move
 from canasta.options import (
@@ -178,7 +179,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     hsize = g.hand_sizes[seat]
     deuces = rc[TWO]
     jokers = rc[JOKER_RANK]
-    clean_turn = g.clean_turn
+    clean_turn = part_of(g).clean_turn
     wm = melds.get(WILD_MELD)
     wild_open = wm is not None
     deuce_open = wild_open and wm is not None and is_deuce_meld(r, wm)
@@ -215,7 +216,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                     else:
                         slow.append(Move(MELD, ((-(x + 1), JOKER),)))
         elif k >= 2:
-            if never_again and any(c.rank == x for c in g.closed[side]):
+            if never_again and any(c.rank == x for c in part_of(g).closed[side]):
                 continue
             if hsize < 5:
                 three = pick(hand, x, 3)
@@ -333,9 +334,9 @@ def options(g: Game) -> list[Option]:
     if g.ask == ASK_NONE or g.ask == ASK_NO:
         if g.opened[side]:
             fast_meld_options(g, out)
-        elif g.opening_draw != DrawMode.UNANNOUNCED:
+        elif part_of(g).opening_draw != DrawMode.UNANNOUNCED:
             out.extend(opening_options(g))
-        announced = g.opening_draw == DrawMode.ANNOUNCED and not g.opened[side]  # open before discarding
+        announced = part_of(g).opening_draw == DrawMode.ANNOUNCED and not g.opened[side]  # open before discarding
         if not announced and g.hand_sizes[seat] >= 2:
             out.extend([r for r in _ALL_RANKS if rc[r]])
         elif not announced:

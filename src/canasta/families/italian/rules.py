@@ -33,6 +33,7 @@ from canasta.cards import (
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.families.italian.openings import opening_options
+from canasta.families.italian.state import part_of
 from canasta.melds import (
     CANASTA_SIZE,
     WILD_MELD,
@@ -94,7 +95,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
     g.stock = (rest + lifted)[::-1]  # the lifted packet goes under; the stock's top is its end
     for c in taken:
         g.add_to_hand(cutter, c, known=True)
-    g.cut_cards = taken
+    part_of(g).cut_cards = taken
     quota = [r.hand_size] * n
     if r.cut_wilds == "counts_toward_15":
         quota[cutter] = max(0, r.hand_size - len(taken))
@@ -157,9 +158,9 @@ def form_pozzo(g: Game, rng: DealRandom) -> None:
     g.pile = specials + under + [top]
     g.pile_frozen = frozen
     if r.pozzo_cards == "face_down" and under:
-        g.hidden = [len(specials), len(specials) + len(under)]
+        part_of(g).hidden = [len(specials), len(specials) + len(under)]
     else:
-        g.hidden = [0, 0]
+        part_of(g).hidden = [0, 0]
 
 
 # ---------------------------------------------------------------------------- melds
@@ -168,7 +169,7 @@ def form_pozzo(g: Game, rng: DealRandom) -> None:
 def closed_counts(g: Game, side: int, extra: Sequence[Meld] = ()) -> tuple[int, int, int]:
     """(clean, dirty, natural-rank) canastas a side has closed, plus ``extra``."""
     clean = dirty = natural = 0
-    for m in list(g.closed[side]) + list(extra):
+    for m in list(part_of(g).closed[side]) + list(extra):
         _, counts, _ = it_canasta(g.rules, m)
         if m.rank != WILD_MELD:
             natural += 1
@@ -247,7 +248,7 @@ def plan_groups(
         if key != WILD_MELD and m is None and target is not None:
             raise refuse("NO_SUCH_MELD", rank=key)
         if key != WILD_MELD and m is None and r.new_meld_after_close == "never" and any(
-            x.rank == key for x in g.closed[side]
+            x.rank == key for x in part_of(g).closed[side]
         ):
             raise refuse("RANK_CLOSED", rank=key)
         nat = sum(1 for c in cards if not IS_WILD[c])
@@ -379,7 +380,7 @@ def plan_open(g: Game) -> None:
 def plan_meld(g: Game, move: Move) -> MeldPlan:
     seat = g.turn
     side = g.side_of[seat]
-    if g.opening_draw == DrawMode.UNANNOUNCED and not g.opened[side]:
+    if part_of(g).opening_draw == DrawMode.UNANNOUNCED and not g.opened[side]:
         raise refuse("OPENING_NOT_ANNOUNCED")
     if not move.groups:
         raise refuse("EMPTY_MELD.italian")
@@ -393,7 +394,7 @@ def plan_meld(g: Game, move: Move) -> MeldPlan:
     if not g.opened[side]:
         clean = groups_are_clean(g.rules, g, side, plans)
         opening_check(g, seat, sum(vals[c] for c in cards), clean, with_pozzo=False)
-    elif g.clean_turn and not groups_are_clean(g.rules, g, side, plans):
+    elif part_of(g).clean_turn and not groups_are_clean(g.rules, g, side, plans):
         raise refuse("OPENING_NOT_CLEAN.meld")
     check_hand_after(g, seat, left, closing, wild_after)
     return MeldPlan(tuple(plans))
@@ -415,11 +416,11 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     if block != "off":
         own = block == "own_closed"
         for other in range(g.num_sides):
-            if (other == side) == own and any(m.rank == rt for m in g.closed[other]):
+            if (other == side) == own and any(m.rank == rt for m in part_of(g).closed[other]):
                 raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
     g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=True)
     existing = g.melds[side].get(rt)
-    if existing is None and r.new_meld_after_close == "never" and any(m.rank == rt for m in g.closed[side]):
+    if existing is None and r.new_meld_after_close == "never" and any(m.rank == rt for m in part_of(g).closed[side]):
         raise refuse("RANK_CLOSED", rank=rt)  # I-O3: as for a new meld from the hand (B.6.4, B.10.9)
     frozen = g.pile_frozen
     need_nat = r.frozen_pozzo_naturals if frozen else 2
@@ -459,7 +460,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
         value = sum(vals[c] for c in counted) + sum(vals[c] for grp in extras for c in group_cards(grp))
         clean = w0 == 0 and groups_are_clean(r, g, side, plans)
         opening_check(g, seat, value, clean, with_pozzo=True)
-    elif g.clean_turn and (w0 or not groups_are_clean(r, g, side, plans)):
+    elif part_of(g).clean_turn and (w0 or not groups_are_clean(r, g, side, plans)):
         raise refuse("OPENING_NOT_CLEAN.take")
     gained = 0
     if r.pozzo_taking == "whole_pozzo":
@@ -488,7 +489,7 @@ def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1)
             m.add(c)
         if m.size >= CANASTA_SIZE and key != THREE:
             del melds[key]
-            g.closed[side].append(m)
+            part_of(g).closed[side].append(m)
             g.canasta_counts[side] += 1
     g.opened[side] = True
     g.melded_now = True
@@ -503,7 +504,7 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
     top = g.pile.pop()
     lay_groups(g, seat, ((plan.rank, plan.shown), *plan.groups), extra=top)
     if r.pozzo_taking == "whole_pozzo":
-        lo, hi = g.hidden
+        lo, hi = part_of(g).hidden
         for i, c in enumerate(g.pile):
             if IS_RED_THREE[c]:
                 g.red3[seat].append(c)
@@ -512,11 +513,11 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
             else:
                 g.add_to_hand(seat, c, known=not lo <= i < hi)
         g.pile.clear()
-        g.hidden = [0, 0]
+        part_of(g).hidden = [0, 0]
     g.pile_frozen = False
     g.took_pile = True
     if not was_open and g.rules.opening_must_be_clean(g.minimum(seat)):
-        g.clean_turn = True
+        part_of(g).clean_turn = True
     return g.draw_cards(seat, 1)
 
 
@@ -534,7 +535,7 @@ def score(g: Game) -> list[SideScore]:
         bonuses = 0
         kinds = []
         clean = dirty = total = 0
-        for m in g.closed[side]:
+        for m in part_of(g).closed[side]:
             kind, counts, bonus = it_canasta(r, m)
             bonuses += bonus
             kinds.append(kind)
