@@ -157,6 +157,8 @@ FAMILY_OPTIONS: Final[dict[str, tuple[OptionInfo, ...]]] = {"classic": CLASSIC_O
 #: per family: the player counts it is for, and the preset a rules file of it starts from
 FAMILY_PLAYERS: Final[dict[str, tuple[int, ...]]] = {"classic": (2, 3, 4, 6), "italian": (2, 3, 4, 5, 6)}
 FAMILY_START: Final[dict[str, str]] = {"classic": "classic-4p", "italian": "italian-4p"}
+#: the fields of each family's named options (what :meth:`RuleSet.has_option` asks)
+_FAMILY_FIELDS: Final[dict[str, frozenset[str]]] = {k: frozenset(o.field for o in v) for k, v in FAMILY_OPTIONS.items()}
 
 CLASSIC_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120))
 SIX_PLAYER_MINIMUMS: Final = CLASSIC_MINIMUMS + ((7500, 150),)
@@ -349,7 +351,12 @@ class RuleSet:
 
     @property
     def italian(self) -> bool:
+        """Deprecated: the engine asks :meth:`has_option`; kept while tui/ and web/ still read it."""
         return self.family == "italian"
+
+    def has_option(self, field: str) -> bool:
+        """Whether ``field`` (a :class:`RuleSet` field) is a named option of this rule set's family."""
+        return field in _FAMILY_FIELDS[self.family]
 
     @property
     def options(self) -> tuple[OptionInfo, ...]:
@@ -358,7 +365,7 @@ class RuleSet:
 
     def opening_must_be_clean(self, minimum: int) -> bool:
         """Italian: must an opening at this minimum be clean (B.9.2, I-O7)?"""
-        return self.italian and (self.clean_opening == "always" or minimum <= 50)
+        return "clean_opening" in _FAMILY_FIELDS[self.family] and (self.clean_opening == "always" or minimum <= 50)
 
     @property
     def deck_size(self) -> int:
@@ -378,7 +385,7 @@ class RuleSet:
     def minimum_for(self, score: int) -> int:
         """Initial-meld (opening) minimum for a side with this cumulative score
         (A.7.1; B.9.1 with I-O5, I-O6 and I-O34)."""
-        if self.italian and self.minimum_table == CLASSIC_MINIMUMS:
+        if self.minimum_table == CLASSIC_MINIMUMS and "opening_table" in _FAMILY_FIELDS[self.family]:
             if self.opening_table == "hoyle_italian":
                 table: tuple[tuple[int, int], ...] = HOYLE_ITALIAN_MINIMUMS
             else:
@@ -398,7 +405,7 @@ class RuleSet:
     def red_three_points(self, count: int) -> int:
         """Face value of ``count`` red threes held by one side (A.10.2, A.18.3, B.11.2)."""
         table = self.red_three_values
-        if self.italian and table == CLASSIC_RED_THREES:
+        if table == CLASSIC_RED_THREES and "red_three_table" in _FAMILY_FIELDS[self.family]:
             table = HOYLE_ITALIAN_RED_THREES if self.red_three_table == "hoyle_italian" else ITALIAN_RED_THREES
         if count < len(table):
             return table[count]
@@ -529,6 +536,7 @@ def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: t
     preset its rules files start from (then :func:`add_presets` adds its presets).  The
     family that plays them registers with :func:`canasta.game.register_family`."""
     FAMILY_OPTIONS[name] = options
+    _FAMILY_FIELDS[name] = frozenset(o.field for o in options)
     FAMILY_PLAYERS[name] = players
     FAMILY_START[name] = start
 
@@ -594,15 +602,15 @@ def _validate(r: RuleSet) -> None:
         if o.id not in own and o.field != "target" and getattr(r, o.field) != o.choices[0]:
             raise RulesError(f"option {o.id} ({o.field}) belongs to the other family; "
                              f"these are {r.family} rules")
-    if r.italian:
-        if not 2 <= r.players <= 6:
-            raise RulesError(f"Italian Canasta is for 2 to 6 players, not {r.players}")
-        if r.players == 5 and r.five_players == "unsupported":
-            raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
-    elif r.players not in FAMILY_PLAYERS[r.family]:
-        allowed = [str(n) for n in FAMILY_PLAYERS[r.family]]
+    if r.players not in FAMILY_PLAYERS[r.family]:
+        players = FAMILY_PLAYERS[r.family]
+        allowed = [str(n) for n in players]
         counts = " or ".join(filter(None, (", ".join(allowed[:-1]), allowed[-1])))
+        if len(players) > 2 and list(players) == list(range(players[0], players[-1] + 1)):
+            counts = f"{players[0]} to {players[-1]}"
         raise RulesError(f"{r.family.capitalize()} Canasta is for {counts} players, not {r.players}")
+    if r.players == 5 and r.has_option("five_players") and r.five_players == "unsupported":
+        raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
     if r.packs not in (2, 3):
         raise RulesError(f"packs must be 2 or 3, not {r.packs}")
     if r.cutthroat and r.players != 3:

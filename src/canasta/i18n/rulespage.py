@@ -35,7 +35,7 @@ def option_choices(t: Translator, o: OptionInfo) -> str:
 
 
 def _preset_row(t: Translator, name: str, r: RuleSet) -> str:
-    canastas = t.choice(r.going_out_requirement) if r.italian else t.number(r.canastas_to_go_out)
+    canastas = t.choice(r.going_out_requirement) if r.has_option("going_out_requirement") else t.number(r.canastas_to_go_out)
     return (f"| `{name}` | {t.preset(name)} | {t.number(r.packs)} | {t.number(r.hand_size)} | "
             f"{t.number(r.draw_count)} | {canastas} | {t.number(r.target)} |")
 
@@ -94,7 +94,7 @@ def rules_header(rules: RuleSet, t: Translator) -> str:
         packs=t.nplural("{n} pack", "{n} packs", rules.packs),
         cards=t.nplural("{n} card", "{n} cards", rules.hand_size),
         draw=t.nplural("draw {n} card", "draw {n} cards", rules.draw_count),
-        canastas=(t.choice(rules.going_out_requirement) if rules.italian
+        canastas=(t.choice(rules.going_out_requirement) if rules.has_option("going_out_requirement")
                   else t.nplural("{n} canasta", "{n} canastas", rules.canastas_to_go_out)),
         target=t.number(rules.target))
 
