@@ -72,6 +72,7 @@ from canasta.cards import (
     NATURAL_RANKS,
     RANK_CARDS,
     RANK_NAMES,
+    RANK_PLURALS,
     RANK_VALUE,
     RANK_WORDS,
     RED_THREES,
@@ -85,6 +86,7 @@ from canasta.cards import (
     parse_card,
     parse_rank,
 )
+from canasta.errors import refuse
 from canasta.families.italian import rules as italian
 from canasta.match import Match
 from canasta.melds import (
@@ -92,14 +94,42 @@ from canasta.melds import (
     WILD_MELD,
     Meld,
     canasta_bonus,
+    check_meld_shape,
     classify,
     it_canasta,
-    validate_new_meld,
 )
 from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
 from canasta.position import game_from_position
 from canasta.scoring import hand_penalty, match_winner, red_three_score, score_side
 from canasta.state import DRAW_PHASE
+
+
+def validate_new_meld(rules: RuleSet, cards: Sequence[Card], going_out: bool = False) -> None:
+    """Raise :class:`IllegalMoveError` unless ``cards`` may be laid as a new meld
+    on their own (no side melds considered): the cases' pure meld check, kept
+    here since only the tests use it (the engine checks melds in its plans)."""
+    if not cards:
+        raise refuse("EMPTY_MELD.new")
+    if any(IS_RED_THREE[c] for c in cards):
+        raise refuse("RED_THREE_MELD")
+    threes = [c for c in cards if IS_BLACK_THREE[c]]
+    if threes:
+        if len(threes) != len(cards):
+            raise refuse("BLACK_THREE_MIXED.new")
+        if not going_out:
+            raise refuse("BLACK_THREES_NOT_GOING_OUT")
+        if not 3 <= len(threes) <= 4:
+            raise refuse("BLACK_THREE_COUNT")
+        return
+    naturals = [c for c in cards if IS_NATURAL[c]]
+    ranks = {CARD_RANK[c] for c in naturals}
+    if len(ranks) > 1:
+        names = " ".join(str(r) for r in sorted(ranks, key=lambda r: RANK_PLURALS[r]))
+        raise refuse("MIXED_RANKS.new", ranks=names)
+    bad = check_meld_shape(rules, len(naturals), len(cards) - len(naturals))
+    if bad is not None:
+        raise refuse("ALL_WILD_MELD" if not naturals else bad)
+
 
 CASES_PATH = Path(__file__).resolve().parent / "data" / "cases.json"  # the repository's copy
 SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "rules" / "cases.json"  # authoritative, when present

@@ -9,16 +9,13 @@ from canasta.cards import (
     CARD_VALUE,
     IS_BLACK_THREE,
     IS_NATURAL,
-    IS_RED_THREE,
     JOKER_RANK,
-    RANK_PLURALS,
     THREE,
     TWO,
     Card,
     Rank,
     cards_str,
 )
-from canasta.errors import refuse
 from canasta.rules import RuleSet
 
 CANASTA_SIZE = 7
@@ -145,32 +142,6 @@ def meld_from_cards(cards: Iterable[Card], concealed: bool = False) -> Meld:
     for c in cards:
         m.add(c)
     return m
-
-
-def validate_new_meld(rules: RuleSet, cards: Sequence[Card], going_out: bool = False) -> None:
-    """Raise :class:`IllegalMoveError` unless ``cards`` may be laid as a new meld
-    on their own (no side melds considered)."""
-    if not cards:
-        raise refuse("EMPTY_MELD.new")
-    if any(IS_RED_THREE[c] for c in cards):
-        raise refuse("RED_THREE_MELD")
-    threes = [c for c in cards if IS_BLACK_THREE[c]]
-    if threes:
-        if len(threes) != len(cards):
-            raise refuse("BLACK_THREE_MIXED.new")
-        if not going_out:
-            raise refuse("BLACK_THREES_NOT_GOING_OUT")
-        if not 3 <= len(threes) <= 4:
-            raise refuse("BLACK_THREE_COUNT")
-        return
-    naturals = [c for c in cards if IS_NATURAL[c]]
-    ranks = {CARD_RANK[c] for c in naturals}
-    if len(ranks) > 1:
-        names = " ".join(str(r) for r in sorted(ranks, key=lambda r: RANK_PLURALS[r]))
-        raise refuse("MIXED_RANKS.new", ranks=names)
-    bad = check_meld_shape(rules, len(naturals), len(cards) - len(naturals))
-    if bad is not None:
-        raise refuse("ALL_WILD_MELD" if not naturals else bad)
 
 
 # --------------------------------------------------------------------------- Italian (Part B)
