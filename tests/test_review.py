@@ -144,3 +144,30 @@ def test_two_sampling_seeds_agree_on_the_marks(record_text: str) -> None:
     assert [(d.hand, d.index) for d in a.decisions] == [(d.hand, d.index) for d in b.decisions]
     same = sum(x.mark == y.mark for x, y in zip(a.decisions, b.decisions, strict=True))
     assert same >= 0.9 * len(a.decisions)
+
+
+def test_playing_on_instead_of_going_out_is_marked(record_text: str) -> None:
+    """A seeded position (hand 1, move 58 of the fixture): the seat could go out (or ask to); a
+    discard instead is marked and the better choice named; going out itself, level with asking
+    (two equal choices), is not marked."""
+    from canasta.moves import DISCARD, MELD, group_cards
+
+    found = 0
+    for t in tasks_of(_record(record_text), 1, [2], 1, 24, 1):
+        if t.view.phase != "meld":
+            continue
+        g = sample_world(t.view, random.Random(0))
+        moves = list(g.generate())
+        size = g.hand_sizes[g.turn]
+        outs = [m for m in moves if m.kind == MELD and size - sum(len(group_cards(x)) for x in m.groups) <= 1]
+        discards = [m for m in moves if m.kind == DISCARD]
+        if not outs or not discards:
+            continue
+        found += 1
+        worse = evaluate(t.view, discards[0], 24, t.seed, t.limits)
+        assert worse is not None and worse.best is not None
+        assert mark_for(worse.gain, worse.stderr) != ""
+        assert worse.best.kind != DISCARD  # going out, or asking to
+        out = evaluate(t.view, outs[0], 24, t.seed, t.limits)
+        assert out is not None and mark_for(max(0.0, out.gain), out.stderr) == ""
+    assert found
