@@ -122,6 +122,14 @@ def test_command_stores_rereads_and_refuses(tmp_path: Path, record_text: str,
     assert second["reused"] is True and second["decisions"] == first["decisions"]
     assert main([str(path), "--seat", "2", "--budget", "expert:i3"]) == 2  # other settings: --force
     assert "--force" in capsys.readouterr().err
+    assert main([str(path), "--all", "--budget", "expert:i3", "--force", "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert main([str(path), "--seat", "3", "--hand", "1", "--budget", "expert:i3", "--json"]) == 0
+    part = json.loads(capsys.readouterr().out)  # read from the review of every seat
+    assert part["reused"] is True and part["decisions"] == [d for d in every["decisions"] if d["seat"] == 3]
+    assert part["decisions"] == first["decisions"]
+    assert main([str(path), "--seat", "2", "--budget", "expert:i4"]) == 2
+    assert "--force" in capsys.readouterr().err
     (tmp_path / "cut.cgn").write_text(record_text[: len(record_text) // 2], encoding="utf-8")
     assert main([str(tmp_path / "cut.cgn"), "--budget", "expert:i3"]) == 2
     err = capsys.readouterr().err

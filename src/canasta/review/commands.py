@@ -71,10 +71,20 @@ def _keyed(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_review(record: str | Path, key: dict[str, Any]) -> Review | None:
-    """A stored review of the record with exactly these settings (``Review.key()``), else None."""
+    """A stored review of the record with these settings (``Review.key()``), else None; a stored
+    review of more seats or of every hand, with the same budget, seed and record, gives the part
+    asked for."""
     for entry in _read_sidecar(sidecar_path(record)):
         if _keyed(entry) == key:
             return Review.from_dict(entry)
+    for entry in _read_sidecar(sidecar_path(record)):
+        same = all(entry.get(k) == key[k] for k in ("game", "worlds", "seed", "record"))
+        if same and set(key["seats"]) <= set(entry.get("seats", [])) and entry.get("hand") in (None, key["hand"]):
+            whole = Review.from_dict(entry)
+            seats = tuple(key["seats"])
+            return Review(whole.game, seats, key["hand"], whole.worlds, whole.seed, whole.players,
+                          [d for d in whole.decisions if d.seat in seats and key["hand"] in (None, d.hand)],
+                          whole.record_digest)
     return None
 
 
