@@ -12,7 +12,16 @@ from typing import Any
 from canasta import argtypes
 from canasta.errors import CanastaError
 from canasta.i18n import _
-from canasta.review import DEFAULT_WORLDS, FORMAT, MARKS, Review, ReviewError, review_record
+from canasta.review import (
+    DEFAULT_WORLDS,
+    FORMAT,
+    MARKS,
+    NOISE_Z,
+    THRESHOLDS,
+    Review,
+    ReviewError,
+    review_record,
+)
 
 
 def _budget(text: str) -> int:
@@ -74,10 +83,13 @@ def load_review(record: str | Path, key: dict[str, Any]) -> Review | None:
     """A stored review of the record with these settings (``Review.key()``), else None; a stored
     review of more seats or of every hand, with the same budget, seed and record, gives the part
     asked for."""
-    for entry in _read_sidecar(sidecar_path(record)):
+    # a review marked with other thresholds (an earlier calibration) is computed again
+    entries = [e for e in _read_sidecar(sidecar_path(record))
+               if e.get("thresholds") == dict(THRESHOLDS) and e.get("noise_z") == NOISE_Z]
+    for entry in entries:
         if _keyed(entry) == key:
             return Review.from_dict(entry)
-    for entry in _read_sidecar(sidecar_path(record)):
+    for entry in entries:
         same = all(entry.get(k) == key[k] for k in ("game", "worlds", "seed", "record"))
         if same and set(key["seats"]) <= set(entry.get("seats", [])) and entry.get("hand") in (None, key["hand"]):
             whole = Review.from_dict(entry)
