@@ -33,7 +33,7 @@ from canasta.bots.base import Budget, world
 from canasta.bots.expert import ExpertBot
 from canasta.bots.inference import PileWatch
 from canasta.errors import CanastaError
-from canasta.i18n import _
+from canasta.i18n import N_, _
 from canasta.moves import DISCARD, Move
 from canasta.record import GameRecord, cut_short, verify
 from canasta.state import ANSWER_PHASE
@@ -48,6 +48,8 @@ NOISE_Z: Final = 2.0
 #: points lost (at least) for each mark, the heaviest first; see docs/review.md for how they were chosen
 THRESHOLDS: Final[tuple[tuple[str, float], ...]] = (("blunder", 250.0), ("mistake", 100.0), ("inaccuracy", 50.0))
 MARKS: Final = tuple(name for name, _points in THRESHOLDS)
+#: the marks' names as shown (``_(MARK_NAMES[mark])`` translates one)
+MARK_NAMES: Final = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"), "blunder": N_("blunder")}
 
 
 class ReviewError(CanastaError):

@@ -15,6 +15,7 @@ from canasta.i18n import _
 from canasta.review import (
     DEFAULT_WORLDS,
     FORMAT,
+    MARK_NAMES,
     MARKS,
     NOISE_Z,
     THRESHOLDS,
@@ -185,11 +186,11 @@ def render(review: Review) -> str:
             line += "  " + _("best other: {best} {value:+.0f}, lost {loss:.0f} ± {se:.0f}").format(
                 best=d.best, value=d.best_value, loss=d.loss, se=d.stderr)
         if d.mark:
-            line += "  [" + _(d.mark) + "]"
+            line += "  [" + _(MARK_NAMES[d.mark]) + "]"
         lines.append(line)
     lines.append("")
     for s in review.summary():
-        marks = ", ".join(f"{s.marks[m]} {_(m)}" for m in MARKS)
+        marks = ", ".join(f"{_(MARK_NAMES[m])}: {s.marks[m]}" for m in MARKS)
         lines.append(_("seat {seat} ({player}): {decisions} decisions, {lost:.1f} points lost a decision; "
                        "{marks}").format(seat=s.seat, player=s.player, decisions=s.decisions,
                                          lost=s.lost_per_decision, marks=marks))
