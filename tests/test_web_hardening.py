@@ -25,10 +25,12 @@ from starlette.websockets import WebSocketDisconnect
 
 from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table
-from canasta.web.app import build_rules, create_app, normalise_origin
+from canasta.web.app import create_app
 from canasta.web.botpool import BotPool, decide, decision_seed
 from canasta.web.devserver import free_port
+from canasta.web.guards import normalise_origin
 from canasta.web.hub import Hub
+from canasta.web.lobby import build_rules
 from canasta.web.room import Room, Settings
 from canasta.web.store import Store, tables_t
 from test_web import (
@@ -219,7 +221,7 @@ def test_the_static_pages_need_no_inline_script() -> None:
     """The Content-Security-Policy forbids inline scripts and event handlers."""
     import re
 
-    from canasta.web.app import STATIC
+    from canasta.web.pages import STATIC
 
     pages = sorted(STATIC.glob("*.html"))
     assert pages

@@ -13,7 +13,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from canasta.web.app import create_app, host_allowed
+from canasta.web.app import create_app
+from canasta.web.guards import host_allowed
 from canasta.web.redact import redact
 from canasta.web.room import Settings
 

@@ -198,8 +198,9 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from canasta.web.app import create_app, normalise_origin
+        from canasta.web.app import create_app
         from canasta.web.botpool import default_workers
+        from canasta.web.guards import normalise_origin
         from canasta.web.room import Settings
     except ImportError as exc:
         raise CanastaError(f"the web server needs more packages ({exc.name} is missing): "
