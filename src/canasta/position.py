@@ -64,22 +64,15 @@ def _meld_json(m: Meld) -> dict[str, Any]:
     return {"cards": _strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
 
 
-def _closed_json(m: Meld) -> dict[str, Any]:
-    return {"cards": _strs(m.cards), "owner": m.owner, "turn": m.turn}
-
-
 #: how a state field that is not a plain value or list of values is written
 _WRITERS: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "phase": lambda g, v: PHASE_NAMES[v],
     "ask": lambda g, v: ASK_NAMES[v],
-    "opening_draw": lambda g, v: int(v),  # a DrawMode, written as its number
     "hands": lambda g, v: [_strs(g.hand(s)) for s in range(g.players)],
     "known": lambda g, v: [_strs([c for c in range(NUM_CARDS) for _ in range(k[c])]) for k in v],
     "red3": lambda g, v: [_strs(x) for x in v],
     "melds": lambda g, v: [[_meld_json(m) for m in side.values()] for side in v],
-    "closed": lambda g, v: [[_closed_json(m) for m in side] for side in v],
     "pile": lambda g, v: _strs(v),
-    "cut_cards": lambda g, v: _strs(v),
     "stock": lambda g, v: _strs(v[::-1]),  # top first
 }
 
@@ -96,11 +89,14 @@ def position_of(game: Game) -> dict[str, Any]:
         "dealer": g.dealer,
         "scores": list(g.start_scores),
     }
-    fields = WRITTEN if g.part is None else WRITTEN + tuple((f.attr, f.name) for f in g.part.FIELDS)
-    for attr, name in fields:
-        value = getattr(g, attr) if g.part is None or not hasattr(g.part, attr) else getattr(g.part, attr)
+    for attr, name in WRITTEN:
+        value = getattr(g, attr)
         writer = _WRITERS.get(attr)
         out[name] = writer(g, value) if writer else (list(value) if isinstance(value, list) else value)
+    if g.part is not None:  # the family's own fields, with the codecs its part declares
+        for f in g.part.FIELDS:
+            value = getattr(g.part, f.attr)
+            out[f.name] = f.write(g, value) if f.write else (list(value) if isinstance(value, list) else value)
     return out
 
 

@@ -26,6 +26,7 @@ are :class:`~enum.IntEnum` s (ints at run time, so as fast as before).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from enum import IntEnum
 from typing import Any, ClassVar, Final, NamedTuple
@@ -102,6 +103,10 @@ class StateField(NamedTuple):
     name: str  #: its name in positions and views
     seen: str  #: "public", "own" (the seat's own: hands) or "hidden" (nobody: the stock)
     copy: str  #: a :data:`COPY_KINDS` kind
+    #: how a view copies it out, ``(game, value) -> value`` (None: a tuple, or the value)
+    view: Callable[[Any, Any], Any] | None = None
+    #: how a position writes it, ``(game, value) -> JSON`` (None: a list, or the value)
+    write: Callable[[Any, Any], Any] | None = None
 
 
 class StatePart:

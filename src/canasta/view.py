@@ -282,12 +282,10 @@ def seat_view(game: Game, seat: int) -> SeatView:
 _OUT: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "phase": lambda g, v: PHASE_NAMES[v],
     "ask": lambda g, v: ASK_NAMES[v],
-    "opening_draw": lambda g, v: int(v),
     "known": lambda g, v: tuple(tuple(c for c in range(NUM_CARDS) for _ in range(k[c])) for k in v),
     "red3": lambda g, v: tuple(tuple(x) for x in v),
     "melds": lambda g, v: tuple(tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
                                 for side in v),
-    "closed": lambda g, v: tuple(tuple(tuple(m.cards) for m in side) for side in v),
     "pile": lambda g, v: tuple(None if g.hidden[0] <= i < g.hidden[1] else c for i, c in enumerate(v)),
 }
 #: the public fields of the state record, as (attribute, view field, copier)
@@ -306,8 +304,7 @@ def _view(game: Game, seat: int) -> SeatView:
         for f in part.FIELDS:
             if f.seen == "public":
                 value = getattr(part, f.attr)
-                out = _OUT.get(f.attr)
-                data[f.name] = out(g, value) if out else (tuple(value) if isinstance(value, list) else value)
+                data[f.name] = f.view(g, value) if f.view else (tuple(value) if isinstance(value, list) else value)
     return SeatView(
         rules=g.rules,
         seat=seat,
@@ -375,7 +372,7 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     part = g.part
     if part is not None:
         for f in part.FIELDS:
-            if f.seen == "public" and f.attr not in _OUT:
+            if f.seen == "public" and f.view is None:
                 value = getattr(view, f.name)
                 setattr(part, f.attr, list(value) if isinstance(value, tuple) else value)
         if hasattr(part, "opening_draw"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from canasta.cards import Card
+from canasta.cards import Card, card_str
 from canasta.melds import Meld
 from canasta.state import DrawMode, StateField, StatePart
 
@@ -18,17 +18,36 @@ if TYPE_CHECKING:
     from canasta.state import HandState
 
 
+def _closed_view(g: object, v: list[list[Meld]]) -> tuple[tuple[tuple[Card, ...], ...], ...]:
+    return tuple(tuple(tuple(m.cards) for m in side) for side in v)
+
+
+def _closed_json(g: object, v: list[list[Meld]]) -> list[list[dict[str, object]]]:
+    return [[{"cards": [card_str(c) for c in m.cards], "owner": m.owner, "turn": m.turn} for m in side]
+            for side in v]
+
+
+def _number(g: object, v: int) -> int:
+    return int(v)
+
+
+def _card_strs(g: object, v: list[Card]) -> list[str]:
+    return [card_str(c) for c in v]
+
+
 class ItalianState(StatePart):
     """The fields of an Italian hand that Classic does not have."""
 
     __slots__ = ("closed", "hidden", "clean_turn", "opening_draw", "cut_cards")
 
+    #: each field once: its name in positions and views, who sees it, how it is copied,
+    #: and its codecs where it is not a plain value or list
     FIELDS: ClassVar[tuple[StateField, ...]] = (
-        StateField("closed", "closed", "public", "meld_lists"),
+        StateField("closed", "closed", "public", "meld_lists", view=_closed_view, write=_closed_json),
         StateField("hidden", "pozzo_hidden", "public", "list"),
         StateField("clean_turn", "clean_turn", "public", "value"),
-        StateField("opening_draw", "draw_mode", "public", "value"),
-        StateField("cut_cards", "cut_cards", "public", "list"),
+        StateField("opening_draw", "draw_mode", "public", "value", view=_number, write=_number),  # a DrawMode
+        StateField("cut_cards", "cut_cards", "public", "list", write=_card_strs),
     )
 
     def __init__(self, sides: int, copy_of: ItalianState | None = None) -> None:
