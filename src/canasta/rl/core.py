@@ -22,6 +22,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from canasta.bots.base import Bot, Budget
 from canasta.game import Game
 from canasta.match import Match
 from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards
@@ -29,6 +30,12 @@ from canasta.rl.encoding import KIND_OF, NUM_ACTIONS, NUM_KINDS, Decision, Float
 from canasta.rules import RuleSet
 
 REWARDS: Final = ("hand", "match")
+#: the default penalty for an illegal action with hand rewards, before ``reward_scale``: below any
+#: hand's score difference (a hand's difference stays within a few thousand points), so an illegal
+#: action is never a way out of a losing hand
+ILLEGAL_HAND: Final = -20_000.0
+#: the same with match rewards (a lost match is -1 at worst)
+ILLEGAL_MATCH: Final = -2.0
 _STAMPS: Final = itertools.count(1)  # process-wide, never reused: see Observer.encode
 #: per card kind of the observation, the card codes of that kind (the suits an action leaves open)
 CODES_OF_KIND: Final[tuple[tuple[int, ...], ...]] = tuple(
@@ -65,6 +72,20 @@ def match_rewards(rules: RuleSet, match: Match) -> list[float]:
     game = match.game
     slot = list(range(n)) if rules.cutthroat or game is None else game.side_of
     return [1.0 if slot[s] == match.winner else -1.0 / (k - 1) for s in range(n)]
+
+
+def opponent(spec: str, seed: int) -> Bot:
+    """The bot an environment seats for ``spec`` (a :func:`~canasta.bots.make_bot` name): the same,
+    except that a plain ``expert`` searches its family's fixed number of worlds with no clock, so
+    that a seeded episode repeats on any machine and under any load (``expert:SECONDS`` keeps the
+    wall-clock budget it asks for; ``expert:iN`` is reproducible too)."""
+    from canasta.bots import make_bot
+    from canasta.bots.expert import ExpertBot
+
+    bot = make_bot(spec, seed=seed)
+    if isinstance(bot, ExpertBot) and spec.strip().lower() == "expert":
+        bot.budget = Budget()  # no seconds: the family's worlds alone bound a decision
+    return bot
 
 
 class Table:
@@ -281,6 +302,11 @@ class Table:
             return [0.0] * self.n
         raw = hand_rewards(self.game) if self.match is None else match_rewards(self.rules, self.match)
         return [r * self.reward_scale for r in raw]
+
+    def illegal_penalty(self) -> float:
+        """The environments' default reward for an illegal action: worse than any hand or match
+        outcome (:data:`ILLEGAL_HAND`, :data:`ILLEGAL_MATCH`), times ``reward_scale``."""
+        return (ILLEGAL_HAND if self.reward == "hand" else ILLEGAL_MATCH) * self.reward_scale
 
     def describe_action(self, action: int) -> str:
         return action_name(action)

@@ -8,18 +8,18 @@ from typing import Any
 
 import numpy.typing as npt
 
-from canasta.bots import make_bot
 from canasta.bots.base import Bot
-from canasta.rl.core import Table
+from canasta.rl.core import Table, opponent
 from canasta.rl.encoding import FloatArray
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
 
-def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleSet | str, opponent: str,
+def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleSet | str, opponent_spec: str,
              hands: int, seed: int = 0) -> dict[str, float]:
     """The policy's side (two seats of it in partnership games) against ``opponent`` bots over
-    ``hands`` seeded hands, the sides' seats swapped every other hand.  Returns hands won,
+    ``hands`` seeded hands (``opponent_spec``: a bot name; ``expert`` searches a fixed number of
+    worlds, so the figures repeat), the sides' seats swapped every other hand.  Returns hands won,
     lost and tied, and the mean score difference per hand."""
     table = Table(rules)
     n = table.n
@@ -30,7 +30,7 @@ def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleS
         table.reset(seed * 1_000_003 + h)
         side = h % 2  # the policy plays the seats of this side (seat parity)
         mine = {s for s in range(n) if table.game.side_of[s] == table.game.side_of[side]}
-        bots: dict[int, Bot] = {s: make_bot(opponent, seed=rng.getrandbits(32)) for s in range(n) if s not in mine}
+        bots: dict[int, Bot] = {s: opponent(opponent_spec, seed=rng.getrandbits(32)) for s in range(n) if s not in mine}
         while not table.over:
             s = table.to_move
             if s in mine:

@@ -25,9 +25,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from canasta.bots import make_bot
 from canasta.bots.base import Bot
-from canasta.rl.core import Table
+from canasta.rl.core import Table, opponent
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rules import RuleSet
 from canasta.view import seat_view
@@ -46,10 +45,11 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
 
     def __init__(self, rules: RuleSet | str = "classic-4p", seat: int | None = 0,
                  opponents: Player | Sequence[Player] = "random", reward: str = "hand",
-                 reward_scale: float = 1.0, max_hands: int = 60, illegal_reward: float = -1.0,
+                 reward_scale: float = 1.0, max_hands: int = 60, illegal_reward: float | None = None,
                  render_mode: str | None = None) -> None:
-        self.illegal_reward = illegal_reward
         self.table = Table(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
+        self.illegal_reward = self.table.illegal_penalty() if illegal_reward is None else illegal_reward
+        self._ended = False  # set by an illegal action: the episode is over though the hand is not
         self.rules = self.table.rules
         n = self.rules.players
         if seat is not None and not 0 <= seat < n:
@@ -87,9 +87,10 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
             self.bots = {}
             for s, player in zip(self._others(), self.players, strict=True):
                 if isinstance(player, str):
-                    self.bots[s] = make_bot(player, seed=self._rng.getrandbits(32))
+                    self.bots[s] = opponent(player, seed=self._rng.getrandbits(32))
             self._play_others()
             if not self.table.over:
+                self._ended = False
                 return self._obs(), self._info()
 
     def _play_others(self) -> None:
@@ -113,16 +114,17 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learning seat (bool; all False once the episode is over)."""
         t = self.table
-        if t.over or t.to_move != self.seat:
+        if t.over or self._ended or t.to_move != self.seat:
             return np.zeros(NUM_ACTIONS, dtype=np.bool_)
         return t.mask(np.bool_)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         t = self.table
-        if t.over:
+        if t.over or self._ended:
             raise ValueError("the episode is over: call reset()")
-        if not self.action_masks()[int(action)]:
+        if not 0 <= int(action) < NUM_ACTIONS or not self.action_masks()[int(action)]:
             # what a masked learner never does: the episode ends with a penalty
+            self._ended = True
             info = self._info()
             info["illegal_action"] = int(action)
             return self._obs(), float(self.illegal_reward), True, False, info

@@ -4,7 +4,8 @@ Agents are the seats, ``seat_0`` ... ``seat_N-1``; the agent to act is the seat 
 partner while "may I go out?" waits for an answer).  Each observation is a dict with
 ``observation`` (the seat's :class:`~canasta.rl.encoding.Observer` vector) and ``action_mask``
 (int8, all zeros for a seat that is not to act).  An illegal action ends the episode with
-``illegal_reward`` (-1) for the agent that played it.  Rewards come at the end of the episode (see
+``illegal_reward`` for the agent that played it (by default :meth:`Table.illegal_penalty`, worse
+than losing any hand, so an illegal move is never a way out of a bad hand).  Rewards come at the end of the episode (see
 :mod:`canasta.rl.core`): ``reward="hand"`` (the default) is the hand's score difference,
 ``reward="match"`` the match's outcome.
 """
@@ -34,10 +35,10 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
     metadata: ClassVar[dict[str, Any]] = {"name": "canasta_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
 
     def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
-                 max_hands: int = 60, illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
+                 max_hands: int = 60, illegal_reward: float | None = None, render_mode: str | None = None) -> None:
         super().__init__()
-        self.illegal_reward = illegal_reward
         self.table = Table(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
+        self.illegal_reward = self.table.illegal_penalty() if illegal_reward is None else illegal_reward
         self.rules = self.table.rules
         self.render_mode = render_mode
         self.possible_agents = [agent_name(s) for s in range(self.rules.players)]
@@ -121,8 +122,9 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
             view = seat_view(g, g.to_move)
             lines.append("hand: " + " ".join(sorted(str(c) for c in view.hand)))
         text = "\n".join(lines)
-        if self.render_mode == "human":
+        if self.render_mode == "human":  # PettingZoo's convention: human mode shows, returns None
             print(text)
+            return None
         return text
 
     def close(self) -> None:
@@ -161,7 +163,7 @@ def raw_env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> CanastaAECEnv
 
 def env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's order enforcement.  An illegal or out-of-range action
-    ends the episode with ``illegal_reward`` (-1) for the agent that played it and
+    ends the episode with ``illegal_reward`` (by default worse than any hand) for the agent that played it and
     ``info["illegal_move"]`` (what PettingZoo's ``TerminateIllegalWrapper`` does, built in: that
     wrapper would compute every observation twice)."""
     return _OrderEnforcing(raw_env(rules, **kwargs))
