@@ -8,11 +8,13 @@ import pytest
 
 pytest.importorskip("textual")
 
+from tests.test_tui import SIZE, _text, aio, settle
+
+from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
 from canasta.rules import RuleSet
 from canasta.table import Table
 from canasta.tui.app import CanastaApp, PlayConfig, TableScreen, build_table
-
-from tests.test_tui import SIZE, aio, settle
+from canasta.tui.widgets import HandView
 
 
 def _saved_at_hand(tmp_path: Path, hand: int) -> Path:
@@ -62,3 +64,59 @@ async def test_every_table_key_after_a_resume(tmp_path: Path, hand: int) -> None
     assert app.return_code in (0, None)
     assert len(keys) > 20
     assert Table.load(tmp_path / "saves" / f"g{hand}.json").hand_number >= hand
+
+
+@aio
+async def test_a_save_that_cannot_be_written_says_so_and_quitting_asks_first(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    table = build_table(RuleSet.preset("classic-2p"), ["basic"], seed=3, hint_level="basic")
+    app = CanastaApp(PlayConfig(save_dir=blocker / "saves", delay=0), table, "nope")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        await pilot.press("w")
+        await pilot.pause()
+        status = _text(app, "#status")
+        assert "could not be saved" in status and "None" not in status
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, TableScreen)
+        assert "ctrl+q again" in _text(app, "#status")
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.saved_path is None
+
+
+@aio
+async def test_the_hints_setting_survives_a_resume(tmp_path: Path) -> None:
+    table = build_table(RuleSet.preset("classic-2p"), ["basic"], seed=3, hint_level="basic")
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "h")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    resumed = Table.load(tmp_path / "h.json")
+    assert resumed.hints_shown
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), resumed, "h")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, resumed)
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and screen.hints
+
+
+@aio
+async def test_a_rank_key_pressed_once_more_than_held_keeps_the_selection(tmp_path: Path) -> None:
+    table = build_table(RuleSet.preset("classic-2p"), ["basic"], seed=3, hint_level="basic")
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "r")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        hand = app.screen.query_one("#hand", HandView)
+        _, cards = next((k, c) for k, c in hand.groups if c[0] != JOKER and RANK_NAMES[CARD_RANK[c[0]]] != "10")
+        name = RANK_NAMES[CARD_RANK[cards[0]]]
+        for _ in range(len(cards) + 1):
+            await pilot.press(name.lower())
+            await pilot.pause()
+        assert sum(hand.selected.values()) == len(cards)
+        assert "selected already" in _text(app, "#status")

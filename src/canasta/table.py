@@ -114,6 +114,8 @@ class Table:
             raise TableError(f"give {rules.players} names, not {len(self.names)}")
         self.seed = seed
         self.hint_level = hint_level
+        #: whether the person's interface shows hints (saved with the game, so a resume keeps it)
+        self.hints_shown = False
         self.event = event
         self.date = date or datetime.date.today().strftime("%Y.%m.%d")
         self.match = Match(rules, seed=seed, first_dealer=first_dealer)
@@ -385,6 +387,7 @@ class Table:
             "seed": self.seed,
             "first_dealer": self.match.first_dealer,
             "hint_level": self.hint_level,
+            **({"hints_shown": True} if self.hints_shown else {}),
             "event": self.event,
             "date": self.date,
             "hands": [[f"{seat}: {mv}" for seat, mv in hand] for hand in self.moves],
@@ -420,6 +423,7 @@ class Table:
                         first_dealer=data.get("first_dealer"), hint_level=str(data.get("hint_level", "advanced")),
                         event=str(data.get("event", "Table")), date=data.get("date"), fair=fair is not None,
                         deal=False)
+            table.hints_shown = data.get("hints_shown") is True
             hands = data["hands"]
             if not isinstance(hands, list):
                 raise TableError("\"hands\" must be a list of hands")

@@ -119,7 +119,11 @@ class CanastaApp(App[None]):
             self.push_screen(screen)
 
     async def action_quit(self) -> None:
-        """ctrl+q: save the game being played (if any), then quit."""
+        """ctrl+q: save the game being played (if any), then quit (the table asks first
+        when the save cannot be written)."""
+        if isinstance(self.screen, TableScreen):
+            self.screen.action_quit_table()
+            return
         if self.table is not None and self.game_id is not None:
             self.saved_path = self.autosave(self.table, self.game_id)
         self.exit()

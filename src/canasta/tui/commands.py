@@ -68,6 +68,7 @@ def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
         path = Path(args.resume).expanduser()
         table = Table.load(path)
         table.hint_level = config.hint_level
+        config.hints = config.hints or table.hints_shown
         if table.seats[0] is not None:
             raise CanastaError(_("{file}: seat 0 of this game is a bot, not a person").format(file=path))
         if save_dir is None:

@@ -166,8 +166,11 @@ class ScoreScreen(ModalScreen[None]):
         before = [a - hr.scores[i].total for i, a in enumerate(after)]
         went = (_("{name} went out").format(name=seat_name(table.names[hr.went_out])) if hr.went_out >= 0
                 else _("nobody went out"))
-        head = Text(_("Hand {n} is over: {reason}; {went}.").format(
-            n=hr.hand_number, reason=end_reason(hr.end_reason or "ended"), went=went), style="bold")
+        if hr.went_out >= 0 and (hr.end_reason or "went out") == "went out":  # said once, not twice
+            head = Text(_("Hand {n} is over: {went}.").format(n=hr.hand_number, went=went), style="bold")
+        else:
+            head = Text(_("Hand {n} is over: {reason}; {went}.").format(
+                n=hr.hand_number, reason=end_reason(hr.end_reason or "ended"), went=went), style="bold")
         check = Text()
         check.append(_("Fair deal: "), style="bold")
         shown = table.revealed()[self.hand_index]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group
@@ -108,14 +109,17 @@ class TableScreen(Screen[None]):
         self.staged: list[list[Card]] = []
         self.target: int | None = None  # rank of the meld wild cards go on
         self.message: Text | None = None
-        self.hints = config.hints
+        self.hints = config.hints or table.hints_shown
+        table.hints_shown = self.hints
         self.hint_text: str | None = None
         self.hint_move: Move | None = None
         self._hint_version = -1
+        self._quit_unsaved = False
         self._bot_busy = False
         # a game saved as its hand ended shows that hand's score sheet again on resuming
         self._shown_scores = len(table.match.hands) - (1 if table.hand_over else 0)
-        self.notes: list[str] = []
+        #: the log's own lines, each said in the language of the moment (F2 retranslates them)
+        self.notes: list[Callable[[], str]] = []
 
     # -- layout -------------------------------------------------------------------
 
@@ -170,8 +174,9 @@ class TableScreen(Screen[None]):
         self.refresh_table()
 
     def _dealt_note(self) -> None:
-        self.notes.append(_("Hand {n} dealt; deal commitment {commitment}…").format(
-            n=self.table.hand_number, commitment=self.table.commitment()[:16]))
+        n, commitment = self.table.hand_number, self.table.commitment()[:16]
+        self.notes.append(lambda: _("Hand {n} dealt; deal commitment {commitment}…").format(
+            n=n, commitment=commitment))
 
     def on_mount(self) -> None:
         self._labels()
@@ -210,7 +215,7 @@ class TableScreen(Screen[None]):
         self.query_one("#pile", Static).update(pile_panel(view, style))
         log = Text()
         for note in self.notes[-3:]:
-            log.append(note + "\n", style="italic")
+            log.append(note() + "\n", style="italic")
         for entry in table.log(last=10):
             log.append(("› " if entry.seat == PERSON else "  ") + move_text(names[entry.seat], entry.move) + "\n")
         self.query_one("#log", Static).update(log)
@@ -486,6 +491,7 @@ class TableScreen(Screen[None]):
 
     def action_hints(self) -> None:
         self.hints = not self.hints
+        self.table.hints_shown = self.hints
         self._hint_version = -1
         self.hint_text = None
         self.hint_move = None
@@ -513,13 +519,24 @@ class TableScreen(Screen[None]):
     def action_save(self) -> None:
         app = self._app()
         path = app.autosave(self.table, self.game_id)
-        self.message = Text(_("Saved to {file}; resume with: {command}").format(
-            file=path, command=f"canasta play --resume {path}"), style="bold")
+        if path is None:
+            self.message = Text(_("The game could not be saved; it stays open here."), style="bold red")
+        else:
+            self.message = Text(_("Saved to {file}; resume with: {command}").format(
+                file=path, command=f"canasta play --resume {path}"), style="bold")
         self.update_status()
 
     def action_quit_table(self) -> None:
+        """ctrl+q: save, then quit; when the save fails, ask first (a second ctrl+q quits unsaved)."""
         app = self._app()
-        app.saved_path = app.autosave(self.table, self.game_id)
+        path = app.autosave(self.table, self.game_id)
+        if path is None and not self._quit_unsaved:
+            self._quit_unsaved = True
+            self.message = Text(_("The game could not be saved: press ctrl+q again to quit without saving."),
+                                style="bold red")
+            self.update_status()
+            return
+        app.saved_path = path
         app.exit()
 
     def action_clear(self) -> None:
@@ -541,8 +558,15 @@ class TableScreen(Screen[None]):
         hand.pick(hand.cursor, delta)
 
     def action_rank(self, name: str) -> None:
-        if not self.query_one("#hand", HandView).pick_rank(name):
+        hand = self.query_one("#hand", HandView)
+        before = sum(hand.selected.values())
+        held = hand.pick_rank(name)
+        if held is None:
             self.message = Text(_("You hold no {rank}.").format(rank=name))
+            self.update_status()
+        elif sum(hand.selected.values()) == before:
+            self.message = Text(_("All your {rank} cards are selected already ({count}).").format(
+                rank=name, count=held))
             self.update_status()
 
     def action_type_move(self) -> None:

@@ -110,13 +110,19 @@ class HandView(Grid):
         self._rebuild()
         self.post_message(self.Changed())
 
-    def pick_rank(self, rank_name: str) -> bool:
-        """Select one more card of the rank named (``8``, ``K``, ``10``, ``JK``)."""
-        for i, (_, cards) in enumerate(self.groups):
+    def pick_rank(self, rank_name: str) -> int | None:
+        """Select one more card of the rank named (``8``, ``K``, ``10``, ``JK``): ``None``
+        when none is held, else how many are held; pressed once more than that, the
+        selection stays as it is (the rank key never wraps to none, unlike space)."""
+        for i, (key, cards) in enumerate(self.groups):
             if group_title(cards) == rank_name:
-                self.pick(i, 1)
-                return True
-        return False
+                if self.selected.get(key, 0) < len(cards):
+                    self.pick(i, 1)
+                else:
+                    self.cursor = i
+                    self._rebuild()
+                return len(cards)
+        return None
 
     def move_cursor(self, delta: int) -> None:
         if self.groups:
