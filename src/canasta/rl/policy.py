@@ -23,6 +23,19 @@ from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer
 from canasta.view import SeatView, sample_world
 
 FORMAT = "canasta-policy/1"
+#: the shipped policies (``policy:classic-4p``): behaviour clones of the advanced player, see
+#: :mod:`canasta.rl.bc` and the figures in ``docs/rl.md``
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+
+
+def resolve(name: str | Path) -> Path:
+    """A policy file: ``name`` itself when it exists, else the shipped policy of that name
+    (``classic-4p`` -> ``canasta/rl/weights/classic-4p.npz``)."""
+    path = Path(name)
+    if path.exists():
+        return path
+    shipped = WEIGHTS / f"{name}.npz"
+    return shipped if shipped.exists() else path
 ACTIVATIONS: dict[str, Callable[[FloatArray], FloatArray]] = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -110,13 +123,14 @@ def export_sb3(model: Any, rules: str, meta: dict[str, str] | None = None) -> Nu
 
 
 class PolicyBot(Bot):
-    """A saved policy behind the bot interface (``policy:PATH``)."""
+    """A saved policy behind the bot interface (``policy:PATH``, or ``policy:classic-4p`` for a
+    shipped one)."""
 
     name = "policy"
 
     def __init__(self, path: str | Path | NumpyPolicy, seed: int = 0) -> None:
         super().__init__(seed)
-        self.policy = path if isinstance(path, NumpyPolicy) else NumpyPolicy.load(path)
+        self.policy = path if isinstance(path, NumpyPolicy) else NumpyPolicy.load(resolve(path))
         self._observers: dict[str, Observer] = {}
 
     def choose(self, view: SeatView) -> Move:

@@ -1,0 +1,44 @@
+"""Issue 32, item 7: the shipped learned baseline (behaviour clone of the advanced player) loads
+by name, plays legal moves, and its recorded figures re-tally."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy", reason="policies need numpy: pip install 'canasta[rl]'")
+
+from canasta.bots import make_bot
+from canasta.game import Game
+from canasta.rl.policy import WEIGHTS, PolicyBot
+from canasta.rules import RuleSet
+from canasta.view import seat_view
+
+RECORD = Path(__file__).resolve().parent.parent / "docs" / "strength" / "rl-bc-classic-4p.jsonl"
+
+
+def test_the_shipped_policy_plays_by_name() -> None:
+    assert (WEIGHTS / "classic-4p.npz").exists()
+    bot = make_bot("policy:classic-4p", seed=1)
+    assert isinstance(bot, PolicyBot) and bot.policy.rules == "classic-4p"
+    game = Game(RuleSet.preset("classic-4p"), 3)
+    while not game.is_over():
+        move = bot.choose(seat_view(game, game.to_move))
+        assert game.why_illegal(move) is None
+        game.push(move)
+
+
+def test_the_recorded_figures_re_tally() -> None:
+    rows = [json.loads(line) for line in RECORD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert {r["opponent"] for r in rows} == {"random", "basic"}
+    for r in rows:
+        assert r["won"] + r["lost"] + r["tied"] == r["hands"] >= 1000
+        w = r["won"] / r["hands"]
+        half = 1.96 * math.sqrt(w * (1 - w) / r["hands"])
+        assert r["ci95"] == [round(100 * (w - half), 1), round(100 * (w + half), 1)]
+    by = {r["opponent"]: r for r in rows}
+    assert by["random"]["ci95"][0] > 90  # clearly beats random
+    assert by["basic"]["won_pct"] > 50  # at par with basic (the interval spans 50%)
