@@ -237,3 +237,22 @@ def test_an_italian_hand_replays_at_every_move_from_every_seat() -> None:
             assert closed_seen  # this hand closes canastas: they are drawn as CLOSED
 
     asyncio.run(drive())
+
+
+def test_replay_home_and_end_move_to_the_edges_of_the_hand(tmp_path: Path, record_text: str) -> None:
+    path = tmp_path / "game.cgn"
+    path.write_text(record_text)
+    replay = load_replay(path)
+
+    async def drive() -> None:
+        app = ReplayApp(replay)
+        async with app.run_test(size=(80, 24)) as pilot:  # small: the scrolling area would take the keys
+            await pilot.press("right", "right", "right")
+            await pilot.press("end")
+            await pilot.pause()
+            assert app.index == len(app.current.moves)
+            await pilot.press("home")
+            await pilot.pause()
+            assert app.index == 0
+
+    asyncio.run(drive())

@@ -120,3 +120,25 @@ async def test_a_rank_key_pressed_once_more_than_held_keeps_the_selection(tmp_pa
             await pilot.pause()
         assert sum(hand.selected.values()) == len(cards)
         assert "selected already" in _text(app, "#status")
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+@aio
+async def test_at_80x24_your_melds_the_pile_and_the_turn_are_on_screen(tmp_path: Path, lang: str) -> None:
+    table = Table.load(_saved_at_hand(tmp_path, 2))
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang=lang), table, "small")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, table)
+        screen = app.screen
+        assert isinstance(screen, TableScreen) and screen.has_class("compact")
+        whole = screen.region
+        for selector in ("#topbar", "#melds", "#pile", "#hand", "#status"):
+            region = screen.query_one(selector).region
+            assert region.area > 0 and whole.contains_region(region), (selector, region)
+        top = _text(app, "#topbar")
+        assert ("to move" if lang == "en" else "di turno") in top
+        assert "you" in top or table.names[1] in top or "tu" in top
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang=lang), Table.load(tmp_path / "hand2.json"), "big")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.screen.has_class("compact")

@@ -51,6 +51,9 @@ Button.cmd { min-width: 6; height: 1; border: none; margin: 0 1 0 0; }
 InfoScreen, ScoreScreen { align: center middle; }
 #newgame { padding: 1 2; }
 .keybar { dock: bottom; }
+TableScreen.compact #seats, TableScreen.compact #log, TableScreen.compact #buttons { display: none; }
+TableScreen.compact #hand { margin: 0; }
+TableScreen.compact #left { width: 1fr; }
 .ng-row { height: auto; }
 #ng-seats, #ng-options { height: auto; }
 #ng-start { margin: 1 0; }

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from rich.console import Group
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Static
 from canasta.cards import CARD_RANK, IS_WILD, Card
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.i18n import N_, _, current
+from canasta.i18n.words import seat_name
 from canasta.moves import Move, make_group
 from canasta.table import Table, TableError
 from canasta.tui.config import PERSON, PlayConfig
@@ -178,7 +179,18 @@ class TableScreen(Screen[None]):
         self.notes.append(lambda: _("Hand {n} dealt; deal commitment {commitment}…").format(
             n=n, commitment=commitment))
 
+    #: below this width or height the table is compact: the players' panel, the log and the
+    #: buttons give way (the key bar names the keys), so your melds and the pile stay on screen
+    COMPACT_BELOW: ClassVar[tuple[int, int]] = (110, 34)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(width < self.COMPACT_BELOW[0] or height < self.COMPACT_BELOW[1], "compact")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
     def on_mount(self) -> None:
+        self._fit(self.app.size.width, self.app.size.height)
         self._labels()
         self.query_one("#moveinput", Input).display = False
         self._dealt_note()
@@ -196,6 +208,9 @@ class TableScreen(Screen[None]):
         number = current().number
         top = Text()
         top.append(" canasta ", style="bold #000000 on #ffd000")
+        if not table.hand_over:  # whose turn it is comes first: it stays on screen at any width
+            mover = _("you") if view.to_move == PERSON else seat_name(names[view.to_move])
+            top.append(" " + _("to move: {name}").format(name=mover) + " ", style="bold #000000 on #80c0ff")
         top.append(" " + _("{rules}  hand {n}  target {target}  hints {hints}  deal commitment {commitment}…").format(
             rules=table.rules.name, n=table.hand_number, target=number(table.rules.target),
             hints=_("on") if self.hints else _("off"), commitment=table.commitment()[:16]) + " ", style="bold")
