@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("textual")
 
 from tests.test_tui import SIZE, _text, aio, settle
+from textual.widgets import Button
 
 from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
 from canasta.rules import RuleSet
@@ -142,3 +143,21 @@ async def test_at_80x24_your_melds_the_pile_and_the_turn_are_on_screen(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not app.screen.has_class("compact")
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (160, 50)])
+@aio
+async def test_button_labels_are_never_cut(tmp_path: Path, lang: str, size: tuple[int, int]) -> None:
+    table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=3, hint_level="basic")
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang=lang), table, "b")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        shown = [b for b in screen.query(Button) if b.display and screen.query_one("#buttons").display]
+        for button in shown:
+            assert screen.region.contains_region(button.region), (str(button.label), button.region)
+            assert button.content_region.width >= len(str(button.label)), str(button.label)
+        assert shown or "Save" in _text(app, "#keys") or "Salva" in _text(app, "#keys")
+        if size[0] >= 160:
+            assert shown

@@ -53,6 +53,7 @@ InfoScreen, ScoreScreen { align: center middle; }
 .keybar { dock: bottom; }
 TableScreen.compact #seats, TableScreen.compact #log, TableScreen.compact #buttons { display: none; }
 TableScreen.compact #hand { margin: 0; }
+TableScreen.nobuttons #buttons { display: none; }
 TableScreen.compact #left { width: 1fr; }
 .ng-row { height: auto; }
 #ng-seats, #ng-options { height: auto; }

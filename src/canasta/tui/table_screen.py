@@ -164,6 +164,7 @@ class TableScreen(Screen[None]):
             "type a move in notation, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)")
         for label, action in self.BUTTONS:
             self.query_one(f"#b-{action}", Button).label = self._button_label(label)
+        self._fit(self.app.size.width, self.app.size.height)
 
     def retranslate(self) -> None:
         """Everything written again in the language now in use."""
@@ -185,6 +186,10 @@ class TableScreen(Screen[None]):
 
     def _fit(self, width: int, height: int) -> None:
         self.set_class(width < self.COMPACT_BELOW[0] or height < self.COMPACT_BELOW[1], "compact")
+        # a button label is never cut: when the row of buttons (label, padding, margin) is wider
+        # than the screen, the row gives way to the key bar, which names the same keys
+        row = sum(len(self._button_label(label)) + 3 for label, _action in self.BUTTONS)
+        self.set_class(row > width, "nobuttons")
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
