@@ -156,6 +156,22 @@ class Table:
     def match_over(self) -> bool:
         return self.match.over
 
+    # -- what an interface asks of the hand (so that none reads ``table.game``) ------
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose move it is (-1 before the first deal)."""
+        return self.game.to_move if self.dealt else -1
+
+    @property
+    def turn_number(self) -> int:
+        """How many turns of this hand have begun (0 before the first deal)."""
+        return self.game.turn_no if self.dealt else 0
+
+    def minimum(self, seat: int) -> int | None:
+        """The initial-meld minimum of ``seat``'s side now (None before the first deal)."""
+        return self.game.minimum(seat) if self.dealt else None
+
     def is_bot(self, seat: int) -> bool:
         return self.seats[seat] is not None
 

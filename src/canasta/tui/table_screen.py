@@ -305,7 +305,7 @@ class TableScreen(Screen[None]):
     def preview(self) -> Text | None:
         """What the current selection would do, and whether the rules allow it."""
         table = self.table
-        if table.hand_over or table.game.to_move != PERSON:
+        if table.hand_over or table.to_move != PERSON:
             return None
         sel = self.query_one("#hand", HandView).selection()
         view = table.view(PERSON)
@@ -380,7 +380,7 @@ class TableScreen(Screen[None]):
         self._bot_busy = False
         table = self.table
         if table.version == version and table.bot_to_move():
-            table.play(table.game.to_move, move)
+            table.play(table.to_move, move)
         self.refresh_table()
         self.advance()
 
