@@ -87,7 +87,7 @@ class Settings:
     bot_timeout: float = 3.0  # seconds a pooled bot decision may take, waiting included; then a basic bot moves
     auto_deal: float = 15.0  # a table with at most one person deals the next hand by itself after this (0: never)
     message_rates: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(RATES))  # per socket
-    allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.app.host_allowed); (): any
+    allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.guards.host_allowed); (): any
 
 
 class Limiter:
