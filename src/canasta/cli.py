@@ -851,12 +851,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        from canasta.review.commands import run_review
         from canasta.tui.commands import run_play
         from canasta.web.commands import run_serve
 
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
                    "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify, "ladder": _cmd_ladder,
-                   "play": run_play, "replay": _cmd_replay, "serve": run_serve, "config": _cmd_config}[args.command]
+                   "play": run_play, "replay": _cmd_replay, "serve": run_serve, "review": run_review,
+                   "config": _cmd_config}[args.command]
         return handler(args)
     except CanastaError as exc:
         print(_("canasta: error: {message}").format(message=_error_text(exc)), file=sys.stderr)
