@@ -8,7 +8,6 @@ import pytest
 
 pytest.importorskip("textual")
 
-from tests.test_tui import SIZE, _text, aio, settle
 from textual.widgets import Button
 
 from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
@@ -16,6 +15,7 @@ from canasta.rules import RuleSet
 from canasta.table import Table
 from canasta.tui.app import CanastaApp, PlayConfig, TableScreen, build_table
 from canasta.tui.widgets import HandView
+from test_tui import SIZE, _text, aio, settle
 
 
 def _saved_at_hand(tmp_path: Path, hand: int) -> Path:
@@ -46,7 +46,7 @@ async def test_every_table_key_after_a_resume(tmp_path: Path, hand: int) -> None
         screen = app.screen
         assert isinstance(screen, TableScreen)
         for binding in screen.BINDINGS:
-            key_names = binding.key.split(",") if not isinstance(binding, tuple) else [binding[0]]  # type: ignore[union-attr]
+            key_names = binding.key.split(",") if not isinstance(binding, tuple) else [binding[0]]
             for key in key_names:
                 if key == "ctrl+q":
                     continue
