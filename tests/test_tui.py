@@ -34,7 +34,7 @@ from canasta.tui.app import (
     TableScreen,
     build_table,
 )
-from canasta.tui.render import move_words
+from canasta.present import proposal
 from canasta.tui.widgets import HandView
 
 SIZE = (120, 50)
@@ -230,7 +230,7 @@ async def test_hints_show_the_hint_bots_move(tmp_path: Path, table: Table) -> No
             if "Hint (basic bot)" in _text(app, "#status"):
                 break
         status = _text(app, "#status")
-        assert f"Hint (basic bot): {move_words(table.hint(0))}" in status
+        assert f"Hint (basic bot): {proposal(table.hint(0), table.rules)}" in status
         await pilot.press("h")
         assert "Hint" not in _text(app, "#status")
 

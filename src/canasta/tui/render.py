@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from canasta import present
 from canasta.cards import (
     CARD_RANK,
     IS_BLACK_THREE,
@@ -25,7 +26,6 @@ from canasta.cards import (
 )
 from canasta.i18n import _, current, nplural, pgettext
 from canasta.i18n.words import canasta_kind, score_label, seat_name
-from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.view import SeatView, pile_note_list
@@ -220,8 +220,8 @@ def cards_count(n: int) -> str:
 
 
 def pile_word(view: SeatView) -> str:
-    """What the discard pile is called: the pile / il pozzo (the pozzo in Italian Canasta)."""
-    return _("the pozzo") if view.rules.italian else _("the pile")
+    """What the discard pile is called: the pile / il pozzo (the family's word for it)."""
+    return _("the pozzo") if present.pile_word(view.rules) == "pozzo" else _("the pile")
 
 
 def pile_notes(view: SeatView) -> list[str]:
@@ -370,48 +370,6 @@ def phase_text(view: SeatView, names: Sequence[str]) -> str:
     else:
         what = view.phase
     return _("{subject}: {what}").format(subject=subject, what=what)
-
-
-def move_text(who: str, move: Move) -> str:
-    """A move as a line of the log, in words: ``West melds 8H 8S 2C`` / ``Ovest cala 8H 8S 2C``
-    (canasta.table.describe_move in the language of the moment; cards in notation)."""
-    from canasta.cards import cards_str
-
-    who = seat_name(who)
-    k = move.kind
-    if k == DRAW:
-        return _("{name} draws").format(name=who)
-    if k == TAKE:
-        first = group_cards(move.groups[0]) if move.groups else ()
-        rest = [cards_str(group_cards(g)) for g in move.groups[1:]]
-        text = (_("{name} takes the pile with {cards}").format(name=who, cards=cards_str(first)) if first else
-                _("{name} takes the pile").format(name=who))
-        if rest:
-            text += ", " + _("melding {cards}").format(cards=", ".join(rest))
-        return text
-    if k == MELD:
-        return _("{name} melds {cards}").format(
-            name=who, cards=", ".join(cards_str(group_cards(g)) for g in move.groups))
-    if k == DISCARD:
-        return _("{name} discards {card}").format(name=who, card=cards_str(group_cards(move.groups[0])))
-    words = {ASK: _("{name} asks: may I go out?"), YES: _("{name} answers: yes"), NO: _("{name} answers: no"),
-             END: _("{name} ends the hand"), OPEN: _("{name} announces an opening")}
-    return words.get(k, "{name}: " + str(move)).format(name=who)
-
-
-def move_words(move: Move) -> str:
-    """A move without its player, for a preview or a hint: "meld 8H 8S 2C" / "cala 8H 8S 2C"."""
-    from canasta.cards import cards_str
-
-    k = move.kind
-    if k in (TAKE, MELD):
-        groups = " + ".join(cards_str(group_cards(g)) for g in move.groups)
-        return (_("take the pile with {cards}") if k == TAKE else _("meld {cards}")).format(cards=groups)
-    if k == DISCARD:
-        return _("discard {card}").format(card=cards_str(group_cards(move.groups[0])))
-    words = {DRAW: _("draw"), ASK: _("ask to go out"), YES: _("answer yes"), NO: _("answer no"),
-             END: _("end the hand"), OPEN: _("announce an opening")}
-    return words.get(k, str(move))
 
 
 # --------------------------------------------------------------- score sheet

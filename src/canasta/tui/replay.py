@@ -19,6 +19,7 @@ from canasta.game import Game
 from canasta.i18n import N_, _, current, nplural
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
+from canasta.present import describe
 from canasta.record import GameRecord, read_file
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
@@ -27,7 +28,6 @@ from canasta.tui.app import CSS
 from canasta.tui.render import (
     Style,
     meld_lines,
-    move_text,
     phase_text,
     pile_panel,
     rules_text,
@@ -222,11 +222,11 @@ class ReplayApp(App[None]):
         start = max(0, self.index - 12)
         for i in range(start, self.index):
             seat, move = hr.moves[i]
-            log.append(f"{i + 1:>3}. {move_text(rp.names[seat], move)}\n",
+            log.append(f"{i + 1:>3}. {describe(move, rp.rules, rp.names[seat])}\n",
                        style="bold reverse" if i == self.index - 1 else "")
         if self.index < len(hr.moves):
             seat, move = hr.moves[self.index]
-            log.append(_("next: {move}").format(move=move_text(rp.names[seat], move)) + "\n", style="italic")
+            log.append(_("next: {move}").format(move=describe(move, rp.rules, rp.names[seat])) + "\n", style="italic")
         self.query_one("#log", Static).update(log)
         status: list[object] = [Text(phase_text(view, rp.names), style="bold")]
         if self.index == len(hr.moves) and hr.scores:

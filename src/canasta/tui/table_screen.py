@@ -18,11 +18,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
-from canasta.cards import CARD_RANK, IS_WILD, Card
+from canasta.cards import Card
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.i18n import N_, _, current
 from canasta.i18n.words import seat_name
-from canasta.moves import Move, make_group
+from canasta.moves import Move
+from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
 from canasta.table import Table, TableError
 from canasta.tui.config import PERSON, PlayConfig
 from canasta.tui.render import (
@@ -31,8 +32,6 @@ from canasta.tui.render import (
     level_name,
     meld_lines,
     meld_rank,
-    move_text,
-    move_words,
     phase_text,
     pile_panel,
     pile_word,
@@ -171,7 +170,7 @@ class TableScreen(Screen[None]):
         self._labels()
         self.query_one("#keys", KeyBar).retranslate()
         if self.hint_move is not None:
-            self.hint_text = move_words(self.hint_move)
+            self.hint_text = proposal(self.hint_move, self.table.rules)
         self.message = None
         self.refresh_table()
 
@@ -237,41 +236,23 @@ class TableScreen(Screen[None]):
         for note in self.notes[-3:]:
             log.append(note() + "\n", style="italic")
         for entry in table.log(last=10):
-            log.append(("› " if entry.seat == PERSON else "  ") + move_text(names[entry.seat], entry.move) + "\n")
+            log.append(("› " if entry.seat == PERSON else "  ") + describe(entry.move, table.rules, names[entry.seat]) + "\n")
         self.query_one("#log", Static).update(log)
         hand = self.query_one("#hand", HandView)
         hand.set_hand(view.hand)
         self.update_status()
 
+    def selection(self) -> Selection:
+        """The cards picked: the staged groups, the cards selected now, the wild cards' meld."""
+        return Selection.of(self.staged, self.query_one("#hand", HandView).selection(), self.target)
+
     def pending_meld(self) -> Move | None:
         """The meld the selection and the staged groups make, if any."""
-        groups = [g for g in self.staged if g]
-        sel = self.query_one("#hand", HandView).selection()
-        if sel:
-            groups.append(sel)
-        if not groups:
-            return None
-        built = []
-        for g in groups:
-            target = self.target if all(IS_WILD[c] for c in g) else None
-            built.append(make_group(g, target))
-        return Move.meld(*built)
+        return candidates(self.table.view(PERSON), self.selection()).get("meld")
 
     def pending_take(self) -> Move:
-        """Take the pile: the group holding the top card's rank goes with the top
-        card (else the current selection); the other groups are laid first."""
-        sel = self.query_one("#hand", HandView).selection()
-        groups = [list(g) for g in self.staged if g] + ([sel] if sel else [])
-        view = self.table.view(PERSON)
-        top = view.pile[-1] if view.pile else None
-        head: list[Card] = sel
-        if top is not None:
-            for g in groups:
-                if any(CARD_RANK[c] == CARD_RANK[top] for c in g):
-                    head = g
-                    break
-        rest = [tuple(g) for g in groups if g is not head]
-        return Move.take(head, *rest)
+        """Take the pile with the picked cards (:func:`canasta.present.take_move`)."""
+        return take_move(self.table.view(PERSON), self.selection())
 
     def update_status(self) -> None:
         table = self.table
@@ -307,29 +288,20 @@ class TableScreen(Screen[None]):
         table = self.table
         if table.hand_over or table.to_move != PERSON:
             return None
-        sel = self.query_one("#hand", HandView).selection()
-        view = table.view(PERSON)
-        candidates: list[tuple[str, Move]] = []
-        if view.phase == "draw" and (sel or self.staged):
-            candidates.append(("t", self.pending_take()))
-        elif view.phase in ("meld", "final"):
-            meld = self.pending_meld()
-            if meld is not None:
-                candidates.append(("m", meld))
-            if len(sel) == 1 and not self.staged:
-                candidates.append(("x", Move.discard(sel[0])))
-        if not candidates:
+        keys = {"take": "t", "meld": "m", "discard": "x"}
+        moves = [(keys[action], move) for action, move in proposals(table.view(PERSON), self.selection())]
+        if not moves:
             return None
         out = Text()
-        for key, move in candidates:
+        for key, move in moves:
             err = table.why_not(PERSON, move)
             if out:
                 out.append("\n")
             if err is None:
-                out.append(f" {key}: {move_words(move)} ", style="bold #000000 on #7fdc7f")
+                out.append(f" {key}: {proposal(move, table.rules)} ", style="bold #000000 on #7fdc7f")
                 out.append("  " + _("allowed"))
             else:
-                out.append(f" {key}: {move_words(move)} ", style="bold #ffffff on #a00000")
+                out.append(f" {key}: {proposal(move, table.rules)} ", style="bold #ffffff on #a00000")
                 out.append("  " + explain(err))
         return out
 
@@ -396,7 +368,7 @@ class TableScreen(Screen[None]):
     def _hint_ready(self, version: int, move: Move) -> None:
         if version == self.table.version:
             self.hint_move = move
-            self.hint_text = move_words(move)
+            self.hint_text = proposal(move, self.table.rules)
             self.update_status()
 
     def _after_scores(self, _: None = None) -> None:
@@ -505,7 +477,7 @@ class TableScreen(Screen[None]):
         except TableError as exc:
             self.message = Text(explain(exc), style="bold")
         else:
-            self.message = Text(_("Taken back: {move}").format(move=move_words(move)))
+            self.message = Text(_("Taken back: {move}").format(move=proposal(move, self.table.rules)))
             self.refresh_table()
         self.update_status()
 
