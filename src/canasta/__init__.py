@@ -1,6 +1,23 @@
-"""canasta: a rules engine for Classic Canasta (and a home for its variants)."""
+"""canasta: a rules engine for Classic Canasta (and a home for its variants).
+
+::
+
+    from canasta import Game, seat_view
+    game = Game("classic-4p", seed=7)
+    game.push("draw")                       # a move or its text, checked
+    view = seat_view(game, game.to_move)    # what one seat may know
+    saved = game.to_dict()                  # the whole table, JSON-ready; Game.from_dict(saved) reads it
+
+The names below are the library (``docs/api.md``, generated from their
+docstrings by ``python -m canasta.apidoc --write docs/api.md``).  One convention
+throughout: objects are written with ``to_dict()`` (JSON-ready) and ``to_json()``
+(text) and read with ``from_dict()`` (either); cards are card codes (ints) in every
+Python value and strings (``"10H"``) in every written form; every method that takes
+a move takes a :class:`Move` or its text.
+"""
 
 from canasta import families as families  # registers the built-in families
+from canasta.bots import Bot, make_bot
 from canasta.cards import Card, card_str, cards_str, parse_card, parse_cards
 from canasta.errors import (
     REFUSALS,
@@ -13,11 +30,15 @@ from canasta.errors import (
 )
 from canasta.game import FAMILIES, Game, LegalMoves, RuleFamily, family_of, register_family
 from canasta.moves import Move
+from canasta.position import game_from_position, position_json, position_of
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
+from canasta.table import Table
+from canasta.view import SeatView, seat_view
 
 __all__ = [
-    "FAMILIES", "PRESETS", "REFUSALS", "CanastaError", "Card", "Game", "IllegalMoveError", "LegalMoves", "Move",
-    "NotationError", "PositionError", "Refusal", "RuleFamily", "RuleSet", "RulesError", "card_str", "cards_str",
-    "family_of", "load_rules", "parse_card", "parse_cards", "register_family", "save_rules",
+    "FAMILIES", "PRESETS", "REFUSALS", "Bot", "CanastaError", "Card", "Game", "IllegalMoveError", "LegalMoves",
+    "Move", "NotationError", "PositionError", "Refusal", "RuleFamily", "RuleSet", "RulesError", "SeatView", "Table",
+    "card_str", "cards_str", "family_of", "game_from_position", "load_rules", "make_bot", "parse_card",
+    "parse_cards", "position_json", "position_of", "register_family", "save_rules", "seat_view",
 ]
 __version__ = "0.1.0"

@@ -25,8 +25,9 @@ any other) register with :func:`register_family` and are never imported here.
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from canasta.cards import (
@@ -42,6 +43,7 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
+from canasta.exceptions import NotationError
 from canasta.fairdeal import DealRandom
 from canasta.family import MeldCount, PileNote, PlayTuning, SearchTuning
 from canasta.melds import Meld
@@ -62,7 +64,7 @@ from canasta.moves import (
 )
 from canasta.options import Option, Spec, code_move
 from canasta.plans import MeldPlan, Plan, TakePlan
-from canasta.rules import RuleSet
+from canasta.rules import PRESETS, RuleSet
 from canasta.scoring import SideScore
 from canasta.state import (
     ANSWER_PHASE,
@@ -134,12 +136,15 @@ class RuleFamily:
 
     # -- words, for the views' notes on the pile (pile_notes)
     def frozen_note(self, rules: RuleSet) -> PileNote:
+        """The note on a pile frozen by a wild card or black three."""
         raise NotImplementedError
 
     def unmelded_note(self) -> PileNote:
+        """The note on a pile frozen because the side has not melded yet."""
         raise NotImplementedError
 
     def open_note(self, rules: RuleSet) -> PileNote:
+        """The note on a pile that is not frozen."""
         raise NotImplementedError
 
     def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
@@ -208,12 +213,15 @@ class RuleFamily:
 
     # -- plans (raise IllegalMoveError), and their execution
     def plan_take(self, g: Game, move: Move) -> TakePlan:
+        """The checked plan of taking the pile with ``move``, or IllegalMoveError."""
         raise NotImplementedError
 
     def plan_open(self, g: Game) -> None:
+        """Check that announcing an opening (Italian ``open``) is allowed, or IllegalMoveError."""
         raise NotImplementedError
 
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> MeldPlan:
+        """The checked plan of a meld move (``final``: after the last stock card), or IllegalMoveError."""
         raise NotImplementedError
 
     def unchecked_plan(self, g: Game, move: Move) -> MeldPlan | TakePlan:
@@ -291,6 +299,7 @@ class RuleFamily:
 
     # -- scoring
     def score(self, g: Game) -> list[SideScore]:
+        """The score of a finished hand, per side (per player in cut-throat)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -319,26 +328,51 @@ def family_of(rules: RuleSet) -> RuleFamily:
                          f"(known: {', '.join(sorted(FAMILIES))})") from None
 
 
+#: how a game is written as a position and read back (:func:`canasta.position.position_of`,
+#: :func:`canasta.position.game_from_position`), set by :mod:`canasta.position` when it is
+#: imported (``import canasta`` imports it), so that this module need not import it
+_POSITION_CODEC: list[tuple[Callable[[Game], dict[str, Any]], Callable[[Mapping[str, Any] | str], Game]]] = []
+
+
+def set_position_codec(write: Callable[[Game], dict[str, Any]],
+                       read: Callable[[Mapping[str, Any] | str], Game]) -> None:
+    """Engine internal: the functions behind :meth:`Game.to_dict` and :meth:`Game.from_dict`
+    (:mod:`canasta.position` sets them)."""
+    _POSITION_CODEC[:] = [(write, read)]
+
+
+def _position_codec() -> tuple[Callable[[Game], dict[str, Any]], Callable[[Mapping[str, Any] | str], Game]]:
+    if not _POSITION_CODEC:
+        raise RuntimeError("positions are read and written by canasta.position: import it (import canasta does)")
+    return _POSITION_CODEC[0]
+
+
 class LegalMoves:
-    """A lazy view of the legal moves: iterate, count, or test membership."""
+    """A lazy view of the legal moves: iterate, count, or test membership.
+
+    Iterating lists the generating set (one move per choice that matters, see the
+    module docstring); ``move in game.legal_moves`` accepts a :class:`Move` or its
+    text (``"draw"``, ``"meld 8H 8S 2C"``) in any suits and any size, and is exactly
+    :meth:`Game.is_legal`: anything that is not a move (text that does not parse,
+    another object) is simply not in it."""
 
     __slots__ = ("_game",)
 
     def __init__(self, game: Game) -> None:
+        """The legal moves of ``game`` now (``game.legal_moves`` builds one)."""
         self._game = game
 
     def __iter__(self) -> Iterator[Move]:
         return self._game.generate()
 
     def __contains__(self, move: object) -> bool:
-        if isinstance(move, str):
-            move = Move.parse(move)
-        return isinstance(move, Move) and self._game.is_legal(move)
+        return self._game.is_legal(move)
 
     def __len__(self) -> int:
         return sum(1 for _ in self._game.generate())
 
     def count(self) -> int:
+        """How many moves the generating set holds (``len(game.legal_moves)``)."""
         return len(self)
 
     def __bool__(self) -> bool:
@@ -350,7 +384,24 @@ class LegalMoves:
 
 class Game(HandState):
     """One hand of Canasta under a :class:`RuleSet`: the :class:`HandState`
-    record plus the hand's fixed facts."""
+    record plus the hand's fixed facts.
+
+    ``Game("classic-4p", seed=7)`` (a preset name or a :class:`RuleSet`) deals a
+    hand.  Ask it :attr:`legal_moves`, :meth:`is_legal`, :meth:`why_illegal`; play
+    with :meth:`push` (checked) and take back with :meth:`pop`; read
+    :attr:`to_move`, :meth:`hand`, :meth:`is_over` and :attr:`result`.  Every
+    method that takes a move takes a :class:`Move` or its text.  Save and load the
+    whole table with :meth:`to_dict` / :meth:`to_json` / :meth:`from_dict` (a
+    position, :mod:`canasta.position`); what one seat may see is
+    :func:`canasta.view.seat_view`.  Cards are card codes (ints, :data:`Card`) in
+    every Python value and strings (``"10H"``) in every written form.
+
+    Engine internals: the methods whose docstring begins "Engine internal" (the
+    state changes the rule families make, e.g. :meth:`draw_cards`,
+    :meth:`begin_turn`, :meth:`end_hand`) are hooks for rule families, not for
+    players or interfaces: calling them bypasses the rules.  The properties
+    ``closed``, ``hidden``, ``clean_turn``, ``opening_draw`` and ``cut_cards`` are
+    deprecated aliases of the Italian state part's fields (``game.part``)."""
 
     __slots__ = (
         "rules", "seed", "dealer", "start_scores", "hand_number", "players",
@@ -359,11 +410,12 @@ class Game(HandState):
 
     def __init__(
         self,
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         seed: int = 0,
         *,
         dealer: int = 0,
         scores: Sequence[int] | None = None,
+        start_scores: Sequence[int] | None = None,
         hand_number: int = 1,
         deal: bool = True,
         deck: Sequence[Card] | None = None,
@@ -374,6 +426,12 @@ class Game(HandState):
     ) -> None:
         """Deal a hand (unless ``deal=False``); or, with ``copy_of``, an independent copy of
         that game (its undo history too with ``stack=True``: :meth:`copy`).
+
+        ``rules`` is a :class:`RuleSet` or a preset name (``"classic-4p"``, see
+        :data:`canasta.PRESETS`); left out, Classic Canasta for four.  ``scores`` are
+        the cumulative scores before this hand, per side (per player in cut-throat),
+        which set the initial-meld minimum: read back as :attr:`scores`
+        (``start_scores=`` is the same argument under its older name).
 
         The deal comes from ``seed`` (a shuffle by ``random.Random(seed)``), or is
         described directly: ``deck`` is the whole pack in order, **top card first**
@@ -388,7 +446,18 @@ class Game(HandState):
         if copy_of is not None:
             self._copy(copy_of, stack)
             return
-        self.rules = rules if rules is not None else RuleSet.preset("classic-4p")
+        if rules is None:
+            rules = RuleSet.preset("classic-4p")
+        elif isinstance(rules, str):
+            rules = RuleSet.preset(rules)
+        elif not isinstance(rules, RuleSet):
+            raise TypeError(f"Game() takes a RuleSet or a preset name such as 'classic-4p' "
+                            f"(one of {', '.join(sorted(PRESETS))}), not {type(rules).__name__}")
+        if scores is not None and start_scores is not None:
+            raise TypeError("give scores= or its older name start_scores=, not both")
+        if scores is None:
+            scores = start_scores
+        self.rules = rules
         r = self.rules
         self.seed = seed
         self.players = r.players
@@ -460,6 +529,7 @@ class Game(HandState):
 
     @property
     def closed(self) -> list[list[Meld]]:
+        """Deprecated alias of ``game.part.closed`` (Italian: closed canastas per side); engine internal."""
         return self._part_attr("closed", [[] for _ in self.melds])  # type: ignore[no-any-return]
 
     @closed.setter
@@ -468,6 +538,7 @@ class Game(HandState):
 
     @property
     def hidden(self) -> list[int]:
+        """Deprecated alias of ``game.part.hidden`` (Italian: the pozzo's face-down cards [first, end]); engine internal."""
         return self._part_attr("hidden", [0, 0])  # type: ignore[no-any-return]
 
     @hidden.setter
@@ -476,6 +547,7 @@ class Game(HandState):
 
     @property
     def clean_turn(self) -> bool:
+        """Deprecated alias of ``game.part.clean_turn`` (Italian: whether the turn is clean); engine internal."""
         return self._part_attr("clean_turn", False)  # type: ignore[no-any-return]
 
     @clean_turn.setter
@@ -484,6 +556,7 @@ class Game(HandState):
 
     @property
     def opening_draw(self) -> int:
+        """Deprecated alias of ``game.part.opening_draw`` (Italian: how the side drew for its opening); engine internal."""
         return self._part_attr("opening_draw", 0)  # type: ignore[no-any-return]
 
     @opening_draw.setter
@@ -492,6 +565,7 @@ class Game(HandState):
 
     @property
     def cut_cards(self) -> list[Card]:
+        """Deprecated alias of ``game.part.cut_cards`` (Italian: the wild cards the cut exposed); engine internal."""
         return self._part_attr("cut_cards", [])  # type: ignore[no-any-return]
 
     @cut_cards.setter
@@ -501,12 +575,24 @@ class Game(HandState):
     # ------------------------------------------------------------------ basics
 
     @property
+    def scores(self) -> list[int]:
+        """The cumulative scores before this hand, per side (per player in cut-throat):
+        the constructor's ``scores=``, a position's ``"scores"``, a seat view's
+        ``scores``.  ``start_scores`` is the same list under its older name."""
+        return self.start_scores
+
+    @scores.setter
+    def scores(self, value: Sequence[int]) -> None:
+        self.start_scores = list(value)
+
+    @property
     def score_slots(self) -> int:
         """Cumulative scores are kept per side, or per player in cut-throat."""
         return self.players if self.rules.cutthroat else len(self.rules.teams)
 
     @property
     def num_sides(self) -> int:
+        """How many sides score (teams; players in cut-throat)."""
         return len(self.melds)
 
     @property
@@ -531,9 +617,12 @@ class Game(HandState):
         return (self.dealer - self.step) % self.players
 
     def has_partner(self, seat: int) -> bool:
+        """Whether ``seat`` has a partner (a teammate it may ask "may I go out?")."""
         return self.partner_of(seat) != seat
 
     def is_over(self) -> bool:
+        """Whether the hand is over (someone went out or the stock ran out): then
+        :attr:`result` holds the score and no move is legal."""
         return self.phase == OVER
 
     def hand(self, seat: int) -> list[Card]:
@@ -545,16 +634,20 @@ class Game(HandState):
         return out
 
     def side_melds(self, side: int) -> list[Meld]:
+        """The melds ``side`` has on the table."""
         return list(self.melds[side].values())
 
     def side_red_threes(self, side: int) -> list[Card]:
+        """The red threes laid out by the seats of ``side``."""
         return [c for s in range(self.players) if self.side_of[s] == side for c in self.red3[s]]
 
     def side_canastas(self, side: int) -> int:
+        """How many canastas ``side`` has made (those set aside too)."""
         return self.canasta_counts[side]
 
     def recount_canastas(self) -> None:
-        """Canastas per side, from the melds (and those the family's state part sets aside)."""
+        """Engine internal: count the canastas per side again, from the melds (and those
+        the family's state part sets aside)."""
         part = self.part
         self.canasta_counts = [sum(1 for m in d.values() if m.rank != THREE and m.is_canasta)
                                + (part.canastas_set_aside(i) if part is not None else 0)
@@ -621,6 +714,7 @@ class Game(HandState):
     # ------------------------------------------------------------------ deal
 
     def add_to_hand(self, seat: int, c: Card, known: bool = False) -> None:
+        """Engine internal: put card ``c`` in ``seat``'s hand (seen by the table if ``known``)."""
         self.hands[seat][c] += 1
         self.rank_counts[seat][CARD_RANK[c]] += 1
         self.hand_sizes[seat] += 1
@@ -628,6 +722,7 @@ class Game(HandState):
             self.known[seat][c] += 1
 
     def lay_out_red_threes(self, seat: int) -> None:
+        """Engine internal: lay out the red threes in ``seat``'s hand, drawing a card for each (A.4.3)."""
         hand = self.hands[seat]
         for c in RED_THREES:
             while hand[c]:
@@ -638,7 +733,7 @@ class Game(HandState):
                 self.draw_cards(seat, 1)
 
     def draw_cards(self, seat: int, count: int) -> bool:
-        """Draw ``count`` cards, laying out and replacing red threes (A.4.3).
+        """Engine internal: draw ``count`` cards, laying out and replacing red threes (A.4.3).
         Returns False when the last stock card drawn was a red three (A.13.1)."""
         stock = self.stock
         hand = self.hands[seat]
@@ -659,6 +754,7 @@ class Game(HandState):
     # ------------------------------------------------------------------ turns
 
     def begin_turn(self, seat: int, first: bool = False) -> None:
+        """Engine internal: begin ``seat``'s turn (and end the hand if the stock is out)."""
         self.turn = seat
         self.phase = DRAW_PHASE
         self.turn_no += 1
@@ -686,6 +782,7 @@ class Game(HandState):
         self.begin_turn((s + self.step) % self.players)
 
     def end_hand(self, reason: str) -> None:
+        """Engine internal: the hand is over, for ``reason`` (:attr:`end_reason`)."""
         self.phase = OVER
         self.end_reason = reason
         self._result = None
@@ -710,14 +807,18 @@ class Game(HandState):
         self._result = None
         return self.move_stack.pop()
 
-    def play(self, move: Move) -> None:
-        """Apply a move already known to be legal (no undo record): the fast path
-        for simulations.  Use :meth:`push` for anything that came from outside."""
+    def play(self, move: Move | str) -> None:
+        """Play a move, checked, with no undo record: the fast path for simulations
+        (an illegal move raises :class:`IllegalMoveError`).  Use :meth:`push` to be
+        able to :meth:`pop` it."""
+        if isinstance(move, str):
+            move = Move.parse(move)
         self._execute(move, self.plan(move))
 
     def play_unchecked(self, move: Move) -> None:
-        """Apply a move that came from :meth:`generate` or :meth:`random_move`
-        in this very position, skipping the checks."""
+        """Engine internal (for searching bots): apply a move that came from
+        :meth:`generate` or :meth:`random_move` in this very position, skipping the
+        checks (any other move corrupts the game)."""
         kind = move.kind
         plan: Plan = None
         if kind in (MELD, TAKE):
@@ -729,6 +830,24 @@ class Game(HandState):
     def copy(self, stack: bool = False) -> Game:
         """An independent copy; ``stack=True`` keeps the undo history too."""
         return Game(copy_of=self, stack=stack)
+
+    # ------------------------------------------------------------------ positions
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole table as a JSON-ready position (:mod:`canasta.position`; the same
+        as :func:`~canasta.position.position_of`): cards as strings."""
+        return _position_codec()[0](self)
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (the same as :func:`~canasta.position.position_json`)."""
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | str) -> Game:
+        """The game of a position (a mapping or its JSON text), as :meth:`to_dict` writes
+        it or sketched by hand (the same as :func:`~canasta.position.game_from_position`);
+        raises :class:`PositionError` naming what is wrong or missing."""
+        return _position_codec()[1](data)
 
     def _copy(self, g: Game, stack: bool) -> None:
         """Become an independent copy of ``g`` (the constructor's ``copy_of``)."""
@@ -750,9 +869,20 @@ class Game(HandState):
 
     @property
     def legal_moves(self) -> LegalMoves:
+        """The legal moves now, a lazy :class:`LegalMoves`: ``for m in
+        game.legal_moves`` lists one move per choice that matters;
+        ``"draw" in game.legal_moves`` tests any move or move text."""
         return LegalMoves(self)
 
-    def is_legal(self, move: Move) -> bool:
+    def is_legal(self, move: object) -> bool:
+        """Whether ``move`` (a :class:`Move` or its text, e.g. ``"draw"``) may be played
+        now: the same answer as ``move in game.legal_moves`` and as ``why_illegal(move)
+        is None``.  Text that is not a move, or any other object, is not legal."""
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except NotationError:
+                return False
         try:
             self.plan(move)
         except IllegalMoveError:
@@ -760,15 +890,18 @@ class Game(HandState):
         return True
 
     def why_illegal(self, move: Move | str) -> IllegalMoveError | None:
-        """The error a move would raise, or None if it is legal (a preview)."""
+        """The error :meth:`push` would raise for ``move`` (a :class:`Move` or its
+        text), naming the rule; None if it is legal.  Text that is not a move raises
+        :class:`NotationError`, as :meth:`push` does."""
         try:
             self.plan(Move.parse(move) if isinstance(move, str) else move)
         except IllegalMoveError as exc:
             return exc
         return None
 
-    def plan(self, move: Move) -> Plan:
-        """The checked plan of a move (what :meth:`push` will do), or IllegalMoveError."""
+    def plan(self, move: object) -> Plan:
+        """Engine internal: the checked plan of a move (what :meth:`push` will do), or
+        IllegalMoveError."""
         if not isinstance(move, Move):
             raise refuse("NOT_A_MOVE")
         phase = self.phase
@@ -810,7 +943,7 @@ class Game(HandState):
         if kind == MELD:
             plan = self.family.plan_meld(self, move)
             if self.ask == ASK_YES:
-                self.check_still_going_out(move, plan)
+                self._check_still_going_out(move, plan)
             return plan
         if kind == DISCARD:
             return self._plan_discard(move)
@@ -831,6 +964,7 @@ class Game(HandState):
     # -- helpers shared by plans
 
     def holds(self, seat: int, cards: Sequence[Card]) -> None:
+        """Engine internal: refuse (IllegalMoveError) cards ``seat`` does not hold."""
         hand = self.hands[seat]
         need: dict[int, int] = {}
         for c in cards:
@@ -850,6 +984,7 @@ class Game(HandState):
         return self.phase == DRAW_PHASE and self.forced_take()
 
     def forced_take(self) -> bool:
+        """Engine internal: :meth:`must_take_pile` without the phase check."""
         if self.stock or not self.pile or self.pile_block() is not None:
             return False
         side = self.side_of[self.turn]
@@ -867,7 +1002,7 @@ class Game(HandState):
 
     def read_take(self, move: Move, pozzo: bool
                    ) -> tuple[Group, tuple[Group, ...], list[Card], int, int]:
-        """The cards of a take move: the group shown with the top card, the further
+        """Engine internal: the cards of a take move: the group shown with the top card, the further
         groups, all cards (checked to be held), and the group's naturals and wilds."""
         top = self.pile[-1]
         rt = CARD_RANK[top]
@@ -907,7 +1042,7 @@ class Game(HandState):
             raise refuse(self.family.refusal("MUST_GO_OUT"))
         return c
 
-    def check_still_going_out(self, move: Move, plan: Plan) -> None:
+    def _check_still_going_out(self, move: Move, plan: Plan) -> None:
         """After a yes (A.12.3): refuse a meld after which the player could not go out."""
         g = self.copy()
         g._execute(move, plan)
@@ -959,6 +1094,7 @@ class Game(HandState):
                 self.end_hand("the stock ran out and the player did not take the pile")
 
     def remove_card(self, seat: int, c: Card) -> None:
+        """Engine internal: take card ``c`` out of ``seat``'s hand."""
         hand = self.hands[seat]
         hand[c] -= 1
         self.rank_counts[seat][CARD_RANK[c]] -= 1
@@ -968,7 +1104,7 @@ class Game(HandState):
             known[c] -= 1
 
     def go_out(self, seat: int) -> None:
-        """``seat`` has just emptied its hand: the hand ends (A.12)."""
+        """Engine internal: ``seat`` has just emptied its hand: the hand ends (A.12)."""
         self.family.before_going_out(self, seat)
         self.went_out = seat
         self.out_concealed = self.family.went_out_concealed(self, seat)

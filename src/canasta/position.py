@@ -11,6 +11,16 @@ any rule situation be set up directly in a test or a bug report::
 
 When ``stock`` is left out, the cards not placed elsewhere form it, shuffled by
 ``stock_seed``; ``stock_top`` puts chosen cards on top of it.
+
+A sketch like this one must name its ``rules`` (:data:`REQUIRED_FIELDS`); every
+other field has a default.  A position that says its ``format`` is a written one
+(:func:`position_of`) and must hold every field that writes, but ``stock``
+(:data:`WRITTEN_REQUIRED`); a missing field is refused by name.
+
+``game.to_dict()``, ``game.to_json()`` and ``Game.from_dict(data)`` are the same
+functions under the names every other object uses (:class:`~canasta.rules.RuleSet`,
+:class:`~canasta.view.SeatView`, :class:`~canasta.table.Table`); the names here
+remain as aliases.  Cards are strings in a position, card codes in the game.
 """
 
 from __future__ import annotations
@@ -34,12 +44,14 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import CanastaError, NotationError, PositionError
-from canasta.game import Game, family_of
+from canasta.game import Game, family_of, set_position_codec
 from canasta.melds import Meld
 from canasta.rules import RuleSet
 from canasta.state import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, WRITTEN
 
 FORMAT: Final = "canasta-position/1"
+#: the fields every position must give (a sketch, without ``format``, may leave out the rest)
+REQUIRED_FIELDS: Final = ("rules",)
 
 
 def _cards(value: Any, what: str) -> list[Card]:
@@ -101,6 +113,7 @@ def position_of(game: Game) -> dict[str, Any]:
 
 
 def position_json(game: Game) -> str:
+    """:func:`position_of` as JSON text (``game.to_json()``)."""
     return json.dumps(position_of(game), indent=1)
 
 
@@ -123,8 +136,9 @@ def _bools(data: Mapping[str, Any], key: str, n: int) -> list[bool]:
 
 
 def game_from_position(data: Mapping[str, Any] | str) -> Game:
-    """Read a position (mapping or JSON text); raises :class:`PositionError`
-    with what is wrong."""
+    """Read a position (mapping or JSON text; ``Game.from_dict``); raises
+    :class:`PositionError` with what is wrong, or which fields are missing
+    (:data:`REQUIRED_FIELDS`, and :data:`WRITTEN_REQUIRED` for a written position)."""
     if isinstance(data, str):
         try:
             data = json.loads(data)
@@ -135,6 +149,10 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
         raise PositionError(f"unknown position format {fmt!r}; expected {FORMAT!r}")
+    missing = [k for k in WRITTEN_REQUIRED if k not in data] if "format" in data else []
+    if missing:
+        raise PositionError(f"a written position (one with \"format\") lacks {', '.join(missing)} (only \"stock\" "
+                            f"and the derived {', '.join(DERIVED_FIELDS)} may be left out)")
     rules_data = data.get("rules", "classic-4p")
     try:
         rules = RuleSet.preset(rules_data) if isinstance(rules_data, str) else RuleSet.from_dict(rules_data)
@@ -310,11 +328,22 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         raise PositionError(f"went_out must be -1 or a seat from 0 to {n - 1}")
     g.out_concealed = _get(data, "concealed_out", bool, False)
     g.end_reason = _get(data, "end_reason", str, "")
+    # checked last, so that a sketch's field given wrong is named first
+    missing = [k for k in REQUIRED_FIELDS if k not in data]
+    if missing:
+        raise PositionError(f"a position lacks {', '.join(missing)} (rules: a preset name such as \"classic-4p\" "
+                            "or a rules table; the other fields have defaults)")
     return g
 
 
 #: the fields :func:`game_from_position` derives when a position leaves them out
 DERIVED_FIELDS: Final = ("pile_frozen", "opened", "clean_turn")
+#: what a written position (one with ``format``) may not leave out: every field
+#: :func:`position_of` writes but ``stock`` (left out, the cards not placed elsewhere form it)
+#: and the :data:`DERIVED_FIELDS`
+WRITTEN_REQUIRED: Final = tuple(k for k in ("format", "rules", "seed", "hand_number", "dealer", "scores",
+                                            *(name for _, name in WRITTEN))
+                                if k != "stock" and k not in DERIVED_FIELDS)
 
 
 def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[int] = (0, 0)) -> bool:
@@ -379,5 +408,8 @@ def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     return m
 
 
-__all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "game_from_position", "pile_frozen_by_cards", "position_json",
+__all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "REQUIRED_FIELDS", "WRITTEN_REQUIRED", "game_from_position", "pile_frozen_by_cards", "position_json",
            "position_of"]
+
+
+set_position_codec(position_of, game_from_position)

@@ -88,6 +88,7 @@ class SeatView:
 
     @property
     def spectator(self) -> bool:
+        """Whether this is a spectator's view (no hand)."""
         return self.seat < 0
 
     def minimum(self, seat: int) -> int:
@@ -174,6 +175,7 @@ class SeatView:
         return out
 
     def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text (:meth:`from_dict` reads either)."""
         return json.dumps(self.to_dict())
 
     @staticmethod
