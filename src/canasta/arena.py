@@ -4,6 +4,15 @@ Each deal (a match seed, hence every hand's seed) is played twice with the
 bots' seats swapped, so the luck of the cards cancels out.  Every game is
 saved in the record format (:mod:`canasta.record`), so ``canasta verify`` can
 replay it exactly.
+
+A bot is a spec (``"advanced"``, ``"cmd:python my_bot.py"``), a Python
+:class:`~canasta.bots.Bot` subclass (made for each seat with its seed: the
+duplicate pairs stay fair) or a ``Bot`` object (one object plays all its seats)::
+
+    report = run_arena(RuleSet.preset("classic-4p"), (MyBot, "basic"), games=2, seed=1)
+    print(report.table())
+
+With ``jobs`` above 1 a Python bot must pickle (a class defined at a module's top level).
 """
 
 from __future__ import annotations
@@ -11,6 +20,7 @@ from __future__ import annotations
 import datetime
 import math
 import multiprocessing
+import pickle
 import queue as queue_module
 import re
 import signal
@@ -23,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from canasta.bots import make_bot
-from canasta.bots.base import Bot
+from canasta.bots import as_bot, bot_label
+from canasta.bots.base import Bot, BotLike
 from canasta.errors import CanastaError
 from canasta.match import Match, hand_seed
 from canasta.moves import Move
@@ -89,15 +99,27 @@ MOVE_REPORT_SECONDS = 0.25
 DECISION_TAG = "DecisionMs"  # one of canasta.record.HAND_TAGS
 
 
-def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, orientation: int,
+def play_game(rules: RuleSet, players: tuple[BotLike, BotLike], seed: int, index: int, orientation: int,
               max_hands: int = 60, report: Callable[[Progress], None] | None = None) -> GameResult:
-    """Play one match of the duplicate pair ``index``; ``report`` hears how far it is."""
+    """Play one match of the duplicate pair ``index``; ``report`` hears how far it is.
+    ``players`` are bot specs or Python bots (see the module docstring)."""
     match_seed = hand_seed(seed, 1_000_000 + index)
     slots = _slots(rules)
     if orientation:
         slots = [1 - x for x in slots]
-    bots: list[Bot] = [make_bot(specs[slots[s]], seed=hand_seed(match_seed, 100 + s) & 0xFFFFFFFF)
-                       for s in range(rules.players)]
+    specs = (bot_label(players[0]), bot_label(players[1]))
+    bots: list[Bot] = []
+    owned: list[Bot] = []  # the bots made here, closed here (a bot object given is the caller's)
+    try:
+        for s in range(rules.players):
+            bot, made = as_bot(players[slots[s]], seed=hand_seed(match_seed, 100 + s) & 0xFFFFFFFF)
+            bots.append(bot)
+            if made:
+                owned.append(bot)
+    except BaseException:
+        for bot in owned:
+            bot.close()
+        raise
     labels = ["A", "B"]
     times: dict[str, list[float]] = {"A": [], "B": []}
     errors: list[str] = []
@@ -144,7 +166,7 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                 won[0] += 1
             elif b > a:
                 won[1] += 1
-            for bot in bots:
+            for bot in {id(b): b for b in bots}.values():  # once per bot, however many seats
                 hook = getattr(bot, "hand_over", None)
                 if callable(hook):
                     hook([s.total for s in rec.scores])
@@ -153,8 +175,12 @@ def play_game(rules: RuleSet, specs: tuple[str, str], seed: int, index: int, ori
                 report(Progress(key, hands, 0, len(moves), _lead(rules, match.totals),
                                 match.over or hands >= max_hands))
     finally:
+        seen: set[int] = set()
         for i, bot in enumerate(bots):
-            errors.extend(f"{specs[slots[i]]} (seat {i}): {e}" for e in getattr(bot, "errors", []))
+            if id(bot) not in seen:
+                seen.add(id(bot))
+                errors.extend(f"{specs[slots[i]]} (seat {i}): {e}" for e in getattr(bot, "errors", []))
+        for bot in owned:
             bot.close()
     team_of = _team_of(rules)
     final = _per_seat_scores(rules, team_of, match.totals)
@@ -186,7 +212,7 @@ def _bot_score(per_seat: list[int], slots: list[int], who: int) -> int:
     return max(mine) if mine else 0
 
 
-_Task = tuple[RuleSet, tuple[str, str], int, int, int, int]
+_Task = tuple[RuleSet, tuple[BotLike, BotLike], int, int, int, int]
 #: in a worker process: where its games' progress goes (set by the pool's initializer)
 _QUEUE: Any = None
 
@@ -390,18 +416,28 @@ class Interrupted(KeyboardInterrupt):
         self.save = save if save is not None and report.games else None
 
 
-def run_arena(rules: RuleSet, specs: tuple[str, str], games: int, seed: int, jobs: int = 1,
+def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, seed: int, jobs: int = 1,
               max_hands: int = 60, save: Path | None = None,
               progress: Callable[[ProgressEstimate], None] | None = None) -> ArenaReport:
-    """Play ``games`` matches (rounded up to whole duplicate pairs).  ``progress``
+    """Play ``games`` matches (rounded up to whole duplicate pairs) between bots A and B,
+    ``specs``: each a spec string or a Python bot (the module docstring), under ``rules``
+    (a :class:`RuleSet` or a preset name).  ``progress``
     is called with the run's :class:`ProgressEstimate` as games report.
 
     ``save`` gets every game as a record, written whole or not at all
     (:func:`canasta.record.atomic_file`: ``save`` takes the run's file when it ends).  A
     run stopped by Ctrl-C keeps the games finished so far (``save`` holds them, each
     whole; nothing replaces ``save`` if none was) and raises :class:`Interrupted`."""
+    if isinstance(rules, str):
+        rules = RuleSet.preset(rules)
     pairs = max(1, (games + 1) // 2)
-    report = ArenaReport(rules.name, specs)
+    if jobs > 1 and not all(isinstance(s, str) for s in specs):
+        try:
+            pickle.dumps(specs)
+        except Exception as exc:
+            raise CanastaError(f"with jobs={jobs} each bot goes to another process, and this one cannot ({exc}): "
+                               "define its class at a module's top level, or run with jobs=1") from None
+    report = ArenaReport(rules.name, (bot_label(specs[0]), bot_label(specs[1])))
     start = time.perf_counter()
     tasks: list[_Task] = [(rules, specs, seed, i, max_hands, 0) for i in range(pairs)]
     estimate = ProgressEstimate(2 * pairs, max_hands)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from canasta.bots import Bot, make_bot
+from canasta.bots import Bot, BotLike, as_bot, bot_label, make_bot
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
 from canasta.fairdeal import FairDeal
@@ -93,10 +93,13 @@ def describe_move(who: str, move: Move) -> str:
 
 
 class Table:
-    """A match at one table.  ``seats[i]`` is ``None`` for a person or a bot spec
-    (``"basic"``, ``"expert:0.5"`` ...)."""
+    """A match at one table.  ``seats[i]`` is ``None`` for a person, a bot spec
+    (``"basic"``, ``"expert:0.5"``, ``"cmd:python my_bot.py"`` ...), or a Python bot:
+    a :class:`~canasta.bots.Bot` object (played as it is, and never closed by the
+    table) or a ``Bot`` subclass (made with the seat's seed).  :attr:`seats` keeps
+    each seat's label: the spec, or ``python:NAME`` for a Python bot."""
 
-    def __init__(self, rules: RuleSet, seats: Sequence[str | None], seed: int = 0, *,
+    def __init__(self, rules: RuleSet | str, seats: Sequence[BotLike | None], seed: int = 0, *,
                  names: Sequence[str] | None = None, first_dealer: int | None = None,
                  hint_level: str = "advanced", event: str = "Table", date: str | None = None,
                  fair: bool = False, deal: bool = True) -> None:
@@ -104,11 +107,16 @@ class Table:
         committed secret per hand and the players' client seeds; ``seed`` then
         chooses only the first dealer and the bots' own randomness).  ``deal=False``:
         wait for :meth:`next_hand` to deal the first hand (so client seeds can be
-        collected after the first commitment is shown)."""
+        collected after the first commitment is shown).  ``rules`` is a
+        :class:`RuleSet` or a preset name."""
+        if isinstance(rules, str):
+            rules = RuleSet.preset(rules)
         if len(seats) != rules.players:
             raise TableError(f"{rules.name} is played by {rules.players} players, not {len(seats)}")
         self.rules = rules
-        self.seats: list[str | None] = [s.strip() if isinstance(s, str) and s.strip() else None for s in seats]
+        players = [None if s is None or (isinstance(s, str) and not s.strip()) else s for s in seats]
+        #: each seat's label: None for a person, the bot spec, or ``python:NAME`` for a Python bot
+        self.seats: list[str | None] = [None if s is None else bot_label(s) for s in players]
         self.names = list(names) if names is not None else list(seat_names(rules.players))
         if len(self.names) != rules.players:
             raise TableError(f"give {rules.players} names, not {len(self.names)}")
@@ -125,9 +133,13 @@ class Table:
         self.deals: list[FairDeal] = []  # the fair deal of each hand dealt
         self.pending: FairDeal | None = FairDeal.new(1, rules.players) if fair else None  # the next hand's
         self._bots: dict[int, Bot] = {}
-        for s, spec in enumerate(self.seats):
-            if spec is not None:
-                self._bots[s] = make_bot(spec, seed=self._bot_seed(s))
+        self._own_bots: list[Bot] = []  # the bots the table made, and so closes
+        for s, player in enumerate(players):
+            if player is not None:
+                bot, made = as_bot(player, seed=self._bot_seed(s))
+                self._bots[s] = bot
+                if made:
+                    self._own_bots.append(bot)
         if deal:
             self._deal()
 
@@ -135,6 +147,8 @@ class Table:
 
     @property
     def game(self) -> Game:
+        """The hand being played (TableError before the first deal).  Interfaces ask the
+        table instead (:meth:`view`, :attr:`to_move` ...): only tests and tools read it."""
         if self.match.game is None:
             raise TableError("no hand has been dealt yet")
         return self.match.game
@@ -146,14 +160,17 @@ class Table:
 
     @property
     def hand_number(self) -> int:
+        """The current hand's number, from 1 (0 before the first deal)."""
         return self.game.hand_number if self.dealt else 0
 
     @property
     def hand_over(self) -> bool:
+        """Whether the current hand is over (its score is recorded)."""
         return self.dealt and self.game.is_over()
 
     @property
     def match_over(self) -> bool:
+        """Whether the match is over (a side reached the target)."""
         return self.match.over
 
     # -- what an interface asks of the hand (so that none reads ``table.game``) ------
@@ -173,6 +190,7 @@ class Table:
         return self.game.minimum(seat) if self.dealt else None
 
     def is_bot(self, seat: int) -> bool:
+        """Whether a bot plays ``seat`` (a spec or a Python bot)."""
         return self.seats[seat] is not None
 
     def rename(self, seat: int, name: str) -> None:
@@ -253,6 +271,7 @@ class Table:
                 for n, (seat, mv) in enumerate(moves[start:], start=start + 1)]
 
     def describe(self, seat: int, move: Move) -> str:
+        """``move`` by ``seat`` as a line of the log (``West melds 8H 8S 2C``)."""
         return describe_move(self.names[seat], move)
 
     # ----------------------------------------------------------------- playing
@@ -296,7 +315,7 @@ class Table:
         self.moves[-1].append((seat, move))
         if g.is_over():
             self.match.record_hand()
-            for bot in self._bots.values():
+            for bot in {id(b): b for b in self._bots.values()}.values():  # once per bot, however many seats
                 hook = getattr(bot, "hand_over", None)
                 if callable(hook):
                     hook([s.total for s in g.result or []])
@@ -383,7 +402,8 @@ class Table:
         return self.game
 
     def close(self) -> None:
-        for bot in self._bots.values():
+        """Close the bots the table made (not the bot objects it was given)."""
+        for bot in self._own_bots:
             bot.close()
 
     # ------------------------------------------------------------ save / load
@@ -395,6 +415,7 @@ class Table:
         return record_from_match(self.match, finished, self.event, players, self.date)
 
     def to_dict(self) -> dict[str, Any]:
+        """The table as JSON-ready data: rules, seats, seeds and every move (:meth:`from_dict` replays it)."""
         return {
             "format": SAVE_FORMAT,
             "rules": self.rules.to_dict(),
@@ -413,29 +434,37 @@ class Table:
         }
 
     def save(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` to ``path`` as JSON (:meth:`load` reads it)."""
         Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Table:
+    def from_dict(cls, data: Mapping[str, Any], *, bots: Mapping[int, BotLike] | None = None) -> Table:
         """Rebuild a table by replaying its moves; anything malformed is refused
-        with a message (and no half-built table)."""
-        steps = cls.replay(data)
+        with a message (and no half-built table).  ``bots`` seats Python bots again
+        (a saved ``python:NAME`` seat cannot be built from its name)."""
+        steps = cls.replay(data, bots=bots)
         table, _, _ = next(steps)  # dealt
         for _ in steps:
             pass
         return table
 
     @classmethod
-    def replay(cls, data: Mapping[str, Any]) -> Iterator[tuple[Table, int, Move | None]]:
+    def replay(cls, data: Mapping[str, Any], *, bots: Mapping[int, BotLike] | None = None
+               ) -> Iterator[tuple[Table, int, Move | None]]:
         """Replay a saved table step by step: ``(table, seat, move)`` after each
         move, and ``(table, -1, None)`` after each deal.  The same table object is
-        yielded each time, advanced in place."""
+        yielded each time, advanced in place.  ``bots``: as :meth:`from_dict`."""
         if not isinstance(data, Mapping) or data.get("format") != SAVE_FORMAT:
             raise TableError(f"not a saved canasta table (expected \"format\": \"{SAVE_FORMAT}\")")
         try:
             rules = RuleSet.from_dict(data["rules"])
             fair = data.get("fair")
-            table = cls(rules, data["seats"], int(data["seed"]), names=data.get("names"),
+            seats: list[BotLike | None] = list(data["seats"])
+            for seat, bot in (bots or {}).items():
+                if not isinstance(seat, int) or not 0 <= seat < len(seats):
+                    raise TableError(f"bots: there is no seat {seat!r}")
+                seats[seat] = bot
+            table = cls(rules, seats, int(data["seed"]), names=data.get("names"),
                         first_dealer=data.get("first_dealer"), hint_level=str(data.get("hint_level", "advanced")),
                         event=str(data.get("event", "Table")), date=data.get("date"), fair=fair is not None,
                         deal=False)
@@ -481,13 +510,14 @@ class Table:
             table.pending = pending_after
 
     @classmethod
-    def load(cls, path: str | Path) -> Table:
+    def load(cls, path: str | Path, *, bots: Mapping[int, BotLike] | None = None) -> Table:
+        """Read a table saved by :meth:`save` (``bots``: as :meth:`from_dict`)."""
         text = read_text(path, "saved table", TableError)
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise TableError(f"{str(path)!r} is not a saved table: line {exc.lineno}: {exc.msg}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(data, bots=bots)
 
     # ---------------------------------------------------------------- helpers
 

@@ -9,8 +9,10 @@ only a :class:`~canasta.view.SeatView` and returns a legal move.
 from __future__ import annotations
 
 import math
+import re
+from typing import cast
 
-from canasta.bots.base import Bot, Budget, RandomBot, legal_moves, world
+from canasta.bots.base import Bot, BotLike, Budget, RandomBot, legal_moves, world
 from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot, BasicBot
 from canasta.errors import CanastaError
@@ -26,6 +28,9 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
     """A bot from its name: a level, ``expert:SECONDS``, ``expert:iN`` or
     ``cmd:COMMAND LINE`` for an external bot speaking the protocol."""
     text = spec.strip()
+    if text.startswith(PYTHON_PREFIX):
+        raise BotSpecError(f"{spec!r} names a Python bot object that was seated in code: it cannot be built "
+                           "from its name; pass the object again (e.g. Table.load(path, bots={seat: bot}))")
     if text.startswith("cmd:"):
         from canasta.bots.external import ExternalBot
 
@@ -44,6 +49,39 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
         return ExpertBot(seed, parse_budget(arg) if arg else None)
     raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS, cmd:COMMAND "
                        "or policy:PATH")
+
+
+#: how a Python bot object is labelled in records and saved tables (``python:NAME``)
+PYTHON_PREFIX = "python:"
+
+
+def bot_label(player: BotLike) -> str:
+    """How a player is named in records, saved tables and reports: a spec string as
+    given; a bot object or factory as ``python:NAME`` (its ``name``, or its class's)."""
+    if isinstance(player, str):
+        return player.strip()
+    name = getattr(player, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        name = getattr(player, "__name__", None) or type(player).__name__
+    return PYTHON_PREFIX + (re.sub(r"[\s=]+", "-", str(name).strip()) or "bot")
+
+
+def as_bot(player: BotLike, seed: int = 0) -> tuple[Bot, bool]:
+    """The bot for a seat, and whether the caller made it (and so closes it): a spec
+    string is built by :func:`make_bot`, a factory (a :class:`Bot` subclass, or any
+    function of a seed) is called with ``seed``; a bot object is used as it is (yours
+    to close).  Anything else is a TypeError saying what to pass."""
+    if isinstance(player, str):
+        return make_bot(player, seed=seed), True
+    if not isinstance(player, type) and callable(getattr(player, "choose", None)):
+        return cast(Bot, player), False
+    if callable(player):
+        bot = player(seed)
+        if not callable(getattr(bot, "choose", None)):
+            raise TypeError(f"{bot_label(player)} made {type(bot).__name__!r}, which has no choose(view) method")
+        return bot, True
+    raise TypeError(f"a bot is a name such as 'advanced' or 'cmd:COMMAND', a Bot object or a Bot subclass, "
+                    f"not {type(player).__name__}")
 
 
 #: the most seconds an expert may think per decision (``expert:SECONDS``)
@@ -87,5 +125,5 @@ def _policy_bot(path: str, seed: int) -> Bot:
         raise BotSpecError(f"policy:{path}: {exc}") from None
 
 
-__all__ = ["LEVELS", "AdvancedBot", "BasicBot", "Bot", "BotSpecError", "Budget", "ExpertBot", "RandomBot",
-           "legal_moves", "make_bot", "parse_budget", "world"]
+__all__ = ["LEVELS", "PYTHON_PREFIX", "AdvancedBot", "BasicBot", "Bot", "BotLike", "BotSpecError", "Budget",
+           "ExpertBot", "RandomBot", "as_bot", "bot_label", "legal_moves", "make_bot", "parse_budget", "world"]
