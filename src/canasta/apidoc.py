@@ -11,6 +11,10 @@ public methods and properties (a member whose docstring begins "Engine internal"
 or "Deprecated" is listed apart, under *Engine internals*), functions, and data
 (documented by the ``#:`` comment above its assignment, or by :data:`NOTES`).
 :func:`undocumented` lists the names that lack documentation.
+
+The reference is made from the pure-Python engine: a compiled build (mypyc) drops
+the docstrings of its compiled modules, so there the command refuses
+(:func:`compiled_modules` says which modules are compiled).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +48,14 @@ NOTES: dict[str, str] = {
 }
 #: how a member's docstring begins when it is for rule families, not for players
 INTERNAL_PREFIXES = ("Engine internal", "Deprecated")
+
+
+def compiled_modules() -> list[str]:
+    """The canasta modules imported from compiled extension modules (none in a pure install)."""
+    importlib.import_module("canasta")
+    return sorted(name for name, module in list(sys.modules.items())
+                  if (name == "canasta" or name.startswith("canasta."))
+                  and str(getattr(module, "__file__", "") or "").endswith(tuple(EXTENSION_SUFFIXES)))
 
 
 def _public() -> list[tuple[str, Any]]:
@@ -276,6 +289,12 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--write", metavar="PATH", help="rewrite the reference part of PATH (after the marker line)")
     group.add_argument("--check", metavar="PATH", help="exit 1 if PATH is not what --write would make")
     args = parser.parse_args(argv)
+    compiled = compiled_modules()
+    if compiled:
+        print(f"this canasta is compiled ({', '.join(compiled[:3])} ...), and a compiled module keeps no "
+              "docstrings: run the command with the pure-Python engine (a checkout's pip install -e .)",
+              file=sys.stderr)
+        return 2
     missing = undocumented()
     if missing:
         print("undocumented: " + ", ".join(missing), file=sys.stderr)
