@@ -4,6 +4,10 @@
 Levels: ``random``, ``basic``, ``advanced``, ``expert`` (``expert:0.2`` sets its
 time budget in seconds, ``expert:i50`` a number of sampled worlds).  A bot gets
 only a :class:`~canasta.view.SeatView` and returns a legal move.
+
+A bot of your own is a :class:`Bot` subclass (:mod:`canasta.bots.base`); a
+:class:`~canasta.table.Table` seat and :func:`canasta.arena.run_arena` take it,
+or an object of it, wherever they take a name (:data:`BotLike`, :func:`as_bot`).
 """
 
 from __future__ import annotations
