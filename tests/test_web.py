@@ -23,7 +23,9 @@ from starlette.testclient import WebSocketTestSession
 from canasta.bots import make_bot
 from canasta.cards import card_str
 from canasta.game import Game
-from canasta.moves import MELD
+from canasta.moves import MELD, Move
+from canasta.present import proposal
+from canasta.rules import RuleSet
 from canasta.web.app import create_app
 from canasta.web.room import MAX_MESSAGE, Room, Settings
 from canasta.web.store import Store, metadata
@@ -128,7 +130,8 @@ def test_presets_quick_play_and_a_human_move(client: TestClient) -> None:
         assert after["log"][-1]["text"] == "Ann draws" and after["log"][-1]["move"] == "draw" and len(after["view"]["hand"]) == 12
         send(ws, type="hint")
         hint = recv_until(ws, lambda m: m["type"] == "hint")
-        assert hint["move"] and hint["text"].startswith("Ann")
+        # the hint is said as something to do, by the one describer every interface uses
+        assert hint["text"] == proposal(Move.parse(hint["move"]), RuleSet.preset("classic-4p"))
 
 
 def test_create_join_invite_and_open_tables(client: TestClient) -> None:

@@ -144,7 +144,7 @@ class ClusterRoom(Room):
         if self.status != "abandoned":
             self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
         t = self.table
-        if self.auto_turn is not None and (not t.dealt or t.hand_over or t.game.to_move != self.auto_turn):
+        if self.auto_turn is not None and (not t.dealt or t.hand_over or t.to_move != self.auto_turn):
             self.auto_turn = None
         self._derive_timers(ev.at)
 
@@ -153,10 +153,10 @@ class ClusterRoom(Room):
         (so every process shows the same)."""
         seconds = float(self.config.get("turn_seconds") or 0)
         t = self.table
-        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.game.to_move):
+        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.to_move):
             key = None
         else:
-            key = (t.hand_number, t.game.turn_no, t.game.to_move)
+            key = (t.hand_number, t.turn_number, t.to_move)
         if key != self.timer_key:
             self.timer_key = key
             self.deadline = None if key is None else at + seconds

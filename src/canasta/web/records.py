@@ -6,24 +6,29 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from canasta.i18n import N_
+from canasta.i18n import DEFAULT, N_, translator
+from canasta.present import dealt, describe
 from canasta.table import Table
 from canasta.web.guards import bad
+from canasta.web.language import choose
 from canasta.web.service import CardRoom, TheCardRoom
 from canasta.web.store import TableRow
 
 
-def replay_frames(row: TableRow) -> dict[str, Any]:
-    """Every position of a finished match, all hands shown (the match is over)."""
+def replay_frames(row: TableRow, lang: str = DEFAULT) -> dict[str, Any]:
+    """Every position of a finished match, all hands shown (the match is over), each
+    captioned in ``lang`` (:mod:`canasta.present`)."""
     saved = row.state
+    tr = translator(lang)
     frames: list[dict[str, Any]] = []
     table: Table | None = None
     for table, seat, move in Table.replay(saved):
         view = table.spectator_view().to_dict(include_rules=False)
-        text = f"Hand {table.hand_number} dealt" if move is None else table.describe(seat, move)
+        text = (dealt(table.hand_number, tr) if move is None
+                else describe(move, table.rules, table.names[seat], tr))
         frames.append({"hand": table.hand_number, "text": text, "seat": seat,
                        "move": None if move is None else str(move), "view": view,
                        "hands": [table.view(s).to_dict()["hand"] for s in range(table.rules.players)],
@@ -57,6 +62,7 @@ async def record(table_id: str, card: TheCardRoom) -> Response:
 
 
 @routes.get("/api/tables/{table_id}/replay")
-async def replay(table_id: str, card: TheCardRoom) -> JSONResponse:
+async def replay(table_id: str, card: TheCardRoom, request: Request, lang: str | None = None) -> JSONResponse:
     row = finished_row(card, table_id)
-    return JSONResponse(await asyncio.to_thread(replay_frames, row))
+    said = choose(lang, request.headers.get("accept-language"))
+    return JSONResponse(await asyncio.to_thread(replay_frames, row, said))

@@ -11,6 +11,8 @@ Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
     {"type": "hello", "token": "...", "seq": 12}   first; no token: a spectator
     {"type": "move", "move": "meld 8H 8S 2C"}
     {"type": "check", "id": 3, "moves": ["draw", "discard 9C"]}   is each legal now? why not?
+    {"type": "check", "id": 4, "selection": {"staged": [["8H", "8S"]], "cards": ["KH", "KS"], "target": null}}
+                                   what would each action make of these cards, and is it legal?
     {"type": "hint"}  {"type": "undo"}  {"type": "next_hand"}  {"type": "ping"}
 
 Messages to a client: ``welcome``, ``state`` (carries ``seq``: the table's event
@@ -31,10 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from canasta.bots import LEVELS, Bot, make_bot
+from canasta.cards import parse_card, parse_rank
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.fairdeal import check_client_seed
-from canasta.i18n import N_
+from canasta.i18n import DEFAULT, N_, translator
 from canasta.moves import Move
+from canasta.present import Selection, candidates, describe, proposal
 from canasta.table import Table, TableError
 from canasta.view import pile_note_list
 from canasta.web.botpool import BotPool, decision_seed
@@ -46,6 +50,8 @@ BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on
 MAX_MESSAGE = 4096
 MAX_BOT_DELAY = 5.0  # the slowest bot pace a table may ask for, in seconds
 MAX_CHECKS = 16
+MAX_GROUPS = 12  # groups set aside in one selection (a check's "selection")
+MAX_PICKED = 60  # cards in one selection: more than any hand holds
 MAX_QUEUE = 512  # messages waiting for one slow client
 LOG_LINES = 60
 QUICK_BOTS = ("random", "basic")  # levels that choose in well under a millisecond: played on the loop
@@ -111,6 +117,42 @@ class Limiter:
             return kind
         self.tokens[kind] = (left - 1.0, now)
         return None
+
+
+def read_selection(data: Any) -> Selection | str:
+    """A check's ``"selection"``: ``{"staged": [["8H", "8S"], {"cards": ["2C"], "target": "K"}],
+    "cards": ["KH"], "target": "K"}`` (groups set aside, each its cards or its cards and the
+    meld wild cards go on; the cards picked now; the meld wild cards picked now go on); or
+    why it is not one."""
+    shape = ('a selection is {"staged": [groups], "cards": [cards], "target": a rank or null}, a group '
+             'being [cards] or {"cards": [cards], "target": a rank}, with at most '
+             f"{MAX_GROUPS} groups of cards in notation (\"8H\")")
+    if not isinstance(data, dict):
+        return shape
+    staged, cards, target = data.get("staged", []), data.get("cards", []), data.get("target")
+    if not isinstance(staged, list) or not isinstance(cards, list) or len(staged) >= MAX_GROUPS:
+        return shape
+    texts: list[Any] = []
+    targets: list[Any] = []
+    for g in staged:
+        if isinstance(g, dict):
+            texts.append(g.get("cards"))
+            targets.append(g.get("target"))
+        else:
+            texts.append(g)
+            targets.append(None)
+    texts.append(cards)
+    targets.append(target)
+    if not all(isinstance(g, list) and all(isinstance(c, str) for c in g) for g in texts) \
+            or not all(x is None or isinstance(x, str) for x in targets) or sum(len(g) for g in texts) > MAX_PICKED:
+        return shape
+    try:
+        groups = [tuple(parse_card(c) for c in g) for g in texts]
+        # "wild": the page's name for a meld of wild cards only, which wild cards join without a target
+        ranks = [parse_rank(x) if x is not None and x != "wild" else None for x in targets]
+    except NotationError as exc:
+        return f"{exc}; {shape}"
+    return Selection.of(groups[:-1], groups[-1], ranks[-1], ranks[:-1])
 
 
 class Conn:
@@ -250,7 +292,7 @@ class Room:
     def needs_bot(self) -> bool:
         t = self.table
         return (self.status == "playing" and t.dealt and not t.hand_over and self.any_human_connected()
-                and self.bot_plays(t.game.to_move))
+                and self.bot_plays(t.to_move))
 
     @property
     def bot_delay(self) -> float:
@@ -270,7 +312,7 @@ class Room:
             players.append({
                 "name": t.names[s.seat], "kind": s.kind, "level": s.level,
                 "connected": self.connected(s.seat), "bot_playing": s.seat in self.takeover or s.seat == self.auto_turn,
-                "minimum": t.game.minimum(s.seat) if t.dealt else None,
+                "minimum": t.minimum(s.seat),
             })
         sheet = [{"hand": h.hand_number, "went_out": h.went_out, "end_reason": h.end_reason,
                   "concealed_out": h.concealed_out, "scores": [sc.as_dict() for sc in h.scores]}
@@ -279,7 +321,6 @@ class Room:
         return {
             "type": "state", "seq": self.seq, "table": self.id, "status": self.status, "dealt": t.dealt,
             "players": players,
-            "log": [{"n": e.number, "seat": e.seat, "move": str(e.move), "text": e.text} for e in t.log(LOG_LINES)],
             "totals": list(t.match.totals), "target": t.rules.target, "sheet": sheet,
             "hand_over": t.hand_over, "match_over": t.match_over, "winner": t.match.winner,
             "commitment": t.commitment(), "deadline": self.deadline,
@@ -290,10 +331,20 @@ class Room:
             "bot_delay": self.bot_delay,
         }
 
-    def payload_for(self, seat: int, public: dict[str, Any]) -> dict[str, Any]:
+    def log_lines(self, lang: str) -> list[dict[str, Any]]:
+        """The hand's last moves as the log shows them, in ``lang``: each with its words
+        (``text``, "West melds 8H 8S 2C"; ``does``, the move alone, "melds 8H 8S 2C"), said
+        by :mod:`canasta.present` (the page describes nothing itself)."""
+        t, tr = self.table, translator(lang)
+        return [{"n": e.number, "seat": e.seat, "move": str(e.move),
+                 "text": describe(e.move, t.rules, t.names[e.seat], tr), "does": describe(e.move, t.rules, None, tr)}
+                for e in t.log(LOG_LINES)]
+
+    def payload_for(self, seat: int, public: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any]:
         # the rules are sent once, in the welcome
         out = dict(public)
         out["seat"] = seat
+        out["log"] = self.log_lines(lang)
         if self.table.dealt:
             seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
             out["view"] = seen.to_dict(include_rules=False)
@@ -310,17 +361,18 @@ class Room:
 
     def broadcast(self) -> None:
         public = self.public()
-        cache: dict[int, str] = {}
+        cache: dict[tuple[int, str], str] = {}
         for c in self.conns:
-            if c.seat not in cache:
-                cache[c.seat] = json.dumps(self.payload_for(c.seat, public))
+            key = (c.seat, c.lang)
+            if key not in cache:
+                cache[key] = json.dumps(self.payload_for(c.seat, public, c.lang))
             c.last_sent_seq = self.seq
-            c.send(cache[c.seat])
+            c.send(cache[key])
         self.hub.on_broadcast(self)
 
     def send_state(self, conn: Conn) -> None:
         conn.last_sent_seq = self.seq
-        conn.send(self.payload_for(conn.seat, self.public()))
+        conn.send(self.payload_for(conn.seat, self.public(), conn.lang))
 
     # --------------------------------------------------------------- changes
 
@@ -347,7 +399,7 @@ class Room:
         If the store does not take it, this copy is forgotten (:meth:`_lost`)."""
         self.seq += 1
         self.last_active = time.time()
-        if self.auto_turn is not None and (self.table.hand_over or self.table.game.to_move != self.auto_turn):
+        if self.auto_turn is not None and (self.table.hand_over or self.table.to_move != self.auto_turn):
             self.auto_turn = None
         try:
             self._persist(change)
@@ -491,8 +543,8 @@ class Room:
         t = self.table
         if t.hand_over:
             return say_error("HAND_OVER", N_("the hand is over: deal the next hand first"))
-        if seat != t.game.to_move:
-            return say_error("NOT_YOUR_TURN", N_("it is {name}'s move, not yours"), {"name": t.names[t.game.to_move]})
+        if seat != t.to_move:
+            return say_error("NOT_YOUR_TURN", N_("it is {name}'s move, not yours"), {"name": t.names[t.to_move]})
         if self.bot_plays(seat):
             return say_error("BOT_PLAYING", N_("a bot is playing this seat's turn"))
         why = t.why_not(seat, move_text)
@@ -515,7 +567,7 @@ class Room:
                 if not self.needs_bot():
                     break
                 t = self.table
-                seat, version = t.game.to_move, t.version
+                seat, version = t.to_move, t.version
                 pool = self.hub.bot_pool()
                 try:
                     if self._quick_bot(seat):
@@ -525,12 +577,12 @@ class Room:
                     else:  # in a worker process: the loop serves every other table meanwhile
                         text = await pool.choose(t.view(seat).to_dict(), self._level(seat),
                                                  decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1])))
-                        if t.version != version or not self.needs_bot() or t.game.to_move != seat:
+                        if t.version != version or not self.needs_bot() or t.to_move != seat:
                             continue
                         move = self._checked(seat, text) or self._fallback(seat)
                 except Exception:  # the position changed under the bot (a player came back)
                     continue
-                if t.version != version or not self.needs_bot() or t.game.to_move != seat:
+                if t.version != version or not self.needs_bot() or t.to_move != seat:
                     continue
                 try:
                     self.apply(seat, move, checked=True)  # a bot's legal choice in this very position
@@ -626,10 +678,10 @@ class Room:
     def _arm_timer(self) -> None:
         seconds = float(self.config.get("turn_seconds") or 0)
         t = self.table
-        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.game.to_move):
+        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.to_move):
             key = None
         else:
-            key = (t.hand_number, t.game.turn_no, t.game.to_move)
+            key = (t.hand_number, t.turn_number, t.to_move)
         if key == self.timer_key:
             return
         if self.timer_task is not None:
@@ -650,7 +702,7 @@ class Room:
             self.timer_task = None
             self.timer_key = None
             self.deadline = None
-            self.auto_turn = self.table.game.to_move
+            self.auto_turn = self.table.to_move
             self._presence_changed()
 
     # ------------------------------------------------------------------ deals
@@ -848,22 +900,45 @@ class Room:
         self.want_pace(float(seconds))
 
     def on_check(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
-        moves = msg.get("moves")
-        if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
-            reply(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts",
-                        ref="check"))
-            return
+        """Is each move legal now, and why not?  The moves are given in notation
+        (``"moves"``), or as the cards a person has picked (``"selection"``): then the
+        server says which move each action would make (:func:`canasta.present.candidates`),
+        so that every interface means the same by the same gesture."""
         ref = msg.get("id")
         if not (ref is None or type(ref) is int or (isinstance(ref, str) and len(ref) <= MAX_REF)):
             reply(error("BAD_MESSAGE", f"a check's \"id\" is a whole number or a text of at most {MAX_REF} "
                         "characters", ref="check"))
             return
-        results = []
+        actions: list[str] | None = None
+        moves: Any
+        if "selection" in msg:
+            picked = read_selection(msg["selection"])
+            if isinstance(picked, str):
+                reply(error("BAD_MESSAGE", picked, ref="check"))
+                return
+            made = candidates(self.table.view(conn.seat), picked) if self.table.dealt else {}
+            actions, moves = list(made), [str(m) for m in made.values()]
+        else:
+            moves = msg.get("moves")
+            if not isinstance(moves, list) or len(moves) > MAX_CHECKS or not all(isinstance(m, str) for m in moves):
+                reply(error("BAD_MESSAGE", f"check needs \"moves\": a list of at most {MAX_CHECKS} move texts, "
+                            "or \"selection\": the cards picked", ref="check"))
+                return
+        results: list[dict[str, Any] | None] = []
+        texts: list[str | None] = []
+        tr = translator(conn.lang)
         for m in moves:
             err = self.refusal(conn.seat, m)
             results.append(None if err is None else {k: err[k] for k in ("code", "message", TEMPLATE, REFUSAL)
                                                      if k in err} | ({"rule": err["rule"]} if err.get("rule") else {}))
-        reply({"type": "check", "id": msg.get("id"), "seq": self.seq, "results": results})
+            try:
+                texts.append(proposal(Move.parse(m), self.table.rules, tr))
+            except NotationError:
+                texts.append(None)
+        answer: dict[str, Any] = {"type": "check", "id": ref, "seq": self.seq, "results": results, "texts": texts}
+        if actions is not None:
+            answer["actions"], answer["moves"] = actions, moves
+        reply(answer)
 
     def on_move(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         refused = self.play_move(conn.seat, msg.get("move"))
@@ -872,11 +947,11 @@ class Room:
 
     def on_hint(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t, seat = self.table, conn.seat
-        if self.status != "playing" or t.hand_over or t.game.to_move != seat:
+        if self.status != "playing" or t.hand_over or t.to_move != seat:
             reply(say_error("NOT_YOUR_TURN", N_("a hint is given only when it is your move"), ref="hint"))
             return
         move = t.hint(seat)
-        reply({"type": "hint", "move": str(move), "text": t.describe(seat, move)})
+        reply({"type": "hint", "move": str(move), "text": proposal(move, t.rules, translator(conn.lang))})
 
     def on_undo(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         if self.status != "playing" or not self.table.undoable(conn.seat):

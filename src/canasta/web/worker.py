@@ -55,16 +55,16 @@ async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
     room = await hub.afresh(table_id)
     if room is not None and room.seq == num and room.needs_bot():
         t = room.table
-        seat = t.game.to_move
+        seat = t.to_move
         level, view = choose_move(room, seat)
         seed = decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1]))
         if level in QUICK_BOTS:
             text_move = decide_now(level, view, seed)
         else:  # a searching bot: the worker's loop stays free for its other jobs
             text_move = await asyncio.to_thread(decide_now, level, view, seed)
-        if room.seq == num and room.needs_bot() and room.table.game.to_move == seat:
+        if room.seq == num and room.needs_bot() and room.table.to_move == seat:
             if room.table.why_not(seat, text_move) is not None:  # never: the bot saw this very position
-                text_move = str(next(iter(room.table.game.legal_moves)))
+                text_move = decide_now("random", room.table.view(seat), seed)
             await room.commit("move", seat, text_move)  # lost to another writer: the table moved on
     if room is not None:
         room.schedule()

@@ -1,7 +1,7 @@
 // The replay viewer of a finished match: every position, every hand shown.
-import { _, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
+import { _, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, isWild, prettyCards, rankIndex } from "/static/cards.js";
-import { moveText, seatName } from "/static/words.js";
+import { seatName } from "/static/words.js";
 
 translatePage();
 languagePicker(document.getElementById("lang"));
@@ -13,12 +13,8 @@ let i = 0;
 let timer = null;
 $("record").href = `/api/tables/${tableId}/record`;
 
-// a frame's caption: the deal, or the move in words (the server's English text for old servers)
-function frameText(f) {
-  if (f.move === undefined) return prettyCards(f.text);
-  if (f.move === null) return _("Hand {hand} dealt", { hand: f.hand });
-  return moveText(nameOf(f.seat), f.move, data.rules.family === "italian");
-}
+// a frame's caption: the deal, or the move in words, as the server said them in the page's language
+const frameText = (f) => prettyCards(f.text);
 
 // a player's name; the compass names of bots in the page's language
 const nameOf = (seat) => seatName(data.names[seat], "bot");
@@ -77,7 +73,7 @@ $("play").onclick = () => {
   timer = setInterval(() => { if (i >= data.frames.length - 1) { $("play").click(); } else go(i + 1); }, 700);
 };
 
-const r = await fetch(`/api/tables/${tableId}/replay`);
+const r = await fetch(`/api/tables/${tableId}/replay?lang=${encodeURIComponent(lang)}`);
 if (!r.ok) { $("text").textContent = (await r.json()).detail; } else {
   data = await r.json();
   $("slider").max = data.frames.length - 1;

@@ -7,7 +7,7 @@
 // state with the one before.
 import { _, endReasonTexts, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
-import { RANK_WORDS, levelName, moveText, pileNoteText, seatName } from "/static/words.js";
+import { RANK_WORDS, levelName, pileNoteText, seatName } from "/static/words.js";
 
 translatePage();
 languagePicker($id("lang"));
@@ -106,6 +106,7 @@ function connect() {
   ws.onopen = () => {
     retry = 500;
     seedSentFor = null;
+    checkSent = null; // a check lost with the old socket: the state after the hello asks again
     // no client seed here: it is sent once the next deal's commitment is on screen (maybeSendSeed)
     const hello = { type: "hello", seq: lastSeq, lang };
     if (saved && saved.token) hello.token = saved.token;
@@ -152,12 +153,13 @@ function onMessage(m) {
     if (before) animate(prev, m, before);
     maybeSendSeed();
   } else if (m.type === "check") {
-    if (m.id !== checkId) return;
-    applyChecks(m.results);
+    checkSent = null;
+    if (m.id !== checkId) { sendCheck(); return; } // the picked cards or the table changed meanwhile: ask again
+    applyChecks(m);
     document.body.dataset.checked = m.id;
   } else if (m.type === "hint") {
     // the move in words, and in notation (as the command line and the bot protocol write it)
-    $("hint").textContent = _("Hint: {text}", { text: describeMove(state ? state.seat : -1, m.move) }) + "  (";
+    $("hint").textContent = _("Hint: {text}", { text: prettyCards(m.text || m.move) }) + "  (";
     const code = document.createElement("code");
     code.className = "notation";
     code.textContent = m.move;
@@ -166,6 +168,7 @@ function onMessage(m) {
     if (m.code === "BAD_TOKEN") { saved = null; localStorage.removeItem(storeKey); ws.close(); return; }
     if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
     if (m.ref === "pace") return; // a server without pace control: the select stays hidden
+    if (m.ref === "check" && m.code === "TOO_FAST") { checkSent = null; setTimeout(sendCheck, 300); return; }
     $("reason").textContent = m.message;
   }
 }
@@ -304,43 +307,58 @@ function hasPartner() {
   return state.seat >= 0 && v.side_of.some((s, i) => i !== state.seat && s === v.side_of[state.seat]);
 }
 
-function candidates() {
+// the buttons each action's move goes to; which move the picked cards make is the server's
+// answer (canasta.present.candidates), the same as in every other interface
+const ACTION_BUTTONS = { draw: "btn-draw", take: "btn-take", meld: "btn-meld", discard: "btn-discard", ask: "btn-ask",
+  end: "btn-end", open: "btn-open", yes: "ask-yes", no: "ask-no" };
+const CHECKED_BUTTONS = ["btn-draw", "btn-take", "btn-meld", "btn-discard", "btn-ask", "btn-end", "btn-open"];
+
+function selectionMessage() {
   const sel = selectionGroup();
-  const groups = staged.concat(sel.cards.length ? [sel] : []);
-  const c = { "btn-draw": "draw", "btn-end": "end", "ask-yes": "yes", "ask-no": "no" };
-  if (hasPartner()) c["btn-ask"] = "ask";
-  if (!$("btn-open").hidden) c["btn-open"] = "open";
-  const rest = staged.map(groupText);
-  c["btn-take"] = ("take" + (sel.cards.length ? " " + sel.cards.join(" ") : "") + (rest.length ? " + " + rest.join(" + ") : "")).trim();
-  if (groups.length) c["btn-meld"] = "meld " + groups.map(groupText).join(" + ");
-  if (sel.cards.length === 1 && !staged.length) c["btn-discard"] = "discard " + sel.cards[0];
-  return c;
+  return { staged: staged.map((g) => ({ cards: g.cards, target: g.target })), cards: sel.cards, target: sel.target };
 }
 
 let pending = {};
+let pendingText = {};
+let checkSent = null; // the id of the check waiting for its answer: one at a time, the latest asked next
 function requestChecks() {
   if (!hasView() || state.seat < 0) return;
-  pending = candidates();
-  const ids = Object.keys(pending);
   checkId += 1;
   document.body.dataset.checking = checkId;
-  send({ type: "check", id: checkId, moves: ids.map((k) => pending[k]) });
-  for (const id of ["btn-draw", "btn-take", "btn-meld", "btn-discard", "btn-ask", "btn-end", "btn-open"]) {
-    if (!(id in pending)) setButton(id, id === "btn-discard" ? _("select one card to discard") : _("select cards to meld"));
-  }
+  if (checkSent === null) sendCheck(); // else asked when the answer in flight comes back
+}
+
+function sendCheck() {
+  if (!hasView() || state.seat < 0) return;
+  checkSent = checkId;
+  send({ type: "check", id: checkId, selection: selectionMessage() });
 }
 
 function setButton(id, reason) {
   checked[id] = reason;
   const b = $(id);
   b.disabled = reason !== null;
-  b.title = reason === null ? (pending[id] ? describeMove(-1, pending[id]) : "") : reason; // the move in words, or why not
+  b.title = reason === null ? (pendingText[id] ? prettyCards(pendingText[id]) : "") : reason; // the move in words, or why not
   if (id === "btn-end") b.hidden = reason !== null; // shown only when the rules let you end the hand now
 }
 
-function applyChecks(results) {
-  const ids = Object.keys(pending);
-  ids.forEach((id, i) => setButton(id, results[i] ? results[i].message : null));
+function applyChecks(m) {
+  pending = {};
+  pendingText = {};
+  const results = m.results || [];
+  (m.actions || []).forEach((action, i) => {
+    const id = ACTION_BUTTONS[action];
+    if (!id) return;
+    pending[id] = m.moves[i];
+    pendingText[id] = (m.texts || [])[i] || "";
+  });
+  (m.actions || []).forEach((action, i) => {
+    const id = ACTION_BUTTONS[action];
+    if (id) setButton(id, results[i] ? results[i].message : null);
+  });
+  for (const id of CHECKED_BUTTONS) {
+    if (!(id in pending)) setButton(id, id === "btn-discard" ? _("select one card to discard") : _("select cards to meld"));
+  }
   // the reason worth showing: why the move the selection is building is not allowed
   let why = "";
   if (selected.size || staged.length) {
@@ -470,7 +488,7 @@ function scoreName(i) {
 function logEntries() {
   const names = state.players.map((p, i) => [p.name, i]).sort((a, b) => b[0].length - a[0].length);
   return (state.log || []).map((e, k) => {
-    if (typeof e === "object" && e !== null) return { n: e.n ?? k + 1, seat: e.seat, move: e.move ?? null, text: e.text ?? String(e.move) };
+    if (typeof e === "object" && e !== null) return { n: e.n ?? k + 1, seat: e.seat, move: e.move ?? null, text: e.text ?? String(e.move), does: e.does ?? null };
     const hit = names.find(([name]) => e === name || e.startsWith(name + " ") || e.startsWith(name + ":"));
     return { n: k + 1, seat: hit ? hit[1] : -1, move: null, text: e };
   });
@@ -482,18 +500,11 @@ function lastMoves() {
   return out;
 }
 
-/** A move in words, without who played it ("melds 8♥ 8♠ 2♣"). */
+/** A move in words, without who played it ("melds 8♥ 8♠ 2♣"), as the server said it. */
 function moveWords(e) {
-  if (e.move) return describeMove(-1, e.move);
+  if (e.does) return prettyCards(e.does);
   const name = playerName(e.seat);
-  let t = e.text.startsWith(name) ? e.text.slice(name.length).replace(/^[:\s]+/, "") : e.text;
-  if (italian()) t = t.replace(/\bthe pile\b/g, "the pozzo");
-  return prettyCards(t);
-}
-
-/** A move (in notation) in words; seat >= 0 puts the player's name first ("West melds 8♥ 8♠ 2♣"). */
-function describeMove(seat, move) {
-  return moveText(seat >= 0 ? playerName(seat) : null, move, italian());
+  return prettyCards(e.text.startsWith(name) ? e.text.slice(name.length).replace(/^[:\s]+/, "") : e.text);
 }
 
 function renderSeats() {
@@ -940,7 +951,7 @@ function renderLog() {
   for (const e of logEntries()) {
     const li = document.createElement("li");
     li.value = e.n;
-    li.textContent = e.move ? describeMove(e.seat, e.move) : prettyCards(e.text);
+    li.textContent = prettyCards(e.text);
     if (e.seat === state.seat) li.className = "mine";
     log.appendChild(li);
   }
