@@ -1,4 +1,5 @@
-"""Issue 29: the interfaces ask the table, never the engine's game behind it."""
+"""Issue 29: the interfaces ask the table, never the engine's game behind it, and none
+describes a move itself (:mod:`canasta.present` does, once)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,31 @@ from canasta.table import Table
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "canasta"
 READS_GAME = re.compile(r"\btable\.game\b|\bt\.game\b|self\.table\.game\b")
+INTERFACES = ("tui", "web")
+# the words of a move's description, anywhere but canasta.present: a second describer
+DESCRIBES = re.compile(r"takes the (pile|pozzo)|\"\{name\} draws|\bmoveText\b|\bdescribe_move\b|"
+                       r"_\(\"(draws|melds \{|discards \{)")
 
 
-def test_no_terminal_module_reads_table_game() -> None:
-    found = [f"{path.relative_to(SRC)}:{n}" for path in sorted((SRC / "tui").rglob("*.py"))
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if READS_GAME.search(line)]
-    assert found == []
+def lines_matching(pattern: re.Pattern[str], suffixes: tuple[str, ...]) -> list[str]:
+    return [f"{path.relative_to(SRC)}:{n}" for part in INTERFACES for path in sorted((SRC / part).rglob("*"))
+            if path.suffix in suffixes
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+
+
+def test_no_interface_module_reads_table_game() -> None:
+    assert lines_matching(READS_GAME, (".py",)) == []
+
+
+def test_no_interface_describes_a_move_itself() -> None:
+    assert lines_matching(DESCRIBES, (".py", ".js")) == []
+
+
+def test_the_describer_grep_finds_a_describer() -> None:
+    assert DESCRIBES.search('const pile = italian ? _("takes the pozzo") : _("takes the pile");')
+    assert DESCRIBES.search('return _("{name} draws").format(name=who)')
+    assert DESCRIBES.search('    case "draw": what = _("draws"); break;')
+    assert not DESCRIBES.search('describe(move, rules, who)')
 
 
 def test_the_grep_finds_a_read() -> None:

@@ -21,6 +21,7 @@ from textual.widgets import Input, Select, Static
 
 from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
 from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, TAKE, YES, Move, group_cards, group_target
+from canasta.present import proposal
 from canasta.record import read_file, verify
 from canasta.rules import RuleSet
 from canasta.table import Table
@@ -34,7 +35,6 @@ from canasta.tui.app import (
     TableScreen,
     build_table,
 )
-from canasta.present import proposal
 from canasta.tui.widgets import HandView
 
 SIZE = (120, 50)
