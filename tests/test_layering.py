@@ -27,7 +27,7 @@ CORE = ENGINE + ("position", "view", "record", "match", "table", "reference", "s
 #: what the core may not import: the interfaces and their libraries
 FORBIDDEN = (
     "canasta.tui", "canasta.web", "canasta.cli", "canasta.argtypes", "canasta.rl", "canasta.arena",
-    "canasta.ladder", "canasta.cluster", "canasta.i18n",
+    "canasta.ladder", "canasta.cluster", "canasta.i18n", "canasta.present",
     "textual", "rich", "fastapi", "starlette", "uvicorn", "websockets", "httpx", "httpx2", "sqlalchemy", "redis", "ray",
     "torch", "numpy", "gymnasium", "pettingzoo", "pyspiel", "babel",
 )

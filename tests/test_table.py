@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from canasta.errors import IllegalMoveError
+from canasta.i18n import translator
 from canasta.moves import DISCARD, MELD, Move
+from canasta.present import describe
 from canasta.record import verify
 from canasta.rules import RuleSet
 from canasta.table import Table, TableError
@@ -162,12 +164,15 @@ def test_a_save_with_an_illegal_move_names_it(tmp_path: Path) -> None:
         Table.load(tmp_path / "missing.json")
 
 
-def test_describe_reads_like_a_log() -> None:
+def test_the_log_lists_the_hands_moves_with_their_numbers() -> None:
     table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
-    assert table.describe(1, Move.parse("draw")) == "West draws"
-    assert table.describe(2, Move.parse("discard 9C")) == "North discards 9C"
-    assert table.describe(3, Move.parse("take 8H 8S")) == "East takes the pile with 8H 8S"
-    assert table.describe(0, Move.parse("ask")) == "South asks: may I go out?"
+    while table.bot_to_move():
+        table.play_bot()
+    table.play(0, "draw")
+    entries = table.log()
+    assert [e.number for e in entries] == list(range(1, len(entries) + 1)) and entries[-1].seat == 0
+    assert entries[-1].move == Move.parse("draw") and table.log(last=2) == entries[-2:]
+    assert describe(entries[-1].move, table.rules, table.names[0], translator("en")) == "South draws"
 
 
 def test_wrong_number_of_seats_is_refused() -> None:
@@ -192,7 +197,7 @@ def test_rename_and_a_stand_in_for_a_person() -> None:
 
     table = Table(RuleSet.preset("classic-4p"), [None, "basic", "basic", "basic"], seed=3)
     table.rename(0, "  Ann   Lee ")
-    assert table.names[0] == "Ann Lee" and table.describe(0, Move.parse("draw")) == "Ann Lee draws"
+    assert table.names[0] == "Ann Lee" and describe(Move.parse("draw"), table.rules, table.names[0]) == "Ann Lee draws"
     with pytest.raises(TableError, match="empty"):
         table.rename(0, "   ")
     table.play_bots()

@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from canasta.bots import Bot, BotLike, as_bot, bot_label, make_bot
-from canasta.cards import cards_str
 from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
 from canasta.fairdeal import FairDeal
 from canasta.game import Game
 from canasta.match import Match
-from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.moves import DRAW, MELD, OPEN, TAKE, Move
 from canasta.record import GameRecord, commitment, record_from_match
 from canasta.rules import RuleSet
 from canasta.view import SeatView, seat_view, spectator_view
@@ -55,41 +54,13 @@ def seat_names(players: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class LogEntry:
+    """One move of the current hand, as a log lists it; an interface says it in words with
+    :func:`canasta.present.describe` (``describe(entry.move, table.rules, table.names[entry.seat])``)."""
+
     hand: int
     seat: int
     move: Move
-    text: str  # e.g. "West melds 8♥ 8♠ 2♣"
     number: int = 0  # the move's number in its hand, from 1 (stable while the hand is played)
-
-
-def describe_move(who: str, move: Move) -> str:
-    """A move as a line of the log: ``West melds 8H 8S 2C``."""
-    k = move.kind
-    if k == DRAW:
-        return f"{who} draws"
-    if k == TAKE:
-        first = group_cards(move.groups[0]) if move.groups else ()
-        rest = [group_cards(g) for g in move.groups[1:]]
-        text = f"{who} takes the pile" + (f" with {cards_str(first)}" if first else "")
-        if rest:
-            text += ", melding " + ", ".join(cards_str(g) for g in rest)
-        return text
-    if k == MELD:
-        return f"{who} melds " + ", ".join(cards_str(group_cards(g)) for g in move.groups)
-    if k == DISCARD:
-        card = cards_str(group_cards(move.groups[0]))
-        return f"{who} discards {card}"
-    if k == ASK:
-        return f"{who} asks: may I go out?"
-    if k == YES:
-        return f"{who} answers: yes"
-    if k == NO:
-        return f"{who} answers: no"
-    if k == END:
-        return f"{who} ends the hand"
-    if k == OPEN:
-        return f"{who} announces an opening"
-    return f"{who}: {move}"
 
 
 class Table:
@@ -262,17 +233,13 @@ class Table:
         return [(h.hand_number, h.seed, commitment(h.seed)) for h in self.match.hands if h.fair is None]
 
     def log(self, last: int | None = None) -> list[LogEntry]:
-        """The moves of the current hand, described, oldest first."""
+        """The moves of the current hand, oldest first (:class:`LogEntry`)."""
         if not self.moves:
             return []
         moves = self.moves[-1]
         start = 0 if last is None else max(0, len(moves) - last)
-        return [LogEntry(self.hand_number, seat, mv, self.describe(seat, mv), n)
+        return [LogEntry(self.hand_number, seat, mv, n)
                 for n, (seat, mv) in enumerate(moves[start:], start=start + 1)]
-
-    def describe(self, seat: int, move: Move) -> str:
-        """``move`` by ``seat`` as a line of the log (``West melds 8H 8S 2C``)."""
-        return describe_move(self.names[seat], move)
 
     # ----------------------------------------------------------------- playing
 
@@ -541,4 +508,4 @@ class Table:
             raise TableError(f"there is no seat {seat!r}: seats are 0 to {self.rules.players - 1}")
 
 
-__all__ = ["COMPASS", "SAVE_FORMAT", "LogEntry", "Table", "TableError", "describe_move", "seat_names"]
+__all__ = ["COMPASS", "SAVE_FORMAT", "LogEntry", "Table", "TableError", "seat_names"]
