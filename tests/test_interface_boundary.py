@@ -17,6 +17,10 @@ DESCRIBES = re.compile(r"takes the (pile|pozzo)|\"\{name\} draws|\bmoveText\b|\b
                        r"_\(\"(draws|melds \{|discards \{)")
 
 
+# a family named in code (not a preset's name, "italian-4p"): the family's words say it instead
+NAMES_A_FAMILY = re.compile(r"\.italian\b|\bitalian\(\)|family\s*===?\s*[\"'](italian|classic)[\"']")
+
+
 def lines_matching(pattern: re.Pattern[str], suffixes: tuple[str, ...]) -> list[str]:
     return [f"{path.relative_to(SRC)}:{n}" for part in INTERFACES for path in sorted((SRC / part).rglob("*"))
             if path.suffix in suffixes
@@ -29,6 +33,17 @@ def test_no_interface_module_reads_table_game() -> None:
 
 def test_no_interface_describes_a_move_itself() -> None:
     assert lines_matching(DESCRIBES, (".py", ".js")) == []
+
+
+def test_no_interface_tests_a_family_by_name() -> None:
+    assert lines_matching(NAMES_A_FAMILY, (".py", ".js")) == []
+
+
+def test_the_family_grep_finds_a_family_named() -> None:
+    assert NAMES_A_FAMILY.search("if view.rules.italian:")
+    assert NAMES_A_FAMILY.search('const italian = () => !!rules && rules.family === "italian";')
+    assert NAMES_A_FAMILY.search("x = 5 if italian() else 3")
+    assert not NAMES_A_FAMILY.search('preset = "italian-4p"')
 
 
 def test_the_describer_grep_finds_a_describer() -> None:

@@ -69,6 +69,20 @@ class MeldCount:
 
 
 @dataclass(frozen=True)
+class FamilyWords:
+    """What a family calls its things, for the interfaces (:attr:`RuleFamily.words
+    <canasta.game.RuleFamily.words>`; the discards' name is :attr:`RuleFamily.pile_word
+    <canasta.game.RuleFamily.pile_word>`).  English identifiers: an interface translates them
+    where it shows them (:mod:`canasta.present`)."""
+
+    canastas: tuple[str, str]  # a canasta without / with wild cards: ("natural", "mixed"), ("clean", "dirty")
+    opened: str  # a side that has laid its first meld "has melded" (Classic) or "has opened" (Italian)
+    minimum_shown: str  # the first meld's minimum by score: "bands" (a table, A.7.1) or "samples" (a formula, B.9.1)
+    pile_fanned: int  # cards of the discards a table shows fanned out (the pozzo's are counted out: more)
+    wilds: str  # how wild cards are counted on a meld: "wild" ("2 wild cards") or "pinelle" ("1 pinella, 1 jolly")
+
+
+@dataclass(frozen=True)
 class PlayTuning:
     """How the heuristic players (basic, advanced) play a family: data the family
     gives (:attr:`RuleFamily.play <canasta.game.RuleFamily.play>`), not tests of it."""
@@ -93,4 +107,4 @@ class SearchTuning:
     scored: bool  # value positions by the family's scoring (else the rough value of the first version)
 
 
-__all__ = ["PILE_NOTES", "MeldCount", "PileNote", "PlayTuning", "SearchTuning"]
+__all__ = ["PILE_NOTES", "FamilyWords", "MeldCount", "PileNote", "PlayTuning", "SearchTuning"]

@@ -45,7 +45,7 @@ from canasta.cards import (
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.exceptions import NotationError
 from canasta.fairdeal import DealRandom
-from canasta.family import MeldCount, PileNote, PlayTuning, SearchTuning
+from canasta.family import FamilyWords, MeldCount, PileNote, PlayTuning, SearchTuning
 from canasta.melds import Meld
 from canasta.moves import (
     ASK,
@@ -113,6 +113,8 @@ class RuleFamily:
     refusal_variant: ClassVar[str] = ""
     #: how the heuristic players play it (every family says: there is no default)
     play: ClassVar[PlayTuning]
+    #: what the interfaces call its things (every family says: there is no default)
+    words: ClassVar[FamilyWords]
     #: how the expert searches it (every family says: there is no default)
     search: ClassVar[SearchTuning]
 

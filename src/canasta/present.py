@@ -12,7 +12,8 @@ decides them again:
   and :func:`proposal`: a move as something to do ("meld 8H 8S 2C"), in the
   language of a :class:`~canasta.i18n.Translator` (the current one by default),
   with the family's words (the pile or the pozzo).
-* :func:`dealt`: the log line of a new hand.
+* :func:`dealt`: the log line of a new hand; :func:`pile_word` and :func:`family_words`:
+  what the family calls the discards, its canastas, a side that has opened.
 
 Cards are written in the notation (``8H``); an interface draws them as it likes.
 """
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from canasta.cards import CARD_RANK, IS_NATURAL, IS_WILD, Card, Rank, cards_str
+from canasta.family import FamilyWords
 from canasta.game import family_of
 from canasta.i18n import NP_, Translator, current
 from canasta.i18n.words import seat_name
@@ -74,6 +76,11 @@ def pile_word(rules: RuleSet) -> str:
     """The family's word for the discards: ``"pile"`` or ``"pozzo"`` (:attr:`RuleFamily.pile_word`)."""
     word = family_of(rules).pile_word
     return word if word in TAKES else "pile"
+
+
+def family_words(rules: RuleSet) -> FamilyWords:
+    """What the family calls its canastas, an opened side, ... (:attr:`RuleFamily.words`)."""
+    return family_of(rules).words
 
 
 def _group(g: Group, t: Translator) -> str:
@@ -215,5 +222,5 @@ def proposals(view: SeatView, sel: Selection) -> list[tuple[str, Move]]:
     return [(action, every[action]) for action in wanted if action in every]
 
 
-__all__ = ["ACTIONS", "Selection", "candidates", "dealt", "describe", "pile_word", "proposal", "proposals",
+__all__ = ["ACTIONS", "Selection", "candidates", "dealt", "describe", "family_words", "pile_word", "proposal", "proposals",
            "take_move"]

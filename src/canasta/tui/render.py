@@ -161,10 +161,9 @@ def meld_status(rules: RuleSet, cards: Sequence[Card], concealed: bool) -> str:
     wild = sum(1 for c in cards if IS_WILD[c])
     n = len(cards)
     if n >= 7:
-        if rules.italian:
-            text = _("★ CLEAN CANASTA") if wild == 0 else _("★ DIRTY CANASTA")
-        else:
-            text = _("★ NATURAL CANASTA") if wild == 0 else _("★ MIXED CANASTA")
+        kind = present.family_words(rules).canastas[1 if wild else 0]
+        text = {"natural": _("★ NATURAL CANASTA"), "mixed": _("★ MIXED CANASTA"), "clean": _("★ CLEAN CANASTA"),
+                "dirty": _("★ DIRTY CANASTA")}.get(kind, "★ " + kind.upper())
     else:
         text = _("{n} of 7").format(n=n) + (", " + nplural("{n} wild", "{n} wild", wild) if wild else "")
     if concealed:
@@ -236,7 +235,7 @@ def pile_panel(view: SeatView, style: Style = Style()) -> Text:
     pile = Text(_("Top: "))
     pile.append_text(pile_face(view, style))
     pile.append("   " + (nplural("{n} card in the pozzo", "{n} cards in the pozzo", len(view.pile))
-                         if view.rules.italian else
+                         if present.pile_word(view.rules) == "pozzo" else
                          nplural("{n} card in the pile", "{n} cards in the pile", len(view.pile))) + "\n",
                 style="bold")
     for note in pile_notes(view):
@@ -290,7 +289,7 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
         who = _("Side {n}").format(n=side)
     opened = ""
     if view.opened and side < len(view.opened):
-        if view.rules.italian:
+        if present.family_words(view.rules).opened == "opened":
             opened = _(", has opened") if view.opened[side] else _(", not opened yet")
         else:
             opened = _(", has melded") if view.opened[side] else _(", not melded yet")
@@ -354,7 +353,7 @@ def phase_text(view: SeatView, names: Sequence[str]) -> str:
     if view.phase == "over":
         return _("The hand is over ({reason})").format(reason=end_reason(view.end_reason or "ended"))
     if view.phase == "draw":
-        what = _("draw from the stock or take the pozzo") if view.rules.italian else _(
+        what = _("draw from the stock or take the pozzo") if present.pile_word(view.rules) == "pozzo" else _(
             "draw from the stock or take the pile")
     elif view.phase == "meld":
         what = _("meld, then discard") if view.ask != "pending" else _("waiting for the partner's answer")
@@ -420,7 +419,7 @@ def rules_text(rules: RuleSet) -> Text:
     teams = ", ".join("+".join(str(s) for s in team) for team in rules.teams)
     t.append(_("Seats by side: {teams}").format(teams=teams) + "\n")
     t.append(_("{n} cards in all, jokers included").format(n=tr.number(rules.deck_size)) + "\n")
-    if not rules.italian:
+    if present.family_words(rules).minimum_shown == "bands":
         mins = ", ".join(_("{minimum} from {score}").format(
             minimum=tr.number(rules.minimum_for(low if low > -10**8 else -1)),
             score=tr.number(low) if low > -10**8 else _("below 0")) for low, _x in rules.minimum_table)

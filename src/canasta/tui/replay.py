@@ -19,7 +19,7 @@ from canasta.game import Game
 from canasta.i18n import N_, _, current, nplural
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
-from canasta.present import describe
+from canasta.present import describe, pile_word
 from canasta.record import GameRecord, read_file
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
@@ -197,7 +197,7 @@ class ReplayApp(App[None]):
         style = self.card_style
         self.query_one("#seats").border_title = _("Players")
         self.query_one("#melds").border_title = _("Melds")
-        self.query_one("#pile").border_title = _("Pozzo and stock") if rp.rules.italian else _("Pile and stock")
+        self.query_one("#pile").border_title = _("Pozzo and stock") if pile_word(rp.rules) == "pozzo" else _("Pile and stock")
         self.query_one("#log").border_title = _("Moves")
         looking = _("face up") if self.seat is None else _("as {name} saw it").format(name=seat_name(rp.names[self.seat]))
         top = Text()

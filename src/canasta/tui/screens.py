@@ -141,9 +141,10 @@ KEY_HINTS = {
     "answer": N_("y: yes, you may go out · n: no"),
     "final": N_("m: meld what you can · e: end the hand"),
 }
-KEY_HINTS_ITALIAN = {
+#: the key hints that name the discards, by the family's word for them (RuleFamily.pile_word)
+KEY_HINTS_BY_PILE = {"pozzo": {
     "draw": N_("d: draw · select a pair and t: take the pozzo · ?: help"),
-}
+}}
 
 
 class ScoreScreen(ModalScreen[None]):

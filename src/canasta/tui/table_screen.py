@@ -24,6 +24,7 @@ from canasta.i18n import N_, _, current
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
+from canasta.present import pile_word as present_pile
 from canasta.table import Table, TableError
 from canasta.tui.config import PERSON, PlayConfig
 from canasta.tui.render import (
@@ -43,7 +44,7 @@ from canasta.tui.render import (
 from canasta.tui.screens import (
     HELP,
     KEY_HINTS,
-    KEY_HINTS_ITALIAN,
+    KEY_HINTS_BY_PILE,
     InfoScreen,
     KeyBar,
     Keys,
@@ -144,7 +145,7 @@ class TableScreen(Screen[None]):
         yield KeyBar(self.KEYS, id="keys")
 
     def _button_label(self, label: str) -> str:
-        if label == "Take pile" and self.table.rules.italian:
+        if label == "Take pile" and present_pile(self.table.rules) == "pozzo":
             return _("Take pozzo")
         return _(label)
 
@@ -156,7 +157,7 @@ class TableScreen(Screen[None]):
     def _labels(self) -> None:
         """The texts that are not redrawn with the table (titles, buttons, the move input)."""
         self.query_one("#seats").border_title = _("Players")
-        self.query_one("#pile").border_title = _("Pozzo and stock") if self.table.rules.italian else _(
+        self.query_one("#pile").border_title = _("Pozzo and stock") if present_pile(self.table.rules) == "pozzo" else _(
             "Pile and stock")
         self.query_one("#log").border_title = _("Last moves")
         self.query_one("#moveinput", Input).placeholder = _(
@@ -260,7 +261,7 @@ class TableScreen(Screen[None]):
         t = Text()
         t.append(phase_text(view, table.names) + "\n", style="bold")
         if not table.hand_over and view.to_move == PERSON:
-            hint = (KEY_HINTS_ITALIAN if table.rules.italian else {}).get(view.phase) or KEY_HINTS.get(view.phase)
+            hint = KEY_HINTS_BY_PILE.get(present_pile(table.rules), {}).get(view.phase) or KEY_HINTS.get(view.phase)
             if hint:
                 t.append(_(hint) + "\n", style="italic")
         if self.staged:

@@ -12,6 +12,9 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from canasta.game import family_of
+from canasta.present import family_words, pile_word
+from canasta.rules import RuleSet
 from canasta.web.guards import client_address, is_int, origin_refusal
 from canasta.web.language import choose, localize, say_error
 from canasta.web.room import DB_UNAVAILABLE, MAX_MESSAGE, Conn, Room, error
@@ -37,6 +40,15 @@ async def table_socket(ws: WebSocket, table_id: str, card: TheCardRoom) -> None:
     finally:
         card.hub.close_socket(address)
 
+
+
+def words_of(rules: RuleSet) -> dict[str, Any]:
+    """What the table's family calls its things (:func:`canasta.present.family_words`), for
+    the page: it words the table by these, never by the family's name."""
+    words = family_words(rules)
+    return {"pile": pile_word(rules), "canastas": list(words.canastas), "opened": words.opened,
+            "minimum_shown": words.minimum_shown, "pile_fanned": words.pile_fanned, "wilds": words.wilds,
+            "closes_canastas": family_of(rules).closes_canastas}
 
 async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
     await ws.accept()
@@ -114,6 +126,7 @@ async def hello(ws: WebSocket, room: Room, card: CardRoom) -> Conn:
                     card.settings.message_rates)
         conn.start()
         conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
+                   "words": words_of(room.table.rules),
                    "title": room.config.get("title"), "seq": room.seq,
                    "resync": is_int(msg.get("seq")) and msg["seq"] != room.seq})
         if seat >= 0 and msg.get("client_seed") is not None:

@@ -16,7 +16,7 @@ from canasta.fairdeal import DealRandom
 from canasta.families.classic import movegen
 from canasta.families.classic import rules as classic_rules
 from canasta.families.classic.going_out import classic_plan
-from canasta.family import PileNote, PlayTuning, SearchTuning
+from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
 from canasta.moves import MELD, TAKE, Group, Move, group_cards
@@ -33,6 +33,7 @@ class Classic(RuleFamily):
     name = "classic"
     pile_word = "pile"
     take_draws = 0
+    words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild")
     play = PlayTuning(keep_pair_for_pile=True, track_shedding=True, black_three_discard=20, meld_takes_pile=True,
                       one_and_wild_takes=True, frozen_need=2, classic_scale=True)
     search = SearchTuning(worlds=90, drop_z=1.5, scored=True)

@@ -19,7 +19,7 @@ from canasta.families.italian import rules as italian_rules
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.openings import group_key, groups_from
 from canasta.families.italian.state import ItalianState, part_of
-from canasta.family import PileNote, PlayTuning, SearchTuning
+from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import WILD_MELD, Meld, it_group_error
 from canasta.moves import OPEN, TAKE, Group, Move, group_cards
@@ -43,6 +43,7 @@ class Italian(RuleFamily):
     has_cut = True
     goes_out_in_one_move = False
     takes_with_one_and_wild = False
+    words = FamilyWords(canastas=("clean", "dirty"), opened="opened", minimum_shown="samples", pile_fanned=5, wilds="pinelle")
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=False, black_three_discard=5, meld_takes_pile=False,
                       one_and_wild_takes=False, frozen_need=3, classic_scale=False)
     # the search measured at 70% of hands over 2,000 hands (issue 17)

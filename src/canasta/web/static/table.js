@@ -44,8 +44,12 @@ $("rules-link").href = `/t/${tableId}/rules?lang=${encodeURIComponent(lang)}`;
 
 // ------------------------------------------------------------------ words
 
-const italian = () => !!rules && rules.family === "italian";
-const pileWord = () => (italian() ? _("pozzo") : _("pile"));
+// what the table's family calls its things (canasta.present.family_words, in the welcome): the
+// page words the table by these, never by the family's name
+let words = { pile: "pile", canastas: ["natural", "mixed"], opened: "melded", pile_fanned: 3, wilds: "wild",
+  closes_canastas: false };
+const pozzo = () => words.pile === "pozzo";
+const pileWord = () => (pozzo() ? _("pozzo") : _("pile"));
 const hasView = () => !!state && !!state.view;
 const me = () => (state ? state.seat : -1);
 
@@ -128,14 +132,15 @@ function send(msg) {
 function onMessage(m) {
   if (m.type === "welcome") {
     rules = m.rules;
+    if (m.words) words = m.words;
     title = m.title || "";
     $("title").textContent = titleWords(m.title) || _("Canasta");
     $("conn").textContent = m.seat >= 0 ? _("connected") : _("watching");
     $("conn").className = "";
     if (m.seat < 0 && saved && saved.token) { saved = null; }
-    $("btn-take").textContent = italian() ? _("Take the pozzo") : _("Take the pile");
-    $("pile").setAttribute("aria-label", italian() ? _("the pozzo") : _("the discard pile"));
-    $("btn-open").hidden = !(italian() && rules.opening_draws_one);
+    $("btn-take").textContent = pozzo() ? _("Take the pozzo") : _("Take the pile");
+    $("pile").setAttribute("aria-label", pozzo() ? _("the pozzo") : _("the discard pile"));
+    $("btn-open").hidden = !rules.opening_draws_one;
     document.body.dataset.family = rules.family;
   } else if (m.type === "state") {
     if (m.seq < lastSeq) return; // stale
@@ -611,11 +616,11 @@ function renderCentre() {
   if (up.length) {
     const fan = document.createElement("div");
     fan.className = "fan";
-    const show = up.slice(-Math.min(up.length, italian() ? 5 : 3));
+    const show = up.slice(-Math.min(up.length, words.pile_fanned));
     show.forEach((c, k) => fan.appendChild(cardEl(c, k === show.length - 1 ? "top" : "under")));
     pile.appendChild(fan);
   }
-  let info = italian() ? ngettext("pozzo: {n} card", "pozzo: {n} cards", v.pile.length)
+  let info = pozzo() ? ngettext("pozzo: {n} card", "pozzo: {n} cards", v.pile.length)
     : ngettext("pile: {n} card", "pile: {n} cards", v.pile.length);
   if (down) info += " " + _("({n} face down)", { n: down });
   $("pile-info").innerHTML = "";
@@ -653,7 +658,7 @@ function renderCentre() {
   else if (state.hand_over) turn = _("The hand is over.");
   else {
     const mine = v.to_move === state.seat;
-    const phase = { draw: italian() ? _("draw, or take the pozzo") : _("draw, or take the pile"), meld: _("meld, then discard"),
+    const phase = { draw: pozzo() ? _("draw, or take the pozzo") : _("draw, or take the pile"), meld: _("meld, then discard"),
       answer: _("answer the question"), final: _("meld, then the hand ends") }[v.phase] || v.phase;
     turn = mine ? _("Your move: {phase}.", { phase }) : _("{name} to move: {phase}.", { name: playerName(v.to_move), phase });
   }
@@ -670,7 +675,7 @@ function natural(cards) {
 function wildWords(cards) {
   const twos = cards.filter((c) => rankOf(c) === "2").length;
   const jokers = cards.filter((c) => c === "JK").length;
-  if (!italian()) {
+  if (words.wilds !== "pinelle") {
     const w = twos + jokers;
     return w ? ngettext("{n} wild card", "{n} wild cards", w) : "";
   }
@@ -689,10 +694,11 @@ function meldWords(cards, closed = false) {
   const clean = !cards.some(isWild) || allWild;
   let status = "";
   if (n >= 7 || closed) {
-    if (italian()) status = clean ? _("clean (pulita)") : _("dirty (sporca)");
-    else status = clean ? _("natural canasta") : _("mixed canasta");
+    const kind = words.canastas[clean ? 0 : 1];
+    status = { natural: _("natural canasta"), mixed: _("mixed canasta"), clean: _("clean (pulita)"),
+      dirty: _("dirty (sporca)") }[kind] || kind;
   }
-  const count = n >= 7 || closed ? (italian() ? _("canasta of {n}", { n }) : ngettext("{n} card", "{n} cards", n)) : `${n}/7`;
+  const count = n >= 7 || closed ? (words.closes_canastas ? _("canasta of {n}", { n }) : ngettext("{n} card", "{n} cards", n)) : `${n}/7`;
   return { rank, count, wild, status, clean };
 }
 
