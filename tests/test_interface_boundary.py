@@ -67,3 +67,23 @@ def test_the_table_says_whose_turn_the_turn_and_the_minimum() -> None:
     before = table.to_move
     table.play(before, table.hint(before)) if not table.bot_to_move() else table.play_bot()
     assert table.turn_number >= 1
+
+
+def test_a_move_out_of_turn_is_refused_once_with_one_code_and_one_wording() -> None:
+    from canasta.i18n import translator
+    from canasta.table import TURN_REFUSALS, TableError
+
+    table = Table(RuleSet.preset("classic-2p"), [None, None], seed=5)
+    mover, other = table.to_move, 1 - table.to_move
+    why = table.why_not(other, "draw")
+    assert isinstance(why, TableError) and why.code == "NOT_YOUR_TURN" and why.fields == {"name": table.names[mover]}
+    assert str(why) == TURN_REFUSALS["NOT_YOUR_TURN"].format(name=table.names[mover])
+    try:
+        table.play(other, "draw")
+    except TableError as exc:
+        assert (exc.code, exc.fields, str(exc)) == (why.code, why.fields, str(why))
+    else:
+        raise AssertionError("a move out of turn was played")
+    said = translator("it").gettext(TURN_REFUSALS["NOT_YOUR_TURN"])
+    assert said != TURN_REFUSALS["NOT_YOUR_TURN"] and "{name}" in said  # translated from its code, fields kept
+    assert table.turn_refusal(mover) is None and table.why_not(mover, "draw") is None

@@ -44,7 +44,23 @@ COMPASS = {2: ("South", "North"), 3: ("South", "West", "East"),
 
 
 class TableError(CanastaError):
-    """A request the table refuses (not your turn, nothing to undo, a bad save file ...)."""
+    """A request the table refuses (not your turn, nothing to undo, a bad save file ...).
+    ``code`` names the refusal for a program (``NOT_YOUR_TURN``, ``HAND_OVER``, ``WAITING``;
+    ``REFUSED`` for the others) and ``fields`` its details, so that an interface says it
+    in its reader's language from the code, not from the English text."""
+
+    def __init__(self, message: str, code: str = "REFUSED", **fields: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fields = fields
+
+
+#: the refusals of a move out of turn, by code: the one wording every interface starts from
+TURN_REFUSALS: dict[str, str] = {
+    "WAITING": "the first hand has not been dealt yet",
+    "HAND_OVER": "the hand is over: deal the next hand first",
+    "NOT_YOUR_TURN": "it is {name}'s move, not yours",
+}
 
 
 def seat_names(players: int) -> tuple[str, ...]:
@@ -243,17 +259,26 @@ class Table:
 
     # ----------------------------------------------------------------- playing
 
+    def turn_refusal(self, seat: int) -> TableError | None:
+        """Why ``seat`` may not move at all now (no hand dealt, the hand over, another seat's
+        turn: :data:`TURN_REFUSALS`), or None: the one answer every interface gives."""
+        if not self.dealt:
+            return TableError(TURN_REFUSALS["WAITING"], "WAITING")
+        if self.hand_over:
+            return TableError(TURN_REFUSALS["HAND_OVER"], "HAND_OVER")
+        if seat != self.game.to_move:
+            name = self.names[self.game.to_move]
+            return TableError(TURN_REFUSALS["NOT_YOUR_TURN"].format(name=name), "NOT_YOUR_TURN", name=name)
+        return None
+
     def why_not(self, seat: int, move: Move | str) -> CanastaError | None:
         """Why ``seat`` may not play ``move`` now (the rule it breaks), or None if it may.
         Clients call this to explain a move before it is committed."""
         try:
             self._check_seat(seat)
-            if not self.dealt:
-                return TableError("the first hand has not been dealt yet")
-            if self.hand_over:
-                return TableError("the hand is over: deal the next hand first")
-            if seat != self.game.to_move:
-                return TableError(f"it is {self.names[self.game.to_move]}'s move, not {self.names[seat]}'s")
+            turn = self.turn_refusal(seat)
+            if turn is not None:
+                return turn
             if isinstance(move, str):
                 move = Move.parse(move)
         except NotationError as exc:
@@ -266,13 +291,10 @@ class Table:
         """Play ``move`` for ``seat``.  Refused with a reason, changing nothing, when
         it is not that seat's move or the move is illegal (the rule is named)."""
         self._check_seat(seat)
-        if not self.dealt:
-            raise TableError("the first hand has not been dealt yet")
-        if self.hand_over:
-            raise TableError("the hand is over: deal the next hand first")
+        turn = self.turn_refusal(seat)
+        if turn is not None:
+            raise turn
         g = self.game
-        if seat != g.to_move:
-            raise TableError(f"it is {self.names[g.to_move]}'s move, not {self.names[seat]}'s")
         if isinstance(move, str):
             try:
                 move = Move.parse(move)
@@ -508,4 +530,4 @@ class Table:
             raise TableError(f"there is no seat {seat!r}: seats are 0 to {self.rules.players - 1}")
 
 
-__all__ = ["COMPASS", "SAVE_FORMAT", "LogEntry", "Table", "TableError", "seat_names"]
+__all__ = ["COMPASS", "SAVE_FORMAT", "TURN_REFUSALS", "LogEntry", "Table", "TableError", "seat_names"]

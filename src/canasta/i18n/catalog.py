@@ -98,8 +98,9 @@ def _message(message: Any) -> str | tuple[str, str]:
 
 
 def _data_messages() -> Iterator[Message]:
-    """The engine's texts that are data: rule options, refusals and the notes on the pile."""
-    from canasta import errors, family, rules
+    """The engine's texts that are data: rule options, refusals, the notes on the pile and
+    the table's refusals of a move out of turn."""
+    from canasta import errors, family, rules, table
 
     for o in rules.ALL_OPTIONS:
         where = "src/canasta/rules.py"
@@ -117,6 +118,8 @@ def _data_messages() -> Iterator[Message]:
         yield ref.text, f"refusal {key}", "src/canasta/errors.py", comment
     for key, note in family.PILE_NOTES.items():
         yield note, "pile note", "src/canasta/family.py", [f"pile note {key}; {{n}} a number, {{rank}} a rank in the plural"]
+    for code, text in table.TURN_REFUSALS.items():
+        yield text, None, "src/canasta/table.py", [f"the table's refusal {code}; keep every {{field}}"]
 
 
 def _html_extract(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[Any]:

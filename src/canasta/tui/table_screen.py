@@ -25,7 +25,7 @@ from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
 from canasta.present import pile_word as present_pile
-from canasta.table import Table, TableError
+from canasta.table import TURN_REFUSALS, Table, TableError
 from canasta.tui.config import PERSON, PlayConfig
 from canasta.tui.render import (
     Style,
@@ -608,8 +608,9 @@ def explain(err: CanastaError) -> str:
     if isinstance(err, IllegalMoveError):
         return t.refusal(err)
     text = str(err)
-    if isinstance(err, TableError) and text.startswith("it is ") and text.endswith("'s"):
-        return _("it is not your move")
+    if isinstance(err, TableError) and err.code in TURN_REFUSALS:  # said from its code, as the card room does
+        said = t.gettext(TURN_REFUSALS[err.code])
+        return said.format(**{k: seat_name(v) for k, v in err.fields.items()})
     if t.has(text):
         return t.gettext(text)
     if isinstance(err, NotationError):  # the notation's own message stays as the engine wrote it

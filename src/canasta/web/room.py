@@ -39,7 +39,7 @@ from canasta.fairdeal import check_client_seed
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.moves import Move
 from canasta.present import Selection, candidates, describe, proposal
-from canasta.table import Table, TableError
+from canasta.table import TURN_REFUSALS, Table, TableError
 from canasta.view import pile_note_list
 from canasta.web.botpool import BotPool, decision_seed
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
@@ -541,10 +541,9 @@ class Room:
         if self.status == "finished":
             return say_error("MATCH_OVER", N_("the match is over"))
         t = self.table
-        if t.hand_over:
-            return say_error("HAND_OVER", N_("the hand is over: deal the next hand first"))
-        if seat != t.to_move:
-            return say_error("NOT_YOUR_TURN", N_("it is {name}'s move, not yours"), {"name": t.names[t.to_move]})
+        turn = t.turn_refusal(seat)
+        if turn is not None:  # the table's own refusal, said from its code (canasta.table.TURN_REFUSALS)
+            return say_error(turn.code, TURN_REFUSALS[turn.code], turn.fields)
         if self.bot_plays(seat):
             return say_error("BOT_PLAYING", N_("a bot is playing this seat's turn"))
         why = t.why_not(seat, move_text)
