@@ -87,3 +87,14 @@ def test_a_move_out_of_turn_is_refused_once_with_one_code_and_one_wording() -> N
     said = translator("it").gettext(TURN_REFUSALS["NOT_YOUR_TURN"])
     assert said != TURN_REFUSALS["NOT_YOUR_TURN"] and "{name}" in said  # translated from its code, fields kept
     assert table.turn_refusal(mover) is None and table.why_not(mover, "draw") is None
+
+
+def test_a_bots_answer_is_played_only_while_its_turn_is_still_the_decision() -> None:
+    table = Table(RuleSet.preset("classic-2p"), ["basic", "basic"], seed=9)
+    turn = table.turn()
+    assert turn is not None and turn.seat == table.to_move and table.still(turn)
+    late = table.bot_move()
+    assert table.play_turn(turn, late) and not table.still(turn)  # played once; the next decision is new
+    assert not table.play_turn(turn, late)  # an answer to a decision the table has moved past: dropped
+    fresh = table.turn()
+    assert fresh is not None and fresh.version == table.version and table.still(fresh)

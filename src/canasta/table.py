@@ -69,6 +69,16 @@ def seat_names(players: int) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """A decision to make at the table: ``seat``'s, at table :attr:`Table.version` ``version``.
+    Whoever decides it (a bot in a thread, a worker process, a person's stand-in) plays the
+    answer only while the table is still there: :meth:`Table.still`."""
+
+    seat: int
+    version: int
+
+
+@dataclass(frozen=True)
 class LogEntry:
     """One move of the current hand, as a log lists it; an interface says it in words with
     :func:`canasta.present.describe` (``describe(entry.move, table.rules, table.names[entry.seat])``)."""
@@ -311,6 +321,25 @@ class Table:
         self.version += 1
         return move
 
+    def turn(self) -> Turn | None:
+        """The decision the table waits for now (None: no hand is being played)."""
+        if not self.dealt or self.hand_over:
+            return None
+        return Turn(self.game.to_move, self.version)
+
+    def still(self, turn: Turn) -> bool:
+        """Whether ``turn`` is still the decision to make: nothing was played or taken back
+        since (the version guard every bot loop needs before it plays its answer)."""
+        return self.version == turn.version and self.dealt and not self.hand_over and self.game.to_move == turn.seat
+
+    def play_turn(self, turn: Turn, move: Move | str) -> bool:
+        """Play ``move`` for ``turn`` if it is :meth:`still` the decision to make; False if the
+        table moved on meanwhile (the answer is dropped, nothing changes)."""
+        if not self.still(turn):
+            return False
+        self.play(turn.seat, move)
+        return True
+
     def bot_move(self, stand_in: Bot | None = None) -> Move:
         """The move the bot to move would play (not played yet; may take a while).
         ``stand_in`` plays instead for a person's seat (a player who dropped out).
@@ -530,4 +559,4 @@ class Table:
             raise TableError(f"there is no seat {seat!r}: seats are 0 to {self.rules.players - 1}")
 
 
-__all__ = ["COMPASS", "SAVE_FORMAT", "TURN_REFUSALS", "LogEntry", "Table", "TableError", "seat_names"]
+__all__ = ["COMPASS", "SAVE_FORMAT", "TURN_REFUSALS", "LogEntry", "Table", "TableError", "Turn", "seat_names"]

@@ -25,7 +25,7 @@ from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
 from canasta.present import pile_word as present_pile
-from canasta.table import TURN_REFUSALS, Table, TableError
+from canasta.table import TURN_REFUSALS, Table, TableError, Turn
 from canasta.tui.config import PERSON, PlayConfig
 from canasta.tui.render import (
     Style,
@@ -319,10 +319,11 @@ class TableScreen(Screen[None]):
                 app.autosave(table, self.game_id)
                 self.app.push_screen(ScoreScreen(table, len(table.match.hands) - 1, path), self._after_scores)
             return
-        if table.bot_to_move():
+        turn = table.turn()
+        if turn is not None and table.bot_to_move():
             if not self._bot_busy:
                 self._bot_busy = True
-                self.bot_worker(table.version)
+                self.bot_worker(turn)
             return
         if self.hints and self._hint_version != table.version:
             self._hint_version = table.version
@@ -330,7 +331,7 @@ class TableScreen(Screen[None]):
             self.hint_worker(table.version)
 
     @work(thread=True, exclusive=True, group="bot")
-    def bot_worker(self, version: int) -> None:
+    def bot_worker(self, turn: Turn) -> None:
         start = time.monotonic()
         try:
             move = self.table.bot_move()
@@ -341,7 +342,7 @@ class TableScreen(Screen[None]):
         if rest > 0:
             time.sleep(rest)
         with contextlib.suppress(RuntimeError):  # the app closed while the bot was thinking
-            self.app.call_from_thread(self._bot_ready, version, move)
+            self.app.call_from_thread(self._bot_ready, turn, move)
 
     def _bot_failed(self, message: str) -> None:
         self._bot_busy = False
@@ -349,11 +350,10 @@ class TableScreen(Screen[None]):
                             style="bold #ffffff on #a00000")
         self.update_status()
 
-    def _bot_ready(self, version: int, move: Move) -> None:
+    def _bot_ready(self, turn: Turn, move: Move) -> None:
         self._bot_busy = False
-        table = self.table
-        if table.version == version and table.bot_to_move():
-            table.play(table.to_move, move)
+        if self.table.bot_to_move():
+            self.table.play_turn(turn, move)  # dropped if the table moved on meanwhile
         self.refresh_table()
         self.advance()
 

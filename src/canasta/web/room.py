@@ -566,7 +566,10 @@ class Room:
                 if not self.needs_bot():
                     break
                 t = self.table
-                seat, version = t.to_move, t.version
+                turn = t.turn()
+                if turn is None:
+                    break
+                seat = turn.seat
                 pool = self.hub.bot_pool()
                 try:
                     if self._quick_bot(seat):
@@ -576,12 +579,12 @@ class Room:
                     else:  # in a worker process: the loop serves every other table meanwhile
                         text = await pool.choose(t.view(seat).to_dict(), self._level(seat),
                                                  decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1])))
-                        if t.version != version or not self.needs_bot() or t.to_move != seat:
+                        if not t.still(turn) or not self.needs_bot():
                             continue
                         move = self._checked(seat, text) or self._fallback(seat)
                 except Exception:  # the position changed under the bot (a player came back)
                     continue
-                if t.version != version or not self.needs_bot() or t.to_move != seat:
+                if not t.still(turn) or not self.needs_bot():  # the table moved on: the answer is dropped
                     continue
                 try:
                     self.apply(seat, move, checked=True)  # a bot's legal choice in this very position
