@@ -3,8 +3,8 @@ about every move: seeded hands are played at a card-room table of four people (t
 their websockets) while the terminal app, driven with its keys, mirrors the same table for
 seat 0.  For each of seat 0's melds, takes and discards the cards are picked with the app's
 keys; the app's move and the move the card room makes of the same picked cards (a check
-with the selection) must be the same, and after it is played both logs must read the same,
-in English and in Italian."""
+with the selection) must be the same, and after it is played both logs (and each seat's last
+move) must read the same, in English and in Italian."""
 
 from __future__ import annotations
 
@@ -159,4 +159,6 @@ def assert_same_log(screen: TableScreen, state: dict[str, Any]) -> None:
     shown = [line[2:] for line in plain(screen.query_one("#log", Static).content).splitlines() if line[:2] in ("› ", "  ")]
     said = [e["text"] for e in state["log"]]
     assert shown and said[-len(shown):] == shown, (shown, said[-len(shown):])
+    seats = plain(screen.query_one("#seats", Static).content)  # each seat's last move, as the room says it
+    assert state["last_moves"] and all(f"· {does}" in seats for does in state["last_moves"].values()), seats
 

@@ -267,6 +267,10 @@ class Table:
         return [LogEntry(self.hand_number, seat, mv, n)
                 for n, (seat, mv) in enumerate(moves[start:], start=start + 1)]
 
+    def last_moves(self) -> dict[int, LogEntry]:
+        """Each seat's last move of the current hand (a seat that has not moved is missing)."""
+        return {e.seat: e for e in self.log()}
+
     # ----------------------------------------------------------------- playing
 
     def turn_refusal(self, seat: int) -> TableError | None:

@@ -5,7 +5,7 @@ the score sheet and the rules screen.  Shared by ``canasta play`` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rich.table import Table as RichTable
@@ -26,6 +26,7 @@ from canasta.cards import (
 )
 from canasta.i18n import _, current, nplural, pgettext
 from canasta.i18n.words import canasta_kind, score_label, seat_name
+from canasta.moves import Move
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.view import SeatView, pile_note_list
@@ -300,8 +301,8 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
 
 def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None],
                hands: Sequence[Sequence[Card]] | None = None, style: Style = Style(),
-               you: str = "") -> list[Text]:
-    """One line per seat: who, level, hand size, red threes, whose move."""
+               you: str = "", last: Mapping[int, Move] | None = None) -> list[Text]:
+    """One line per seat: who, level, hand size, red threes, whose move, its last move."""
     out: list[Text] = []
     you = you or _("you")
     for s, name in enumerate(names):
@@ -328,6 +329,8 @@ def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None
         if known and hands is None:
             line.append("  " + _("known: "))
             line.append_text(cards_text(known, style))
+        if last and s in last:
+            line.append("  · " + present.describe(last[s], view.rules), style="italic")
         if hands is not None and s != view.seat:
             line.append("\n      ")
             line.append_text(cards_text(hands[s], style))

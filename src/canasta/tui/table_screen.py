@@ -221,7 +221,8 @@ class TableScreen(Screen[None]):
             hints=_("on") if self.hints else _("off"), commitment=table.commitment()[:16]) + " ", style="bold")
         self.query_one("#topbar", Static).update(top)
         levels = table.seats
-        self.query_one("#seats", Static).update(Group(*seat_lines(view, names, levels, None, style)))
+        self.query_one("#seats", Static).update(Group(*seat_lines(
+            view, names, levels, None, style, last={seat: e.move for seat, e in table.last_moves().items()})))
         parts: list[Text] = []
         sides = sides_of(view)
         order = [view.side] + [k for k in range(len(sides)) if k != view.side]

@@ -345,6 +345,9 @@ class Room:
         out = dict(public)
         out["seat"] = seat
         out["log"] = self.log_lines(lang)
+        tr = translator(lang)  # each seat's last move of the hand, however long ago (Table.last_moves)
+        out["last_moves"] = {str(seat): describe(e.move, self.table.rules, None, tr)
+                             for seat, e in self.table.last_moves().items()}
         if self.table.dealt:
             seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
             out["view"] = seen.to_dict(include_rules=False)

@@ -499,8 +499,13 @@ function logEntries() {
   });
 }
 
+/** Each seat's last move of the hand, as the server said it (Table.last_moves), however long ago. */
 function lastMoves() {
   const out = {};
+  if (state.last_moves) {
+    for (const [seat, does] of Object.entries(state.last_moves)) out[Number(seat)] = { seat: Number(seat), does, text: does };
+    return out;
+  }
   for (const e of logEntries()) if (e.seat >= 0) out[e.seat] = e;
   return out;
 }
