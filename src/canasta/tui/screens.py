@@ -131,6 +131,7 @@ Moves (a move that breaks a rule is explained and NOT played)
 Table
   h hints on/off   r rules in force   c last score sheet   w save   ? help   ctrl+q save and quit
   F2 language (English / Italiano), remembered for the next game
+  page up / page down   scroll the melds when they do not all fit (a small terminal)
 """)
 
 
