@@ -57,7 +57,7 @@ def screen_texts(app: Any) -> list[str]:
 ALLOWED = re.compile(
     r"^(?:(?:10|[2-9AKQJ])[SHDC]?|JK|[SHDC]|[0-9a-f]{6,}|[0-9]+[a-z]?|canasta|classic|italian|cutthroat|"
     r"English|Italiano|Pseudo|"
-    r"[ABCI]|O[0-9]+|[a-z]|F2|Esc|Enter|ctrl|PgDn|PgUp|q)$")
+    r"[ABCI]|O[0-9]+|[a-z]|F2|Esc|Enter|ctrl|PgDn|PgUp|M|q)$")  # M: the key shift+m
 
 
 def unmarked_words(text: str) -> list[str]:

@@ -256,3 +256,70 @@ def test_replay_home_and_end_move_to_the_edges_of_the_hand(tmp_path: Path, recor
             assert app.index == 0
 
     asyncio.run(drive())
+
+
+def _reviewed_file(tmp_path: Path, record_text: str) -> tuple[Path, list[tuple[int, int, str]]]:
+    """The record beside a stored review marking two of seat 0's moves (a blunder in hand 1,
+    a mistake in hand 2) and leaving one unmarked: what ``canasta review`` keeps."""
+    from canasta.review import DecisionReview, Review
+    from canasta.review.commands import record_digest, store_review
+
+    path = tmp_path / "g.cgn"
+    path.write_text(record_text, encoding="utf-8")
+    record = parse_records(record_text)[0][0]
+    picks: list[tuple[int, int, str]] = []
+    for hand_no, mark in ((1, "blunder"), (1, ""), (2, "mistake")):
+        moves = record.hands[hand_no - 1].moves
+        mine = [i for i, (seat, _m, _n, _l) in enumerate(moves) if seat == 0 and (hand_no, i) not in
+                {(h, j) for h, j, _x in picks}]
+        picks.append((hand_no, mine[len(mine) // 2 if mark else 0], mark))
+    decisions = []
+    for hand_no, index, mark in picks:
+        seat, move, _note, line = record.hands[hand_no - 1].moves[index]
+        decisions.append(DecisionReview(1, hand_no, index, line, seat, "meld", str(move), "draw", -40.0, 260.0,
+                                        300.0 if mark == "blunder" else 120.0 if mark else 5.0, 20.0, 8, 3, mark))
+    store_review(path, Review(1, (0,), None, 8, 1, {}, decisions, record_digest(record)), force=False)
+    return path, picks
+
+
+def test_the_replay_marks_reviewed_moves_and_jumps_from_mark_to_mark(tmp_path: Path, record_text: str) -> None:
+    path, picks = _reviewed_file(tmp_path, record_text)
+    replay = load_replay(path)
+    assert {k: d.mark for k, d in replay.reviewed.items()} == {(h, i): m for h, i, m in picks}
+    (h1, i1, _), _unmarked, (h2, i2, _) = picks
+
+    async def run() -> None:
+        app = ReplayApp(replay)
+        async with app.run_test(size=(140, 50)) as pilot:
+            await pilot.press("m")
+            assert (app.current.number, app.index) == (h1, i1)  # the position before the move, to decide
+            status = plain(app.query_one("#status", Static).content)
+            assert "Review:" in status and "blunder" in status and "??" in status and "300 points lost" in status
+            assert "better: draw" in status
+            shown = [line for line in plain(app.query_one("#log", Static).content).splitlines() if line.strip()]
+            assert shown[-1].rstrip().endswith("??")  # "next: Ann ... ??"
+            await pilot.press("m")
+            assert (app.current.number, app.index) == (h2, i2)
+            assert "mistake" in plain(app.query_one("#status", Static).content)
+            await pilot.press("m")  # no further mark: stays, says so
+            assert (app.current.number, app.index) == (h2, i2)
+            await pilot.press("M")
+            assert (app.current.number, app.index) == (h1, i1)
+            await pilot.press("right")  # the marked move played: its mark beside it in the list
+            log = plain(app.query_one("#log", Static).content)
+            assert any(line.startswith(f"{i1 + 1:>3}. ") and line.rstrip().endswith("??") for line in log.splitlines())
+    asyncio.run(run())
+
+
+def test_a_damaged_or_stale_review_leaves_the_replay_without_marks(tmp_path: Path, record_text: str) -> None:
+    path, _picks = _reviewed_file(tmp_path, record_text)
+    sidecar = tmp_path / "g.review.json"
+    sidecar.write_text("{not json", encoding="utf-8")
+    damaged = load_replay(path)
+    assert damaged.reviewed == {} and "g.review.json" in damaged.review_problem
+    (tmp_path / "again").mkdir()
+    path2, _ = _reviewed_file(tmp_path / "again", record_text)
+    changed = record_text.replace("[Event ", "[Annotator \"x\"]\n[Event ", 1)
+    assert changed != record_text
+    path2.write_text(changed, encoding="utf-8")  # the record changed since the review: its marks are not shown
+    assert load_replay(path2).reviewed == {}

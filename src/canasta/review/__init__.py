@@ -50,6 +50,8 @@ THRESHOLDS: Final[tuple[tuple[str, float], ...]] = (("blunder", 250.0), ("mistak
 MARKS: Final = tuple(name for name, _points in THRESHOLDS)
 #: the marks' names as shown (``_(MARK_NAMES[mark])`` translates one)
 MARK_NAMES: Final = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"), "blunder": N_("blunder")}
+#: the marks as a move list shows them, as chess annotators do
+MARK_SYMBOLS: Final = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
 class ReviewError(CanastaError):

@@ -12,13 +12,16 @@ from typing import Any
 from canasta import argtypes
 from canasta.errors import CanastaError
 from canasta.i18n import _
+from canasta.record import GameRecord
 from canasta.review import (
     DEFAULT_WORLDS,
     FORMAT,
     MARK_NAMES,
+    MARK_SYMBOLS,
     MARKS,
     NOISE_Z,
     THRESHOLDS,
+    DecisionReview,
     Review,
     ReviewError,
     review_record,
@@ -101,6 +104,24 @@ def load_review(record: str | Path, key: dict[str, Any]) -> Review | None:
     return None
 
 
+def record_digest(record: GameRecord) -> str:
+    """What a stored review names its game by: a digest of the game's record text."""
+    return hashlib.sha256(record.to_text().encode()).hexdigest()[:16]
+
+
+def stored_decisions(path: str | Path, record: GameRecord, game: int) -> dict[tuple[int, int], DecisionReview]:
+    """Every decision of ``game`` a stored review beside the file ``path`` holds, by (hand, the move's
+    index in the hand), whatever the settings it was made with (a finer review first: more worlds);
+    nothing when the record changed since.  For the terminal replay's marks."""
+    digest = record_digest(record)
+    entries = [e for e in _read_sidecar(sidecar_path(path)) if e.get("game") == game and e.get("record") == digest]
+    out: dict[tuple[int, int], DecisionReview] = {}
+    for entry in sorted(entries, key=lambda e: -int(e.get("worlds") or 0)):
+        for d in Review.from_dict(entry).decisions:
+            out.setdefault((d.hand, d.index), d)
+    return out
+
+
 def store_review(record: str | Path, review: Review, force: bool) -> Path:
     """Keep the review beside the record, written whole; another review of the same game
     with other settings is replaced only with ``force``."""
@@ -140,7 +161,7 @@ def run_review(args: argparse.Namespace) -> int:
     if args.seat is not None and not 0 <= args.seat < players:
         raise CanastaError(_("--seat must be from 0 to {last}").format(last=players - 1))
     seats = tuple(range(players)) if args.all else (args.seat if args.seat is not None else 0,)
-    digest = hashlib.sha256(record.to_text().encode()).hexdigest()[:16]
+    digest = record_digest(record)
     key = {"game": args.game, "seats": list(seats), "hand": args.hand, "worlds": args.budget, "seed": args.seed,
            "record": digest}
     review = None if args.force else load_review(args.file, key)
@@ -179,7 +200,7 @@ def render(review: Review) -> str:
                "seat's side, ± one standard error of the loss").format(n=review.game, worlds=review.worlds,
                                                                       seed=review.seed)]
     for d in review.decisions:
-        mark = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}.get(d.mark, "")
+        mark = MARK_SYMBOLS.get(d.mark, "")
         line = _("hand {hand} move {index} seat {seat}: {move}{mark}  {value:+.0f}").format(
             hand=d.hand, index=d.index + 1, seat=d.seat, move=d.move, mark=mark, value=d.value)
         if d.best:

@@ -19,8 +19,10 @@ from canasta.game import Game
 from canasta.i18n import N_, _, current, nplural
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
-from canasta.present import describe, pile_word
+from canasta.present import describe, pile_word, proposal
 from canasta.record import GameRecord, read_file
+from canasta.review import MARK_NAMES, MARK_SYMBOLS, DecisionReview
+from canasta.review.commands import stored_decisions
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.table import seat_names
@@ -59,6 +61,9 @@ class Replay:
     players: list[str]
     hands: list[HandReplay]
     headers: dict[str, str]
+    #: the decisions a stored review of this game holds, by (hand number, the move's index in it)
+    reviewed: dict[tuple[int, int], DecisionReview] = field(default_factory=dict)
+    review_problem: str = ""  # why a stored review beside the record could not be read
 
 
 def build_replay(record: GameRecord) -> Replay:
@@ -116,7 +121,12 @@ def load_replay(path: str | Path, game: int = 1) -> Replay:
     if not 1 <= game <= len(records):
         raise CanastaError(nplural("{file} holds {n} game; --game must be from 1 to {n}",
                                    "{file} holds {n} games; --game must be from 1 to {n}", len(records), file=path))
-    return build_replay(records[game - 1])
+    replay = build_replay(records[game - 1])
+    try:
+        replay.reviewed = stored_decisions(path, records[game - 1], game)
+    except CanastaError as exc:  # a damaged review beside the record: the replay goes on without its marks
+        replay.review_problem = str(exc)
+    return replay
 
 
 class ReplayApp(App[None]):
@@ -126,7 +136,8 @@ class ReplayApp(App[None]):
     CSS = CSS
     ENABLE_COMMAND_PALETTE = False
     KEYS: ClassVar[Keys] = (("→", N_("Next move")), ("←", N_("Back")), ("PgDn/PgUp", N_("Next / previous hand")),
-                            ("v", N_("Face up / seat")), ("r", N_("Rules")), ("F2", N_("Language")), ("q", N_("Quit")))
+                            ("m/M", N_("Next / previous mark")), ("v", N_("Face up / seat")), ("r", N_("Rules")),
+                            ("F2", N_("Language")), ("q", N_("Quit")))
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right,space", "step(1)", "Next move"),
@@ -135,6 +146,8 @@ class ReplayApp(App[None]):
         Binding("pageup,p", "hand(-1)", "Prev hand"),
         Binding("home", "edge(0)", "Start", show=False, priority=True),
         Binding("end", "edge(1)", "End of hand", show=False, priority=True),
+        Binding("m", "mark(1)", "Next mark"),
+        Binding("M", "mark(-1)", "Previous mark"),
         Binding("v", "view", "Face up / seat"),
         Binding("r", "rules", "Rules"),
         Binding("q,escape", "quit", "Quit"),
@@ -222,11 +235,12 @@ class ReplayApp(App[None]):
         start = max(0, self.index - 12)
         for i in range(start, self.index):
             seat, move = hr.moves[i]
-            log.append(f"{i + 1:>3}. {describe(move, rp.rules, rp.names[seat])}\n",
+            log.append(f"{i + 1:>3}. {describe(move, rp.rules, rp.names[seat])}{self._symbol(i)}\n",
                        style="bold reverse" if i == self.index - 1 else "")
         if self.index < len(hr.moves):
             seat, move = hr.moves[self.index]
-            log.append(_("next: {move}").format(move=describe(move, rp.rules, rp.names[seat])) + "\n", style="italic")
+            log.append(_("next: {move}").format(move=describe(move, rp.rules, rp.names[seat])) + self._symbol(self.index)
+                       + "\n", style="italic")
         self.query_one("#log", Static).update(log)
         status: list[object] = [Text(phase_text(view, rp.names), style="bold")]
         if self.index == len(hr.moves) and hr.scores:
@@ -237,13 +251,58 @@ class ReplayApp(App[None]):
             before = [t - s.total for t, s in zip(hr.totals, hr.scores, strict=True)]
             status.append(score_sheet(hr.scores, labels, before, hr.totals))
             status.append(Text(_("Deal revealed: {proof}").format(proof=hr.proof)))
+        said = self._review_text()
+        if said is not None:
+            status.append(said)
         hand_seat = self.seat if self.seat is not None else view.to_move
         status.append(Text(_("Below: {name}'s hand").format(name=seat_name(rp.names[hand_seat])), style="bold"))
-        status.append(Text(_("→ next move  ← back  PgDn/PgUp hand  v face up / each seat  r rules  q quit"),
-                           style="italic"))
+        status.append(Text(_("→ next move  ← back  PgDn/PgUp hand  m/M next/previous mark  v face up / each seat  "
+                             "r rules  q quit"), style="italic"))
         self.query_one("#status", Static).update(Group(*status))  # type: ignore[arg-type]
         game = hr.positions[self.index]
         self.query_one("#hand", HandView).set_hand(game.hand(hand_seat) if self.seat is None else view.hand)
+
+    def _decision(self, index: int) -> DecisionReview | None:
+        return self.replay.reviewed.get((self.current.number, index))
+
+    def _symbol(self, index: int) -> str:
+        """A reviewed move's mark as the move list shows it (`` ??``), or nothing."""
+        d = self._decision(index)
+        return f" {MARK_SYMBOLS[d.mark]}" if d is not None and d.mark in MARK_SYMBOLS else ""
+
+    def _review_text(self) -> Text | None:
+        """What the stored review says of the move about to be played (else of the last one):
+        its mark, the points it lost by the seat's own knowledge, and the better choice."""
+        if self.replay.review_problem:
+            return Text(self.replay.review_problem, style="italic")
+        for index in (self.index, self.index - 1):
+            d = self._decision(index)
+            if d is None or not d.mark:
+                continue
+            rules, names = self.replay.rules, self.replay.names
+            better = proposal(Move.parse(d.best), rules) if d.best else "?"
+            text = _("Review: {move}: {mark} ({symbol}), {loss} points lost (± {stderr}) by what {name} knew; "
+                     "better: {better}").format(
+                move=proposal(Move.parse(d.move), rules), mark=_(MARK_NAMES[d.mark]), symbol=MARK_SYMBOLS[d.mark],
+                loss=current().number(round(d.loss)), stderr=current().number(round(d.stderr)),
+                name=seat_name(names[d.seat]), better=better)
+            return Text(text, style="bold #000000 on #ffb0b0")
+        return None
+
+    def action_mark(self, delta: int) -> None:
+        """The next (``delta`` 1) or previous (-1) marked decision, in any hand: the position
+        before it, as that seat had it to decide."""
+        marked = sorted(k for k, d in self.replay.reviewed.items() if d.mark)
+        numbers = [h.number for h in self.replay.hands]
+        here = (self.current.number, self.index)
+        found = [k for k in marked if (k > here if delta > 0 else k < here) and k[0] in numbers]
+        if not found:
+            self.notify(_("no further marked move") if marked else _(
+                "no stored review of this game: run canasta review FILE first"))
+            return
+        hand, index = found[0] if delta > 0 else found[-1]
+        self.hand, self.index = numbers.index(hand), index
+        self.show()
 
     def action_step(self, delta: int) -> None:
         self.index = max(0, min(len(self.current.moves), self.index + delta))
