@@ -220,3 +220,25 @@ def test_replay_yields_every_deal_and_move_in_order() -> None:
     assert len(deals) == 2 and deals[0] == 0 and steps[deals[0]][0] == -1
     played = [f"{seat}: {move}" for seat, move in steps if move is not None]
     assert played == data["hands"][0] + data["hands"][1]
+
+
+def test_an_interrupted_save_leaves_the_earlier_save_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from canasta import record
+
+    table = Table(RuleSet.preset("classic-2p"), [None, "basic"], seed=4)
+    path = tmp_path / "game.json"
+    table.save(path)
+    before = path.read_text(encoding="utf-8")
+    table.play_bots() if table.bot_to_move() else table.play(0, "draw")
+
+    def stopped(tmp: Path, target: Path) -> None:  # the new text written, the machine stops before the rename
+        assert tmp.read_text(encoding="utf-8") != before
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(record, "_publish", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        table.save(path)
+    assert path.read_text(encoding="utf-8") == before and [p.name for p in tmp_path.iterdir()] == ["game.json"]
+    monkeypatch.undo()
+    table.save(path)
+    assert Table.load(path).to_dict() == table.to_dict()

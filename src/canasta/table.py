@@ -32,7 +32,7 @@ from canasta.fairdeal import FairDeal
 from canasta.game import Game
 from canasta.match import Match
 from canasta.moves import DRAW, MELD, OPEN, TAKE, Move
-from canasta.record import GameRecord, commitment, record_from_match
+from canasta.record import GameRecord, commitment, record_from_match, write_text_atomic
 from canasta.rules import RuleSet
 from canasta.view import SeatView, seat_view, spectator_view
 
@@ -456,8 +456,9 @@ class Table:
         }
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` to ``path`` as JSON (:meth:`load` reads it)."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        """Write :meth:`to_dict` to ``path`` as JSON (:meth:`load` reads it), whole or not at
+        all: an interrupted save leaves the earlier file as it was."""
+        write_text_atomic(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, bots: Mapping[int, BotLike] | None = None) -> Table:

@@ -22,6 +22,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, PSEUDO, _, current, use
+from canasta.record import write_text_atomic
 from canasta.table import Table
 from canasta.tui.config import PERSON, PlayConfig, build_table, default_save_dir
 from canasta.tui.newgame import NewGameScreen
@@ -143,7 +144,7 @@ class CanastaApp(App[None]):
         path = self.record_path(game_id)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(table.record().to_text(), encoding="utf-8")
+            write_text_atomic(path, table.record().to_text())  # whole or not at all
         except OSError as exc:
             self.notify(_("could not write the record {file}: {why}").format(file=path, why=exc.strerror),
                         severity="error")
