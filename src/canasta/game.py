@@ -60,6 +60,7 @@ from canasta.moves import (
     group_cards,
     group_target,
 )
+from canasta.native import mypyc_attr
 from canasta.options import Option, Spec, code_move
 from canasta.plans import MeldPlan, Plan, TakePlan
 from canasta.rules import RuleSet
@@ -83,6 +84,7 @@ from canasta.state import (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RuleFamily:
     """The hooks a rule family provides.  Every method takes the game first."""
 
