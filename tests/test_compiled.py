@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,9 +39,9 @@ def test_the_listed_modules_exist_and_setup_reads_the_same_list() -> None:
     assert len(set(COMPILED_MODULES)) == len(COMPILED_MODULES)
     tree = ast.parse((ROOT / "setup.py").read_text(encoding="utf-8"))
     # setup.py's own reader, run alone (setup.py itself would run setup())
-    reader = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "compiled_modules"]
+    reader: list[ast.stmt] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "compiled_modules"]
     assert len(reader) == 1
-    space: dict[str, object] = {"ast": ast, "ROOT": ROOT}
+    space: dict[str, Any] = {"ast": ast, "ROOT": ROOT}
     exec(compile(ast.Module(body=reader, type_ignores=[]), "setup.py", "exec"), space)
     read = space["compiled_modules"]
     assert callable(read) and read() == [f"src/{p}" for p in COMPILED_MODULES]
