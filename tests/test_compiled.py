@@ -102,3 +102,17 @@ def test_compiled_and_pure_play_the_same_hands(preset: str, capsys: pytest.Captu
     assert main(["bench", "--rules", preset, "--hands", "5", "--compare-pure", "--runs", "2", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["identical_play"] is True and len(row["pure_hands_per_cpu_s"]) == 2
+
+
+@pytest.mark.parametrize("value", [None, 5, b"draw", ["draw"]])
+def test_a_wrong_type_is_refused_as_the_pure_engine_refuses_it(value: object) -> None:
+    """mypyc checks argument types at a compiled function's boundary (a TypeError); the
+    checked entry points take ``object`` and refuse with the engine's own errors."""
+    from canasta.errors import IllegalMoveError, NotationError
+    from canasta.game import Game
+    from canasta.moves import Move
+
+    with pytest.raises(NotationError):
+        Move.parse(value)
+    with pytest.raises(IllegalMoveError):
+        Game(RuleSet.preset("classic-4p"), 1).plan(value)

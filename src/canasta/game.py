@@ -769,8 +769,10 @@ class Game(HandState):
             return exc
         return None
 
-    def plan(self, move: Move) -> Plan:
-        """The checked plan of a move (what :meth:`push` will do), or IllegalMoveError."""
+    def plan(self, move: object) -> Plan:
+        """The checked plan of a move (what :meth:`push` will do), or IllegalMoveError
+        (``NOT_A_MOVE`` for anything but a Move: typed ``object`` so that the compiled
+        engine refuses it the same way rather than with a TypeError)."""
         if not isinstance(move, Move):
             raise refuse("NOT_A_MOVE")
         phase = self.phase
