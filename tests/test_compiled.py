@@ -116,3 +116,36 @@ def test_a_wrong_type_is_refused_as_the_pure_engine_refuses_it(value: object) ->
         Move.parse(value)
     with pytest.raises(IllegalMoveError):
         Game(RuleSet.preset("classic-4p"), 1).plan(value)
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+def test_a_game_and_a_match_pickle_and_deep_copy_mid_hand(preset: str) -> None:
+    """Compiled classes cannot be made without their constructor; canasta.compiled_pickle
+    registers reducers for them, so pickle and deepcopy work as with the pure engine."""
+    import copy
+    import pickle
+    import random
+
+    from canasta.game import Game
+    from canasta.match import Match
+    from canasta.position import position_of
+
+    game = Game(RuleSet.preset(preset), 3)
+    rng = random.Random(1)
+    for _ in range(60):
+        game.play_unchecked(game.random_move(rng))
+    for other in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):
+        assert position_of(other) == position_of(game)
+        a, b = random.Random(5), random.Random(5)
+        mine = game.copy()
+        while not mine.is_over():
+            mine.play_unchecked(mine.random_move(a))
+            other.play_unchecked(other.random_move(b))
+        assert other.result == mine.result
+        assert pickle.loads(pickle.dumps(mine.result)) == mine.result
+    match = Match(RuleSet.preset(preset), seed=4)
+    hand = match.next_hand()
+    for _ in range(30):
+        hand.play_unchecked(hand.random_move(rng))
+    twin = copy.deepcopy(match)
+    assert twin.game is not None and position_of(twin.game) == position_of(hand)

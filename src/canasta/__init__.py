@@ -1,5 +1,6 @@
 """canasta: a rules engine for Classic Canasta (and a home for its variants)."""
 
+from canasta import compiled_pickle
 from canasta import families as families  # registers the built-in families
 from canasta.cards import Card, card_str, cards_str, parse_card, parse_cards
 from canasta.errors import (
@@ -14,6 +15,8 @@ from canasta.errors import (
 from canasta.game import FAMILIES, Game, LegalMoves, RuleFamily, family_of, register_family
 from canasta.moves import Move
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
+
+compiled_pickle.register()  # the compiled engine's objects pickle and copy (nothing is done for the pure one)
 
 __all__ = [
     "FAMILIES", "PRESETS", "REFUSALS", "CanastaError", "Card", "Game", "IllegalMoveError", "LegalMoves", "Move",
