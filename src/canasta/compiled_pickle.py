@@ -3,7 +3,8 @@
 A class compiled by mypyc cannot be made without running its constructor (``cls.__new__``
 runs ``__init__``), which is how pickle and ``copy`` rebuild an object by default: a
 ``Move``, a ``Meld`` or a ``Game`` would not unpickle, nor deep-copy (a ``Match``, an
-OpenSpiel state).  With the compiled engine, :func:`register` gives each compiled class a
+OpenSpiel state).  With the compiled engine, :func:`register` (called by ``canasta/__init__.py``
+for the engine, and by each other compiled module for itself) gives each compiled class a
 reducer (``copyreg``, which both pickle and ``copy`` consult): the constructor called with
 what it needs, then every attribute set from the object's state.  The pure engine is left
 alone (nothing is registered), so its pickles are what they always were.
@@ -14,8 +15,8 @@ from __future__ import annotations
 import contextlib
 import copyreg
 import dataclasses
-import importlib
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from canasta.native import COMPILED_MODULES, engine, module_name
@@ -28,6 +29,7 @@ _BLANK: dict[str, Callable[[type[Any], dict[str, Any]], Any]] = {
     "Game": lambda cls, s: cls(s["rules"], deal=False),
     "LegalMoves": lambda cls, s: cls(s["_game"]),
     "ItalianState": lambda cls, s: cls(len(s["closed"])),
+    "Decision": lambda cls, s: cls(s["game"]),
 }
 
 
@@ -61,23 +63,28 @@ def _reduce(obj: Any) -> tuple[Any, ...]:
     return (rebuild, (type(obj), _state(obj)))
 
 
-def compiled_classes() -> list[type[Any]]:
-    """The native (compiled) classes defined in the modules of ``COMPILED_MODULES``."""
+def compiled_classes(modules: Sequence[str] | None = None) -> list[type[Any]]:
+    """The native (compiled) classes defined in ``modules`` (by name; by default the modules of
+    ``COMPILED_MODULES`` imported so far), except those that say how they pickle themselves."""
+    names = [module_name(p) for p in COMPILED_MODULES] if modules is None else list(modules)
     out = []
-    for path in COMPILED_MODULES:
-        module = importlib.import_module(module_name(path))
+    for name in names:
+        module = sys.modules.get(name)
+        if module is None:
+            continue
         for value in vars(module).values():
-            if isinstance(value, type) and value.__module__ == module.__name__ \
-                    and hasattr(value, "__mypyc_attrs__"):
+            if isinstance(value, type) and value.__module__ == name and hasattr(value, "__mypyc_attrs__") \
+                    and "__reduce__" not in vars(value):
                 out.append(value)
     return out
 
 
-def register() -> int:
-    """With the compiled engine, a reducer for every compiled class; returns how many."""
+def register(modules: Sequence[str] | None = None) -> int:
+    """With the compiled engine, a reducer for every compiled class of ``modules`` (see
+    :func:`compiled_classes`); returns how many were registered."""
     if engine() != "compiled":
         return 0
-    classes = compiled_classes()
+    classes = compiled_classes(modules)
     for cls in classes:
         copyreg.pickle(cls, _reduce)
     return len(classes)

@@ -13,7 +13,7 @@ library.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 from collections.abc import Callable
 from importlib.machinery import EXTENSION_SUFFIXES
 from typing import TypeVar
@@ -43,6 +43,8 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/families/italian/refusals.py",
     "canasta/families/italian/rules.py",
     "canasta/families/italian/state.py",
+    "canasta/view.py",
+    "canasta/rl/encoding.py",
 )
 
 
@@ -54,13 +56,15 @@ def module_name(path: str) -> str:
 
 
 def compiled_status() -> dict[str, bool]:
-    """Each module of ``COMPILED_MODULES`` by name: whether it was loaded from an extension
-    module (imported by name here, so that this module imports no engine module itself)."""
+    """Each module of ``COMPILED_MODULES`` by name: whether it is (or, not imported yet, would
+    be) loaded from an extension module.  Looked up, not imported: ``canasta.rl.encoding``
+    needs numpy, and this module imports no engine module itself."""
     out = {}
     for path in COMPILED_MODULES:
         name = module_name(path)
-        file = getattr(importlib.import_module(name), "__file__", None) or ""
-        out[name] = file.endswith(tuple(EXTENSION_SUFFIXES))
+        spec = importlib.util.find_spec(name)
+        origin = (spec.origin if spec is not None else None) or ""
+        out[name] = origin.endswith(tuple(EXTENSION_SUFFIXES))
     return out
 
 
