@@ -5,10 +5,11 @@ the list from this file without importing the package); ``tests/test_compiled.py
 checks that each of them really is an extension module in a compiled install.
 
 ``mypyc_attr`` marks the classes an interpreted class may subclass once they are
-compiled (a rule family from a plug-in subclasses :class:`canasta.game.RuleFamily`
-or a built-in family).  It comes from ``mypy_extensions`` when that is installed
-and is a no-op otherwise: the pure-Python engine needs nothing outside the standard
-library.
+compiled (a rule family from a plug-in subclasses :class:`canasta.game.RuleFamily` or a
+built-in family; the expert, external and policy bots subclass
+:class:`canasta.bots.base.Bot`).  It comes from ``mypy_extensions`` when that is
+installed and is a no-op otherwise: the pure-Python engine needs nothing outside the
+standard library.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/families/italian/state.py",
     "canasta/view.py",
     "canasta/rl/encoding.py",
+    "canasta/bots/base.py",
+    "canasta/bots/heuristic.py",
+    "canasta/bots/inference.py",
 )
 
 
