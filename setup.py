@@ -95,6 +95,7 @@ def ext_modules() -> list[Any]:
                              group_name="canasta"))
     except (Exception, SystemExit) as exc:
         fall_back(f"mypyc: {type(exc).__name__}: {exc}")
+        stale_extensions()
         return []
 
 
