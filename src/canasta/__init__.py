@@ -16,6 +16,7 @@ Python value and strings (``"10H"``) in every written form; every method that ta
 a move takes a :class:`Move` or its text.
 """
 
+from canasta import compiled_pickle
 from canasta import families as families  # registers the built-in families
 from canasta.bots import Bot, make_bot
 from canasta.cards import Card, card_str, cards_str, parse_card, parse_cards
@@ -34,6 +35,8 @@ from canasta.position import game_from_position, position_json, position_of
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
 from canasta.table import Table
 from canasta.view import SeatView, seat_view
+
+compiled_pickle.register()  # the compiled engine's objects pickle and copy (nothing is done for the pure one)
 
 __all__ = [
     "FAMILIES", "PRESETS", "REFUSALS", "Bot", "CanastaError", "Card", "Game", "IllegalMoveError", "LegalMoves",

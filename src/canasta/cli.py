@@ -13,7 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from canasta import argtypes
-from canasta.bench import BENCH_ORDER, MARKDOWN_HEADER, BenchResult, markdown_row, run_bench
+from canasta.bench import (
+    BENCH_ORDER,
+    COMPARE_MARKDOWN_HEADER,
+    MARKDOWN_HEADER,
+    BenchResult,
+    Comparison,
+    compare_markdown_row,
+    compare_pure,
+    markdown_row,
+    run_bench,
+)
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
 from canasta.i18n import NN_, _, current, nplural, use
@@ -42,6 +52,21 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):
         if action.option_strings or action.nargs in (argparse.OPTIONAL, argparse.ZERO_OR_MORE):
             return (text or " ") + _(" (default: %(default)s)")
         return text
+
+
+class _Version(argparse.Action):
+    """``--version``: the version, and which engine runs (``engine: compiled`` or ``engine: pure``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        from canasta import __version__
+        from canasta.native import engine
+
+        print(f"canasta {__version__}\nengine: {engine()}")
+        parser.exit(0)
 
 
 def _seconds(text: str) -> float:
@@ -88,6 +113,7 @@ def _rules_arg(text: str) -> RuleSet:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="canasta", description=_("Canasta: rules engine, simulations and tools."), formatter_class=_Help)
     p.add_argument("--lang", metavar="LANG", help=LANG_HELP())
+    p.add_argument("--version", action=_Version, help=_("print the version and which engine runs (compiled or pure)"))
     sub = p.add_subparsers(dest="command", metavar=_("COMMAND"), parser_class=_Parser)
     rules_help = _("a preset ({presets}) or a .toml/.json rules file").format(presets=", ".join(sorted(PRESETS)))
 
@@ -107,6 +133,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--hands", type=argtypes.positive, default=2000, help=_("hands per run"))
     b.add_argument("--seed", type=argtypes.whole, default=1, help=_("the first hand's seed"))
     b.add_argument("--runs", type=argtypes.positive, default=1, help=_("repeat and report the median run"))
+    b.add_argument("--compare-pure", action="store_true",
+                   help=_("play the same hands with the compiled engine and the pure-Python one, in child "
+                        "processes, alternated --runs times (3 unless given); print the CPU-time ratio"))
     out = b.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help=_("print one JSON line (per preset)"))
     out.add_argument("--markdown", action="store_true",
@@ -329,6 +358,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     presets = [RuleSet.preset(name) for name in BENCH_ORDER] if args.all else [args.rules]
     if args.env:
         return _bench_env(args, presets)
+    if args.compare_pure:
+        return _bench_compare(args, presets)
     if args.markdown:
         print(MARKDOWN_HEADER)
     for rules in presets:
@@ -357,14 +388,44 @@ def _bench_env(args: argparse.Namespace, presets: list[RuleSet]) -> int:
     return 0
 
 
+def _bench_compare(args: argparse.Namespace, presets: list[RuleSet]) -> int:
+    if args.markdown:
+        print(COMPARE_MARKDOWN_HEADER)
+    for rules in presets:
+        c = compare_pure(rules, args.hands, args.seed, 3 if args.runs == 1 else args.runs)
+        if args.json:
+            print(json.dumps(c.as_dict()), flush=True)
+        elif args.markdown:
+            print(compare_markdown_row(c), flush=True)
+        else:
+            _print_compare(c)
+        if not c.identical:
+            raise CanastaError(f"{rules.name}: the compiled and the pure engine did not play the same hands")
+    return 0
+
+
+def _print_compare(c: Comparison) -> None:
+    t = current()
+    print(_("rules {rules}: {hands}, pure and compiled engines alternated, {runs} runs each").format(
+        rules=c.rules, hands=_count(c.hands, "hand"), runs=len(c.pure)))
+    for label, results, rate in ((_("pure"), c.pure, c.pure_rate), (_("compiled"), c.compiled, c.compiled_rate)):
+        runs = ", ".join(t.number(r.hands_per_cpu_s, 0) for r in results)
+        print(f"  {label:<10} {t.number(1000 / rate, 3):>8} " + _("ms CPU per hand") + f"  ({runs} " +
+              _("hands per CPU second") + ")")
+    print(f"  {_('ratio'):<10} {t.number(c.ratio, 2):>8}× " + _("(compiled over pure, CPU time, medians)"))
+
+
 def _print_bench(res: BenchResult) -> None:
     t = current()
     print(_("rules {rules}: {hands} in {seconds} s on one core").format(
         rules=res.rules, hands=_count(res.hands, "hand"), seconds=t.number(res.seconds, 2)))
+    print(f"  engine: {res.engine}")
     rows = ((_("hands/s"), res.hands_per_s), (_("decisions/s"), res.decisions_per_s),
             (_("decisions per hand"), res.decisions_per_hand))
     for label, value in rows:
         print(f"  {label:<18} {t.number(value, 1):>10}")
+    for label, ms in ((_("ms per hand (wall)"), res.ms_per_hand), (_("ms per hand (CPU)"), res.cpu_ms_per_hand)):
+        print(f"  {label:<18} {t.number(ms, 3):>10}")
     if len(res.runs) > 1:
         print(f"  {_('runs (hands/s)'):<18} " + ", ".join(t.number(x, 1) for x in res.runs))
 

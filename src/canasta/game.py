@@ -62,6 +62,7 @@ from canasta.moves import (
     group_cards,
     group_target,
 )
+from canasta.native import mypyc_attr
 from canasta.options import Option, Spec, code_move
 from canasta.plans import MeldPlan, Plan, TakePlan
 from canasta.rules import PRESETS, RuleSet
@@ -85,6 +86,7 @@ from canasta.state import (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RuleFamily:
     """The hooks a rule family provides.  Every method takes the game first."""
 
@@ -903,7 +905,8 @@ class Game(HandState):
 
     def plan(self, move: object) -> Plan:
         """Engine internal: the checked plan of a move (what :meth:`push` will do), or
-        IllegalMoveError."""
+        IllegalMoveError (``NOT_A_MOVE`` for anything but a Move: typed ``object`` so that the
+        compiled engine refuses it the same way rather than with a TypeError)."""
         if not isinstance(move, Move):
             raise refuse("NOT_A_MOVE")
         phase = self.phase

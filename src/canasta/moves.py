@@ -163,7 +163,7 @@ class Move:
     # -- parsing ----------------------------------------------------------------
 
     @staticmethod
-    def parse(text: str) -> Move:
+    def parse(text: object) -> Move:
         """Read a move in notation; raises :class:`NotationError` with what was expected."""
         if not isinstance(text, str):
             raise NotationError(f"a move must be text, not {type(text).__name__}")

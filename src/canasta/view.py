@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from canasta import compiled_pickle
 from canasta.cards import (
     CARD_RANK,
     IS_BLACK_THREE,
@@ -406,3 +407,6 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     g.pile = pile
     g.stock = stock_top_first[::-1]
     return g
+
+
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)

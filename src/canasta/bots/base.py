@@ -24,8 +24,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from canasta import compiled_pickle
 from canasta.game import Game
 from canasta.moves import Move
+from canasta.native import mypyc_attr
 from canasta.view import SeatView, sample_world
 
 
@@ -38,6 +40,7 @@ class Budget:
     iterations: int | None = None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Bot:
     """Base class: ``choose(view)`` returns a legal move for ``view.seat``.
 
@@ -89,3 +92,6 @@ class RandomBot(Bot):
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
         return g.random_move(self.rng)
+
+
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)

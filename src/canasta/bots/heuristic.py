@@ -25,6 +25,7 @@ import functools
 import math
 from collections.abc import Sequence
 
+from canasta import compiled_pickle
 from canasta.bots.base import Bot, world
 from canasta.cards import (
     CARD_RANK,
@@ -42,6 +43,7 @@ from canasta.family import PlayTuning
 from canasta.game import Game
 from canasta.melds import CANASTA_SIZE, WILD_MELD
 from canasta.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.native import mypyc_attr
 from canasta.options import Option, discard_card, option_groups, split_options
 from canasta.scoring import SideScore
 from canasta.state import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE
@@ -97,6 +99,7 @@ def holds_at_least(k: int, copies: int, hand: int, pool: int) -> float:
     return max(0.0, 1.0 - below / total)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class HeuristicBot(Bot):
     """Scores every legal move with rules of thumb and plays the best."""
 
@@ -484,3 +487,6 @@ class AdvancedBot(HeuristicBot):
     wild_take_danger = True
     classic_danger_scale = 1.5
     shed_danger = 0.0
+
+
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)

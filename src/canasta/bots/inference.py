@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from canasta import compiled_pickle
 from canasta.cards import CARD_RANK, IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_CARDS
 from canasta.game import Game, family_of
 from canasta.view import SeatView
@@ -117,3 +118,6 @@ def respect(g: Game, view: SeatView, limits: dict[int, dict[int, int]], rng: ran
                 surplus -= 1
                 swapped += 1
     return swapped
+
+
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)

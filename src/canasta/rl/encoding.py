@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
+from canasta import compiled_pickle
 from canasta.cards import CARD_RANK, IS_WILD, JOKER, JOKER_RANK, NUM_RANKS, RANK_NAMES, THREE, TWO, Card
 from canasta.errors import IllegalMoveError
 from canasta.game import Game, RuleFamily
@@ -59,8 +60,8 @@ from canasta.rules import RuleSet
 from canasta.state import ASK_NAMES, PHASE_NAMES
 from canasta.view import SeatView
 
-FloatArray = npt.NDArray[np.float32]
-BoolArray = npt.NDArray[np.bool_]
+FloatArray: TypeAlias = npt.NDArray[np.float32]
+BoolArray: TypeAlias = npt.NDArray[np.bool_]
 
 # ---------------------------------------------------------------------------- the action space
 
@@ -464,7 +465,7 @@ class Observer:
         self._known_kinds: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._meld_stamp = -1
         self._const_stamp = -1
-        self._const: list[tuple[list[int], list[tuple[int, int]], list[int]] | None] = []
+        self._seat_consts: list[tuple[list[int], list[tuple[int, int]], list[int]] | None] = []
         self._pile_stamp = -1
         self._sides: list[list[int]] = []
         self._pile: list[int] = []
@@ -492,18 +493,11 @@ class Observer:
         self._seat_hot1 = hot(n + 1)
         self._no_pending = (0,) * PENDING_FEATURES
 
-    # -- pickling: the packer is rebuilt, the reuse stamps forgotten
+    # -- pickling: an observer is rebuilt from its rules (its caches and reuse stamps, another
+    # process's numbers, are started afresh; a struct.Struct's bound method does not pickle)
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["_pack"]  # a struct.Struct's bound method does not pickle
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._pack = struct.Struct(f"{self.size}i").pack
-        # the stamps of the parts kept for reuse were another process's numbers: never match them
-        self._meld_stamp = self._pile_stamp = self._const_stamp = -1
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Observer, (self.rules,))
 
     # -- shared pieces
 
@@ -561,9 +555,9 @@ class Observer:
         red = hand[5] + hand[6]
         out: list[int] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
         if stamps is not None and stamps[2] == self._const_stamp:
-            per = self._const[seat]
+            per = self._seat_consts[seat]
             if per is None:
-                per = self._const[seat] = self._seat_setup(g, seat)
+                per = self._seat_consts[seat] = self._seat_setup(g, seat)
         else:
             key = (seat, *g.start_scores, *g.side_of)
             per = self._per_seat.get(key)
@@ -572,8 +566,8 @@ class Observer:
                 self._per_seat[key] = per
             if stamps is not None:
                 self._const_stamp = stamps[2]
-                self._const = [None] * self.n
-                self._const[seat] = per
+                self._seat_consts = [None] * self.n
+                self._seat_consts[seat] = per
         seats, consts, order = per
         hsize = g.hand_sizes
         known_all = g.known
@@ -746,3 +740,6 @@ class Observer:
     def describe(self) -> list[tuple[str, int, int]]:
         """(section, first index, width) of each part of the vector."""
         return [(name, s.start, s.stop - s.start) for name, s in self.slices.items()]
+
+
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)

@@ -20,6 +20,7 @@ from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
 from canasta.moves import MELD, TAKE, Group, Move, group_cards
+from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
 from canasta.rules import RuleSet
@@ -27,6 +28,7 @@ from canasta.scoring import SideScore
 from canasta.state import FINAL_PHASE
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Classic(RuleFamily):
     """Classic Canasta (Part A), with its options C-O1 ... (cut-throat, 2 and 6 players)."""
 

@@ -23,6 +23,7 @@ from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import WILD_MELD, Meld, it_group_error
 from canasta.moves import OPEN, TAKE, Group, Move, group_cards
+from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
 from canasta.rules import RuleSet
@@ -30,6 +31,7 @@ from canasta.scoring import SideScore
 from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Italian(RuleFamily):
     """Italian Canasta (Part B), with its options I-O1 ..."""
 
