@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,32 @@ def test_the_shipped_weights_play_as_recorded_on_a_sample(preset: str) -> None:
 
     result = evaluate(NumpyPolicy.load(WEIGHTS / f"{preset}.npz"), preset, "random", 40, seed=5)
     assert result["hands"] == 40 and result["won"] >= 34, result
+
+
+def _arena_rows() -> list[dict[str, str]]:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text(encoding="utf-8")
+    lines = [line for line in page.splitlines() if line.startswith("|") and "docs/strength/rl/" in line]
+    return [dict(zip(("preset", "command", "hands", "won", "games", "per hand", "record"),
+                     [c.strip() for c in line.strip("|").split("|")], strict=True)) for line in lines]
+
+
+def test_every_kept_arena_record_of_the_policies_is_named_in_rl_md() -> None:
+    named = {re.search(r"`(docs/strength/rl/[^`]+)`", r["record"]).group(1) for r in _arena_rows()}  # type: ignore[union-attr]
+    kept = {f"docs/strength/rl/{p.name}" for p in (STRENGTH / "rl").glob("*.cgn.gz")}
+    assert named == kept and len(kept) == 4
+
+
+@pytest.mark.parametrize("row", _arena_rows(), ids=lambda r: r["record"].split("/")[-1].strip("`"))
+def test_the_policy_arena_rows_are_what_their_records_tally_to(row: dict[str, str]) -> None:
+    from canasta.arena import tally
+    from canasta.record import read_file
+
+    path = Path(__file__).resolve().parent.parent / row["record"].strip("`")
+    games, errors = read_file(path)
+    assert errors == []
+    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    assert d["errors"] == [] and d["rules"] == row["preset"] and d["bots"][0] == f"policy:{row['preset']}"
+    assert f"--bots {','.join(d['bots'])}" in row["command"] and str(d["hands"]) == row["hands"]
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert row["won"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" and row["games"] == f"{d['A']['games_won_pct']}%"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
