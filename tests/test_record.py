@@ -116,3 +116,19 @@ def test_a_gzip_compressed_record_reads_as_the_plain_one(tmp_path: Path) -> None
         with pytest.raises(CanastaError) as caught:
             read_file(bad)
         assert words in str(caught.value) and bad.name in str(caught.value)
+
+
+def test_a_record_saved_under_a_gz_name_is_compressed_and_reads_back(tmp_path: Path) -> None:
+
+
+    from canasta.cli import main as cli_main
+    from canasta.record import read_file as read_records
+
+    path = tmp_path / "run.cgn.gz"
+    assert cli_main(["arena", "--rules", "classic-2p", "--bots", "random,basic", "--games", "2", "--jobs", "1",
+                     "--max-hands", "2", "--seed", "3", "--save", str(path), "--json"]) == 0
+    with gzip.open(path, "rt", encoding="utf-8") as f:  # really gzip, not text under a .gz name
+        assert f.read().startswith("[")
+    games, errors = read_records(path)
+    assert errors == [] and len(games) == 2
+    assert cli_main(["arena", "--tally", str(path), "--json"]) == 0

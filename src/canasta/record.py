@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import os
 import re
@@ -466,9 +467,15 @@ def atomic_path(path: str | Path, keep: Callable[[], bool] | None = None) -> Ite
 
 @contextmanager
 def atomic_file(path: str | Path, keep: Callable[[], bool] | None = None) -> Iterator[IO[str]]:
-    """A text file written whole or not at all (:func:`atomic_path`)."""
-    with atomic_path(path, keep) as tmp, tmp.open("w", encoding="utf-8") as out:
-        yield out
+    """A text file written whole or not at all (:func:`atomic_path`); gzip-compressed when
+    its name ends in ``.gz``, as :func:`read_file` reads such a name."""
+    with atomic_path(path, keep) as tmp:
+        if Path(path).suffix == ".gz":
+            with gzip.GzipFile(tmp, "wb", mtime=0) as raw, io.TextIOWrapper(raw, encoding="utf-8") as out:
+                yield out
+        else:
+            with tmp.open("w", encoding="utf-8") as out:
+                yield out
 
 
 def _publish(tmp: Path, target: Path) -> None:
