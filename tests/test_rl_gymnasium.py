@@ -10,6 +10,7 @@ import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from canasta.rl.gymnasium import CanastaEnv  # noqa: E402
+from canasta.rules import PRESETS  # noqa: E402
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
@@ -17,6 +18,14 @@ from canasta.rl.gymnasium import CanastaEnv  # noqa: E402
 def test_check_env(env_id: str) -> None:
     env = gym.make(env_id, opponents="basic")
     check_env(env.unwrapped)
+    env.close()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_check_env_on_every_preset(preset: str) -> None:
+    env = CanastaEnv(preset, opponents="basic")
+    check_env(env)
     env.close()
 
 
