@@ -471,7 +471,9 @@ def atomic_file(path: str | Path, keep: Callable[[], bool] | None = None) -> Ite
     its name ends in ``.gz``, as :func:`read_file` reads such a name."""
     with atomic_path(path, keep) as tmp:
         if Path(path).suffix == ".gz":
-            with gzip.GzipFile(tmp, "wb", mtime=0) as raw, io.TextIOWrapper(raw, encoding="utf-8") as out:
+            # no name and no time in the gzip header: the same games make the same bytes
+            with tmp.open("wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, mtime=0) as raw, \
+                    io.TextIOWrapper(raw, encoding="utf-8") as out:
                 yield out
         else:
             with tmp.open("w", encoding="utf-8") as out:
