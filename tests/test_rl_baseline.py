@@ -88,3 +88,17 @@ def test_the_policy_arena_rows_are_what_their_records_tally_to(row: dict[str, st
     lo, hi = d["A"]["hands_won_ci95"]
     assert row["won"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" and row["games"] == f"{d['A']['games_won_pct']}%"
     assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_ladder_ratings_in_rl_md_are_what_the_kept_records_tally_to(
+        preset: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from canasta.cli import main
+
+    records = sorted(str(p) for p in (STRENGTH / "rl" / "ladder").glob(f"ladder-{preset}-*.cgn.gz"))
+    assert len(records) == 3
+    assert main(["ladder", "--rules", preset, "--bots", f"random,basic,policy:{preset},advanced", "--pairs",
+                 "adjacent", "--seed", "1", "--tally", *records, "--markdown"]) == 0
+    rated = [line for line in capsys.readouterr().out.splitlines() if re.match(r"\| [1-4] \| ", line)]
+    page = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text(encoding="utf-8")
+    assert len(rated) == 4 and all(line in page for line in rated), rated
