@@ -220,10 +220,6 @@ NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the 
 BUSY = N_("the table is busy: try again")
 DB_UNAVAILABLE = N_("the table's database does not answer right now: try again in a moment")
 NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
-#: what every seat is told when a person's turn timer ran out (a bot finishes the turn)
-TIMED_OUT = N_("time ran out: the computer played for {name}")
-TIMED_OUT_YOU = N_("your time ran out: the computer played your turn")
-MAX_NOTICES = 20  # the notices of a hand kept (the oldest go first)
 
 
 class RoomHost(Protocol):
@@ -244,19 +240,6 @@ class RoomHost(Protocol):
     def bot_pool(self) -> BotPool | None: ...
 
     def on_broadcast(self, room: Room) -> None: ...
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something every seat is told besides the moves: ``timeout`` (``seat``'s turn timer ran
-    out and a bot finished the turn).  ``after``: the number of moves of hand ``hand`` played
-    when it happened, so the log shows it in its place; ``id``: its number at this table."""
-
-    id: int
-    kind: str
-    seat: int
-    hand: int
-    after: int
 
 
 @dataclass
@@ -287,8 +270,6 @@ class Room:
     dead: bool = False  # a change was not saved: this copy was forgotten (the store has the table)
     pace_wanted: float | None = None  # the pace last asked for, written by pace_task
     pace_task: asyncio.Task[None] | None = None
-    notices: list[Notice] = field(default_factory=list)  # public notices of the current hand
-    notice_count: int = 0  # notices ever made here: each has its number (the page shows a new one once)
 
     # ---------------------------------------------------------------- status
 
@@ -347,27 +328,8 @@ class Room:
             "next_deal": ({"hand": t.hand_number + 1, "commitment": shown,
                            "seeds": [bool(x) for x in t.client_seeds()]} if shown is not None else None),
             "revealed": t.revealed(), "auto_deal_at": self.deal_at if t.dealt else None,
-            "bot_delay": self.bot_delay, "turn_seconds": float(self.config.get("turn_seconds") or 0),
+            "bot_delay": self.bot_delay,
         }
-
-    def note_timeout(self, seat: int) -> None:
-        """Keep the notice that ``seat``'s turn timer ran out (shown to every seat)."""
-        t = self.table
-        self.notice_count += 1
-        moves = len(t.moves[-1]) if t.moves else 0
-        self.notices = [n for n in self.notices if n.hand == t.hand_number][-(MAX_NOTICES - 1):]
-        self.notices.append(Notice(self.notice_count, "timeout", seat, t.hand_number, moves))
-
-    def notice_lines(self, seat: int, lang: str) -> list[dict[str, Any]]:
-        """The current hand's notices said in ``lang`` for the connection at ``seat``."""
-        tr, t = translator(lang), self.table
-        out = []
-        for n in self.notices:
-            if n.hand != t.hand_number:
-                continue
-            text = tr.gettext(TIMED_OUT_YOU) if n.seat == seat else tr.gettext(TIMED_OUT).format(name=t.names[n.seat])
-            out.append({"id": n.id, "kind": n.kind, "seat": n.seat, "hand": n.hand, "after": n.after, "text": text})
-        return out
 
     def log_lines(self, lang: str) -> list[dict[str, Any]]:
         """The hand's last moves as the log shows them, in ``lang``: each with its words
@@ -378,34 +340,11 @@ class Room:
                  "text": describe(e.move, t.rules, t.names[e.seat], tr), "does": describe(e.move, t.rules, None, tr)}
                 for e in t.log(LOG_LINES)]
 
-    @staticmethod
-    def with_notices(lines: list[dict[str, Any]], notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The log with each notice after the move it followed (a line of ``kind`` "notice",
-        its ``notice`` the notice's kind, and no move)."""
-        if not notices:
-            return lines
-        first = lines[0]["n"] if lines else 1
-        out: list[dict[str, Any]] = []
-        pending = [n for n in notices if n["after"] >= first - 1]
-        for line in [{"n": first - 1}, *lines]:
-            if line["n"] >= first:
-                out.append(line)
-            while pending and pending[0]["after"] <= line["n"]:
-                n = pending.pop(0)
-                out.append(Room.notice_line(n))
-        return out + [Room.notice_line(n) for n in pending]  # after moves taken back
-
-    @staticmethod
-    def notice_line(n: dict[str, Any]) -> dict[str, Any]:
-        return {"kind": "notice", "notice": n["kind"], "id": n["id"], "seat": n["seat"],
-                "n": None, "move": None, "text": n["text"], "does": None}
-
     def payload_for(self, seat: int, public: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any]:
         # the rules are sent once, in the welcome
         out = dict(public)
         out["seat"] = seat
-        out["notices"] = self.notice_lines(seat, lang)
-        out["log"] = self.with_notices(self.log_lines(lang), out["notices"])
+        out["log"] = self.log_lines(lang)
         tr = translator(lang)  # each seat's last move of the hand, however long ago (Table.last_moves)
         out["last_moves"] = {str(seat): describe(e.move, self.table.rules, None, tr)
                              for seat, e in self.table.last_moves().items()}
@@ -484,7 +423,6 @@ class Room:
         except Exception as exc:
             self._lost(exc)
             return
-        self._arm_timer()  # a seat a bot took over, or handed back, has its timer stopped or started
         self.broadcast()
         self.kick()
 
@@ -770,7 +708,6 @@ class Room:
             self.timer_key = None
             self.deadline = None
             self.auto_turn = self.table.to_move
-            self.note_timeout(self.auto_turn)
             self._presence_changed()
 
     # ------------------------------------------------------------------ deals
