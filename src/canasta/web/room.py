@@ -270,6 +270,8 @@ class Room:
     dead: bool = False  # a change was not saved: this copy was forgotten (the store has the table)
     pace_wanted: float | None = None  # the pace last asked for, written by pace_task
     pace_task: asyncio.Task[None] | None = None
+    #: the log and the last moves said in each language, for one state of the table (Room.said)
+    said_by_lang: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]], dict[str, str]]] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- status
 
@@ -331,23 +333,32 @@ class Room:
             "bot_delay": self.bot_delay,
         }
 
-    def log_lines(self, lang: str) -> list[dict[str, Any]]:
-        """The hand's last moves as the log shows them, in ``lang``: each with its words
-        (``text``, "West melds 8H 8S 2C"; ``does``, the move alone, "melds 8H 8S 2C"), said
-        by :mod:`canasta.present` (the page describes nothing itself)."""
+    def said(self, lang: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """The hand's last moves as the log shows them, and each seat's last move of the hand
+        (however long ago: :meth:`Table.last_moves`), in ``lang``: each move's ``text``
+        ("West melds 8H 8S 2C") and ``does`` ("melds 8H 8S 2C"), said by :mod:`canasta.present`
+        (the page describes nothing itself).  Public, so said once per event and language,
+        not once per seat."""
         t, tr = self.table, translator(lang)
-        return [{"n": e.number, "seat": e.seat, "move": str(e.move),
-                 "text": describe(e.move, t.rules, t.names[e.seat], tr), "does": describe(e.move, t.rules, None, tr)}
-                for e in t.log(LOG_LINES)]
+        key = (self.seq, t.version, t.hand_number, tuple(t.names))  # what the words depend on
+        cached = self.said_by_lang.get(lang)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
+        log: list[dict[str, Any]] = [{"n": e.number, "seat": e.seat, "move": str(e.move),
+                "text": describe(e.move, t.rules, t.names[e.seat], tr), "does": describe(e.move, t.rules, None, tr)}
+               for e in t.log(LOG_LINES)]
+        shown: dict[int, str] = {line["n"]: line["does"] for line in log}
+        last: dict[str, str] = {str(s): shown.get(e.number) or describe(e.move, t.rules, None, tr) for s, e in t.last_moves().items()}
+        if any(k != key for k, _log, _last in self.said_by_lang.values()):
+            self.said_by_lang.clear()  # an earlier event's words
+        self.said_by_lang[lang] = (key, log, last)
+        return log, last
 
     def payload_for(self, seat: int, public: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any]:
         # the rules are sent once, in the welcome
         out = dict(public)
         out["seat"] = seat
-        out["log"] = self.log_lines(lang)
-        tr = translator(lang)  # each seat's last move of the hand, however long ago (Table.last_moves)
-        out["last_moves"] = {str(seat): describe(e.move, self.table.rules, None, tr)
-                             for seat, e in self.table.last_moves().items()}
+        out["log"], out["last_moves"] = self.said(lang)
         if self.table.dealt:
             seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
             out["view"] = seen.to_dict(include_rules=False)
