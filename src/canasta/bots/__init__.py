@@ -2,7 +2,9 @@
 ``make_bot("policy:runs/policy.npz")`` (a trained policy, :mod:`canasta.rl.policy`).
 
 Levels: ``random``, ``basic``, ``advanced``, ``expert`` (``expert:0.2`` sets its
-time budget in seconds, ``expert:i50`` a number of sampled worlds).  A bot gets
+time budget in seconds, ``expert:i50`` a number of sampled worlds), and ``ismcts``
+(OpenSpiel's ISMCTS, an outside yardstick: ``ismcts:200`` simulations a decision,
+``ismcts:0.5s`` CPU seconds a decision; needs the rl extra, :mod:`canasta.bots.ismcts`).  A bot gets
 only a :class:`~canasta.view.SeatView` and returns a legal move.
 
 A bot of your own is a :class:`Bot` subclass (:mod:`canasta.bots.base`); a
@@ -21,7 +23,7 @@ from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot, BasicBot
 from canasta.errors import CanastaError
 
-LEVELS = ("random", "basic", "advanced", "expert")
+LEVELS = ("random", "basic", "advanced", "expert", "ismcts")
 
 
 class BotSpecError(CanastaError):
@@ -29,8 +31,8 @@ class BotSpecError(CanastaError):
 
 
 def make_bot(spec: str, seed: int = 0) -> Bot:
-    """A bot from its name: a level, ``expert:SECONDS``, ``expert:iN`` or
-    ``cmd:COMMAND LINE`` for an external bot speaking the protocol."""
+    """A bot from its name: a level, ``expert:SECONDS``, ``expert:iN``, ``ismcts:N``,
+    ``ismcts:SECONDSs`` or ``cmd:COMMAND LINE`` for an external bot speaking the protocol."""
     text = spec.strip()
     if text.startswith(PYTHON_PREFIX):
         raise BotSpecError(f"{spec!r} names a Python bot object that was seated in code: it cannot be built "
@@ -51,8 +53,10 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
         return AdvancedBot(seed)
     if name == "expert":
         return ExpertBot(seed, parse_budget(arg) if arg else None)
-    raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS, cmd:COMMAND "
-                       "or policy:PATH")
+    if name == "ismcts":
+        return _ismcts_bot(arg, seed)
+    raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS, ismcts:N, "
+                       "cmd:COMMAND or policy:PATH")
 
 
 #: how a Python bot object is labelled in records and saved tables (``python:NAME``)
@@ -115,6 +119,45 @@ def parse_budget(text: str) -> Budget:
     return Budget(seconds=seconds)
 
 
+#: the simulations a decision of a plain ``ismcts``
+ISMCTS_SIMULATIONS = 10
+
+
+def parse_ismcts_budget(text: str) -> Budget:
+    """An ismcts budget: ``200`` (simulations a decision, a whole number from 1) or ``0.5s``
+    (CPU seconds a decision, more than 0 and at most an hour); anything else is refused with
+    the allowed range."""
+    from canasta.bots.ismcts import MAX_SECONDS as ISMCTS_SECONDS
+    from canasta.bots.ismcts import MAX_SIMULATIONS
+
+    allowed = (f"give a whole number of simulations from 1 to {MAX_SIMULATIONS} (ismcts:200) or CPU seconds "
+               f"above 0 and at most {ISMCTS_SECONDS:.0f} followed by s (ismcts:0.5s)")
+    body = text.strip().lower()
+    if body.endswith("s"):
+        try:
+            seconds = float(body[:-1])
+        except ValueError:
+            seconds = math.nan
+        if not 0 < seconds <= ISMCTS_SECONDS:
+            raise BotSpecError(f"ismcts budget {text!r}: {allowed}")
+        return Budget(seconds=seconds)
+    simulations = int(body) if re.fullmatch(r"[0-9]{1,7}", body) else 0
+    if not 1 <= simulations <= MAX_SIMULATIONS:
+        raise BotSpecError(f"ismcts budget {text!r}: {allowed}")
+    return Budget(iterations=simulations)
+
+
+def _ismcts_bot(arg: str, seed: int) -> Bot:
+    """``ismcts[:N|:SECONDSs]``: OpenSpiel's ISMCTS on the engine's OpenSpiel game (the rl extra)."""
+    budget = parse_ismcts_budget(arg) if arg else Budget(iterations=ISMCTS_SIMULATIONS)
+    from canasta.bots.ismcts import IsmctsBot, OpenSpielMissing
+
+    try:
+        return IsmctsBot(seed, budget)
+    except OpenSpielMissing as exc:
+        raise BotSpecError(str(exc)) from None
+
+
 def _policy_bot(path: str, seed: int) -> Bot:
     """``policy:PATH``: a trained policy saved by ``canasta.rl`` (plays with numpy only)."""
     import importlib.util
@@ -130,4 +173,5 @@ def _policy_bot(path: str, seed: int) -> Bot:
 
 
 __all__ = ["LEVELS", "PYTHON_PREFIX", "AdvancedBot", "BasicBot", "Bot", "BotLike", "BotSpecError", "Budget",
-           "ExpertBot", "RandomBot", "as_bot", "bot_label", "legal_moves", "make_bot", "parse_budget", "world"]
+           "ExpertBot", "RandomBot", "as_bot", "bot_label", "legal_moves", "make_bot", "parse_budget",
+           "parse_ismcts_budget", "world"]
