@@ -403,9 +403,9 @@ def test_rules_file_errors_name_the_file_and_the_key(tmp_path: Path, text: str, 
 def test_a_family_cannot_be_switched_by_an_override() -> None:
     _refused({"family": "italian"}, "italian", "italian-4p")
     # a family that agrees with the preset is fine, and a file without a preset starts from its family
-    assert RuleSet.preset("italian-3p", {"family": "italian"}).italian
+    assert RuleSet.preset("italian-3p", {"family": "italian"}).family == "italian"
     assert RuleSet.from_dict({"name": "mine", "family": "italian", "players": 3}).players == 3
-    assert RuleSet.from_dict({"name": "mine", "family": "italian"}).italian
+    assert RuleSet.from_dict({"name": "mine", "family": "italian"}).family == "italian"
 
 
 def test_literal_choices_match_the_options() -> None:

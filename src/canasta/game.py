@@ -138,6 +138,11 @@ class RuleFamily:
         """Whether ``side`` has the canastas going out needs (A.12.2, B.13.1)."""
         raise NotImplementedError
 
+    def canasta_counts_as(self, rules: RuleSet, meld: Meld) -> str | None:
+        """How a canasta of seven or more cards counts: ``"clean"`` (natural cards only),
+        ``"dirty"``, or None where it counts as neither (Italian wild canastas, I-O12)."""
+        return "clean" if meld.deuces + meld.jokers == 0 else "dirty"
+
     # -- words, for the views' notes on the pile (pile_notes)
     def frozen_note(self, rules: RuleSet) -> PileNote:
         """The note on a pile frozen by a wild card or black three."""

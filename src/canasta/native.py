@@ -39,6 +39,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/families/classic/rules.py",
     "canasta/families/italian/__init__.py",
     "canasta/families/italian/going_out.py",
+    "canasta/families/italian/melds.py",
     "canasta/families/italian/movegen.py",
     "canasta/families/italian/openings.py",
     "canasta/families/italian/refusals.py",

@@ -349,11 +349,6 @@ class RuleSet:
     def num_sides(self) -> int:
         return len(self.teams)
 
-    @property
-    def italian(self) -> bool:
-        """Deprecated: the engine asks :meth:`has_option`; kept while tui/ and web/ still read it."""
-        return self.family == "italian"
-
     def has_option(self, field: str) -> bool:
         """Whether ``field`` (a :class:`RuleSet` field) is a named option of this rule set's family."""
         return field in _FAMILY_FIELDS[self.family]

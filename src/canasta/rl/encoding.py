@@ -39,8 +39,8 @@ import numpy.typing as npt
 from canasta import compiled_pickle
 from canasta.cards import CARD_RANK, IS_WILD, JOKER, JOKER_RANK, NUM_RANKS, RANK_NAMES, THREE, TWO, Card
 from canasta.errors import IllegalMoveError
-from canasta.game import Game, RuleFamily
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, it_canasta, meld_from_cards
+from canasta.game import Game, RuleFamily, family_of
+from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, meld_from_cards
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -433,6 +433,7 @@ class Observer:
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = rules
+        self._family = family_of(rules)
         self.n = rules.players
         self.nsides = len(rules.teams)
         self.step = -1 if rules.direction == "counter_clockwise" else 1
@@ -508,7 +509,7 @@ class Observer:
             m = meld_from_cards(cards)
             if m.rank < 0:
                 m.rank = WILD_MELD
-            hit = it_canasta(self.rules, m)[1]
+            hit = self._family.canasta_counts_as(self.rules, m)
             self._clean_cache[key] = hit
         return hit
 

@@ -17,11 +17,12 @@ from canasta.fairdeal import DealRandom
 from canasta.families.italian import movegen, refusals  # noqa: F401  (registers its refusal forms)
 from canasta.families.italian import rules as italian_rules
 from canasta.families.italian.going_out import italian_can_go_out
+from canasta.families.italian.melds import it_canasta, it_group_error
 from canasta.families.italian.openings import group_key, groups_from
 from canasta.families.italian.state import ItalianState, part_of
 from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
-from canasta.melds import WILD_MELD, Meld, it_group_error
+from canasta.melds import WILD_MELD, Meld
 from canasta.moves import OPEN, TAKE, Group, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
@@ -59,6 +60,9 @@ class Italian(RuleFamily):
 
     def going_out_met(self, g: Game, side: int) -> bool:
         return italian_rules.requirement_met(g.rules, *italian_rules.closed_counts(g, side))
+
+    def canasta_counts_as(self, rules: RuleSet, meld: Meld) -> str | None:
+        return it_canasta(rules, meld)[1]
 
     def frozen_note(self, rules: RuleSet) -> PileNote:
         return PileNote("frozen_pozzo", n=rules.frozen_pozzo_naturals)

@@ -18,17 +18,10 @@ from typing import TYPE_CHECKING, Final
 from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, THREE, TWO
 from canasta.errors import IllegalMoveError
 from canasta.families.italian import rules as italian
+from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from
 from canasta.families.italian.state import part_of
-from canasta.melds import (
-    CANASTA_SIZE,
-    WILD_MELD,
-    Meld,
-    it_canasta,
-    it_group_error,
-    wild_meld_is_clean,
-    wild_meld_kind,
-)
+from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.moves import MELD, Move
 from canasta.options import Spec
 from canasta.rules import RuleSet

@@ -19,10 +19,11 @@ from canasta.cards import (
     TWO,
 )
 from canasta.families.italian.going_out import italian_can_go_out
+from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
 from canasta.families.italian.rules import is_deuce_meld, open_allowed
 from canasta.families.italian.state import part_of
-from canasta.melds import CANASTA_SIZE, WILD_MELD, it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.melds import CANASTA_SIZE, WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move
 from canasta.options import (
     DEUCE_ON_OPT,

@@ -18,7 +18,8 @@ from canasta.cards import (
     TWO,
     Card,
 )
-from canasta.melds import CANASTA_SIZE, WILD_MELD, it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.melds import CANASTA_SIZE, WILD_MELD
 from canasta.moves import MELD, Group, Move, group_cards, group_target
 from canasta.options import Spec
 

@@ -32,17 +32,10 @@ from canasta.cards import (
 )
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
+from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import opening_options
 from canasta.families.italian.state import part_of
-from canasta.melds import (
-    CANASTA_SIZE,
-    WILD_MELD,
-    Meld,
-    it_canasta,
-    it_group_error,
-    wild_meld_is_clean,
-    wild_meld_kind,
-)
+from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.moves import Group, Move, group_cards, group_target
 from canasta.plans import GroupPlan, MeldPlan, TakePlan
 from canasta.rules import RuleSet
