@@ -2,7 +2,7 @@
 ``make_bot("policy:runs/policy.npz")`` (a trained policy, :mod:`canasta.rl.policy`).
 
 Levels: ``random``, ``basic``, ``advanced``, ``expert`` (``expert:0.2`` sets its
-time budget in seconds, ``expert:i50`` a number of sampled worlds), and ``ismcts``
+time budget in seconds, ``expert:i50`` a number of sampled worlds); beside them ``ismcts``
 (OpenSpiel's ISMCTS, an outside yardstick: ``ismcts:200`` simulations a decision,
 ``ismcts:0.5s`` CPU seconds a decision; needs the rl extra, :mod:`canasta.bots.ismcts`).  A bot gets
 only a :class:`~canasta.view.SeatView` and returns a legal move.
@@ -23,7 +23,9 @@ from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot, BasicBot
 from canasta.errors import CanastaError
 
-LEVELS = ("random", "basic", "advanced", "expert", "ismcts")
+#: the engine's own levels (what the terminal and the web offer); ``ismcts``, ``policy:`` and
+#: ``cmd:`` are specs beside them, for the arena, tables and the ladder
+LEVELS = ("random", "basic", "advanced", "expert")
 
 
 class BotSpecError(CanastaError):
@@ -119,10 +121,6 @@ def parse_budget(text: str) -> Budget:
     return Budget(seconds=seconds)
 
 
-#: the simulations a decision of a plain ``ismcts``
-ISMCTS_SIMULATIONS = 10
-
-
 def parse_ismcts_budget(text: str) -> Budget:
     """An ismcts budget: ``200`` (simulations a decision, a whole number from 1) or ``0.5s``
     (CPU seconds a decision, more than 0 and at most an hour); anything else is refused with
@@ -149,9 +147,9 @@ def parse_ismcts_budget(text: str) -> Budget:
 
 def _ismcts_bot(arg: str, seed: int) -> Bot:
     """``ismcts[:N|:SECONDSs]``: OpenSpiel's ISMCTS on the engine's OpenSpiel game (the rl extra)."""
-    budget = parse_ismcts_budget(arg) if arg else Budget(iterations=ISMCTS_SIMULATIONS)
-    from canasta.bots.ismcts import IsmctsBot, OpenSpielMissing
+    from canasta.bots.ismcts import DEFAULT_SIMULATIONS, IsmctsBot, OpenSpielMissing
 
+    budget = parse_ismcts_budget(arg) if arg else Budget(iterations=DEFAULT_SIMULATIONS)
     try:
         return IsmctsBot(seed, budget)
     except OpenSpielMissing as exc:

@@ -35,6 +35,9 @@ from canasta.view import SeatView, sample_world
 #: the UCT exploration constant, in points of hand score (OpenSpiel's examples use 2 for
 #: returns of about ±1; a Canasta hand's returns spread over about a thousand points)
 UCT_C = 1000.0
+#: the simulations a decision of a plain ``ismcts`` (about the expert's default CPU time per
+#: decision in classic-4p: docs/strength.md)
+DEFAULT_SIMULATIONS = 16
 #: the most simulations ``ismcts:N`` may ask for
 MAX_SIMULATIONS = 1_000_000
 #: the most CPU seconds ``ismcts:Ss`` may ask for a decision
@@ -65,7 +68,7 @@ class IsmctsBot(Bot):
     name = "ismcts"
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
-        budget = budget or Budget(iterations=200)
+        budget = budget or Budget(iterations=DEFAULT_SIMULATIONS)
         if budget.iterations is None and budget.seconds is None:
             raise ValueError("an ismcts budget needs simulations or seconds")
         super().__init__(seed, budget)
@@ -151,4 +154,4 @@ class IsmctsBot(Bot):
         self._searchers.clear()
 
 
-__all__ = ["MAX_SECONDS", "MAX_SIMULATIONS", "UCT_C", "IsmctsBot", "OpenSpielMissing"]
+__all__ = ["DEFAULT_SIMULATIONS", "MAX_SECONDS", "MAX_SIMULATIONS", "UCT_C", "IsmctsBot", "OpenSpielMissing"]
