@@ -6,14 +6,16 @@ only grows, and a hand ends when the stock runs out.  It borrows Classic's rule
 functions (a plug-in may build on a family's public code; a family package in
 ``src/`` may not) and changes one rule: taking the pile is refused and never
 generated.  It has its own preset, its own player count (four only) and its own
-tuning for the bots.
+tuning for the bots and its own name.  The terminal app and the card room show it.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +24,7 @@ from canasta.bots import make_bot
 from canasta.cards import NUM_CARDS, card_str
 from canasta.errors import IllegalMoveError, refuse
 from canasta.families.classic import Classic
-from canasta.family import PlayTuning, SearchTuning
+from canasta.family import FamilyWords, PlayTuning, SearchTuning
 from canasta.game import FAMILIES, Game, family_of, register_family
 from canasta.moves import TAKE, Move
 from canasta.options import Option
@@ -51,6 +53,8 @@ class NoPile(Classic):
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=True, black_three_discard=0, meld_takes_pile=False,
                       one_and_wild_takes=False, frozen_need=99, classic_scale=True)
     search = SearchTuning(worlds=8, drop_z=1.5, scored=True)
+    words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild",
+                        title="No-pile Canasta")
 
     def plan_take(self, g: Game, move: Move) -> TakePlan:
         raise refuse("PILE_BLOCKED")
@@ -181,3 +185,51 @@ def test_the_expert_uses_the_familys_search() -> None:
 
     game = Game(_rules(), seed=5)
     assert _search(game) is NoPile.search
+
+
+def test_the_terminal_app_shows_and_plays_it(tmp_path: Path) -> None:
+    pytest.importorskip("textual")
+    from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
+    from canasta.tui.config import build_table
+    from test_tui import SIZE, _text, aio, person_plays, settle
+
+    table = build_table(_rules(), ["basic"], seed=7, hint_level="basic")
+
+    @aio
+    async def run() -> None:
+        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "nopile")
+        async with app.run_test(size=SIZE) as pilot:
+            played = 0
+            while played < 6 and not table.hand_over:
+                await settle(pilot, table)
+                if table.hand_over:
+                    break
+                await person_plays(pilot, table)
+                played += 1
+            assert isinstance(app.screen, TableScreen)
+            assert PRESET in _text(app, "#topbar")
+            assert app.screen.query_one("#pile").border_title == "Pile and stock"  # the family's word for it
+            assert played == 6
+            assert all(m.kind != TAKE for hand in table.moves for _, m in hand)
+
+    run()
+
+
+def test_the_card_rooms_state_payload_says_it(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from test_web import human_table, recv_until, room_client, room_of
+
+    with room_client(str(tmp_path / "nopile.db")) as client:
+        presets = client.get("/api/presets").json()["presets"]
+        mine = next(p for p in presets if p["name"] == PRESET)
+        assert mine["family"] == NAME and "No-pile Canasta" in mine["label"]
+        tid, tokens = human_table(client, [{}, {"kind": "bot", "bot": "basic"}, {"kind": "bot", "bot": "basic"},
+                                           {"kind": "bot", "bot": "advanced"}], PRESET)
+        with client.websocket_connect(f"/ws/{tid}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": tokens[0]}))
+            welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
+            state = recv_until(ws, lambda m: m["type"] == "state")
+        assert welcome["type"] == "welcome" and welcome["rules"]["family"] == NAME
+        assert welcome["words"]["pile"] == "pile" and welcome["words"]["closes_canastas"] is False
+        assert len(state["view"]["hand"]) == 11 and state["pile_notes"]
+        assert room_of(client, tid).table.rules.name == PRESET

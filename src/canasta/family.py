@@ -80,6 +80,7 @@ class FamilyWords:
     minimum_shown: str  # the first meld's minimum by score: "bands" (a table, A.7.1) or "samples" (a formula, B.9.1)
     pile_fanned: int  # cards of the discards a table shows fanned out (the pozzo's are counted out: more)
     wilds: str  # how wild cards are counted on a meld: "wild" ("2 wild cards") or "pinelle" ("1 pinella, 1 jolly")
+    title: str = ""  # the game's name, "Classic Canasta" (empty: the family's name)
 
 
 @dataclass(frozen=True)

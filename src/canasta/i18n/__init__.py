@@ -384,11 +384,13 @@ class Translator:
         return self.pgettext("rule sources", sources) if sources else sources
 
     def family(self, family: str) -> str:
-        if family == "classic":
-            return self.gettext("Classic Canasta")
-        if family == "italian":
-            return self.gettext("Italian Canasta")
-        return family
+        """A rule family's game by name ("Classic Canasta"), as the family calls it
+        (:attr:`FamilyWords.title <canasta.family.FamilyWords.title>`)."""
+        from canasta.game import FAMILIES
+
+        known = FAMILIES.get(family)
+        title = known.words.title if known is not None else ""
+        return self.gettext(title) if title else family
 
     def preset(self, name: str) -> str:
         """A preset's name in words: "Classic Canasta, 4 players (two partnerships)"."""

@@ -35,7 +35,8 @@ class Classic(RuleFamily):
     name = "classic"
     pile_word = "pile"
     take_draws = 0
-    words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild")
+    words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild",
+                        title="Classic Canasta")
     play = PlayTuning(keep_pair_for_pile=True, track_shedding=True, black_three_discard=20, meld_takes_pile=True,
                       one_and_wild_takes=True, frozen_need=2, classic_scale=True)
     search = SearchTuning(worlds=90, drop_z=1.5, scored=True)

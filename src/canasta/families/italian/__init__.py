@@ -46,7 +46,8 @@ class Italian(RuleFamily):
     has_cut = True
     goes_out_in_one_move = False
     takes_with_one_and_wild = False
-    words = FamilyWords(canastas=("clean", "dirty"), opened="opened", minimum_shown="samples", pile_fanned=5, wilds="pinelle")
+    words = FamilyWords(canastas=("clean", "dirty"), opened="opened", minimum_shown="samples", pile_fanned=5, wilds="pinelle",
+                        title="Italian Canasta")
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=False, black_three_discard=5, meld_takes_pile=False,
                       one_and_wild_takes=False, frozen_need=3, classic_scale=False)
     # the search measured at 70% of hands over 2,000 hands (issue 17)
