@@ -159,7 +159,7 @@ def _web_messages() -> Iterator[Message]:
         with path.open("rb") as f:
             for lineno, message, comments, context in extract(
                     method, f, keywords=JS_KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True,
-                    options={"template_string": "true"}):
+                    options={"template_string": "true", "parse_template_string": "true"}):
                 where = f"{path.relative_to(PACKAGE_DIR.parent.parent).as_posix()}:{lineno}"
                 yield _message(message), context, where, list(comments)
 

@@ -17,12 +17,36 @@ from typing import Any, Final
 
 from canasta.errors import IllegalMoveError
 from canasta.family import PILE_NOTES
-from canasta.i18n import DEFAULT, LANGUAGE_NAMES, LANGUAGES, PSEUDO, WEB_DOMAIN, negotiate, translator
+from canasta.i18n import (
+    DEFAULT,
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    N_,
+    PSEUDO,
+    WEB_DOMAIN,
+    Translator,
+    negotiate,
+    translator,
+)
 from canasta.i18n.words import END_REASONS
 
 TEMPLATE: Final = "_template"  # an error's English template and its fields, until it is sent
 REFUSAL: Final = "_refusal"  # an engine refusal (IllegalMoveError), until it is sent
 PLURAL_SPAN: Final = 200  # plural forms are sent for 0..199; larger counts use 100 + n % 100
+QUICK_PLAY: Final = "Quick play"  # the stored title of a quick game (said in each reader's language)
+#: the name of a table its maker left unnamed: stored as the maker's name alone ("host")
+TABLE_OF: Final = N_("{name}'s table")
+
+
+def table_title(config: dict[str, Any], tr: Translator) -> str:
+    """A table's name as ``tr``'s reader sees it: the name its maker gave; a quick game's
+    or an unnamed table's ("Ann's table") said in the reader's language."""
+    title, host = config.get("title"), config.get("host")
+    if title == QUICK_PLAY:
+        return tr.gettext(N_("Quick play"))
+    if isinstance(title, str) and title:
+        return title
+    return tr.gettext(TABLE_OF).format(name=host) if isinstance(host, str) and host else ""
 
 
 def choose(requested: Any = None, accept_language: str | None = None) -> str:

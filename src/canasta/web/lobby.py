@@ -17,7 +17,7 @@ from canasta.rules import PRESETS, RuleSet
 from canasta.table import Table, seat_names
 from canasta.web.guards import bad, client_address, is_int
 from canasta.web.hub import Hub
-from canasta.web.language import choose
+from canasta.web.language import QUICK_PLAY, choose
 from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, NOT_SAVED, Room
 from canasta.web.service import TheCardRoom
 from canasta.web.store import SeatRow, TableRow, hash_token
@@ -152,8 +152,8 @@ class Lobby:
         table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
                       names=[s.name for s in seats], event="canasta serve", fair=fair, deal=not fair)
         table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
-        config = {"title": clean_name(title, f"{my_name}'s table"), "preset": rules.name,
-                  "turn_seconds": turn_seconds}
+        # an unnamed table is named for its maker in each reader's language (language.table_title)
+        config = {"title": clean_name(title), "host": my_name, "preset": rules.name, "turn_seconds": turn_seconds}
         if bot_delay is not None:
             config["bot_delay"] = float(bot_delay)
         status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
@@ -189,7 +189,8 @@ class Lobby:
         return {"table": room.id, "seat": seat, "token": token, "next_deal": next_deal(room.table)}
 
     def info(self, room: Room) -> dict[str, Any]:
-        return {"table": room.id, "title": room.config.get("title"), "preset": room.table.rules.name,
+        return {"table": room.id, "title": room.config.get("title"), "host": room.config.get("host"),
+                "preset": room.table.rules.name,
                 "status": room.status, "target": room.table.rules.target,
                 "seats": [{"seat": s.seat, "name": room.table.names[s.seat], "kind": s.kind, "level": s.level,
                            "connected": room.connected(s.seat)} for s in room.seats]}
@@ -232,7 +233,7 @@ async def quick(request: Request, card: TheCardRoom) -> dict[str, Any]:
     made = Lobby(card.hub).create({
         "preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
         "seats": [{"kind": "bot", "level": level}] * n, "seed": body.get("seed"),
-        "bot_delay": body.get("bot_delay"), "title": "Quick play"})
+        "bot_delay": body.get("bot_delay"), "title": QUICK_PLAY})
     card.hub.count_creation(client_address(request))
     return made
 
@@ -258,6 +259,7 @@ async def history(card: TheCardRoom) -> dict[str, Any]:
     out = []
     for row in card.store.finished():
         st = row.state
-        out.append({"table": row.id, "title": row.config.get("title"), "preset": row.config.get("preset"),
+        out.append({"table": row.id, "title": row.config.get("title"), "host": row.config.get("host"),
+                    "preset": row.config.get("preset"),
                     "names": st.get("names"), "hands": len(st.get("hands", [])), "finished": row.updated})
     return {"tables": out}

@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 
 from canasta.i18n import Translator, translator
 from canasta.rules import RuleSet
-from canasta.web.language import catalog, choose
+from canasta.web.language import catalog, choose, table_title
 from canasta.web.service import TheCardRoom
 
 STATIC = Path(__file__).parent / "static"
@@ -87,7 +87,7 @@ async def replay_page(table_id: str) -> FileResponse:
 async def table_rules(table_id: str, request: Request, card: TheCardRoom, lang: str | None = None) -> str:
     room = card.room(table_id)
     tr = translator(choose(lang, request.headers.get("accept-language")))
-    return rules_page(room.table.rules, str(room.config.get("title", table_id)), tr)
+    return rules_page(room.table.rules, table_title(room.config, tr) or table_id, tr)
 
 
 @routes.get("/i18n/catalog.json")

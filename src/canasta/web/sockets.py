@@ -127,7 +127,7 @@ async def hello(ws: WebSocket, room: Room, card: CardRoom) -> Conn:
         conn.start()
         conn.send({"type": "welcome", "table": room.id, "seat": seat, "rules": room.table.rules.to_dict(),
                    "words": words_of(room.table.rules),
-                   "title": room.config.get("title"), "seq": room.seq,
+                   "title": room.config.get("title"), "host": room.config.get("host"), "seq": room.seq,
                    "resync": is_int(msg.get("seq")) and msg["seq"] != room.seq})
         if seat >= 0 and msg.get("client_seed") is not None:
             seed_with_hello(conn, room, msg)

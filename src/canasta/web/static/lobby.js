@@ -1,6 +1,6 @@
 // The lobby: quick play, creating a table, open tables, finished games.
 import { _, languagePicker, lang, ngettext, translatePage } from "/static/i18n.js";
-import { levelName, seatName } from "/static/words.js";
+import { levelName, seatName, tableTitle } from "/static/words.js";
 
 translatePage();
 languagePicker(document.getElementById("lang"));
@@ -187,7 +187,7 @@ async function refresh() {
     const free = t.seats.filter((s) => s.kind === "open").length;
     d.innerHTML = `<a></a><span class="muted"></span>`;
     d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
-    d.querySelector("a").textContent = t.title;
+    d.querySelector("a").textContent = tableTitle(t.title, t.host) || t.table;
     d.querySelector("span").textContent = `${t.preset} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => seatName(s.name, s.kind)).join(", ")}`;
     box.appendChild(d);
   }
@@ -199,7 +199,7 @@ async function refresh() {
     d.className = "row";
     const id = encodeURIComponent(t.table);
     d.innerHTML = `<span></span><a href="/replay/${id}"></a><a href="/api/tables/${id}/record"></a>`;
-    d.querySelector("span").textContent = `${t.title} · ${t.preset} · ${(t.names || []).join(", ")} · ${ngettext("{n} hand", "{n} hands", t.hands)}`;
+    d.querySelector("span").textContent = `${tableTitle(t.title, t.host) || t.table} · ${t.preset} · ${(t.names || []).join(", ")} · ${ngettext("{n} hand", "{n} hands", t.hands)}`;
     d.querySelectorAll("a")[0].textContent = _("replay");
     d.querySelectorAll("a")[1].textContent = _("record");
     hb.appendChild(d);

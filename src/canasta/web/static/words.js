@@ -17,6 +17,14 @@ export function seatName(name, kind) {
   return kind !== "human" && COMPASS[name] ? COMPASS[name] : name;
 }
 
+/** A table's name as shown: the name its maker gave; a quick game, or a table its maker left
+ * unnamed ("Ann's table", stored as the maker's name alone: host), in the language. */
+export function tableTitle(title, host) {
+  if (title === "Quick play") return _("Quick play");
+  if (title) return title;
+  return host ? _("{name}'s table", { name: host }) : "";
+}
+
 /** A bot level in words ("expert bot", "expert bots" for n > 1). */
 export function levelName(level, n = 1) {
   const names = { random: ngettext("random bot", "random bots", n), basic: ngettext("basic bot", "basic bots", n),
