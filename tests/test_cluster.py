@@ -120,7 +120,8 @@ class Player:
             self.state = msg
             hand = len(msg["sheet"]) + (0 if msg["hand_over"] else 1)
             for e in msg["log"]:
-                self.logs[(hand, e["n"])] = e["move"]
+                if e.get("kind") != "notice":  # a notice (a turn timer ran out) is no move
+                    self.logs[(hand, e["n"])] = e["move"]
         return msg
 
     def until(self, pred: Callable[[Msg], bool], timeout: float = 20) -> Msg:
@@ -431,6 +432,74 @@ def test_a_bot_table_plays_on_when_a_worker_is_killed_and_keeps_its_secrets(serv
         s1.stop()
         w1.stop()
         w2.stop()
+
+
+def test_a_turn_timer_that_runs_out_is_a_notice_on_every_server_and_after_a_restart(
+        services: tuple[str, str]) -> None:
+    """A worker finishes the turn of a person whose timer ran out: every server tells every
+    seat (in its language, and in the log), and a server started afterwards reads the
+    notice back from the stored events."""
+    db, prefix = services
+    worker = WorkerProcess(db, server_args(prefix)).start()
+    s1 = ServerProcess(db, args=server_args(prefix)).start()
+    s2 = ServerProcess(db, args=server_args(prefix)).start()
+    players: list[Player] = []
+    try:
+        r = httpx.post(f"{s1.url}/api/tables", json={
+            "preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 5, "turn_seconds": 10,
+            "seats": [{}, {"kind": "open"}, {"kind": "bot", "level": "basic"}, {"kind": "bot", "level": "basic"}]})
+        assert r.status_code == 200, r.text
+        table, ann_token = r.json()["table"], r.json()["token"]
+        j = httpx.post(f"{s2.url}/api/tables/{table}/join", json={"name": "Bea", "seat": 1})
+        assert j.status_code == 200, j.text
+        ann = Player(s1, table, ann_token)
+        players.append(ann)
+        cm = websockets_sync.connect(f"{s2.ws_url}/ws/{table}", open_timeout=10)  # Bea, in Italian
+        bea = Player.__new__(Player)
+        bea.cm, bea.ws, bea.raw, bea.logs = cm, cm.__enter__(), [], {}
+        players.append(bea)
+        bea.ws.send(json.dumps({"type": "hello", "token": j.json()["token"], "lang": "it"}))
+        assert bea.recv()["type"] == "welcome"
+        bea.state = bea.until(lambda m: m["type"] == "state")
+
+        def noticed(m: Msg) -> bool:
+            return m["type"] == "state" and bool(m.get("notices"))
+
+        seen = ann.until(noticed, timeout=40)  # nobody moves: a timer runs out (10 s) and a bot plays
+        seen_it = bea.until(noticed, timeout=20)
+        (notice,) = seen["notices"]
+        late = notice["seat"]
+        assert late in (0, 1) and notice["kind"] == "timeout"
+        assert seen_it["notices"][0]["id"] == notice["id"]  # the event's number, the same on both servers
+        name = ["Ann", "Bea"][late]
+        it_for_name = f"tempo scaduto: il computer ha giocato per {name}"
+        it_you = "il tuo tempo è scaduto: il computer ha giocato il tuo turno"
+        assert notice["text"] == ("your time ran out: the computer played your turn" if late == 0 else
+                                  f"time ran out: the computer played for {name}")
+        assert seen_it["notices"][0]["text"] == (it_you if late == 1 else it_for_name)
+        assert any(e.get("kind") == "notice" and e["text"] == it_for_name for e in seen_it["log"])
+        assert any(kind == "auto_turn" and seat == late for _num, kind, seat, _line in events(db, table))
+        for p in players:
+            p.close()
+        players = []
+        s1.stop()
+        s2.stop()
+        worker.stop()  # no more timers: the table stands as stored
+        s3 = ServerProcess(db, args=server_args(prefix)).start()
+        try:
+            again = Player(s3, table, ann_token)
+            players.append(again)
+            kept = [n for n in again.state["notices"] if n["id"] == notice["id"]]
+            assert kept and kept[0]["seat"] == late and kept[0]["after"] == notice["after"]
+            assert any(e.get("kind") == "notice" and e["id"] == notice["id"] for e in again.state["log"])
+        finally:
+            s3.stop()
+    finally:
+        for p in players:
+            p.close()
+        s1.stop()
+        s2.stop()
+        worker.stop()
 
 
 def test_health_readiness_and_metrics_of_a_single_server(tmp_path: Any) -> None:

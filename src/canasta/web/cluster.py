@@ -58,7 +58,8 @@ from canasta.web.room import BUSY, NO_NEXT_DEAL, NOT_SAVED, NOTHING_TO_UNDO, Con
 from canasta.web.store import SeatRow
 
 ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
-              "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at")
+              "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at", "notices",
+              "notice_count")
 RETRIES = 3  # a change lost to another writer is re-checked against the truth and tried again
 
 
@@ -136,6 +137,7 @@ class ClusterRoom(Room):
                     self.gone[s.seat] = (ev.num, ev.at)
         elif k == "auto_turn":
             self.auto_turn = ev.seat
+            self.note_timeout(ev.seat, ev.num)  # every process says it, and a reload from the events too
         elif k == "abandon":
             self.status = "abandoned"
         self.seq = ev.num

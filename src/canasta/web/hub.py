@@ -15,7 +15,7 @@ from typing import Any
 from canasta.table import Table
 from canasta.web.botpool import BotPool, default_workers
 from canasta.web.metrics import Metrics
-from canasta.web.room import Room, Settings
+from canasta.web.room import Notice, Room, Settings
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 
@@ -154,6 +154,7 @@ class Hub:
         status = "finished" if table.match_over and row.status != "abandoned" else row.status
         room = Room(self, row.id, row.config, row.seats, table, row.seq + 1, status, next_idx=row.next_idx,
                     last_active=row.updated)
+        room.keep_notices([Notice.from_dict(n) for n in row.notices])
         room.resume()
         return room
 

@@ -220,6 +220,10 @@ NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the 
 BUSY = N_("the table is busy: try again")
 DB_UNAVAILABLE = N_("the table's database does not answer right now: try again in a moment")
 NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
+#: what every seat is told when a person's turn timer ran out (a bot finishes the turn)
+TIMED_OUT = N_("time ran out: the computer played for {name}")
+TIMED_OUT_YOU = N_("your time ran out: the computer played your turn")
+MAX_NOTICES = 20  # the notices of a hand kept (the oldest go first)
 
 
 class RoomHost(Protocol):
@@ -240,6 +244,26 @@ class RoomHost(Protocol):
     def bot_pool(self) -> BotPool | None: ...
 
     def on_broadcast(self, room: Room) -> None: ...
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something every seat is told besides the moves: ``timeout`` (``seat``'s turn timer ran
+    out and a bot finished the turn).  ``after``: the number of moves of hand ``hand`` played
+    when it happened, so the log shows it in its place; ``id``: its number at this table."""
+
+    id: int
+    kind: str
+    seat: int
+    hand: int
+    after: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "seat": self.seat, "hand": self.hand, "after": self.after}
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Notice:
+        return Notice(int(d["id"]), str(d["kind"]), int(d["seat"]), int(d["hand"]), int(d["after"]))
 
 
 @dataclass
@@ -272,6 +296,8 @@ class Room:
     pace_task: asyncio.Task[None] | None = None
     #: the log and the last moves said in each language, for one state of the table (Room.said)
     said_by_lang: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]], dict[str, str]]] = field(default_factory=dict)
+    notices: list[Notice] = field(default_factory=list)  # public notices of the current hand
+    notice_count: int = 0  # the last notice's number at this table (the page shows a new one once)
 
     # ---------------------------------------------------------------- status
 
@@ -330,8 +356,36 @@ class Room:
             "next_deal": ({"hand": t.hand_number + 1, "commitment": shown,
                            "seeds": [bool(x) for x in t.client_seeds()]} if shown is not None else None),
             "revealed": t.revealed(), "auto_deal_at": self.deal_at if t.dealt else None,
-            "bot_delay": self.bot_delay,
+            "bot_delay": self.bot_delay, "turn_seconds": float(self.config.get("turn_seconds") or 0),
         }
+
+    def note_timeout(self, seat: int, number: int | None = None) -> Notice:
+        """Keep the notice that ``seat``'s turn timer ran out (shown to every seat); ``number``:
+        its number (a cluster's event number), else the next one of this table."""
+        t = self.table
+        moves = len(t.moves[-1]) if t.moves else 0
+        notice = Notice(self.notice_count + 1 if number is None else number, "timeout", seat, t.hand_number, moves)
+        self.keep_notices([*self.notices, notice])
+        return notice
+
+    def keep_notices(self, notices: list[Notice]) -> None:
+        """Keep the current hand's last :data:`MAX_NOTICES` of ``notices``."""
+        hand = self.table.hand_number
+        self.notices = [n for n in notices if n.hand == hand][-MAX_NOTICES:]
+        self.notice_count = max([self.notice_count, *(n.id for n in notices)])
+
+    def current_notices(self) -> list[Notice]:
+        hand = self.table.hand_number
+        return [n for n in self.notices if n.hand == hand]
+
+    def notice_lines(self, seat: int, lang: str) -> list[dict[str, Any]]:
+        """The current hand's notices said in ``lang`` for the connection at ``seat`` (the
+        seat whose time ran out is told "your time ran out", everyone else the name)."""
+        tr, t = translator(lang), self.table
+        return [{"id": n.id, "kind": n.kind, "seat": n.seat, "hand": n.hand, "after": n.after,
+                 "text": tr.gettext(TIMED_OUT_YOU) if n.seat == seat else
+                 tr.gettext(TIMED_OUT).format(name=t.names[n.seat])}
+                for n in self.current_notices()]
 
     def said(self, lang: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The hand's last moves as the log shows them, and each seat's last move of the hand
@@ -340,7 +394,8 @@ class Room:
         (the page describes nothing itself).  Public, so said once per event and language,
         not once per seat."""
         t, tr = self.table, translator(lang)
-        key = (self.seq, t.version, t.hand_number, tuple(t.names))  # what the words depend on
+        notices = self.current_notices()
+        key = (self.seq, t.version, t.hand_number, tuple(t.names), tuple(notices))  # what the words depend on
         cached = self.said_by_lang.get(lang)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
@@ -349,16 +404,40 @@ class Room:
                for e in t.log(LOG_LINES)]
         shown: dict[int, str] = {line["n"]: line["does"] for line in log}
         last: dict[str, str] = {str(s): shown.get(e.number) or describe(e.move, t.rules, None, tr) for s, e in t.last_moves().items()}
+        if notices:
+            said = [{"id": n.id, "kind": n.kind, "seat": n.seat, "after": n.after,
+                     "text": tr.gettext(TIMED_OUT).format(name=t.names[n.seat])} for n in notices]
+            log = self.with_notices(log, said)
         if any(k != key for k, _log, _last in self.said_by_lang.values()):
             self.said_by_lang.clear()  # an earlier event's words
         self.said_by_lang[lang] = (key, log, last)
         return log, last
+
+    @staticmethod
+    def with_notices(lines: list[dict[str, Any]], notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The log with each notice after the move it followed (a line of ``kind`` "notice",
+        its ``notice`` the notice's kind, and no move)."""
+        first = lines[0]["n"] if lines else 1
+        out: list[dict[str, Any]] = []
+        pending = [n for n in notices if n["after"] >= first - 1]
+        for line in [{"n": first - 1}, *lines]:
+            if line["n"] >= first:
+                out.append(line)
+            while pending and pending[0]["after"] <= line["n"]:
+                out.append(Room.notice_line(pending.pop(0)))
+        return out + [Room.notice_line(n) for n in pending]  # after moves taken back
+
+    @staticmethod
+    def notice_line(n: dict[str, Any]) -> dict[str, Any]:
+        return {"kind": "notice", "notice": n["kind"], "id": n["id"], "seat": n["seat"],
+                "n": None, "move": None, "text": n["text"], "does": None}
 
     def payload_for(self, seat: int, public: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any]:
         # the rules are sent once, in the welcome
         out = dict(public)
         out["seat"] = seat
         out["log"], out["last_moves"] = self.said(lang)
+        out["notices"] = self.notice_lines(seat, lang)
         if self.table.dealt:
             seen = self.table.view(seat) if seat >= 0 else self.table.spectator_view()
             out["view"] = seen.to_dict(include_rules=False)
@@ -434,6 +513,7 @@ class Room:
         except Exception as exc:
             self._lost(exc)
             return
+        self._arm_timer()  # a seat a bot took over, or handed back, has its timer stopped or started
         self.broadcast()
         self.kick()
 
@@ -719,6 +799,12 @@ class Room:
             self.timer_key = None
             self.deadline = None
             self.auto_turn = self.table.to_move
+            notice = self.note_timeout(self.auto_turn)
+            try:  # kept with the table: a restarted server shows it in the log as before
+                self.hub.store.add_notice(self.id, notice.to_dict())
+            except Exception as exc:
+                self._lost(exc)
+                return
             self._presence_changed()
 
     # ------------------------------------------------------------------ deals

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
@@ -74,6 +74,16 @@ seats_t = Table(
     Column("invite_hash", String(64), nullable=True),  # reserved seats: who holds the invite may sit
 )
 
+notices_t = Table(
+    "canasta_notices", metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("id", Integer, primary_key=True),  # the notice's number at its table
+    Column("kind", String(16), nullable=False),  # timeout: a person's turn timer ran out
+    Column("seat", Integer, nullable=False),
+    Column("hand", Integer, nullable=False),
+    Column("after", Integer, nullable=False),  # moves of the hand played before it
+)
+
 
 _INSERT_MOVE = moves_t.insert()
 _TOUCH_TABLE = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
@@ -110,6 +120,7 @@ class TableRow:
     seq: int
     seats: list[SeatRow]
     next_idx: int = 0  # the index the next stored move gets
+    notices: list[dict[str, Any]] = field(default_factory=list)  # the table's public notices (Room.notices)
 
 
 def normalise_url(url: str) -> str:
@@ -175,6 +186,11 @@ class Store:
             if last is not None:
                 db.execute(delete(moves_t).where(moves_t.c.table_id == table_id, moves_t.c.idx == last))
             db.execute(update(tables_t).where(tables_t.c.id == table_id).values(seq=seq, updated=time.time()))
+
+    def add_notice(self, table_id: str, notice: dict[str, Any]) -> None:
+        """A public notice (:class:`canasta.web.room.Notice` as a dict), kept with the table."""
+        with self.engine.begin() as db:
+            db.execute(notices_t.insert().values(table_id=table_id, **notice))
 
     def set_hands(self, table_id: str, hands: int, seq: int, status: str) -> None:
         with self.engine.begin() as db:
@@ -250,8 +266,12 @@ class Store:
                     hands[m.hand - 1].append(m.line)
                 state = {**self.vault.open(json.loads(t.header)), "hands": hands}
                 next_idx = (mrows[-1].idx + 1) if mrows else 0
+                nrows = db.execute(select(notices_t).where(notices_t.c.table_id == t.id)
+                                   .order_by(notices_t.c.id)).all()
+                notices = [{"id": n.id, "kind": n.kind, "seat": n.seat, "hand": n.hand, "after": n.after}
+                           for n in nrows]
                 out.append(TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config),
-                                    state, t.seq, seats, next_idx))
+                                    state, t.seq, seats, next_idx, notices))
             return out
 
 

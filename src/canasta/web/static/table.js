@@ -7,7 +7,7 @@
 // state with the one before.
 import { _, endReasonTexts, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
 import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
-import { RANK_WORDS, levelName, pileNoteText, seatName } from "/static/words.js";
+import { RANK_WORDS, levelName, pileNoteText, seatName, tableTitle } from "/static/words.js";
 
 translatePage();
 languagePicker($id("lang"));
@@ -39,6 +39,10 @@ let fresh = []; // codes of the cards this seat just drew or took (highlighted)
 let sheetShownFor = -1; // the score sheet opened by itself once per finished hand
 let sheetTimer = null;
 let seedSentFor = null; // the next deal this connection sent its seed for
+const SOUND_KEY = "canasta:timer-sound";
+let noticeSeen = null; // the newest notice this page has shown (null: none yet since it opened)
+let noticeTimer = null;
+let beepedFor = null; // the deadline the warning beep was played for
 
 $("rules-link").href = `/t/${tableId}/rules?lang=${encodeURIComponent(lang)}`;
 
@@ -53,8 +57,69 @@ const pileWord = () => (pozzo() ? _("pozzo") : _("pile"));
 const hasView = () => !!state && !!state.view;
 const me = () => (state ? state.seat : -1);
 
-const titleWords = (t) => (t === "Quick play" ? _("Quick play") : t);
 
+
+const URGENT = 5; // seconds: the timer flashes (and beeps, if asked) in the last ones
+
+/** The turn timer: seconds left, and the share of the turn left (null: no timer runs). */
+function timeLeft() {
+  if (!state || !state.deadline) return null;
+  const left = Math.max(0, state.deadline - Date.now() / 1000);
+  const whole = state.turn_seconds || left || 1;
+  return { left, share: Math.min(1, left / whole), urgent: left <= Math.min(URGENT, whole / 3) };
+}
+
+/** Draw the timer on the plate of the player to move (and the dock, if it is this seat's turn). */
+function updateTimer() {
+  const t = timeLeft();
+  const plates = [...document.querySelectorAll(".player.to-move"), $("dock")];
+  for (const el of plates) {
+    const bar = el.querySelector(".timer");
+    const on = !!t && (el.id !== "dock" || (state.view && state.view.to_move === state.seat));
+    if (bar) { bar.hidden = !on; if (on) bar.firstChild.style.width = `${(t.share * 100).toFixed(1)}%`; }
+    el.classList.toggle("urgent", on && t.urgent);
+  }
+  document.body.dataset.urgent = t && t.urgent ? "true" : "false";
+  if (t && t.urgent && state.view && state.view.to_move === state.seat && beepedFor !== state.deadline) {
+    beepedFor = state.deadline;
+    if ($("timer-sound").checked) beep();
+  }
+}
+
+function beep() {
+  try {
+    const ctx = new AudioContext();
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = 880;
+    gain.gain.value = 0.08;
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.18);
+    osc.onended = () => ctx.close();
+  } catch (e) { /* no sound here */ }
+}
+
+$("timer-sound").checked = localStorage.getItem(SOUND_KEY) === "1"; // off unless asked for
+$("timer-sound").onchange = () => localStorage.setItem(SOUND_KEY, $("timer-sound").checked ? "1" : "0");
+
+/** A new notice of the server ("time ran out: the computer played for Tim"), shown for a while. */
+function showNotices() {
+  const list = state.notices || [];
+  const newest = list.length ? list[list.length - 1] : null;
+  if (!newest) return;
+  document.body.dataset.notice = newest.id;
+  if (noticeSeen !== null && newest.id <= noticeSeen) return;
+  const fresh = noticeSeen !== null || state.seq > 0; // one already there on opening the page is shown too
+  noticeSeen = newest.id;
+  if (!fresh) return;
+  const box = $("notice");
+  box.textContent = newest.text;
+  box.dataset.kind = newest.kind;
+  box.hidden = false;
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { box.hidden = true; }, 6000);
+}
 
 function timerText() {
   return ngettext("turn timer: {n} second", "turn timer: {n} seconds", Math.max(0, Math.round(state.deadline - Date.now() / 1000)));
@@ -69,7 +134,7 @@ function playerName(seat) {
 
 async function showJoin() {
   const info = await (await fetch(`/api/tables/${tableId}`)).json();
-  $("title").textContent = titleWords(info.title) || _("Canasta");
+  $("title").textContent = tableTitle(info.title, info.host) || _("Canasta");
   const invite = params.get("invite");
   const wanted = params.get("seat");
   const sel = $("join-seat");
@@ -134,7 +199,7 @@ function onMessage(m) {
     rules = m.rules;
     if (m.words) words = m.words;
     title = m.title || "";
-    $("title").textContent = titleWords(m.title) || _("Canasta");
+    $("title").textContent = tableTitle(m.title, m.host) || _("Canasta");
     $("conn").textContent = m.seat >= 0 ? _("connected") : _("watching");
     $("conn").className = "";
     if (m.seat < 0 && saved && saved.token) { saved = null; }
@@ -493,6 +558,7 @@ function scoreName(i) {
 function logEntries() {
   const names = state.players.map((p, i) => [p.name, i]).sort((a, b) => b[0].length - a[0].length);
   return (state.log || []).map((e, k) => {
+    if (typeof e === "object" && e !== null && e.kind === "notice") return { n: null, seat: e.seat, move: null, text: e.text, does: null, notice: e.notice };
     if (typeof e === "object" && e !== null) return { n: e.n ?? k + 1, seat: e.seat, move: e.move ?? null, text: e.text ?? String(e.move), does: e.does ?? null };
     const hit = names.find(([name]) => e === name || e.startsWith(name + " ") || e.startsWith(name + ":"));
     return { n: k + 1, seat: hit ? hit[1] : -1, move: null, text: e };
@@ -506,7 +572,7 @@ function lastMoves() {
     for (const [seat, does] of Object.entries(state.last_moves)) out[Number(seat)] = { seat: Number(seat), does, text: does };
     return out;
   }
-  for (const e of logEntries()) if (e.seat >= 0) out[e.seat] = e;
+  for (const e of logEntries()) if (e.seat >= 0 && !e.notice) out[e.seat] = e;
   return out;
 }
 
@@ -588,6 +654,13 @@ function seatPlate(i, slot, last, mySide) {
   lm.dataset.label = _("last:") + " ";
   lm.textContent = last ? moveWords(last) : "";
   d.appendChild(lm);
+  if (toMove && state.deadline) {
+    const bar = document.createElement("div");
+    bar.className = "timer";
+    bar.setAttribute("role", "timer");
+    bar.appendChild(document.createElement("i"));
+    d.appendChild(bar);
+  }
   return d;
 }
 
@@ -961,6 +1034,13 @@ function renderLog() {
   log.innerHTML = "";
   for (const e of logEntries()) {
     const li = document.createElement("li");
+    if (e.notice) {
+      li.className = "notice";
+      li.dataset.notice = e.notice;
+      li.textContent = e.text;
+      log.appendChild(li);
+      continue;
+    }
     li.value = e.n;
     li.textContent = prettyCards(e.text);
     if (e.seat === state.seat) li.className = "mine";
@@ -1017,8 +1097,11 @@ function showSheet() {
     run = run.map((t, s) => t + h.scores[s].total);
     history += `<tr><td>${escapeHtml(_("Hand {hand}", { hand: h.hand }))}<br><span class="muted">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
   }
+  // texts are looked up outside nested template strings, where the catalog's extractor finds them
+  const handWords = last ? _("Hand {hand}", { hand: last.hand }) : "";
+  const runningWords = _("Running totals (playing to {target})", { target: state.target });
   $("sheet").innerHTML = last
-    ? `<table class="sheet"><tr><th>${escapeHtml(_("Hand {hand}", { hand: last.hand }))}</th>${head}</tr>${body}</table><h3>${escapeHtml(_("Running totals (playing to {target})", { target: state.target }))}</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>`
+    ? `<table class="sheet"><tr><th>${escapeHtml(handWords)}</th>${head}</tr>${body}</table><h3>${escapeHtml(runningWords)}</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>`
     : `<p>${escapeHtml(_("No hand has been scored yet."))}</p>`;
   $("sheet-how").textContent = state.match_over ? resultText() : last && state.hand_over ? howEnded(last, true) : "";
   $("sheet-title").textContent = state.match_over ? _("The match is over") : state.hand_over && last ? _("Hand {hand} is over", { hand: last.hand }) : _("Score sheet");
@@ -1115,6 +1198,9 @@ function render() {
   if (!$("sheet-modal").hidden) showSheet(); // keep it current
   if (!$("fair-modal").hidden) renderFair();
   $("deadline").textContent = state.deadline ? timerText() : "";
+  $("me-timer").hidden = !(myTurn && state.deadline);
+  updateTimer();
+  showNotices();
   if (seat >= 0) requestChecks();
   requestAnimationFrame(fitMelds); // the banner and the hand change the room the melds have
 }
@@ -1247,7 +1333,8 @@ setInterval(() => {
   if (!state) return;
   if (state.deadline) $("deadline").textContent = timerText();
   updateCountdown();
-}, 500);
+  updateTimer();
+}, 250);
 
 if (!saved) showJoin();
 connect();

@@ -1,0 +1,106 @@
+"""The card room's table, in process through the websocket: the turn timer's public
+notice (every seat is told, each in its language, and the log shows it in its place),
+and the one-click rematch of a created table (same seats, rules, target, timer, bots)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from canasta.i18n import translator
+from canasta.web.room import TIMED_OUT, TIMED_OUT_YOU
+from test_web import Msg, database, hello, human_table, recv_until, room_client, room_of
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with room_client(database(tmp_path)) as c:
+        yield c
+
+
+def hello_in(ws: WebSocketTestSession, token: str, lang: str) -> Msg:
+    ws.send_text(json.dumps({"type": "hello", "token": token, "lang": lang}))
+    welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
+    assert welcome["type"] == "welcome", welcome
+    return recv_until(ws, lambda m: m["type"] == "state")
+
+
+def has_notice(m: Msg) -> bool:
+    return m["type"] == "state" and bool(m.get("notices"))
+
+
+def test_a_turn_timer_that_runs_out_is_told_to_every_seat_in_its_language(client: TestClient) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "bot"}, {"kind": "bot"}])
+    room = room_of(client, tid)
+    room.config["turn_seconds"] = 0.3
+    with client.websocket_connect(f"/ws/{tid}") as ann, client.websocket_connect(f"/ws/{tid}") as bea:
+        hello(ann, tokens[0])
+        hello_in(bea, tokens[1], "it")
+        first = recv_until(ann, lambda m: m["type"] == "state" and bool(m["view"]) and bool(m["deadline"]))
+        assert first["turn_seconds"] == 0.3 and first["notices"] == []
+        late = first["view"]["to_move"]
+        assert late in (0, 1)  # a person's turn: the timer runs only for people
+        seen = recv_until(ann, has_notice)
+        seen_it = recv_until(bea, has_notice)
+        names = room.table.names
+        (notice,) = seen["notices"]
+        assert notice["kind"] == "timeout" and notice["seat"] == late
+        assert seen["players"][late]["bot_playing"]
+        said = {0: "your time ran out: the computer played your turn",
+                1: f"time ran out: the computer played for {names[1]}"}
+        assert notice["text"] == (said[0] if late == 0 else said[1].replace(names[1], names[late]))
+        it = translator("it")
+        (notice_it,) = seen_it["notices"]
+        want_it = it.gettext(TIMED_OUT_YOU) if late == 1 else it.gettext(TIMED_OUT).format(name=names[late])
+        assert notice_it["text"] == want_it and notice_it["id"] == notice["id"]
+        assert it.has(TIMED_OUT) and it.has(TIMED_OUT_YOU) and want_it != notice["text"]
+        # the log shows it where it happened: after the moves played before it, then the bot's moves
+        after = recv_until(ann, lambda m: m["type"] == "state" and m["view"]["to_move"] != late)
+        kinds = [line.get("kind", "move") for line in after["log"]]
+        at = kinds.index("notice")
+        # the log says it by name to everyone (the notice above says "your" to the seat itself)
+        assert after["log"][at]["text"] == said[1].replace(names[1], names[late]) and after["log"][at]["move"] is None
+        assert all(line["n"] == k + 1 for k, line in enumerate(after["log"][:at]))
+        assert after["log"][at + 1]["seat"] == late  # the bot's first move for the person
+        assert after["notices"] == seen["notices"]  # kept for the hand
+
+
+def test_no_notice_without_a_timeout(client: TestClient) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}])
+    with client.websocket_connect(f"/ws/{tid}") as ann:
+        state = hello(ann, tokens[0])
+        if not (state["view"] and state["view"]["to_move"] == 0):
+            state = recv_until(ann, lambda m: m["type"] == "state" and bool(m["view"]) and m["view"]["to_move"] == 0)
+        assert state["notices"] == [] and state["deadline"] is None and state["turn_seconds"] == 0
+        assert all(line.get("kind") != "notice" for line in state["log"])
+
+
+def test_the_notices_are_kept_with_the_table_across_a_restart(tmp_path: Path) -> None:
+    db = database(tmp_path)
+    with room_client(db) as first:
+        tid, tokens = human_table(first, [{}, {"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}])
+        room = room_of(first, tid)
+        room.config["turn_seconds"] = 0.3  # in memory only: the restarted table has no timer
+        with first.websocket_connect(f"/ws/{tid}") as ann:
+            hello(ann, tokens[0])
+            seen = recv_until(ann, has_notice)
+        (notice,) = seen["notices"]
+        hand = room.table.hand_number
+    with room_client(db) as again, again.websocket_connect(f"/ws/{tid}") as ann:
+        state = hello_in(ann, tokens[0], "it")
+        assert room_of(again, tid).table.hand_number == hand
+        kept = state["notices"][0]
+        assert (kept["id"], kept["seat"], kept["after"]) == (notice["id"], notice["seat"], notice["after"])
+        assert kept["text"] == translator("it").gettext(TIMED_OUT_YOU)  # said again, in this reader's language
+        lines = [line for line in state["log"] if line.get("kind") == "notice"]
+        assert lines[0]["text"] == translator("it").gettext(TIMED_OUT).format(name="Ann")
+        # numbering goes on after the stored ones (a new notice is shown as new)
+        assert room_of(again, tid).notice_count >= max(n["id"] for n in state["notices"])
