@@ -196,7 +196,7 @@ def test_the_rules_of_thumb_read_the_options_as_they_read_the_moves(preset: str)
                     if other != seat:
                         for c, k in enumerate(game.hands[other]):
                             where[c >> 2] += k - game.known[other][c]
-                lo, hi = game.hidden
+                lo, hi = game.face_down()
                 for c in game.stock + game.pile[lo:hi]:
                     where[c >> 2] += 1
                 assert unseen_ranks(game, seat) == where, f"{preset} seed {seed} seat {seat}"

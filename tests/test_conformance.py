@@ -1665,7 +1665,7 @@ class ItTable(Table):
         """(card points, canasta bonuses) of the filler melds."""
         pts = sum(game.card_value[c] for m in self.fillers for c in m)
         bonus = 0
-        for m in game.closed[0]:
+        for m in game.set_aside(0):
             if msort(m.cards) in [msort(f) for f in self.fillers]:
                 bonus += it_canasta(game.rules, m)[2]
         return pts, bonus
@@ -1817,7 +1817,7 @@ def meld_of(game: Game, side: int, rank: int, card: Card | None = None) -> tuple
     (holding ``card``); and whether it is closed."""
     if rank in game.melds[side]:
         return game.melds[side][rank], False
-    for m in reversed(game.closed[side]):
+    for m in reversed(game.set_aside(side)):
         if m.rank == rank and (card is None or card in m.cards):
             return m, True
     return None, False
@@ -1940,7 +1940,7 @@ def deal_stock_before_pozzo(game: Game) -> int:
 
 def first_turned(game: Game) -> Card:
     """The first card turned for the pozzo: its first special card, else its top."""
-    lo, hi = game.hidden
+    lo, hi = game.face_down()
     if hi > lo:
         return game.pile[0] if lo > 0 else game.pile[-1]
     specials = next((i for i, c in enumerate(game.pile) if IS_NATURAL[c]), 0)
@@ -1979,7 +1979,7 @@ def _check_deal(ck: Checks, rules: RuleSet, exp: Mapping[str, Any]) -> None:
     if "cards_per_player" in exp:
         ck.eq("cards per player", list(game.hand_sizes), [exp["cards_per_player"]] * rules.players)
     if "cards_dealt" in exp:
-        ck.eq("cards dealt", sum(game.hand_sizes) - len(game.cut_cards), exp["cards_dealt"])
+        ck.eq("cards dealt", sum(game.hand_sizes) - len(game.shown_at_deal()), exp["cards_dealt"])
     if "stock_before_pozzo" in exp:
         ck.eq("stock before the pozzo", deal_stock_before_pozzo(game), exp["stock_before_pozzo"])
 
@@ -2016,7 +2016,7 @@ def _it_cut_and_deal(case: Mapping[str, Any], ck: Checks) -> None:
     wild_in_hand = [c for c in game.hand(cutter) if IS_WILD[c]]  # every dealt card is natural
     if "cutter_takes_into_hand" in exp:
         want = msort(cards(exp["cutter_takes_into_hand"]))
-        ck.eq("game.cut_cards", msort(game.cut_cards), want, as_cards=True)
+        ck.eq("game.shown_at_deal()", msort(game.shown_at_deal()), want, as_cards=True)
         ck.eq("wild cards in the cutter's hand", msort(wild_in_hand), want, as_cards=True)
     if "cards_dealt_to_cutter" in exp:
         ck.eq("cards dealt to the cutter", game.hand_sizes[cutter] - len(wild_in_hand), exp["cards_dealt_to_cutter"])
@@ -2062,7 +2062,7 @@ def _it_replace_dealt_red_threes(case: Mapping[str, Any], ck: Checks) -> None:
 
 def pozzo_tokens(game: Game) -> list[str]:
     """The pile, bottom to top, with the face-down block as '(N face-down cards)'."""
-    lo, hi = game.hidden
+    lo, hi = game.face_down()
     out = [card_str(c) for c in game.pile[:lo]]
     if hi > lo:
         out.append(f"({hi - lo} face-down cards)")
@@ -2087,7 +2087,7 @@ def _it_form_initial_pozzo(case: Mapping[str, Any], ck: Checks) -> None:
     before = deal_stock_before_pozzo(game)
     if "stock_before_pozzo" in setup:
         ck.eq("(setup) stock before the pozzo", before, setup["stock_before_pozzo"])
-    pile, (lo, hi) = game.pile, game.hidden
+    pile, (lo, hi) = game.pile, game.face_down()
     specials = next((i for i, c in enumerate(pile) if IS_NATURAL[c]), 0)  # the cards under it are natural
     under = hi - lo if hi > lo else len(pile) - 1 - specials
     if "face_down_cards_under_upcard" in exp:
@@ -2109,7 +2109,7 @@ def _it_form_initial_pozzo(case: Mapping[str, Any], ck: Checks) -> None:
     if "pozzo_bottom_to_top" in exp:
         ck.eq("pozzo, bottom to top", pozzo_tokens(game), norm_tokens(exp["pozzo_bottom_to_top"]))
     if "cards_under_upcard_visible" in exp:
-        ck.eq("cards under the upcard face up (game.hidden empty)", hi <= lo, exp["cards_under_upcard_visible"])
+        ck.eq("cards under the upcard face up (game.face_down() empty)", hi <= lo, exp["cards_under_upcard_visible"])
     if "top_card_visible" in exp:
         ck.eq("top card face up", not lo <= len(pile) - 1 < hi, exp["top_card_visible"])
 
@@ -2324,9 +2324,9 @@ def _it_validate_new_meld(case: Mapping[str, Any], ck: Checks) -> None:
     if not ok:
         ck.eq("the cards can be laid as a new meld", False, exp["legal"])
     else:
-        before = len(game.melds[0]) + len(game.closed[0])
+        before = len(game.melds[0]) + len(game.set_aside(0))
         game.push(move)
-        new = len(game.melds[0]) + len(game.closed[0]) == before + 1  # not merged into an open meld
+        new = len(game.melds[0]) + len(game.set_aside(0)) == before + 1  # not merged into an open meld
         ck.eq(f"'{move}' is legal and lays a new meld", new, exp["legal"])
         if going_out:
             last = Move.discard(game.hand(PLAYER)[0])
@@ -2729,7 +2729,7 @@ def _it_score_hand(case: Mapping[str, Any], ck: Checks) -> None:
             items = bonus_items(e["canasta_bonuses"])
             if items is not None:
                 ck.eq(f"{label} canasta bonuses, one by one",
-                      sorted(it_canasta(rules, m)[2] for m in game.closed[side]), items)
+                      sorted(it_canasta(rules, m)[2] for m in game.set_aside(side)), items)
         if "going_out" in e:
             ck.eq(f"{label} going out", s.going_out, e["going_out"])
         if "five_canasta_bonus" in e:

@@ -123,7 +123,7 @@ def test_an_italian_deal_and_cut_described_directly() -> None:
     game = Game(rules, 0, dealer=0, deck=order, cut=lift)
     rest = order[lift:] + order[:lift]
     assert sorted(game.hand(1)) == sorted(rest[0:60:4])  # 15 each, from the dealer's left
-    assert game.cut_cards == []
+    assert game.shown_at_deal() == []
     again = Game(rules, 0, dealer=0, deck=order, cut=lift)
     assert [card_str(c) for c in again.pile] == [card_str(c) for c in game.pile]
     # a lifted packet whose bottom card is wild: the cutter takes it (B.3.2)
@@ -132,6 +132,6 @@ def test_an_italian_deal_and_cut_described_directly() -> None:
     wild_cut.remove(joker)
     wild_cut.insert(lift - 1, joker)  # the bottom card of the lifted packet
     cutter = Game(rules, 0, dealer=0, deck=wild_cut, cut=lift)
-    assert cutter.cut_cards == [joker] and joker in cutter.hand(cutter.cutter)
+    assert cutter.shown_at_deal() == [joker] and joker in cutter.hand(cutter.cutter)
     with pytest.raises(ValueError, match="cut"):
         Game(rules, 0, deck=order, cut=0)

@@ -169,7 +169,7 @@ def _upcard_pairs(preset: str, pairs: int) -> list[tuple[Any, Any]]:
                 swapped[i], swapped[j] = swapped[j], swapped[i]
                 other = _dealt(game, swapped, cut)
                 h = other.table.game
-                if (h.pile[-1] != g.pile[-1] and h.hands == g.hands and h.cut_cards == g.cut_cards
+                if (h.pile[-1] != g.pile[-1] and h.hands == g.hands and h.shown_at_deal() == g.shown_at_deal()
                         and h.red3 == g.red3):
                     out.append((state, other))
                     break
@@ -281,8 +281,9 @@ def test_information_states_name_the_cut_cards_and_the_pozzo() -> None:
             text = state.information_state_string(p)
             deal = next(line for line in text.splitlines() if line.startswith("deal:"))
             assert f"pile top {top} " in deal
-            assert deal.count("?") == g.hidden[1] - g.hidden[0]
-            if g.cut_cards:
-                assert f"cut {cards_str(g.cut_cards)} |" in deal
-        cuts += bool(g.cut_cards)
+            lo, hi = g.face_down()
+            assert deal.count("?") == hi - lo
+            if g.shown_at_deal():
+                assert f"cut {cards_str(g.shown_at_deal())} |" in deal
+        cuts += bool(g.shown_at_deal())
     assert cuts > 0, "some cuts took wild cards"

@@ -31,7 +31,7 @@ def test_face_up_pozzo_option_shows_every_card() -> None:
     from canasta.view import seat_view
 
     game = Game(RuleSet.preset("italian-4p", {"I-O30": "face_up"}), seed=5)
-    assert game.hidden == [0, 0]
+    assert game.face_down() == (0, 0)
     assert None not in seat_view(game, 0).pile
     assert len(game.pile) >= 5  # the turned card and at least four cards under it
 
@@ -40,7 +40,7 @@ def test_italian_views_never_show_the_face_down_pozzo() -> None:
     from canasta.view import seat_view
 
     game = Game(RuleSet.preset("italian-4p"), seed=9)
-    lo, hi = game.hidden
+    lo, hi = game.face_down()
     for seat in range(4):
         view = seat_view(game, seat)
         assert all(view.pile[i] is None for i in range(lo, hi))

@@ -237,16 +237,17 @@ def knowable(g: Game, seat: int) -> Counter[str]:
     for side in g.melds:
         for m in side.values():
             cards.extend(m.cards)
-    for side_closed in g.closed:
+    for side_closed in (g.set_aside(side) for side in range(len(g.melds))):
         for m in side_closed:
             cards.extend(m.cards)
     for reds in g.red3:
         cards.extend(reds)
-    cards.extend(c for i, c in enumerate(g.pile) if not g.hidden[0] <= i < g.hidden[1])
+    lo, hi = g.face_down()
+    cards.extend(c for i, c in enumerate(g.pile) if not lo <= i < hi)
     for s in range(g.players):
         if s != seat:
             cards.extend(c for c in range(len(g.known[s])) for _ in range(g.known[s][c]))
-    cards.extend(g.cut_cards)
+    cards.extend(g.shown_at_deal())
     return Counter(card_str(c) for c in cards)
 
 

@@ -446,7 +446,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                   rules.players, rules=rules.name, bot=args.bot))
     for s in range(rules.players):
         print("  " + _("seat {seat} is dealt {cards}").format(seat=s, cards=cards_str(sorted(game.hand(s)))))
-    lo, hi = game.hidden
+    lo, hi = game.face_down()
     shown = ["??" if lo <= i < hi else cards_str([c]) for i, c in enumerate(game.pile)]
     print("  " + _("the pile, bottom to top: {cards}").format(cards=" ".join(shown)))
     moves = []

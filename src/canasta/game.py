@@ -408,9 +408,9 @@ class Game(HandState):
     Engine internals: the methods whose docstring begins "Engine internal" (the
     state changes the rule families make, e.g. :meth:`draw_cards`,
     :meth:`begin_turn`, :meth:`end_hand`) are hooks for rule families, not for
-    players or interfaces: calling them bypasses the rules.  The properties
-    ``closed``, ``hidden``, ``clean_turn``, ``opening_draw`` and ``cut_cards`` are
-    deprecated aliases of the Italian state part's fields (``game.part``)."""
+    players or interfaces: calling them bypasses the rules.  A family's own fields
+    live in its state part (``game.part``); shared code asks the part through
+    :meth:`set_aside`, :meth:`face_down`, :meth:`shown_at_deal` and :meth:`turn_marks`."""
 
     __slots__ = (
         "rules", "seed", "dealer", "start_scores", "hand_number", "players",
@@ -523,63 +523,28 @@ class Game(HandState):
                 deck = order  # top first
             family.deal(self, deck, cut, stream)
 
-    # ------------------------------------------------------------------ old names of the Italian part
-    # Deprecated aliases of the Italian state part's fields (``game.part``), kept
-    # only while bots/, rl/, cli.py and the interfaces still read them; the
-    # engine and the families do not.  A hand without the part reads the start values.
+    # ------------------------------------------------------------------ the family's part, asked
+    # What any family's state part answers (``StatePart``); a hand without a part has none of it.
 
-    def _part_attr(self, name: str, empty: object) -> Any:
-        return getattr(self.part, name) if self.part is not None and hasattr(self.part, name) else empty
+    def set_aside(self, side: int) -> list[Meld]:
+        """The canastas of ``side`` kept out of its open melds (Italian: closed, B.7.2)."""
+        part = self.part
+        return part.set_aside(side) if part is not None else []
 
-    def _set_part_attr(self, name: str, value: object) -> None:
-        if self.part is None or not hasattr(type(self.part), name):
-            raise AttributeError(f"{self.family.name} hands have no {name}")
-        setattr(self.part, name, value)
+    def face_down(self) -> tuple[int, int]:
+        """``pile[first:end]`` lie face down (Italian: the pozzo under its upcard, I-O30); (0, 0): none."""
+        part = self.part
+        return part.face_down() if part is not None else (0, 0)
 
-    @property
-    def closed(self) -> list[list[Meld]]:
-        """Deprecated alias of ``game.part.closed`` (Italian: closed canastas per side); engine internal."""
-        return self._part_attr("closed", [[] for _ in self.melds])  # type: ignore[no-any-return]
+    def shown_at_deal(self) -> list[Card]:
+        """Cards the deal showed everyone besides the upcard (Italian: the cut's wild cards, B.3.2)."""
+        part = self.part
+        return part.shown_at_deal() if part is not None else []
 
-    @closed.setter
-    def closed(self, value: list[list[Meld]]) -> None:
-        self._set_part_attr("closed", value)
-
-    @property
-    def hidden(self) -> list[int]:
-        """Deprecated alias of ``game.part.hidden`` (Italian: the pozzo's face-down cards [first, end]); engine internal."""
-        return self._part_attr("hidden", [0, 0])  # type: ignore[no-any-return]
-
-    @hidden.setter
-    def hidden(self, value: list[int]) -> None:
-        self._set_part_attr("hidden", value)
-
-    @property
-    def clean_turn(self) -> bool:
-        """Deprecated alias of ``game.part.clean_turn`` (Italian: whether the turn is clean); engine internal."""
-        return self._part_attr("clean_turn", False)  # type: ignore[no-any-return]
-
-    @clean_turn.setter
-    def clean_turn(self, value: bool) -> None:
-        self._set_part_attr("clean_turn", value)
-
-    @property
-    def opening_draw(self) -> int:
-        """Deprecated alias of ``game.part.opening_draw`` (Italian: how the side drew for its opening); engine internal."""
-        return self._part_attr("opening_draw", 0)  # type: ignore[no-any-return]
-
-    @opening_draw.setter
-    def opening_draw(self, value: int) -> None:
-        self._set_part_attr("opening_draw", value)
-
-    @property
-    def cut_cards(self) -> list[Card]:
-        """Deprecated alias of ``game.part.cut_cards`` (Italian: the wild cards the cut exposed); engine internal."""
-        return self._part_attr("cut_cards", [])  # type: ignore[no-any-return]
-
-    @cut_cards.setter
-    def cut_cards(self, value: list[Card]) -> None:
-        self._set_part_attr("cut_cards", value)
+    def turn_marks(self) -> tuple[bool, int]:
+        """(the turn's opening was clean, B.9.2; how the player drew, a ``DrawMode``, I-O31)."""
+        part = self.part
+        return part.turn_marks() if part is not None else (False, 0)
 
     # ------------------------------------------------------------------ basics
 

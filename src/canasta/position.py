@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from canasta.cards import (
@@ -44,17 +44,17 @@ from canasta.cards import (
     parse_card,
 )
 from canasta.errors import CanastaError, NotationError, PositionError
-from canasta.game import Game, family_of, set_position_codec
+from canasta.game import FAMILIES, Game, RuleFamily, family_of, set_position_codec
 from canasta.melds import Meld
 from canasta.rules import RuleSet
-from canasta.state import ANSWER_PHASE, ASK_NAMES, FINAL_PHASE, MELD_PHASE, PHASE_NAMES, WRITTEN
+from canasta.state import ASK_NAMES, PHASE_NAMES, WRITTEN
 
 FORMAT: Final = "canasta-position/1"
 #: the fields every position must give (a sketch, without ``format``, may leave out the rest)
 REQUIRED_FIELDS: Final = ("rules",)
 
 
-def _cards(value: Any, what: str) -> list[Card]:
+def read_cards(value: Any, what: str) -> list[Card]:
     if not isinstance(value, list):
         raise PositionError(f"{what} must be a list of cards such as [\"AS\", \"10H\"]")
     out = []
@@ -135,6 +135,70 @@ def _bools(data: Mapping[str, Any], key: str, n: int) -> list[bool]:
     return list(value)
 
 
+def read_meld(rules: RuleSet, entry: Any, where: str) -> Meld:
+    """A meld of a position: a list of cards, or an object with ``cards`` (and ``concealed``,
+    ``owner``, ``turn``); checked against the family's rules (a family's own fields read
+    their melds with it too)."""
+    if isinstance(entry, list):
+        entry = {"cards": entry}
+    if not isinstance(entry, Mapping):
+        raise PositionError(f"{where} must be a list of cards or an object with 'cards'")
+    m = _meld(rules, read_cards(entry.get("cards"), where), where)
+    m.owner = _get(entry, "owner", int, -1)
+    m.turn = _get(entry, "turn", int, 0)
+    m.concealed = _get(entry, "concealed", bool, False)
+    return m
+
+
+def _read_part(g: Game, data: Mapping[str, Any], take: Callable[[list[Card]], list[Card]]) -> None:
+    """The family's own fields, as its state part declares them (read after the melds and the
+    pile, which they may refer to); a field of another family's part is refused unless it holds
+    that part's start value."""
+    part = g.part
+    own = {f.name for f in part.FIELDS} if part is not None else set()
+    for name, start in _foreign_fields(g.family).items():
+        if name in data and name not in own and data[name] != start:
+            raise PositionError(f"{name} has no meaning in {g.rules.family} hands")
+    if part is None:
+        return
+    for f in part.FIELDS:
+        if f.name not in data:
+            if f.derive is not None:
+                setattr(part, f.attr, f.derive(g))
+            elif "format" in data:
+                raise PositionError(f"a written position (one with \"format\") lacks {f.name}")
+            continue
+        raw = data[f.name]
+        if f.read is not None:
+            value = f.read(g, raw)
+        else:
+            start = getattr(part, f.attr)
+            if isinstance(start, list):
+                if not isinstance(raw, list) or not all(type(x) is int for x in raw):
+                    raise PositionError(f"{f.name} must be a list of whole numbers")
+                value = list(raw)
+            else:
+                value = _get(data, f.name, type(start), start)
+        if f.copy == "meld_lists":  # melds on the table: their cards are of the pack
+            for side in value:
+                for m in side:
+                    take(m.cards)
+        setattr(part, f.attr, value)
+
+
+def _foreign_fields(family: RuleFamily) -> dict[str, Any]:
+    """The fields other families' parts declare, each with its start value as written."""
+    out: dict[str, Any] = {}
+    for other in FAMILIES.values():
+        part = other.new_part(2) if other is not family else None
+        if part is None:
+            continue
+        for f in part.FIELDS:
+            value = getattr(part, f.attr)
+            out[f.name] = f.write(None, value) if f.write else (list(value) if isinstance(value, list) else value)
+    return out
+
+
 def game_from_position(data: Mapping[str, Any] | str) -> Game:
     """Read a position (mapping or JSON text; ``Game.from_dict``); raises
     :class:`PositionError` with what is wrong, or which fields are missing
@@ -202,7 +266,7 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     if not isinstance(hands, list) or len(hands) != n:
         raise PositionError(f"hands must list the cards of each of the {n} seats")
     for s, h in enumerate(hands):
-        for c in take(_cards(h, f"hands[{s}]")):
+        for c in take(read_cards(h, f"hands[{s}]")):
             if IS_RED_THREE[c] and not pending[s]:
                 raise PositionError(f"hands[{s}] holds a red three; red threes are laid out, never held")
             g.hands[s][c] += 1
@@ -212,7 +276,7 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     if not isinstance(known, list) or len(known) != n:
         raise PositionError(f"known must list cards for each of the {n} seats")
     for s, k in enumerate(known):
-        for c in _cards(k, f"known[{s}]"):
+        for c in read_cards(k, f"known[{s}]"):
             g.known[s][c] += 1
             if g.known[s][c] > g.hands[s][c]:
                 raise PositionError(f"known[{s}] lists {card_str(c)}, which is not in that hand")
@@ -220,45 +284,29 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     if not isinstance(red, list) or len(red) != n:
         raise PositionError(f"red_threes must list the red threes of each of the {n} seats")
     for s, rs in enumerate(red):
-        cards = take(_cards(rs, f"red_threes[{s}]"))
+        cards = take(read_cards(rs, f"red_threes[{s}]"))
         if not all(IS_RED_THREE[c] for c in cards):
             raise PositionError(f"red_threes[{s}] may hold only 3H and 3D")
         g.red3[s] = cards
-    def read_melds(key: str, what: str) -> Iterator[tuple[int, int, Meld, Mapping[str, Any]]]:
-        """(side, index, meld, its entry) for every meld listed under ``key``."""
-        listed = data.get(key, [[] for _ in g.melds])
-        if not isinstance(listed, list) or len(listed) != len(g.melds):
-            raise PositionError(f"{key} must list the {what} of each of the {len(g.melds)} sides")
-        for side, side_list in enumerate(listed):
-            if not isinstance(side_list, list):
-                raise PositionError(f"{key}[{side}] must be a list of {what}")
-            for i, md in enumerate(side_list):
-                if isinstance(md, list):
-                    md = {"cards": md}
-                if not isinstance(md, Mapping):
-                    raise PositionError(f"{key}[{side}][{i}] must be a list of cards or an object with 'cards'")
-                where = f"{key}[{side}][{i}]"
-                m = _meld(rules, take(_cards(md.get("cards"), where)), where)
-                m.owner = _get(md, "owner", int, -1)
-                m.turn = _get(md, "turn", int, 0)
-                yield side, i, m, md
-
-    for side, i, m, md in read_melds("melds", "melds"):
-        m.concealed = bool(md.get("concealed", False))
-        if m.rank in g.melds[side]:
-            raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
-        if family.closes_canastas and m.size >= 7:
-            raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
-        g.melds[side][m.rank] = m
-    for side, i, m, _ in read_melds("closed", "closed canastas"):
-        if not family.closes_canastas:
-            raise PositionError("closed canastas exist only in Italian Canasta; Classic canastas stay in 'melds'")
-        if m.size != 7:
-            raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
-        g.closed[side].append(m)
+    listed = data.get("melds", [[] for _ in g.melds])
+    if not isinstance(listed, list) or len(listed) != len(g.melds):
+        raise PositionError(f"melds must list the melds of each of the {len(g.melds)} sides")
+    for side, side_list in enumerate(listed):
+        if not isinstance(side_list, list):
+            raise PositionError(f"melds[{side}] must be a list of melds")
+        for i, md in enumerate(side_list):
+            m = read_meld(rules, md, f"melds[{side}][{i}]")
+            take(m.cards)
+            if m.rank in g.melds[side]:
+                raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
+            if family.closes_canastas and m.size >= 7:
+                raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
+            g.melds[side][m.rank] = m
+    g.pile = take(read_cards(data.get("pile", []), "pile"))
+    _read_part(g, data, take)
     opened = data.get("opened")
     for side in range(len(g.melds)):
-        g.opened[side] = bool(g.melds[side]) or bool(g.closed[side])
+        g.opened[side] = bool(g.melds[side]) or bool(g.set_aside(side))
     if opened is not None:
         if (not isinstance(opened, list) or len(opened) != len(g.melds)
                 or not all(type(x) is bool for x in opened)):
@@ -268,30 +316,15 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
                 raise PositionError(f"side {side} has melds on the table, so it has opened")
             g.opened[side] = flag
     g.recount_canastas()
-    pile = take(_cards(data.get("pile", []), "pile"))
-    g.pile = pile
-    hidden = data.get("pozzo_hidden", [0, 0])
-    if (not isinstance(hidden, list) or len(hidden) != 2 or not all(type(x) is int for x in hidden)
-            or not 0 <= hidden[0] <= hidden[1] <= max(len(pile) - 1, 0)):
-        raise PositionError("pozzo_hidden must be [first, end] indices of face-down cards below the pile's top")
-    g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, pile, hidden))
-    clean_turn = _get(data, "clean_turn", bool, _clean_turn(g))
-    draw_mode = _get(data, "draw_mode", int, 0)
-    if draw_mode not in (0, 1, 2):
-        raise PositionError("draw_mode must be 0, 1 (opening announced) or 2 (drew two before opening)")
-    cut_cards = _cards(data.get("cut_cards", []), "cut_cards")
-    if g.part is not None:
-        g.hidden, g.clean_turn, g.opening_draw, g.cut_cards = list(hidden), clean_turn, draw_mode, cut_cards
-    elif hidden != [0, 0] or clean_turn or draw_mode or cut_cards:
-        raise PositionError(f"pozzo_hidden, clean_turn, draw_mode and cut_cards have no meaning in {rules.family} hands")
+    g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, g.pile, list(g.face_down())))
     deck = make_deck(rules.packs)
     avail = [0] * NUM_CARDS
     for c in deck:
         avail[c] += 1
     if "stock" in data:
-        stock_top_first = take(_cards(data["stock"], "stock"))
+        stock_top_first = take(read_cards(data["stock"], "stock"))
     else:
-        top = _cards(data.get("stock_top", []), "stock_top")
+        top = read_cards(data.get("stock_top", []), "stock_top")
         take(top)
         rest = []
         left = avail[:]
@@ -336,14 +369,23 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     return g
 
 
-#: the fields :func:`game_from_position` derives when a position leaves them out
-DERIVED_FIELDS: Final = ("pile_frozen", "opened", "clean_turn")
+#: the shared fields :func:`game_from_position` derives when a position leaves them out (a
+#: family's part may derive its own too: :func:`derived_fields`)
+DERIVED_FIELDS: Final = ("pile_frozen", "opened")
 #: what a written position (one with ``format``) may not leave out: every field
 #: :func:`position_of` writes but ``stock`` (left out, the cards not placed elsewhere form it)
 #: and the :data:`DERIVED_FIELDS`
 WRITTEN_REQUIRED: Final = tuple(k for k in ("format", "rules", "seed", "hand_number", "dealer", "scores",
                                             *(name for _, name in WRITTEN))
                                 if k != "stock" and k not in DERIVED_FIELDS)
+
+
+def derived_fields(rules: RuleSet) -> tuple[str, ...]:
+    """Every field a position of these rules may leave out and have derived: the shared
+    :data:`DERIVED_FIELDS` and those the family's state part derives (Italian: ``clean_turn``)."""
+    part = family_of(rules).new_part(len(rules.teams))
+    own = tuple(f.name for f in part.FIELDS if f.derive is not None) if part is not None else ()
+    return DERIVED_FIELDS + own
 
 
 def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[int] = (0, 0)) -> bool:
@@ -372,18 +414,6 @@ def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[
     return False
 
 
-def _clean_turn(g: Game) -> bool:
-    """Italian (B.9.2): the player to move has opened this turn, at a minimum that
-    requires a clean opening; then no wild card may be laid for the rest of the turn."""
-    if g.phase not in (MELD_PHASE, ANSWER_PHASE, FINAL_PHASE):
-        return False
-    side = g.side_of[g.turn]
-    laid = list(g.melds[side].values()) + g.closed[side]
-    if not laid or not all(m.owner == g.turn and m.turn == g.turn_no for m in laid):
-        return False
-    return g.rules.opening_must_be_clean(g.minimum(g.turn))
-
-
 def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     from canasta.errors import refuse
     from canasta.melds import WILD_MELD
@@ -408,8 +438,8 @@ def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
     return m
 
 
-__all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "REQUIRED_FIELDS", "WRITTEN_REQUIRED", "game_from_position", "pile_frozen_by_cards", "position_json",
-           "position_of"]
+__all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "REQUIRED_FIELDS", "WRITTEN_REQUIRED", "derived_fields", "game_from_position",
+           "pile_frozen_by_cards", "position_json", "position_of", "read_cards", "read_meld"]
 
 
 set_position_codec(position_of, game_from_position)

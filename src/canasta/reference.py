@@ -99,8 +99,7 @@ def state_key(game: Game) -> tuple[object, ...]:
         tuple(tuple(sorted(_cls(x))) for x in g.red3), tuple(g.opened), g.turn, g.phase, g.turn_no,
         g.took_pile, g.melded_now, g.touched_old, g.ask, tuple(g.has_melded), tuple(g.added_to_partner),
         tuple(g.red3_pending), g.went_out, g.out_concealed, g.end_reason, tuple(g.side_of), g.lone_seat,
-        tuple(g.canasta_counts), tuple(tuple(sorted(_meld_key(m) for m in x)) for x in g.closed), tuple(g.hidden),
-        g.clean_turn, tuple(sorted(_cls(g.cut_cards))), g.opening_draw,
+        tuple(g.canasta_counts), g.part.key(_CLASS.__getitem__) if g.part is not None else (),
     )
 
 
@@ -298,7 +297,7 @@ def describe_difference(game: Game, key: tuple[object, ...]) -> str:
     names = ("hands", "rc", "hsize", "stock", "pile", "pile_frozen", "melds", "red3", "opened", "turn",
              "phase", "turn_no", "took_pile", "melded_now", "touched_old", "ask", "has_melded",
              "added_to_partner", "red3_pending", "went_out", "out_concealed", "end_reason", "side_of",
-             "lone", "ncan", "closed", "hidden", "clean_turn", "cut_cards", "draw_mode")
+             "lone", "ncan", "the family's part")
     skip = {"rc", "hsize", "stock", "turn", "turn_no"}
     return "; ".join(f"{n}: {b}" for n, a, b in zip(names, start, key, strict=True) if a != b and n not in skip)
 

@@ -44,7 +44,7 @@ def problems_in(game: Game) -> list[str]:
                 bad = g.family.meld_shape_error(r, m)
                 if bad is not None:
                     out.append(f"side {side}: illegal meld {m}: {refuse(bad).message}")
-        for m in g.closed[side]:
+        for m in g.set_aside(side):
             where.update(m.cards)
             if m.size != CANASTA_SIZE:
                 out.append(f"side {side}: closed canasta {m} does not have seven cards")
@@ -58,7 +58,7 @@ def problems_in(game: Game) -> list[str]:
         v = seat_view(g, s)
         if sorted(v.hand) != g.hand(s):
             out.append(f"seat {s}: the view shows a different hand")
-        lo, hi = g.hidden
+        lo, hi = g.face_down()
         for i, shown in enumerate(v.pile):
             if (shown is None) != (lo <= i < hi):
                 out.append(f"seat {s}: the view shows the pile's face-down cards wrongly")

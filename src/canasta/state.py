@@ -107,13 +107,21 @@ class StateField(NamedTuple):
     view: Callable[[Any, Any], Any] | None = None
     #: how a position writes it, ``(game, value) -> JSON`` (None: a list, or the value)
     write: Callable[[Any, Any], Any] | None = None
+    #: how a position reads it back, ``(game, JSON) -> value``, raising ValueError with what is
+    #: wrong (None: a list or value of the field's type, as written)
+    read: Callable[[Any, Any], Any] | None = None
+    #: its value when a position leaves it out, ``game -> value`` (None: the part's start value)
+    derive: Callable[[Any], Any] | None = None
+    #: how a game rebuilt from a seat view reads it back, ``(game, view value) -> value``
+    #: (None: as the view holds it, tuples as lists)
+    unview: Callable[[Any, Any], Any] | None = None
 
 
 class StatePart:
     """A rule family's own part of the hand's state (``HandState.part``), in the
     spirit of python-chess's variant boards: the family makes it
     (``RuleFamily.new_part``), keeps its fields, copies it and resets it at each
-    turn; shared code only copies it (snapshots) and asks it the two things
+    turn; shared code only copies it (snapshots) and asks it the questions
     below.  ``FIELDS`` declares its written fields for views and positions
     (attribute of the part, name, who sees it, copy kind)."""
 
@@ -127,9 +135,34 @@ class StatePart:
     def begin_turn(self) -> None:
         """A turn begins: reset what lasts one turn."""
 
+    # -- what shared code (views, bots, encodings) may ask any family's part; the answers
+    # -- here are a family's without such things
+
+    def set_aside(self, side: int) -> list[Meld]:
+        """The canastas of ``side`` kept out of its open melds (Italian: closed, B.7.2)."""
+        return []
+
     def canastas_set_aside(self, side: int) -> int:
-        """Canastas of ``side`` kept in the part, not among its open melds."""
-        return 0
+        """How many canastas of ``side`` are kept in the part, not among its open melds."""
+        return len(self.set_aside(side))
+
+    def face_down(self) -> tuple[int, int]:
+        """``pile[first:end]`` lie face down (Italian: the pozzo's cards under the upcard, I-O30)."""
+        return (0, 0)
+
+    def shown_at_deal(self) -> list[Card]:
+        """Cards the deal showed everyone besides the upcard (Italian: the cut's wild cards, B.3.2)."""
+        return []
+
+    def turn_marks(self) -> tuple[bool, int]:
+        """What the turn so far binds: (the opening was clean, so no wild card may follow, B.9.2;
+        how the player drew, a :class:`DrawMode`, I-O31)."""
+        return (False, DrawMode.NORMAL)
+
+    def key(self, card_class: Callable[[Card], int]) -> tuple[object, ...]:
+        """The part as a hashable key, each card written as ``card_class`` says (the reference's
+        states modulo suits, :mod:`canasta.reference`)."""
+        return ()
 
 
 @dataclass(slots=True, init=False, eq=False, repr=False)

@@ -36,8 +36,8 @@ from canasta.cards import (
 from canasta.errors import PositionError
 from canasta.family import PileNote
 from canasta.game import Game, family_of
-from canasta.melds import WILD_MELD, Meld, meld_from_cards
-from canasta.position import _cards
+from canasta.melds import WILD_MELD, meld_from_cards
+from canasta.position import read_cards
 from canasta.rules import RuleSet
 from canasta.state import ASK_NAMES, PHASE_NAMES, STATE_FIELDS
 
@@ -193,13 +193,13 @@ class SeatView:
             rules = RuleSet.from_dict(data["rules"])
 
             def tup(key: str) -> tuple[Card, ...]:
-                return tuple(_cards(data[key], key))
+                return tuple(read_cards(data[key], key))
 
             def per(key: str) -> tuple[tuple[Card, ...], ...]:
-                return tuple(tuple(_cards(x, key)) for x in data[key])
+                return tuple(tuple(read_cards(x, key)) for x in data[key])
 
             melds = tuple(
-                tuple((tuple(_cards(m["cards"], "melds")), bool(m["concealed"]), int(m["owner"]),
+                tuple((tuple(read_cards(m["cards"], "melds")), bool(m["concealed"]), int(m["owner"]),
                        int(m["turn"])) for m in side)
                 for side in data["melds"]
             )
@@ -210,13 +210,13 @@ class SeatView:
                 turn_number=int(data["turn_number"]), hand=tup("hand"),
                 hand_sizes=tuple(int(x) for x in data["hand_sizes"]), known=per("known"),
                 red_threes=per("red_threes"), melds=melds,
-                pile=tuple(None if x == "??" else _cards([x], "pile")[0] for x in data["pile"]),
-                closed=tuple(tuple(tuple(_cards(c, "closed")) for c in side) for side in data.get("closed", [])),
+                pile=tuple(None if x == "??" else read_cards([x], "pile")[0] for x in data["pile"]),
+                closed=tuple(tuple(tuple(read_cards(c, "closed")) for c in side) for side in data.get("closed", [])),
                 pozzo_hidden=(int(data.get("pozzo_hidden", [0, 0])[0]), int(data.get("pozzo_hidden", [0, 0])[1])),
                 clean_turn=bool(data.get("clean_turn", False)),
                 draw_mode=int(data.get("draw_mode", 0)),
                 opened=tuple(bool(x) for x in data.get("opened", [])),
-                cut_cards=tuple(_cards(data.get("cut_cards", []), "cut_cards")),
+                cut_cards=tuple(read_cards(data.get("cut_cards", []), "cut_cards")),
                 pile_frozen=bool(data["pile_frozen"]), stock_size=int(data["stock_size"]),
                 side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
                 took_pile=bool(data["took_pile"]), melded_this_turn=bool(data["melded_this_turn"]),
@@ -281,6 +281,11 @@ def seat_view(game: Game, seat: int) -> SeatView:
     return _view(game, seat)
 
 
+def _pile_seen(face_down: tuple[int, int], pile: list[Card]) -> tuple[Card | None, ...]:
+    lo, hi = face_down
+    return tuple(None if lo <= i < hi else c for i, c in enumerate(pile))
+
+
 #: how a public state field is copied out into a view (default: a tuple, or the value)
 _OUT: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "phase": lambda g, v: PHASE_NAMES[v],
@@ -289,7 +294,7 @@ _OUT: Final[dict[str, Callable[[Game, Any], Any]]] = {
     "red3": lambda g, v: tuple(tuple(x) for x in v),
     "melds": lambda g, v: tuple(tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
                                 for side in v),
-    "pile": lambda g, v: tuple(None if g.hidden[0] <= i < g.hidden[1] else c for i, c in enumerate(v)),
+    "pile": lambda g, v: _pile_seen(g.face_down(), v),
 }
 #: the public fields of the state record, as (attribute, view field, copier)
 _PUBLIC: Final = tuple((f.name, f.metadata["name"], _OUT.get(f.name)) for f in STATE_FIELDS
@@ -373,13 +378,12 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     g.phase = PHASE_NAMES.index(view.phase)
     g.ask = ASK_NAMES.index(view.ask)
     part = g.part
-    if part is not None:
+    if part is not None:  # the family's own fields, as its state part declares them
         for f in part.FIELDS:
-            if f.seen == "public" and f.view is None:
+            if f.seen == "public":
                 value = getattr(view, f.name)
-                setattr(part, f.attr, list(value) if isinstance(value, tuple) else value)
-        if hasattr(part, "opening_draw"):
-            g.opening_draw = view.draw_mode
+                setattr(part, f.attr, f.unview(g, value) if f.unview else
+                        (list(value) if isinstance(value, tuple) else value))
     for s, cards in enumerate(hands):
         for c in cards:
             g.add_to_hand(s, c)
@@ -393,15 +397,7 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
                 m.rank = WILD_MELD
             m.owner, m.turn = owner, turn
             g.melds[side][m.rank] = m
-    for side, side_closed in enumerate(view.closed):
-        for canasta_cards in side_closed:
-            closed = Meld(-1)
-            for c in canasta_cards:
-                closed.add(c)
-            ranks = {c // 4 for c in canasta_cards if c != 52 and 2 <= c // 4 <= 12}
-            closed.rank = ranks.pop() if ranks else WILD_MELD
-            g.closed[side].append(closed)
-    g.opened = list(view.opened) if view.opened else [bool(g.melds[i]) or bool(g.closed[i])
+    g.opened = list(view.opened) if view.opened else [bool(g.melds[i]) or bool(g.set_aside(i))
                                                       for i in range(len(g.melds))]
     g.recount_canastas()
     g.pile = pile

@@ -247,7 +247,7 @@ def _rough_value(g: Game, me: int) -> float:
     side = g.side_of[me]
     value = 0.0
     for s in range(g.num_sides):
-        pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.closed[s])
+        pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.set_aside(s))
         pts += 300 * sum(1 for m in g.melds[s].values() if m.is_canasta)
         pts -= sum(g.card_value[c] * k for p in range(g.players) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
         pts += 100 * sum(len(g.red3[p]) for p in range(g.players) if g.side_of[p] == s)

@@ -63,12 +63,12 @@ def unseen_ranks(g: Game, seat: int) -> list[int]:
                 for c, k in enumerate(known):
                     if k:
                         out[c >> 2] -= k
-    lo, hi = g.hidden
+    lo, hi = g.face_down()
     pile = g.pile
     for c in pile[:lo] + pile[hi:] if hi > lo else pile:
         out[c >> 2] -= 1
     for side in range(g.num_sides):
-        for melds in (g.melds[side].values(), g.closed[side]):
+        for melds in (g.melds[side].values(), g.set_aside(side)):
             for m in melds:
                 if m.naturals:
                     out[m.rank] -= m.naturals
@@ -150,7 +150,8 @@ class HeuristicBot(Bot):
         opens = [m for m in moves if m.kind == OPEN]
         draw = next((m for m in moves if m.kind == DRAW), None)
         if takes:
-            pile_value = sum(CARD_VALUE[c] for c in g.pile) + 10 * (g.hidden[1] - g.hidden[0])
+            lo, hi = g.face_down()
+            pile_value = sum(CARD_VALUE[c] for c in g.pile) + 10 * (hi - lo)
             size = len(g.pile)
             worth = size >= 2 or not g.opened[g.side_of[g.turn]]
             if self.advanced:
@@ -252,7 +253,7 @@ class HeuristicBot(Bot):
     def _danger_of_going_out(g: Game) -> bool:
         """An opponent with a canasta is down to three cards or fewer: shed points now."""
         side = g.side_of[g.turn]
-        return any(g.hand_sizes[p] <= 3 and (g.canasta_counts[g.side_of[p]] > 0 or bool(g.closed[g.side_of[p]]))
+        return any(g.hand_sizes[p] <= 3 and (g.canasta_counts[g.side_of[p]] > 0 or bool(g.set_aside(g.side_of[p])))
                    for p in range(g.players) if g.side_of[p] != side)
 
     def _meld_score(self, g: Game, move: Option, late: bool) -> float:

@@ -606,7 +606,8 @@ class Observer:
         lone = g.lone_seat
         went = g.went_out
         to_move = g.to_move
-        tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, g.clean_turn, g.opening_draw,
+        clean, draw_mode = g.turn_marks()
+        tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, clean, draw_mode,
                     rel[to_move], rel[g.turn], rel[lone] if lone >= 0 else self.n,
                     rel[went] if went >= 0 else self.n)
         tail = self._tails.get(tail_key)
@@ -658,13 +659,13 @@ class Observer:
                 canastas += 1
         out: list[int] = [g.opened[side], canastas]
         out += block
-        closed = g.closed[side]
+        closed = g.set_aside(side)
         out += self._closed_block([m.cards for m in closed]) if closed else _ZERO_CLOSED
         return out
 
     def _pile_block(self, g: Game) -> list[int]:
         pile = g.pile
-        lo, hi = g.hidden
+        lo, hi = g.face_down()
         npile = len(pile)
         kind_of = KIND_OF
         kinds = [0] * NUM_KINDS

@@ -183,7 +183,7 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
         self.table.start(game)
         # what the deal shows everyone: the dealer, the upcard (the pile or pozzo as laid, face-down
         # cards as "?"), the cards the cutter took, the red threes, the hands' sizes, the stock
-        self.public.append(f"deal: dealer {game.dealer} pile {_pile_str(game)} cut {cards_str(game.cut_cards) or '-'} | "
+        self.public.append(f"deal: dealer {game.dealer} pile {_pile_str(game)} cut {cards_str(game.shown_at_deal()) or '-'} | "
                            + _public_line(game))
         for s in range(self.rules.players):
             self.private[s].append((0, f"dealt {cards_str(sorted(game.hand(s)))}"))
@@ -263,14 +263,14 @@ RESAMPLE_TRIES = 200
 
 def _pile_str(g: Game) -> str:
     """The pile (the pozzo) from the bottom, face-down cards as ``?``."""
-    lo, hi = g.hidden
+    lo, hi = g.face_down()
     return " ".join("?" if lo <= i < hi else cards_str([c]) for i, c in enumerate(g.pile)) or "-"
 
 
 def _public_line(g: Game) -> str:
     """The table's public state after a move: the pile's top and size (and face-down cards),
     frozen or not, red threes, hands' sizes, the stock."""
-    lo, hi = g.hidden
+    lo, hi = g.face_down()
     top = _pile_str(g).split(" ")[-1]
     return (f"pile top {top} size {len(g.pile)} hidden {hi - lo} frozen {int(bool(g.pile_frozen))} "
             f"red threes {[len(x) for x in g.red3]} hands {g.hand_sizes} stock {len(g.stock)}")
