@@ -208,6 +208,16 @@ BAD_POSITIONS: list[tuple[str, Any, tuple[str, ...]]] = [
     ("stock_top", {"stock_top": ["QQ"]}, ("stock_top",)),
     ("went_out seat", {"phase": "over", "went_out": 9}, ("went_out",)),
     ("lone seat", {"rules": "classic-3p-cutthroat", "lone": 7}, ("lone",)),
+    # a family's own fields (the Italian part's), read with the codecs its part declares
+    ("italian field in classic", {"rules": "classic-4p", "cut_cards": ["JK"]}, ("cut_cards", "no meaning", "classic")),
+    ("closed canasta in classic", {"rules": "classic-4p", "closed": [[["8H"] * 7], []]}, ("closed", "no meaning")),
+    ("closed of six", {"rules": "italian-4p", "closed": [[["8H"] * 6], []]}, ("closed[0][0]", "seven")),
+    ("closed of mixed ranks", {"rules": "italian-4p", "closed": [[["8H"] * 6 + ["9H"]], []]}, ("closed[0][0]", "one rank")),
+    ("closed wrong length", {"rules": "italian-4p", "closed": [[]]}, ("closed", "2 sides")),
+    ("pozzo_hidden", {"rules": "italian-4p", "pile": ["8H", "9H"], "pozzo_hidden": [0, 5]}, ("pozzo_hidden",)),
+    ("draw_mode", {"rules": "italian-4p", "draw_mode": 7}, ("draw_mode",)),
+    ("clean_turn", {"rules": "italian-4p", "clean_turn": "yes"}, ("clean_turn",)),
+    ("cut card", {"rules": "italian-4p", "cut_cards": ["ZZ"]}, ("cut_cards",)),
 ]
 
 
@@ -223,6 +233,17 @@ def test_malformed_positions(data: Any, words: tuple[str, ...]) -> None:
     message = str(info.value)
     for w in words:
         assert w in message, f"{message!r} should mention {w!r}"
+
+
+def test_a_written_position_names_a_missing_field_of_the_familys_part() -> None:
+    data = position_of(Game(RuleSet.preset("italian-4p"), 3))
+    for key in ("closed", "pozzo_hidden", "draw_mode", "cut_cards"):
+        with pytest.raises(PositionError, match=rf"lacks {key}\b"):
+            game_from_position({k: v for k, v in data.items() if k != key})
+    # clean_turn is derived, and an empty part field of another family is no fault
+    assert position_of(game_from_position({k: v for k, v in data.items() if k != "clean_turn"})) == data
+    classic = position_of(Game(RuleSet.preset("classic-4p"), 3))
+    assert position_of(game_from_position({**classic, "pozzo_hidden": [0, 0], "closed": [[], []]})) == classic
 
 
 def test_red_three_swapped_into_a_full_position_is_refused() -> None:
