@@ -502,6 +502,57 @@ def test_a_turn_timer_that_runs_out_is_a_notice_on_every_server_and_after_a_rest
         worker.stop()
 
 
+def later_than(seq: int) -> Callable[[Msg], bool]:
+    """A state message after event ``seq``."""
+    return lambda m: m["type"] == "state" and m["seq"] > seq
+
+
+def test_a_finished_match_rematches_once_whichever_server_is_asked(services: tuple[str, str]) -> None:
+    """A created table's match ends; its player asks one server for a rematch, then the other:
+    one rematch is made (an event of the finished table), with the same rules and bots."""
+    db, prefix = services
+    worker = WorkerProcess(db, server_args(prefix)).start()
+    s1 = ServerProcess(db, args=server_args(prefix)).start()
+    s2 = ServerProcess(db, args=server_args(prefix)).start()
+    players: list[Player] = []
+    try:
+        r = httpx.post(f"{s1.url}/api/tables", json={
+            "preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 2, "target": 100, "options": {"C-O2": True},
+            "seats": [{}, {"kind": "bot", "level": "basic"}, {"kind": "bot", "level": "random"},
+                      {"kind": "bot", "level": "basic"}]})
+        assert r.status_code == 200, r.text
+        table, token = r.json()["table"], r.json()["token"]
+        ann = Player(s1, table, token)
+        players.append(ann)
+        while not ann.state["match_over"]:  # fails only if the table stops moving
+            if ann.my_move():
+                ann.play()
+                continue
+            if ann.state["hand_over"]:
+                ann.send(type="next_hand")
+            ann.until(later_than(ann.state["seq"]))
+        made = httpx.post(f"{s1.url}/api/tables/{table}/rematch", json={"token": token})
+        assert made.status_code == 200, made.text
+        again = httpx.post(f"{s2.url}/api/tables/{table}/rematch", json={"token": token})
+        assert again.status_code == 200 and again.json()["table"] == made.json()["table"]
+        new_id = made.json()["table"]
+        ann.until(lambda m: m["type"] == "state" and m.get("rematch") == new_id)
+        assert [kind for _num, kind, _seat, _line in events(db, table)].count("rematch") == 1
+        info = httpx.get(f"{s2.url}/api/tables/{new_id}").json()
+        assert info["status"] == "playing" and info["target"] == 100
+        assert [(s["kind"], s["level"]) for s in info["seats"]] == [
+            ("human", None), ("bot", "basic"), ("bot", "random"), ("bot", "basic")]
+        fresh = Player(s2, new_id, token)  # the seat token Ann's page already holds
+        players.append(fresh)
+        assert fresh.seat == 0 and fresh.rules["black_three_freezes"] is True
+    finally:
+        for p in players:
+            p.close()
+        s1.stop()
+        s2.stop()
+        worker.stop()
+
+
 def test_health_readiness_and_metrics_of_a_single_server(tmp_path: Any) -> None:
     """The probes a proxy or an orchestrator uses, on the default single process (no services)."""
     import warnings

@@ -142,3 +142,67 @@ def test_the_turn_timer_flashes_then_every_page_is_told_the_computer_played(
         assert not errors and not watcher_errors, errors + watcher_errors
     finally:
         server.stop()
+
+
+def play_match_over_a_socket(server: ServerProcess, table: str, token: str) -> None:
+    """Play seat 0 (a basic bot's choices from its own view) until the match is over."""
+    import json
+
+    from websockets.sync.client import connect
+
+    from canasta.bots import make_bot
+    from canasta.view import SeatView
+
+    bot = make_bot("basic", seed=1)
+    with connect(f"{server.ws_url}/ws/{table}", open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        rules: dict[str, Any] = {}
+        while True:
+            m = json.loads(ws.recv(timeout=30))  # a table that stops moving fails here
+            if m["type"] == "welcome":
+                rules = m["rules"]
+            if m["type"] != "state" or m["seq"] < 0:
+                continue
+            if m["match_over"]:
+                return
+            if m["hand_over"]:
+                ws.send(json.dumps({"type": "next_hand"}))
+            elif m["view"] and m["view"]["to_move"] == 0:
+                view = SeatView.from_dict({**m["view"], "rules": rules})
+                ws.send(json.dumps({"type": "move", "move": str(bot.choose(view))}))
+
+
+def test_a_created_table_rematches_in_one_click(browser: Browser, tmp_path: Path, shots: Path) -> None:
+    """At the end of a created table's match, Rematch opens the new table at once: the same
+    name, rules and bots, the player in the same seat (no lobby form)."""
+    server = ServerProcess(str(tmp_path / "rematch.db"), args=["--bot-delay", "0", "--allow-fixed-seeds"]).start()
+    try:
+        page, errors = page_in(browser, "it", 1366, 768)
+        table = timed_table(page, server.url, {
+            "preset": "classic-2p", "name": "Ann", "seat": 0, "seed": 11, "target": 100, "title": "Venerdì",
+            "options": {"C-O2": True}, "seats": [{}, {"kind": "bot", "level": "random"}]})
+        token = page.evaluate(f"() => JSON.parse(localStorage.getItem('canasta:{table}')).token")
+        page.goto(server.url + "/")  # away while the match is played over a socket
+        play_match_over_a_socket(server, table, token)
+        page.goto(f"{server.url}/t/{table}")
+        page.wait_for_selector("body[data-match-over=true]", timeout=WAIT_MS)
+        page.wait_for_selector("#btn-rematch:visible", timeout=WAIT_MS)
+        assert page.inner_text("#btn-rematch") == "Rivincita"
+        page.click("#btn-rematch")
+        page.wait_for_url(lambda url: "/t/" in url and table not in url, timeout=WAIT_MS)
+        page.wait_for_selector("#hand .card", timeout=WAIT_MS)
+        assert page.inner_text("#title") == "Venerdì"
+        new = page.url.rsplit("/", 1)[1]
+        info = page.evaluate(f"async () => (await fetch('/api/tables/{new}')).json()")
+        assert info["target"] == 100 and [(s["kind"], s["level"]) for s in info["seats"]] == [
+            ("human", None), ("bot", "random")]
+        rules = page.evaluate(f"async () => (await fetch('/t/{new}/rules?lang=en')).text()")
+        assert "C-O2" in rules and "house rule" in rules
+        page.screenshot(path=str(shots / "rematch-it-1366x768.png"))
+        # the finished table points at it: a second click, as another seat's would, goes there too
+        page.goto(f"{server.url}/t/{table}")
+        page.wait_for_selector(f"body[data-rematch='{new}']", timeout=WAIT_MS)
+        assert page.inner_text("#btn-rematch") == "Vai alla rivincita"
+        assert not errors, errors
+    finally:
+        server.stop()

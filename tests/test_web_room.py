@@ -15,6 +15,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from canasta.bots import make_bot
 from canasta.i18n import translator
 from canasta.web.room import TIMED_OUT, TIMED_OUT_YOU
 from test_web import Msg, database, hello, human_table, recv_until, room_client, room_of
@@ -104,3 +105,58 @@ def test_the_notices_are_kept_with_the_table_across_a_restart(tmp_path: Path) ->
         assert lines[0]["text"] == translator("it").gettext(TIMED_OUT).format(name="Ann")
         # numbering goes on after the stored ones (a new notice is shown as new)
         assert room_of(again, tid).notice_count >= max(n["id"] for n in state["notices"])
+
+
+def play_to_the_end(client: TestClient, tid: str, token: str) -> None:
+    """Ann plays her seat (a basic bot's choices) until the match is over; the other people's
+    seats, never connected, are played by the stand-in bot after the grace."""
+    room = room_of(client, tid)
+    chooser = make_bot("basic", seed=1)
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        hello(ws, token)
+        while True:
+            state = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] == room.seq)
+            if state["match_over"]:
+                return
+            if state["hand_over"]:
+                ws.send_text(json.dumps({"type": "next_hand"}))
+            elif state["view"]["to_move"] == 0 and not state["players"][0]["bot_playing"]:
+                ws.send_text(json.dumps({"type": "move", "move": str(chooser.choose(room.table.view(0)))}))
+
+
+def test_a_created_table_rematches_in_one_click_with_the_same_seats_and_rules(client: TestClient) -> None:
+    tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "bot", "level": "random"}, {"kind": "bot"}],
+                              target=100, options={"C-O2": True}, turn_seconds=30, bot_delay=0.0, title="Friday")
+    early = client.post(f"/api/tables/{tid}/rematch", json={"token": tokens[0]})
+    assert early.status_code == 409  # the match is not over
+    old = room_of(client, tid)
+    play_to_the_end(client, tid, tokens[0])
+    assert client.post(f"/api/tables/{tid}/rematch", json={}).status_code == 403  # a spectator
+    assert client.post(f"/api/tables/{tid}/rematch", json={"token": "not-a-seat"}).status_code == 403
+
+    made = client.post(f"/api/tables/{tid}/rematch", json={"token": tokens[0]})
+    assert made.status_code == 200, made.text
+    new_id = made.json()["table"]
+    assert new_id != tid and made.json()["seat"] == 0 and made.json()["token"] == tokens[0]
+    new = room_of(client, new_id)
+    assert new.table.rules.to_dict() == old.table.rules.to_dict()  # the preset, house rules and target
+    assert new.table.rules.target == 100 and new.table.rules.black_three_freezes is True
+    assert {k: new.config.get(k) for k in ("title", "host", "turn_seconds", "bot_delay")} == \
+        {"title": "Friday", "host": "Ann", "turn_seconds": 30, "bot_delay": 0.0}
+    assert [(s.kind, s.name, s.level) for s in new.seats] == [
+        ("human", "Ann", None), ("reserved", "P1", None), ("bot", old.seats[2].name, "random"),
+        ("bot", old.seats[3].name, "basic")]
+    assert new.status == "open"  # kept for P1, who is asked by the old table's state
+    with client.websocket_connect(f"/ws/{tid}") as ws:  # P1's page still at the finished table
+        seen = hello(ws, tokens[1])
+        assert seen["rematch"] == new_id
+    assert client.app.state.hub.store.load(tid).config["rematch"] == new_id  # type: ignore[attr-defined]
+
+    again = client.post(f"/api/tables/{tid}/rematch", json={"token": tokens[0]})  # a second click: the same table
+    assert again.status_code == 200 and again.json()["table"] == new_id
+    bea = client.post(f"/api/tables/{tid}/rematch", json={"token": tokens[1]})  # one click for P1 too
+    assert bea.status_code == 200, bea.text
+    assert bea.json() | {"next_deal": None} == {"table": new_id, "seat": 1, "token": tokens[1], "next_deal": None}
+    assert new.status == "playing" and [s.kind for s in new.seats] == ["human", "human", "bot", "bot"]
+    with client.websocket_connect(f"/ws/{new_id}") as ws:  # the seat token P1's page holds sits at the new table
+        assert hello(ws, tokens[1])["seat"] == 1

@@ -98,8 +98,8 @@ def _message(message: Any) -> str | tuple[str, str]:
 
 
 def _data_messages() -> Iterator[Message]:
-    """The engine's texts that are data: rule options, refusals, the notes on the pile and
-    the table's refusals of a move out of turn."""
+    """The engine's texts that are data: rule options, refusals, the notes on the pile, the
+    table's refusals of a move out of turn and each rule family's game by name."""
     from canasta import errors, family, rules, table
 
     for o in rules.ALL_OPTIONS:
@@ -120,6 +120,11 @@ def _data_messages() -> Iterator[Message]:
         yield note, "pile note", "src/canasta/family.py", [f"pile note {key}; {{n}} a number, {{rank}} a rank in the plural"]
     for code, text in table.TURN_REFUSALS.items():
         yield text, None, "src/canasta/table.py", [f"the table's refusal {code}; keep every {{field}}"]
+    from canasta.game import FAMILIES
+
+    for name, fam in sorted(FAMILIES.items()):  # each family's game by name (Translator.family)
+        if fam.words.title:
+            yield fam.words.title, None, "src/canasta/family.py", [f"the game of the rule family {name}"]
 
 
 def _html_extract(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[Any]:

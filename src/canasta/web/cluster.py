@@ -140,6 +140,8 @@ class ClusterRoom(Room):
             self.note_timeout(ev.seat, ev.num)  # every process says it, and a reload from the events too
         elif k == "abandon":
             self.status = "abandoned"
+        elif k == "rematch":
+            self.config.setdefault("rematch", ev.line)  # the first one written stands
         self.seq = ev.num
         self.last_event_at = ev.at
         self.last_active = ev.at
@@ -521,6 +523,16 @@ class ClusterRoom(Room):
                 except NotSaved:
                     return NOT_SAVED
         return "the table is busy: try again"
+
+    async def arematch(self, table_id: str) -> str:
+        for _ in range(RETRIES):
+            async with self.writing():
+                made = self.config.get("rematch")
+                if isinstance(made, str):
+                    return made
+                if await self._write("rematch", -1, table_id, None):
+                    return table_id
+        raise NotSaved(f"the rematch of table {self.id} was not saved: the table is busy")
 
     async def aabandon(self) -> None:
         for _ in range(RETRIES):

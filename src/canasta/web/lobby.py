@@ -20,7 +20,7 @@ from canasta.web.hub import Hub
 from canasta.web.language import QUICK_PLAY, choose
 from canasta.web.room import BOT_LEVELS, MAX_BOT_DELAY, NOT_SAVED, Room
 from canasta.web.service import TheCardRoom
-from canasta.web.store import SeatRow, TableRow, hash_token
+from canasta.web.store import NotSaved, SeatRow, TableRow, hash_token
 
 MAX_NAME = 24
 MAX_SEED = 2**63 - 1
@@ -149,21 +149,69 @@ class Lobby:
         fair = not (self.hub.settings.fixed_seeds and seed is not None)
         if fair or seed is None:
             seed = secrets.randbits(63)  # chooses the first dealer and the bots' own randomness, not the deal
-        table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
-                      names=[s.name for s in seats], event="canasta serve", fair=fair, deal=not fair)
-        table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
         # an unnamed table is named for its maker in each reader's language (language.table_title)
         config = {"title": clean_name(title), "host": my_name, "preset": rules.name, "turn_seconds": turn_seconds}
         if bot_delay is not None:
             config["bot_delay"] = float(bot_delay)
+        room = self.open_table(rules, seats, seed, fair, config)
+        table, table_id = room.table, room.id
+        return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
+                "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
+                "link": f"/t/{table_id}"}
+
+    def open_table(self, rules: RuleSet, seats: list[SeatRow], seed: int, fair: bool, config: dict[str, Any]) -> Room:
+        """A new table of ``seats`` under ``rules``, stored and live."""
+        table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
+                      names=[s.name for s in seats], event="canasta serve", fair=fair, deal=not fair)
+        table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
         status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
         now = time.time()
         self.hub.store.create(TableRow(table_id, now, now, status, config, table.to_dict(), 0, seats))
         room = self.hub.rooms[table_id] = self.hub.make_room(table_id, config, seats, table, 0, status)
         self.hub.after_create(room)
-        return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
-                "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
-                "link": f"/t/{table_id}"}
+        return room
+
+    async def rematch(self, room: Room, body: dict[str, Any]) -> dict[str, Any]:
+        """A player of a finished match asks for a rematch: the first to ask makes it (the same
+        seats, rules, house rules, target, timer and pace; the bots kept; each person's seat
+        kept for them, its invite being the seat token they already hold), and every player
+        who asks takes their seat there.  Answers as :meth:`join` does."""
+        seat = self.hub.authenticate(room, body.get("token"))
+        if seat is None:
+            raise bad(N_("only a player of this table can ask for a rematch"), 403)
+        if not room.table.match_over:
+            raise bad(N_("the match is not over yet"), 409)
+        made = room.config.get("rematch")
+        if not isinstance(made, str):
+            fresh = self.open_table(room.table.rules, [
+                SeatRow(s.seat, "bot", s.name, s.level) if s.kind == "bot" else
+                SeatRow(s.seat, "reserved", room.table.names[s.seat], None, None, s.token_hash)
+                for s in room.seats], *self.next_seed(room.table), {k: v for k, v in room.config.items() if k != "rematch"})
+            try:
+                made = await room.arematch(fresh.id)
+            except NotSaved:
+                await fresh.aabandon()
+                raise bad(NOT_SAVED, 503) from None
+            if made != fresh.id:  # another player's rematch was made first (a cluster's other server)
+                await fresh.aabandon()
+        again = self.hub.get(made)
+        if again is None or again.status not in ("open", "playing"):
+            raise bad(N_("the rematch is over or was closed"), 410)
+        mine = room.seats[seat].token_hash  # the seat keeps its token: the page holds it already
+        kept = again.seats[seat]
+        if kept.kind == "reserved" and kept.invite_hash == mine and mine is not None:
+            refused = await again.atake_seat(seat, room.table.names[seat], mine)
+            if refused is not None:
+                raise bad(refused, 503 if refused == NOT_SAVED else 409)
+        elif not (kept.kind == "human" and kept.token_hash == mine):
+            raise bad(N_("this seat is taken"), 409)
+        return {"table": again.id, "seat": seat, "token": body["token"], "next_deal": next_deal(again.table)}
+
+    def next_seed(self, table: Table) -> tuple[int, bool]:
+        """The seed and fairness of a rematch: fair as the match was; a fixed deal goes on to the next seed."""
+        if table.fair or not self.hub.settings.fixed_seeds:
+            return secrets.randbits(63), True
+        return (table.seed + 1) % (MAX_SEED + 1), False
 
     async def join(self, room: Room, body: dict[str, Any]) -> dict[str, Any]:
         seat = body.get("seat")
@@ -252,6 +300,13 @@ async def table_info(table_id: str, card: TheCardRoom) -> dict[str, Any]:
 @routes.post("/api/tables/{table_id}/join")
 async def join(table_id: str, request: Request, card: TheCardRoom) -> dict[str, Any]:
     return await Lobby(card.hub).join(card.room(table_id), await card.body(request))
+
+
+@routes.post("/api/tables/{table_id}/rematch")
+async def rematch(table_id: str, request: Request, card: TheCardRoom) -> dict[str, Any]:
+    """``{"token": "..."}``: a player of the finished match takes their seat at its rematch
+    (made by the first to ask)."""
+    return await Lobby(card.hub).rematch(card.room(table_id), await card.body(request))
 
 
 @routes.get("/api/history")

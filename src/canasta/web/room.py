@@ -357,6 +357,7 @@ class Room:
                            "seeds": [bool(x) for x in t.client_seeds()]} if shown is not None else None),
             "revealed": t.revealed(), "auto_deal_at": self.deal_at if t.dealt else None,
             "bot_delay": self.bot_delay, "turn_seconds": float(self.config.get("turn_seconds") or 0),
+            "rematch": self.config.get("rematch"),  # the finished match's rematch (a table id), once made
         }
 
     def note_timeout(self, seat: int, number: int | None = None) -> Notice:
@@ -919,6 +920,27 @@ class Room:
         self.status = "abandoned"
         self.hub.store.set_status(self.id, self.status)
         self._stop()
+
+    async def aabandon(self) -> None:
+        """:meth:`abandon` from the lobby (a cluster's room writes it as an event)."""
+        self.abandon()
+        self.hub.rooms.pop(self.id, None)
+
+    async def arematch(self, table_id: str) -> str:
+        """Point this finished match at its rematch ``table_id``, unless one is there already
+        (the first one made stands); the rematch's id.  :class:`NotSaved` if the store did not
+        take it (nothing changed)."""
+        made = self.config.get("rematch")
+        if isinstance(made, str):
+            return made
+        try:
+            self.hub.store.save_config(self.id, {**self.config, "rematch": table_id})
+        except Exception as exc:
+            self.hub.metrics.failed_writes += 1
+            raise NotSaved(f"the rematch was not saved: {exc}") from None
+        self.config["rematch"] = table_id
+        self._presence_changed()  # everyone at the table sees it (state "rematch")
+        return table_id
 
     def _stop(self) -> None:
         for task in [self.bot_task, self.timer_task, self.deal_task, self.pace_task, *self.grace_tasks.values()]:

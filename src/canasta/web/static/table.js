@@ -516,6 +516,18 @@ async function rematch() {
       return;
     }
   }
+  if (title !== "Quick play" && saved && saved.token) {
+    // a created table: the same seats and rules; each person's seat is kept for them at the
+    // rematch, under the seat token this page already holds (the first to ask makes it)
+    const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/rematch`, { method: "POST",
+      headers: { "content-type": "application/json" }, body: JSON.stringify({ token: saved.token }) });
+    const data = await r.json();
+    if (r.ok) {
+      localStorage.setItem(`canasta:${data.table}`, JSON.stringify({ token: data.token, seat: data.seat }));
+      location.href = `/t/${data.table}`;
+      return;
+    }
+  }
   // back to the lobby, the same table filled in (people are invited again there)
   const q = new URLSearchParams({ preset: rules.name, target: String(rules.target),
     seats: state.players.map((p, i) => (i === state.seat ? "me" : p.kind === "bot" ? `bot:${p.level}` : "open")).join(",") });
@@ -1108,6 +1120,7 @@ function showSheet() {
   const seated = state.seat >= 0;
   $("btn-next").hidden = !(state.hand_over && !state.match_over && seated);
   $("btn-rematch2").hidden = !(state.match_over && seated);
+  $("btn-rematch2").textContent = state.rematch ? _("Join the rematch") : _("Rematch");
   $("btn-sheet-close").textContent = state.hand_over ? _("Look at the table") : _("Close");
   for (const id of ["record-link", "replay-link"]) $(id).hidden = !state.match_over;
   $("record-link").href = `/api/tables/${tableId}/record`;
@@ -1133,6 +1146,8 @@ function renderBanner() {
   $("banner-text").textContent = text;
   $("btn-deal").hidden = !(!state.match_over && seated);
   $("btn-rematch").hidden = !(state.match_over && seated);
+  $("btn-rematch").textContent = state.rematch ? _("Join the rematch") : _("Rematch");
+  document.body.dataset.rematch = state.rematch || "";
   updateCountdown();
 }
 
