@@ -132,6 +132,8 @@ def test_a_created_table_rematches_in_one_click_with_the_same_seats_and_rules(cl
     old = room_of(client, tid)
     play_to_the_end(client, tid, tokens[0])
     assert client.post(f"/api/tables/{tid}/rematch", json={}).status_code == 403  # a spectator
+    (listed,) = [t for t in client.get("/api/history").json()["tables"] if t["table"] == tid]
+    assert listed["kinds"] == ["human", "human", "bot", "bot"]  # the lobby says bots' compass names in its language
     assert client.post(f"/api/tables/{tid}/rematch", json={"token": "not-a-seat"}).status_code == 403
 
     made = client.post(f"/api/tables/{tid}/rematch", json={"token": tokens[0]})

@@ -316,5 +316,6 @@ async def history(card: TheCardRoom) -> dict[str, Any]:
         st = row.state
         out.append({"table": row.id, "title": row.config.get("title"), "host": row.config.get("host"),
                     "preset": row.config.get("preset"),
-                    "names": st.get("names"), "hands": len(st.get("hands", [])), "finished": row.updated})
+                    "names": st.get("names"), "kinds": [s.kind for s in row.seats],
+                    "hands": len(st.get("hands", [])), "finished": row.updated})
     return {"tables": out}

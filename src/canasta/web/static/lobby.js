@@ -177,6 +177,12 @@ $("btn-create").onclick = async () => {
   } catch (e) { $("create-error").textContent = e.message; }
 };
 
+/** A preset in words, in the page's language ("Canasta classica, 4 giocatori ..."), else its id. */
+function presetWords(name) {
+  const found = presets.find((p) => p.name === name);
+  return (found && found.label) || name;
+}
+
 async function refresh() {
   const open = await (await fetch(`/api/tables?lang=${lang}`)).json();
   const box = $("open-tables");
@@ -188,7 +194,7 @@ async function refresh() {
     d.innerHTML = `<a></a><span class="muted"></span>`;
     d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
     d.querySelector("a").textContent = tableTitle(t.title, t.host) || t.table;
-    d.querySelector("span").textContent = `${t.preset} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => seatName(s.name, s.kind)).join(", ")}`;
+    d.querySelector("span").textContent = `${presetWords(t.preset)} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => seatName(s.name, s.kind)).join(", ")}`;
     box.appendChild(d);
   }
   const hist = await (await fetch("/api/history")).json();
@@ -199,7 +205,7 @@ async function refresh() {
     d.className = "row";
     const id = encodeURIComponent(t.table);
     d.innerHTML = `<span></span><a href="/replay/${id}"></a><a href="/api/tables/${id}/record"></a>`;
-    d.querySelector("span").textContent = `${tableTitle(t.title, t.host) || t.table} · ${t.preset} · ${(t.names || []).join(", ")} · ${ngettext("{n} hand", "{n} hands", t.hands)}`;
+    d.querySelector("span").textContent = `${tableTitle(t.title, t.host) || t.table} · ${presetWords(t.preset)} · ${(t.names || []).map((n, i) => seatName(n, (t.kinds || [])[i] || "human")).join(", ")} · ${ngettext("{n} hand", "{n} hands", t.hands)}`;
     d.querySelectorAll("a")[0].textContent = _("replay");
     d.querySelectorAll("a")[1].textContent = _("record");
     hb.appendChild(d);
