@@ -186,9 +186,9 @@ def test_a_created_table_rematches_in_one_click(browser: Browser, tmp_path: Path
         play_match_over_a_socket(server, table, token)
         page.goto(f"{server.url}/t/{table}")
         page.wait_for_selector("body[data-match-over=true]", timeout=WAIT_MS)
-        page.wait_for_selector("#btn-rematch:visible", timeout=WAIT_MS)
-        assert page.inner_text("#btn-rematch") == "Rivincita"
-        page.click("#btn-rematch")
+        page.wait_for_selector("#sheet-modal:visible", timeout=WAIT_MS)  # the sheet opens by itself at the end
+        assert page.inner_text("#btn-rematch2") == "Rivincita"
+        page.click("#btn-rematch2")
         page.wait_for_url(lambda url: "/t/" in url and table not in url, timeout=WAIT_MS)
         page.wait_for_selector("#hand .card", timeout=WAIT_MS)
         assert page.inner_text("#title") == "Venerdì"
@@ -202,7 +202,11 @@ def test_a_created_table_rematches_in_one_click(browser: Browser, tmp_path: Path
         # the finished table points at it: a second click, as another seat's would, goes there too
         page.goto(f"{server.url}/t/{table}")
         page.wait_for_selector(f"body[data-rematch='{new}']", timeout=WAIT_MS)
-        assert page.inner_text("#btn-rematch") == "Vai alla rivincita"
+        page.wait_for_selector("#sheet-modal:visible", timeout=WAIT_MS)
+        assert page.inner_text("#btn-rematch2") == "Vai alla rivincita"
+        page.click("#btn-rematch2")
+        page.wait_for_url(f"**/t/{new}", timeout=WAIT_MS)
+        page.wait_for_selector("#hand .card", timeout=WAIT_MS)
         assert not errors, errors
     finally:
         server.stop()

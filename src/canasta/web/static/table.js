@@ -125,6 +125,15 @@ function timerText() {
   return ngettext("turn timer: {n} second", "turn timer: {n} seconds", Math.max(0, Math.round(state.deadline - Date.now() / 1000)));
 }
 
+/** The header's countdown: short ("8 s", the bars on the plates show the rest), its words in the tooltip. */
+function showDeadline() {
+  const el = $("deadline");
+  if (!state.deadline) { el.textContent = ""; el.removeAttribute("title"); el.removeAttribute("aria-label"); return; }
+  el.textContent = _("{seconds} s", { seconds: Math.max(0, Math.round(state.deadline - Date.now() / 1000)) });
+  el.title = timerText();
+  el.setAttribute("aria-label", timerText());
+}
+
 function playerName(seat) {
   const p = state && state.players[seat];
   return p ? seatName(p.name, p.kind) : "?";
@@ -1212,8 +1221,9 @@ function render() {
   }
   if (!$("sheet-modal").hidden) showSheet(); // keep it current
   if (!$("fair-modal").hidden) renderFair();
-  $("deadline").textContent = state.deadline ? timerText() : "";
+  showDeadline();
   $("me-timer").hidden = !(myTurn && state.deadline);
+  $("sound-box").hidden = !state.turn_seconds || state.seat < 0; // the warning beep is for a timed seat
   updateTimer();
   showNotices();
   if (seat >= 0) requestChecks();
@@ -1346,7 +1356,7 @@ function fly(f, dur, delay) {
 
 setInterval(() => {
   if (!state) return;
-  if (state.deadline) $("deadline").textContent = timerText();
+  showDeadline();
   updateCountdown();
   updateTimer();
 }, 250);
