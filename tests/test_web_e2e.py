@@ -678,6 +678,13 @@ def test_the_pseudo_language_finds_no_text_outside_the_catalog(browser: Browser,
         play_hand(page, deadline)
         page.wait_for_function("() => document.body.dataset.matchOver === 'true'")
         assert untranslated(page, names) == []
+        table_url = page.url
+        page.goto(server.url + "/")  # the lobby again: the finished game in its list, in words
+        page.wait_for_selector("body[data-ready=true]")
+        page.wait_for_selector("#history a")
+        assert untranslated(page, names) == []
+        page.goto(table_url)
+        page.wait_for_selector("body[data-match-over=true]")
         page.goto(page.url.replace("/t/", "/replay/"))
         page.wait_for_selector("#seats .panel")
         page.click("#next")
