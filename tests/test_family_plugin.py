@@ -24,6 +24,7 @@ from canasta.bots import make_bot
 from canasta.cards import NUM_CARDS, card_str
 from canasta.errors import IllegalMoveError, refuse
 from canasta.families.classic import Classic
+from canasta.families.classic.options import CLASSIC_OPTIONS
 from canasta.family import FamilyWords, PlayTuning, SearchTuning
 from canasta.game import FAMILIES, Game, family_of, register_family
 from canasta.moves import TAKE, Move
@@ -31,7 +32,6 @@ from canasta.options import Option
 from canasta.plans import TakePlan
 from canasta.position import game_from_position, position_of
 from canasta.rules import (
-    CLASSIC_OPTIONS,
     FAMILY_OPTIONS,
     FAMILY_PLAYERS,
     FAMILY_START,

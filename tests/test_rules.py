@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from canasta.errors import RulesError
+from canasta.families.classic.options import CLASSIC_OPTIONS
 from canasta.rules import (
-    CLASSIC_OPTIONS,
     OPTIONS_BY_ID,
     PRESETS,
     RuleSet,
@@ -414,7 +414,8 @@ def test_literal_choices_match_the_options() -> None:
     import typing
 
     from canasta import rules as rules_module
-    from canasta.rules import CLASSIC_OPTIONS, ITALIAN_OPTIONS
+    from canasta.families.classic.options import CLASSIC_OPTIONS
+    from canasta.families.italian.options import ITALIAN_OPTIONS
 
     hints = typing.get_type_hints(RuleSet, vars(rules_module))
     checked = 0

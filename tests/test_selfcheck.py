@@ -49,7 +49,8 @@ def test_italian_views_never_show_the_face_down_pozzo() -> None:
 
 
 def _alternatives() -> list[tuple[str, str, object]]:
-    from canasta.rules import CLASSIC_OPTIONS, ITALIAN_OPTIONS
+    from canasta.families.classic.options import CLASSIC_OPTIONS
+    from canasta.families.italian.options import ITALIAN_OPTIONS
 
     out = []
     for family, options in (("classic-4p", CLASSIC_OPTIONS), ("italian-4p", ITALIAN_OPTIONS)):

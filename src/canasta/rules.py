@@ -1,4 +1,8 @@
-"""Rule sets as data: every option of the specification, and named presets.
+"""Rule sets as data: the record of every option, and the registries of named options and presets.
+
+Each rule family's package names its options and presets (``canasta.families.classic.options``,
+``canasta.families.italian.options``) and registers them here (:func:`register_rules_family`,
+:func:`add_presets`) when it is imported, as ``import canasta`` does.
 
 A :class:`RuleSet` is frozen.  Build one from a preset name and overrides::
 
@@ -38,127 +42,18 @@ class OptionInfo:
     sources: str
 
 
-CLASSIC_OPTIONS: Final[tuple[OptionInfo, ...]] = (
-    OptionInfo("C-O1", "wild_ratio", "Wild cards in a meld",
-               ("no_more_wild_than_natural", "max3_only"), "A.5.4", "SEED-001, SEED-004, WIKI"),
-    OptionInfo("C-O2", "black_three_freezes", "A discarded black three freezes the pile",
-               (False, True), "A.8.2", "SEED-003, PAG, DUM"),
-    OptionInfo("C-O3", "black_three_upcard_covered", "A black-three upcard is covered by another card",
-               (True, False), "A.3.3", "SEED-001, SEED-004, BIC"),
-    OptionInfo("C-O4", "red_three_last_card_may_meld",
-               "A player who draws a red three as the last stock card may still meld",
-               (False, True), "A.13.1", "PAG, BIC"),
-    OptionInfo("C-O5", "concealed_out_exempt_from_minimum",
-               "Going out concealed is exempt from the minimum count", (True, False), "A.7.7", "PAG"),
-    OptionInfo("C-O6", "concealed_out_may_take_pile",
-               "Going out concealed may take the discard pile", (True, False), "A.12.6", "PAG"),
-    OptionInfo("C-O7", "negative_red_threes", "Red threes count minus when the side has",
-               ("no_meld", "no_canasta"), "A.10.3", "PAG, BIC, BRIT"),
-    OptionInfo("C-O8", "dealt_red_threes", "Dealt red threes are laid out and replaced",
-               ("immediately_after_deal", "on_first_turn"), "A.3.4", "SEED-001, SEED-003, SEED-004"),
-    OptionInfo("C-O9", "tie_at_target", "Exact tie at or above the target",
-               ("play_another_hand", "draw"), "A.15.2", "no source; 'draw' is a house choice"),
-    OptionInfo("C-O10", "cutthroat", "Three-player cut-throat (lone hand against two partners)",
-               (False, True), "A.17.2", "RG3"),
-    OptionInfo("C-O11", "six_as_three_pairs", "Six players as three partnerships of two",
-               (False, True), "A.18.5", "RG6"),
-    OptionInfo("C-O12", "concealed_out_may_add_to_partner",
-               "Going out concealed may add to the partner's melds in that turn",
-               (False, True), "A.12.6", "no source either way"),
-    OptionInfo("C-O13", "red_three_upcard_freezes", "A red three turned as upcard freezes the pile",
-               (False, True), "A.3.3", "SEED-001, SEED-004"),
-    OptionInfo("C-O14", "concealed_canasta_bonus",
-               "Concealed canasta bonus (+100: 600 natural, 400 mixed)", (True, False), "A.6.7",
-               "SEED-001, SEED-004"),
-)
-
-ITALIAN_OPTIONS: Final[tuple[OptionInfo, ...]] = (
-    OptionInfo("I-O1", "it_wild_limit", "Wild cards in a meld",
-               ("italian_1_or_2", "max3", "fewer_than_naturals"), "B.6.2", "SEED-000, RDG, GDT"),
-    OptionInfo("I-O2", "joker_counts_double", "A joker counts as two wild cards", (False, True), "B.6.2",
-               "ITW-P for true"),
-    OptionInfo("I-O3", "new_meld_after_close", "A new meld of a rank once its canasta is closed",
-               ("new_meld_after_close_one_open_per_rank", "never"), "B.6.4", "inferred"),
-    OptionInfo("I-O4", "pozzo_special_card", "A non-natural card turned when forming the pozzo",
-               ("stay_in_pozzo", "bottom_and_turn_next", "reshuffle_into_stock"), "B.4.2", "SEED-000"),
-    OptionInfo("I-O5", "negative_score_minimum", "Opening minimum for a negative score", (50, 15), "B.9.1",
-               "none; 15 per RGIT"),
-    OptionInfo("I-O6", "opening_table", "Opening threshold table", ("project", "hoyle_italian"), "B.9.1",
-               "SEED-000"),
-    OptionInfo("I-O7", "clean_opening", "Clean opening required", ("only_at_50", "always"), "B.9.2",
-               "SEED-000"),
-    OptionInfo("I-O8", "pozzo_take", "Ways to take the pozzo", ("natural_pair_only", "classic"), "B.10.3",
-               "SEED-000, SEED-002"),
-    OptionInfo("I-O9", "frozen_pozzo_naturals", "Natural cards needed to take a frozen pozzo", (3, 2),
-               "B.10.4", "SEED-000, CO, TRE-V"),
-    OptionInfo("I-O10", "dealt_red_three_replacement", "Dealt red threes are replaced from",
-               ("bottom_of_stock", "top_of_stock"), "B.3.4", "SEED-000, RDG, MON"),
-    OptionInfo("I-O11", "red_three_in_pozzo", "A red three found in the pozzo",
-               ("no_replacement", "replaced"), "B.4.4", "by analogy with A.9.6"),
-    OptionInfo("I-O12", "wild_canastas_count", "Wild-card canastas count as clean/dirty canastas",
-               (True, False), "B.8.4", "SEED-000"),
-    OptionInfo("I-O13", "aces_bonus", "The aces bonus replaces 500/300", ("replace", "additive"), "B.7.3",
-               "SEED-000, SEED-002"),
-    OptionInfo("I-O14", "open_deuce_meld", "While a deuce meld is open",
-               ("no_dirty_canasta_while_deuce_meld_open", "rgit", "off"), "B.8.5", "SEED-000"),
-    OptionInfo("I-O15", "special_card_values_count", "Card values of wild-card canastas also count",
-               (True, False), "B.8.6", "SEED-000"),
-    OptionInfo("I-O16", "black_three_value", "Card value of a black three", (5, 0), "B.2", "SEED-002 via A.2"),
-    OptionInfo("I-O17", "black_three_melds", "Black-three melds",
-               ("never", "going_out_3_to_6", "going_out_3_to_4"), "B.6.6", "SEED-000"),
-    OptionInfo("I-O18", "red_three_table", "Red-three values", ("project", "hoyle_italian"), "B.11.2",
-               "SEED-000"),
-    OptionInfo("I-O19", "direction", "Direction of play", ("clockwise", "counter_clockwise"), "B.1.4",
-               "SEED-000, SEED-002, MON"),
-    OptionInfo("I-O20", "six_player_teams", "Six players", ("2x3", "3x2"), "B.1.1", "CO"),
-    OptionInfo("I-O21", "five_players", "Five players", ("solo", "unsupported"), "B.1.1", "SEED-002"),
-    OptionInfo("I-O22", "going_out_requirement", "Canastas needed to go out",
-               ("clean_and_dirty", "two_incl_one_clean", "two_any"), "B.13.1", "SEED-000, SAP"),
-    OptionInfo("I-O23", "final_discard", "The going-out discard",
-               ("discard_not_wild_or_black3", "discard_required", "discard_optional"), "B.13.2", "SEED-000"),
-    OptionInfo("I-O24", "concealed_out_bonus", "Bonus for going out concealed", ("none",),
-               "B.13.6", "no source gives one"),
-    OptionInfo("I-O25", "empty_stock", "When the stock runs out", ("hand_ends", "classic_continue"), "B.14",
-               "SEED-000, GDT"),
-    OptionInfo("I-O26", "five_canasta_bonus", "Five-canasta bonus", ("project", "hoyle", "any_vs_all_clean"),
-               "B.15", "SEED-002"),
-    OptionInfo("I-O27", "ten_canasta_bonus", "Ten canastas of any kind: +2000", ("off", "on"), "B.15",
-               "RGIT, HSW for on"),
-    OptionInfo("I-O28", "target", "Target score", (15000, 12000), "B.16", "SEED-000, TRE-E, MON"),
-    OptionInfo("I-O29", "cut_wilds", "Deuces and jokers exposed by the cut",
-               ("cutter_keeps", "counts_toward_15", "off"), "B.3.2", "SEED-000"),
-    OptionInfo("I-O30", "pozzo_cards", "Cards under the pozzo's upcard", ("face_down", "face_up"), "B.4.3",
-               "SEED-000, SEED-002"),
-    OptionInfo("I-O31", "opening_draws_one", "A player who opens draws only one card", (False, True),
-               "B.5.1", "SEED-002, SEED-000"),
-    OptionInfo("I-O32", "pozzo_taking", "Taking the pozzo", ("whole_pozzo", "top_card_only"), "B.5.2",
-               "SEED-000, SEED-002"),
-    OptionInfo("I-O33", "dirty_jokers_bonus", "Dirty joker canasta (5 jokers + 2 deuces)", (3000, 2000),
-               "B.8.2", "SEED-000 scoring list"),
-    OptionInfo("I-O34", "top_opening_bracket", "Opening minimum at 12000 or more", (180, 200), "B.9.1",
-               "SEED-000 table"),
-    OptionInfo("I-O35", "dirty_opening_blocks_pozzo", "A dirty opening forbids taking the pozzo that turn",
-               (True, False), "B.9.3", "SEED-000"),
-    OptionInfo("I-O36", "asking_partner", "Asking the partner before going out",
-               ("customary_optional", "required"), "B.13.4", "SEED-000"),
-    OptionInfo("I-O37", "unopened_pays_double", "A team that has not opened pays double when the other goes out",
-               (True, False), "B.15", "SEED-000"),
-    OptionInfo("I-O38", "wild_meld_obligation_all", "The open-wild-meld obligation covers every wild meld and going out",
-               (True, False), "B.8.5", "SEED-000"),
-    OptionInfo("I-O39", "pozzo_closed_rank_block", "A rank closed as canasta blocks the pozzo",
-               ("opponents_closed", "own_closed", "off"), "B.10.6", "SEED-000"),
-)
-
-ALL_OPTIONS: Final = CLASSIC_OPTIONS + ITALIAN_OPTIONS
-OPTIONS_BY_ID: Final = {o.id: o for o in ALL_OPTIONS}
-OPTIONS_BY_FIELD: Final = {o.field: o for o in ALL_OPTIONS if o.field != "target"}
-#: the named options of each rule family, by family name (:func:`register_rules_family` adds one)
-FAMILY_OPTIONS: Final[dict[str, tuple[OptionInfo, ...]]] = {"classic": CLASSIC_OPTIONS, "italian": ITALIAN_OPTIONS}
+#: every named option of the registered families (each family's package registers its own:
+#: :func:`register_rules_family`), in the order they were registered
+ALL_OPTIONS: Final[list[OptionInfo]] = []
+OPTIONS_BY_ID: Final[dict[str, OptionInfo]] = {}
+OPTIONS_BY_FIELD: Final[dict[str, OptionInfo]] = {}
+#: the named options of each rule family, by family name
+FAMILY_OPTIONS: Final[dict[str, tuple[OptionInfo, ...]]] = {}
 #: per family: the player counts it is for, and the preset a rules file of it starts from
-FAMILY_PLAYERS: Final[dict[str, tuple[int, ...]]] = {"classic": (2, 3, 4, 6), "italian": (2, 3, 4, 5, 6)}
-FAMILY_START: Final[dict[str, str]] = {"classic": "classic-4p", "italian": "italian-4p"}
+FAMILY_PLAYERS: Final[dict[str, tuple[int, ...]]] = {}
+FAMILY_START: Final[dict[str, str]] = {}
 #: the fields of each family's named options (what :meth:`RuleSet.has_option` asks)
-_FAMILY_FIELDS: Final[dict[str, frozenset[str]]] = {k: frozenset(o.field for o in v) for k, v in FAMILY_OPTIONS.items()}
+_FAMILY_FIELDS: Final[dict[str, frozenset[str]]] = {}
 
 CLASSIC_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120))
 SIX_PLAYER_MINIMUMS: Final = CLASSIC_MINIMUMS + ((7500, 150),)
@@ -532,6 +427,12 @@ def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: t
     family that plays them registers with :func:`canasta.game.register_family`."""
     FAMILY_OPTIONS[name] = options
     _FAMILY_FIELDS[name] = frozenset(o.field for o in options)
+    for o in options:
+        if o.id not in OPTIONS_BY_ID:
+            ALL_OPTIONS.append(o)
+            OPTIONS_BY_ID[o.id] = o
+            if o.field != "target":
+                OPTIONS_BY_FIELD[o.field] = o
     FAMILY_PLAYERS[name] = players
     FAMILY_START[name] = start
 
@@ -646,31 +547,8 @@ def _teams_for(r: RuleSet) -> tuple[tuple[int, ...], ...]:
     return tuple((s,) for s in range(n))
 
 
-def _preset(**kw: Any) -> RuleSet:
-    return RuleSet(**kw)
-
-
-PRESETS: Final[dict[str, RuleSet]] = {
-    "classic-4p": _preset(name="classic-4p"),
-    "classic-2p": _preset(name="classic-2p", players=2, hand_size=15, draw_count=2,
-                          canastas_to_go_out=2),
-    "classic-3p": _preset(name="classic-3p", players=3, hand_size=13),
-    "classic-6p": _preset(name="classic-6p", players=6, packs=3, hand_size=13,
-                          canastas_to_go_out=2, target=10000,
-                          minimum_table=SIX_PLAYER_MINIMUMS,
-                          red_three_values=SIX_PLAYER_RED_THREES),
-}
-for _n in (2, 3, 4, 5, 6):
-    PRESETS[f"italian-{_n}p"] = _preset(name=f"italian-{_n}p", family="italian", players=_n, packs=3,
-                                        hand_size=15, draw_count=2, target=15000)
-PRESETS["italian-6p-3x2"] = _preset(name="italian-6p-3x2", family="italian", players=6, packs=3,
-                                    hand_size=15, draw_count=2, target=15000, six_player_teams="3x2")
-PRESETS["classic-3p-cutthroat"] = dataclasses.replace(
-    PRESETS["classic-3p"].with_options({"C-O10": True}), name="classic-3p-cutthroat", teams=()
-)
-PRESETS["classic-6p-3x2"] = dataclasses.replace(
-    PRESETS["classic-6p"].with_options({"C-O11": True}), name="classic-6p-3x2", teams=()
-)
+#: every rule set by name (each family's package adds its presets: :func:`add_presets`)
+PRESETS: Final[dict[str, RuleSet]] = {}
 
 
 def load_rules(path: str | Path) -> RuleSet:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from canasta.cards import CARD_VALUE, THREE, Card
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.families.classic import movegen
+from canasta.families.classic import movegen, options
 from canasta.families.classic import rules as classic_rules
 from canasta.families.classic.going_out import classic_plan
 from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
@@ -23,7 +23,7 @@ from canasta.moves import MELD, TAKE, Group, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
-from canasta.rules import RuleSet
+from canasta.rules import RuleSet, add_presets, register_rules_family
 from canasta.scoring import SideScore
 from canasta.state import FINAL_PHASE
 
@@ -137,6 +137,8 @@ class Classic(RuleFamily):
         return classic_rules.score(g)
 
 
+register_rules_family("classic", options.CLASSIC_OPTIONS, options.PLAYERS, options.START)
+add_presets(options.presets())
 CLASSIC: RuleFamily = register_family(Classic())
 
 __all__ = ["CLASSIC", "Classic"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from canasta.cards import CARD_RANK, IS_WILD, Card
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.families.italian import movegen, refusals  # noqa: F401  (registers its refusal forms)
+from canasta.families.italian import movegen, options, refusals  # noqa: F401  (registers its refusal forms)
 from canasta.families.italian import rules as italian_rules
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.melds import it_canasta, it_group_error
@@ -27,7 +27,7 @@ from canasta.moves import OPEN, TAKE, Group, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
-from canasta.rules import RuleSet
+from canasta.rules import RuleSet, add_presets, register_rules_family
 from canasta.scoring import SideScore
 from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 
@@ -179,6 +179,8 @@ class Italian(RuleFamily):
         return italian_rules.score(g)
 
 
+register_rules_family("italian", options.ITALIAN_OPTIONS, options.PLAYERS, options.START)
+add_presets(options.presets())
 ITALIAN: RuleFamily = register_family(Italian())
 
 __all__ = ["ITALIAN", "Italian"]
