@@ -37,6 +37,7 @@ from canasta.cards import (
     IS_BLACK_THREE,
     IS_NATURAL,
     IS_RED_THREE,
+    JOKER,
     JOKER_RANK,
     NATURAL_RANKS,
     NUM_CARDS,
@@ -418,7 +419,7 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
 
     def take(rank: int, k: int) -> list[str]:
         out = []
-        for c in RANK_CARDS[rank] if rank != JOKER_RANK else (52,):
+        for c in RANK_CARDS[rank] if rank != JOKER_RANK else (JOKER,):
             while k and left[c] and not IS_RED_THREE[c]:
                 left[c] -= 1
                 out.append(card_str(c))
@@ -542,7 +543,7 @@ def opening_out_position(rules: Any, seed: int, max_hand: int = 16) -> Game | No
     rng.shuffle(ranks)
 
     def take(rank: int, k: int) -> None:
-        cards = [c for c in RANK_CARDS[rank] if not IS_RED_THREE[c]] if rank != JOKER_RANK else [52]
+        cards = [c for c in RANK_CARDS[rank] if not IS_RED_THREE[c]] if rank != JOKER_RANK else [JOKER]
         hand.extend(card_str(cards[i % len(cards)]) for i in range(k))
 
     def canasta(rank: int, clean: bool) -> None:

@@ -34,6 +34,7 @@ from canasta.match import Match
 from canasta.moves import DRAW, MELD, OPEN, TAKE, Move
 from canasta.record import GameRecord, commitment, record_from_match, write_text_atomic
 from canasta.rules import RuleSet
+from canasta.state import ASK_NONE
 from canasta.view import SeatView, seat_view, spectator_view
 
 SAVE_FORMAT = "canasta-table/1"
@@ -399,7 +400,7 @@ class Table:
         i = len(moves) - n - 1
         if n and (i < 0 or moves[i][0] != seat or moves[i][1].kind not in (DRAW, TAKE, OPEN)):
             return 0
-        if g.ask != 0:  # a question to the partner is pending or answered: melds stand
+        if g.ask != ASK_NONE:  # a question to the partner is pending or answered: melds stand
             return 0
         return n
 

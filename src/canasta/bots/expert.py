@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
 from canasta.bots.inference import PileWatch, respect
-from canasta.cards import THREE
+from canasta.cards import CARD_RANK, THREE
 from canasta.family import SearchTuning
 from canasta.game import Game
 from canasta.melds import CANASTA_SIZE
@@ -188,7 +188,7 @@ class ExpertBot(Bot):
 
     def _discard_rank(self, g: Game, move: Move, discards: list[Move]) -> int:
         best = self.guide._discard(g, discards)
-        return 0 if move == best else 1 + g.rank_counts[g.turn][move.groups[0][0] // 4 if move.groups[0][0] != 52 else 13]
+        return 0 if move == best else 1 + g.rank_counts[g.turn][CARD_RANK[move.groups[0][0]]]
 
     def _playout(self, g: Game, me: int, deadline: float = math.inf) -> float | None:
         """Play ``g`` forward with the rollout policy and score it for ``me``'s side;

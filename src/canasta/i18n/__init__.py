@@ -32,6 +32,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from canasta.cards import JOKER, NUM_CARDS
+
 if TYPE_CHECKING:
     from canasta.errors import IllegalMoveError
     from canasta.family import PileNote
@@ -280,10 +282,10 @@ class Translator:
     def card(self, card: int, article: bool = True) -> str:
         """A card's full name: "the king of hearts" / "il re di cuori", the joker "the joker" /
         "il jolly"; without the article with ``article=False`` ("king of hearts" / "re di cuori")."""
-        if not 0 <= card <= 52:
+        if not 0 <= card < NUM_CARDS:
             return str(card)
         names = _CARD_NAMES if article else _BARE_NAMES
-        if card == 52:
+        if card == JOKER:
             return self.pgettext("card", names[13])
         suit = self.pgettext("suit", _SUITS[card & 3])
         return self.pgettext("card", names[card >> 2]).format(suit=suit)
@@ -457,7 +459,7 @@ class _Local:
 
         t, name, v = self.t, self.name, self.value
         if name == "card" or name.endswith("_card"):
-            if not isinstance(v, int) or not 0 <= v <= 52:
+            if not isinstance(v, int) or not 0 <= v < NUM_CARDS:
                 return repr(v)
             if spec == "name":
                 return t.card(v, article=False)

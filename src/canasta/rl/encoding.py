@@ -55,7 +55,21 @@ from canasta.moves import (
     Move,
     group_cards,
 )
-from canasta.options import Option
+from canasta.options import (
+    CODE_SHIFT,
+    DEUCE_ON_OPT,
+    DEUCE_ON_WILD_OPT,
+    DISCARD_CODE,
+    JOKER_ON_OPT,
+    JOKER_ON_WILD_OPT,
+    NATURAL_ON_OPT,
+    NEW_PAIR_DEUCE_OPT,
+    NEW_PAIR_JOKER_OPT,
+    NEW_THREE_OPT,
+    NEW_WILD_OPT,
+    Option,
+    option_of,
+)
 from canasta.rules import RuleSet
 from canasta.state import ASK_NAMES, PHASE_NAMES
 from canasta.view import SeatView
@@ -163,22 +177,22 @@ def action_name(action: int) -> str:
     return kind
 
 
-# option codes of Game.options (code * 16 + rank) -> action
+# option codes of Game.options (canasta.options: code << CODE_SHIFT | rank) -> action
 def _option_table() -> tuple[int, ...]:
-    table = [-1] * 256
+    table = [-1] * (16 << CODE_SHIFT)
     for r in range(NUM_RANKS):
-        table[r] = DISCARD_BASE + r
+        table[option_of(DISCARD_CODE, r)] = DISCARD_BASE + r
         if THREE <= r < JOKER_RANK:
-            table[16 + r] = group_action(r, 1, 0, 0)
-            table[32 + r] = group_action(r, 0, 1, 0)
-            table[48 + r] = group_action(r, 0, 0, 1)
-            table[64 + r] = group_action(r, 3, 0, 0)
-            table[80 + r] = group_action(r, 2, 1, 0)
-            table[96 + r] = group_action(r, 2, 0, 1)
-    table[7 << 4] = group_action(WILD_MELD, 0, 1, 0)
-    table[8 << 4] = group_action(WILD_MELD, 0, 0, 1)
-    for jj in range(4):
-        table[(9 << 4) + jj] = group_action(WILD_MELD, 0, 3 - jj, jj)
+            table[NATURAL_ON_OPT + r] = group_action(r, 1, 0, 0)
+            table[DEUCE_ON_OPT + r] = group_action(r, 0, 1, 0)
+            table[JOKER_ON_OPT + r] = group_action(r, 0, 0, 1)
+            table[NEW_THREE_OPT + r] = group_action(r, 3, 0, 0)
+            table[NEW_PAIR_DEUCE_OPT + r] = group_action(r, 2, 1, 0)
+            table[NEW_PAIR_JOKER_OPT + r] = group_action(r, 2, 0, 1)
+    table[DEUCE_ON_WILD_OPT] = group_action(WILD_MELD, 0, 1, 0)
+    table[JOKER_ON_WILD_OPT] = group_action(WILD_MELD, 0, 0, 1)
+    for jj in range(4):  # a new meld of three wild cards, jj of them jokers
+        table[NEW_WILD_OPT + jj] = group_action(WILD_MELD, 0, 3 - jj, jj)
     return tuple(table)
 
 
