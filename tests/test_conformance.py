@@ -90,11 +90,29 @@ from canasta.errors import refuse
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import it_canasta
 from canasta.match import Match
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, canasta_bonus, check_meld_shape, classify
+from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, canasta_bonus, check_meld_shape, meld_from_cards
 from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
 from canasta.position import game_from_position
 from canasta.scoring import hand_penalty, match_winner, red_three_score, score_side
 from canasta.state import DRAW_PHASE
+
+
+def classify(rules: RuleSet, cards: Sequence[Card], concealed: bool = False) -> dict[str, object]:
+    """Describe a finished meld: canasta or not, natural or mixed, its points (the cases' meld
+    summary, kept here since only the tests use it)."""
+    m = meld_from_cards(cards, concealed)
+    bonus = canasta_bonus(rules, m)
+    kind = None
+    if m.is_canasta and m.rank != THREE:
+        kind = "natural" if m.is_natural else "mixed"
+    return {
+        "is_canasta": kind is not None,
+        "canasta_type": kind,
+        "concealed": bool(concealed and kind is not None),
+        "bonus": bonus,
+        "card_points": m.points,
+        "total": bonus + m.points,
+    }
 
 
 def validate_new_meld(rules: RuleSet, cards: Sequence[Card], going_out: bool = False) -> None:
@@ -698,8 +716,8 @@ def _compare_meld(ck: Checks, rules: RuleSet, m: Meld, exp: Mapping[str, Any]) -
     # the pure helper agrees with the table's meld
     if {"bonus", "card_points"} <= set(exp):
         info = classify(rules, m.cards, concealed=m.concealed)
-        ck.eq("melds.classify(...) bonus", info["bonus"], exp["bonus"])
-        ck.eq("melds.classify(...) card_points", info["card_points"], exp["card_points"])
+        ck.eq("classify(...) bonus", info["bonus"], exp["bonus"])
+        ck.eq("classify(...) card_points", info["card_points"], exp["card_points"])
 
 
 @adapter("validate_add_to_meld")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from canasta.cards import (
     CARD_RANK,
@@ -115,23 +115,6 @@ def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
     if meld.concealed and rules.concealed_canasta_bonus:
         bonus += 100
     return bonus
-
-
-def classify(rules: RuleSet, cards: Sequence[Card], concealed: bool = False) -> dict[str, object]:
-    """Describe a finished meld: canasta or not, natural or mixed, its points."""
-    m = meld_from_cards(cards, concealed)
-    bonus = canasta_bonus(rules, m)
-    kind = None
-    if m.is_canasta and m.rank != THREE:
-        kind = "natural" if m.is_natural else "mixed"
-    return {
-        "is_canasta": kind is not None,
-        "canasta_type": kind,
-        "concealed": bool(concealed and kind is not None),
-        "bonus": bonus,
-        "card_points": m.points,
-        "total": bonus + m.points,
-    }
 
 
 def meld_from_cards(cards: Iterable[Card], concealed: bool = False) -> Meld:
