@@ -5,7 +5,8 @@ perft, the views and positions, and the bots, with no edit anywhere else.
 only grows, and a hand ends when the stock runs out.  It borrows Classic's rule
 functions (a plug-in may build on a family's public code; a family package in
 ``src/`` may not) and changes one rule: taking the pile is refused and never
-generated.  It has its own preset, its own player count (four only) and its own
+generated.  It has its own preset, its own player count (four only), its own part of
+the state (a public count of the turns begun, carried through positions and views), its own
 tuning for the bots and its own name.  The terminal app and the card room show it.
 """
 
@@ -16,6 +17,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -40,10 +42,28 @@ from canasta.rules import (
     add_presets,
     register_rules_family,
 )
-from canasta.view import pile_note_list, seat_view
+from canasta.state import StateField, StatePart
+from canasta.view import SeatView, pile_note_list, sample_world, seat_view
 
 NAME = "nopile"
 PRESET = "nopile-4p"
+
+
+class QuietTurns(StatePart):
+    """The family's own part of the state: one public field, the turns begun in the hand
+    (counted by the part itself), to carry a family's own state through positions and views."""
+
+    __slots__ = ("quiet",)
+    FIELDS: ClassVar[tuple[StateField, ...]] = (StateField("quiet", "quiet_turns", "public", "value"),)
+
+    def __init__(self, quiet: int = 0) -> None:
+        self.quiet = quiet
+
+    def copy(self) -> QuietTurns:
+        return QuietTurns(self.quiet)
+
+    def begin_turn(self) -> None:
+        self.quiet += 1
 
 
 class NoPile(Classic):
@@ -55,6 +75,9 @@ class NoPile(Classic):
     search = SearchTuning(worlds=8, drop_z=1.5, scored=True)
     words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild",
                         title="No-pile Canasta")
+
+    def new_part(self, sides: int) -> QuietTurns:
+        return QuietTurns()
 
     def plan_take(self, g: Game, move: Move) -> TakePlan:
         raise refuse("PILE_BLOCKED")
@@ -159,10 +182,15 @@ def test_views_and_positions_round_trip(seed: int) -> None:
             p = position_of(game)
             again = game_from_position(p)
             assert position_of(again) == p
+            assert p["quiet_turns"] == game.part.quiet > 0  # type: ignore[union-attr]
             assert [str(m) for m in again.legal_moves] == [str(m) for m in game.legal_moves]
             for s in range(game.players):
                 v = seat_view(game, s)
                 assert Counter(card_str(c) for c in v.hand) == Counter(p["hands"][s])
+                assert v.part_value("quiet_turns") == p["quiet_turns"]  # the part's field, by its name
+                assert SeatView.from_dict(v.to_dict()) == v
+                world = sample_world(v, random.Random(seed))
+                assert world.part.quiet == p["quiet_turns"]  # type: ignore[union-attr]
                 pile_note_list(v)
         moves = list(game.legal_moves)
         game.push(moves[rng.randrange(len(moves))])

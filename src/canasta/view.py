@@ -16,6 +16,7 @@ view, into a full :class:`~canasta.game.Game` (what search bots need).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections.abc import Callable, Mapping
@@ -81,6 +82,15 @@ class SeatView:
     cut_cards: tuple[Card, ...] = ()
     draw_mode: int = 0
     opened: tuple[bool, ...] = ()
+    #: a family's own public fields that have no attribute above, by name (as its state part's
+    #: ``FIELDS`` declare them; JSON-ready values)
+    part_fields: tuple[tuple[str, Any], ...] = ()
+
+    def part_value(self, name: str, default: Any = None) -> Any:
+        """A public field of the family's state part by its name, wherever the view keeps it."""
+        if name in _VIEW_ATTRS:
+            return getattr(self, name)
+        return next((v for k, v in self.part_fields if k == name), default)
 
     @property
     def side(self) -> int:
@@ -171,6 +181,8 @@ class SeatView:
             "concealed_out": self.concealed_out,
             "end_reason": self.end_reason,
         }
+        for name, value in self.part_fields:
+            out[name] = list(value) if isinstance(value, tuple) else value
         if include_rules:
             out["rules"] = self.rules.to_dict()
         return out
@@ -226,11 +238,25 @@ class SeatView:
                 red_threes_pending=tuple(bool(x) for x in data["red_threes_pending"]),
                 went_out=int(data["went_out"]), concealed_out=bool(data["concealed_out"]),
                 end_reason=str(data["end_reason"]),
+                part_fields=_part_fields_of(rules, data),
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, PositionError):
                 raise
             raise PositionError(f"malformed seat view: {exc!r}") from None
+
+
+def _part_fields_of(rules: RuleSet, data: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The family's own public fields a written view holds that :class:`SeatView` has no attribute for."""
+    part = family_of(rules).new_part(len(rules.teams))
+    if part is None:
+        return ()
+    out = []
+    for f in part.FIELDS:
+        if f.seen == "public" and f.name not in _VIEW_ATTRS and f.name in data:
+            value = data[f.name]
+            out.append((f.name, tuple(value) if isinstance(value, list) else value))
+    return tuple(out)
 
 
 def pile_note_list(view: SeatView) -> list[PileNote]:
@@ -281,6 +307,10 @@ def seat_view(game: Game, seat: int) -> SeatView:
     return _view(game, seat)
 
 
+#: the attributes of a view (a family part's field of another name goes in ``part_fields``)
+_VIEW_ATTRS: Final = frozenset(f.name for f in dataclasses.fields(SeatView))
+
+
 def _pile_seen(face_down: tuple[int, int], pile: list[Card]) -> tuple[Card | None, ...]:
     lo, hi = face_down
     return tuple(None if lo <= i < hi else c for i, c in enumerate(pile))
@@ -308,11 +338,16 @@ def _view(game: Game, seat: int) -> SeatView:
         value = getattr(g, attr)
         data[name] = out(g, value) if out else (tuple(value) if isinstance(value, list) else value)
     part = g.part
+    extra: list[tuple[str, Any]] = []
     if part is not None:  # the family's own fields, as its state part declares them
         for f in part.FIELDS:
             if f.seen == "public":
                 value = getattr(part, f.attr)
-                data[f.name] = f.view(g, value) if f.view else (tuple(value) if isinstance(value, list) else value)
+                value = f.view(g, value) if f.view else (tuple(value) if isinstance(value, list) else value)
+                if f.name in _VIEW_ATTRS:
+                    data[f.name] = value
+                else:
+                    extra.append((f.name, value))
     return SeatView(
         rules=g.rules,
         seat=seat,
@@ -323,6 +358,7 @@ def _view(game: Game, seat: int) -> SeatView:
         hand=tuple(g.hand(seat)) if seat >= 0 else (),
         hand_sizes=tuple(g.hand_sizes),
         stock_size=len(g.stock),
+        part_fields=tuple(extra),
         **data,
     )
 
@@ -381,7 +417,7 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     if part is not None:  # the family's own fields, as its state part declares them
         for f in part.FIELDS:
             if f.seen == "public":
-                value = getattr(view, f.name)
+                value = view.part_value(f.name, getattr(part, f.attr))
                 setattr(part, f.attr, f.unview(g, value) if f.unview else
                         (list(value) if isinstance(value, tuple) else value))
     for s, cards in enumerate(hands):
