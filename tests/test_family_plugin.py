@@ -39,8 +39,6 @@ from canasta.rules import (
     FAMILY_START,
     PRESETS,
     RuleSet,
-    add_presets,
-    register_rules_family,
 )
 from canasta.state import StateField, StatePart
 from canasta.view import SeatView, pile_note_list, sample_world, seat_view
@@ -70,11 +68,17 @@ class NoPile(Classic):
     """Classic Canasta without taking the pile."""
 
     name = NAME
+    rule_options = CLASSIC_OPTIONS  # Classic's options, borrowed
+    player_counts = (4,)
+    start_preset = PRESET
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=True, black_three_discard=0, meld_takes_pile=False,
                       one_and_wild_takes=False, frozen_need=99, classic_scale=True)
     search = SearchTuning(worlds=8, drop_z=1.5, scored=True)
     words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild",
                         title="No-pile Canasta")
+
+    def presets(self) -> dict[str, RuleSet]:
+        return {PRESET: RuleSet(name=PRESET, family=NAME)}
 
     def new_part(self, sides: int) -> QuietTurns:
         return QuietTurns()
@@ -95,9 +99,7 @@ class NoPile(Classic):
 @pytest.fixture(scope="module", autouse=True)
 def registered() -> Iterator[None]:
     """The family and its preset exist while this module runs (other tests list the presets)."""
-    register_rules_family(NAME, CLASSIC_OPTIONS, (4,), PRESET)
-    add_presets({PRESET: RuleSet(name=PRESET, family=NAME)})
-    register_family(NoPile())
+    register_family(NoPile())  # its class is its one description: rules, options, presets, state, words
     try:
         yield
     finally:

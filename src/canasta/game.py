@@ -65,7 +65,7 @@ from canasta.moves import (
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec, code_move
 from canasta.plans import MeldPlan, Plan, TakePlan
-from canasta.rules import PRESETS, RuleSet
+from canasta.rules import PRESETS, OptionInfo, RuleSet, add_presets, register_rules_family
 from canasta.scoring import SideScore
 from canasta.state import (
     ANSWER_PHASE,
@@ -119,6 +119,16 @@ class RuleFamily:
     words: ClassVar[FamilyWords]
     #: how the expert searches it (every family says: there is no default)
     search: ClassVar[SearchTuning]
+    #: its named options (C-O1 ..., I-O1 ...), the player counts it is for and the preset its
+    #: rules files start from; a family that gives them has its rule sets registered with it
+    #: (:func:`register_family`; empty: registered apart, ``canasta.rules.register_rules_family``)
+    rule_options: ClassVar[tuple[OptionInfo, ...]] = ()
+    player_counts: ClassVar[tuple[int, ...]] = ()
+    start_preset: ClassVar[str] = ""
+
+    def presets(self) -> dict[str, RuleSet]:
+        """Its rule sets by name, registered with it (``RuleSet.preset``)."""
+        return {}
 
     def refusal(self, key: str) -> str:
         """The key of the refusal form of shared code's ``key`` in this family: its own
@@ -321,10 +331,16 @@ FAMILIES: dict[str, RuleFamily] = {}
 
 
 def register_family(family: RuleFamily) -> RuleFamily:
-    """Make a family playable: rule sets whose ``family`` is its name are played by it."""
+    """Make a family playable: rule sets whose ``family`` is its name are played by it.  The one
+    description of a family is its class: its options, player counts and presets (when it gives
+    them) are registered with the rule sets here too."""
     if not family.name:
         raise ValueError("a rule family needs a name")
+    if family.rule_options:
+        register_rules_family(family.name, family.rule_options, family.player_counts, family.start_preset)
     FAMILIES[family.name] = family
+    if family.rule_options:
+        add_presets(family.presets())
     return family
 
 

@@ -23,7 +23,7 @@ from canasta.moves import MELD, TAKE, Group, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
-from canasta.rules import RuleSet, add_presets, register_rules_family
+from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.state import FINAL_PHASE
 
@@ -35,11 +35,17 @@ class Classic(RuleFamily):
     name = "classic"
     pile_word = "pile"
     take_draws = 0
+    rule_options = options.CLASSIC_OPTIONS
+    player_counts = options.PLAYERS
+    start_preset = options.START
     words = FamilyWords(canastas=("natural", "mixed"), opened="melded", minimum_shown="bands", pile_fanned=3, wilds="wild",
                         title="Classic Canasta")
     play = PlayTuning(keep_pair_for_pile=True, track_shedding=True, black_three_discard=20, meld_takes_pile=True,
                       one_and_wild_takes=True, frozen_need=2, classic_scale=True)
     search = SearchTuning(worlds=90, drop_z=1.5, scored=True)
+
+    def presets(self) -> dict[str, RuleSet]:
+        return options.presets()
 
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:
         return CARD_VALUE
@@ -137,8 +143,6 @@ class Classic(RuleFamily):
         return classic_rules.score(g)
 
 
-register_rules_family("classic", options.CLASSIC_OPTIONS, options.PLAYERS, options.START)
-add_presets(options.presets())
 CLASSIC: RuleFamily = register_family(Classic())
 
 __all__ = ["CLASSIC", "Classic"]

@@ -45,7 +45,7 @@ CLASSIC_OPTIONS: Final[tuple[OptionInfo, ...]] = (
 )
 
 #: the player counts Classic Canasta is for (A.1, A.17, A.18)
-PLAYERS: Final = (2, 3, 4, 6)
+PLAYERS: Final[tuple[int, ...]] = (2, 3, 4, 6)
 #: the preset a Classic rules file starts from
 START: Final = "classic-4p"
 

@@ -27,7 +27,7 @@ from canasta.moves import OPEN, TAKE, Group, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
-from canasta.rules import RuleSet, add_presets, register_rules_family
+from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 
@@ -46,12 +46,18 @@ class Italian(RuleFamily):
     has_cut = True
     goes_out_in_one_move = False
     takes_with_one_and_wild = False
+    rule_options = options.ITALIAN_OPTIONS
+    player_counts = options.PLAYERS
+    start_preset = options.START
     words = FamilyWords(canastas=("clean", "dirty"), opened="opened", minimum_shown="samples", pile_fanned=5, wilds="pinelle",
                         title="Italian Canasta")
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=False, black_three_discard=5, meld_takes_pile=False,
                       one_and_wild_takes=False, frozen_need=3, classic_scale=False)
     # the search measured at 70% of hands over 2,000 hands (issue 17)
     search = SearchTuning(worlds=40, drop_z=None, scored=False)
+
+    def presets(self) -> dict[str, RuleSet]:
+        return options.presets()
 
     def frozen_take_naturals(self, rules: RuleSet) -> int:
         return rules.frozen_pozzo_naturals
@@ -179,8 +185,6 @@ class Italian(RuleFamily):
         return italian_rules.score(g)
 
 
-register_rules_family("italian", options.ITALIAN_OPTIONS, options.PLAYERS, options.START)
-add_presets(options.presets())
 ITALIAN: RuleFamily = register_family(Italian())
 
 __all__ = ["ITALIAN", "Italian"]

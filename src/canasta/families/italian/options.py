@@ -87,7 +87,7 @@ ITALIAN_OPTIONS: Final[tuple[OptionInfo, ...]] = (
 )
 
 #: the player counts Italian Canasta is for (B.1.1)
-PLAYERS: Final = (2, 3, 4, 5, 6)
+PLAYERS: Final[tuple[int, ...]] = (2, 3, 4, 5, 6)
 #: the preset an Italian rules file starts from
 START: Final = "italian-4p"
 
