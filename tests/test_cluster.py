@@ -202,6 +202,26 @@ def test_an_event_number_is_written_once(services: tuple[str, str]) -> None:
         store.close()
 
 
+def test_a_status_is_noted_only_while_its_event_is_the_last(services: tuple[str, str]) -> None:
+    """The lobby's status (a match over: the history lists it) is written beside the event
+    that changed it, and not over a later event's."""
+    from canasta.web.cluster_store import ClusterStore, Event
+    from canasta.web.store import TableRow
+
+    db, _ = services
+    store = ClusterStore(db)
+    try:
+        store.create(TableRow("unit-status", 0.0, 0.0, "playing", {}, {"hands": []}, 0, []))
+        store.append("unit-status", Event(1, "move", 0, "draw", None, 1.0), "playing", 1)
+        store.append("unit-status", Event(2, "move", 0, "discard 4C", None, 2.0), "playing", 1)
+        store.note_status("unit-status", "finished", 1)  # event 1 is no longer the last
+        assert store._status("unit-status") == "playing"
+        store.note_status("unit-status", "finished", 2)
+        assert store._status("unit-status") == "finished"
+    finally:
+        store.close()
+
+
 def test_two_servers_a_hand_across_them_survives_a_killed_server(services: tuple[str, str]) -> None:
     db, prefix = services
     worker = WorkerProcess(db, server_args(prefix)).start()
@@ -465,8 +485,8 @@ def test_a_turn_timer_that_runs_out_is_a_notice_on_every_server_and_after_a_rest
         def noticed(m: Msg) -> bool:
             return m["type"] == "state" and bool(m.get("notices"))
 
-        seen = ann.until(noticed, timeout=40)  # nobody moves: a timer runs out (10 s) and a bot plays
-        seen_it = bea.until(noticed, timeout=20)
+        seen = ann.until(noticed, timeout=90)  # nobody moves: a timer runs out (10 s) and a bot plays
+        seen_it = bea.until(noticed, timeout=60)
         (notice,) = seen["notices"]
         late = notice["seat"]
         assert late in (0, 1) and notice["kind"] == "timeout"
@@ -530,13 +550,15 @@ def test_a_finished_match_rematches_once_whichever_server_is_asked(services: tup
                 continue
             if ann.state["hand_over"]:
                 ann.send(type="next_hand")
-            ann.until(later_than(ann.state["seq"]))
+            ann.until(later_than(ann.state["seq"]), timeout=60)  # a bound for a busy machine
+        (listed,) = [t for t in httpx.get(f"{s2.url}/api/history").json()["tables"] if t["table"] == table]
+        assert listed["kinds"] == ["human", "bot", "bot", "bot"]  # the lobby says the bots' seats in its words
         made = httpx.post(f"{s1.url}/api/tables/{table}/rematch", json={"token": token})
         assert made.status_code == 200, made.text
         again = httpx.post(f"{s2.url}/api/tables/{table}/rematch", json={"token": token})
         assert again.status_code == 200 and again.json()["table"] == made.json()["table"]
         new_id = made.json()["table"]
-        ann.until(lambda m: m["type"] == "state" and m.get("rematch") == new_id)
+        ann.until(lambda m: m["type"] == "state" and m.get("rematch") == new_id, timeout=60)
         assert [kind for _num, kind, _seat, _line in events(db, table)].count("rematch") == 1
         info = httpx.get(f"{s2.url}/api/tables/{new_id}").json()
         assert info["status"] == "playing" and info["target"] == 100

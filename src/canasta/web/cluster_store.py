@@ -64,7 +64,8 @@ _INSERT_EVENT = events_t.insert()  # the hot path: statements built once, only p
 # in the transaction that inserts event N, so the database keeps the numbers contiguous
 _TOUCH = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t.c.seq == bindparam("prev")).values(
     seq=bindparam("seq"), status=bindparam("status"), hands=bindparam("hands"), updated=bindparam("updated"))
-_SET_STATUS = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t.c.seq == bindparam("seq")) \
+# (a bind parameter may not be named after a column the statement sets: "at_seq", not "seq")
+_SET_STATUS = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t.c.seq == bindparam("at_seq")) \
     .values(status=bindparam("status"))
 _EVENTS_AFTER = select(events_t).where(events_t.c.table_id == bindparam("tid"), events_t.c.num > bindparam("num")) \
     .order_by(events_t.c.num)
@@ -185,7 +186,7 @@ class ClusterStore(Store):
         """The lobby's status of a table whose last event ``seq`` changed it (the match ended,
         the last seat was taken, it was closed); not written if another event came since."""
         with self.engine.begin() as db:
-            db.execute(_SET_STATUS, {"tid": table_id, "status": status, "seq": seq})
+            db.execute(_SET_STATUS, {"tid": table_id, "status": status, "at_seq": seq})
 
     def reseal(self) -> int:
         """Every stored deal secret (headers and deal events) encrypted again with the first key."""
@@ -246,10 +247,11 @@ class ClusterStore(Store):
                                .order_by(tables_t.c.updated.desc()).limit(limit)).all()
             out = []
             for t in trows:
-                names = [s.name for s in db.execute(select(seats_t.c.name).where(seats_t.c.table_id == t.id)
-                                                    .order_by(seats_t.c.seat)).all()]
-                state = {**json.loads(t.header), "names": names, "hands": [[]] * t.hands}
-                out.append(TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config), state, t.seq, []))
+                srows = db.execute(select(seats_t.c.seat, seats_t.c.kind, seats_t.c.name, seats_t.c.level)
+                                   .where(seats_t.c.table_id == t.id).order_by(seats_t.c.seat)).all()
+                seats = [SeatRow(r.seat, r.kind, r.name, r.level) for r in srows]  # no token hashes
+                state = {**json.loads(t.header), "names": [r.name for r in srows], "hands": [[]] * t.hands}
+                out.append(TableRow(t.id, t.created, t.updated, t.status, json.loads(t.config), state, t.seq, seats))
         return out
 
     def heads(self, table_ids: Sequence[str]) -> dict[str, int]:
