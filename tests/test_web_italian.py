@@ -67,7 +67,7 @@ def test_every_text_a_page_script_looks_up_is_in_the_catalog() -> None:
 def test_the_score_sheet_and_lobby_texts_have_italian_words() -> None:
     it = translator("it", WEB_DOMAIN)
     for msgid in ("Running totals (playing to {target})", "No hand has been scored yet.", "{name}'s table",
-                  "sound", "a short beep in the last seconds of your turn"):
+                  "a short beep in the last seconds of your turn", "Join the rematch"):
         assert it.has(msgid), msgid
     assert it.gettext("Running totals (playing to {target})").startswith("Totali")
     assert it.ngettext("{n} open seat", "{n} open seats", 2) == "{n} posti liberi"
