@@ -15,18 +15,11 @@ import pytest
 
 import canasta.arena as arena
 import canasta.cli as cli
-import canasta.record as record
+import canasta.files as files
 from canasta.arena import GameResult, Interrupted, run_arena, tally
 from canasta.cli import main
-from canasta.record import (
-    FINAL_TAG,
-    atomic_file,
-    cut_short,
-    parse_records,
-    read_file,
-    verify,
-    write_text_atomic,
-)
+from canasta.files import atomic_file, write_text_atomic
+from canasta.record import FINAL_TAG, cut_short, parse_records, read_file, verify
 from canasta.rules import RuleSet
 
 
@@ -184,7 +177,7 @@ def test_an_interrupted_save_leaves_the_old_file_whole(tmp_path: Path, monkeypat
         assert tmp.read_text().startswith("# canasta rules file")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(record, "_publish", stopped)
+    monkeypatch.setattr(files, "_publish", stopped)
     code, _, _ = _run(["rules", "classic-4p", "--save", str(house), "--force"], capsys)
     assert code == 130 and house.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "config") == ["house.toml"]

@@ -21,7 +21,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "canasta"
 
 #: the engine core: the rules machinery every family builds on
 ENGINE = ("exceptions", "cards", "errors", "moves", "melds", "rules", "scoring", "state", "family", "options", "plans", "game",
-          "fairdeal", "native", "compiled_pickle")
+          "fairdeal", "native", "compiled_pickle", "files")
 #: the core: the engine, with positions, views, records, the match and the table every interface uses
 CORE = ENGINE + ("position", "view", "record", "match", "table", "reference", "selfcheck", "perft")
 #: what the core may not import: the interfaces and their libraries

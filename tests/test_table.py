@@ -223,7 +223,7 @@ def test_replay_yields_every_deal_and_move_in_order() -> None:
 
 
 def test_an_interrupted_save_leaves_the_earlier_save_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from canasta import record
+    from canasta import files
 
     table = Table(RuleSet.preset("classic-2p"), [None, "basic"], seed=4)
     path = tmp_path / "game.json"
@@ -235,7 +235,7 @@ def test_an_interrupted_save_leaves_the_earlier_save_whole(tmp_path: Path, monke
         assert tmp.read_text(encoding="utf-8") != before
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(record, "_publish", stopped)
+    monkeypatch.setattr(files, "_publish", stopped)
     with pytest.raises(KeyboardInterrupt):
         table.save(path)
     assert path.read_text(encoding="utf-8") == before and [p.name for p in tmp_path.iterdir()] == ["game.json"]

@@ -36,17 +36,10 @@ from typing import IO, Any
 from canasta.bots import as_bot, bot_label
 from canasta.bots.base import Bot, BotLike
 from canasta.errors import CanastaError
+from canasta.files import atomic_file, atomic_path
 from canasta.match import Match, hand_seed
 from canasta.moves import Move
-from canasta.record import (
-    GameRecord,
-    RecordedHand,
-    atomic_file,
-    atomic_path,
-    cut_short,
-    record_from_match,
-    verify,
-)
+from canasta.record import GameRecord, RecordedHand, cut_short, record_from_match, verify
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -425,7 +418,7 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
     is called with the run's :class:`ProgressEstimate` as games report.
 
     ``save`` gets every game as a record, written whole or not at all
-    (:func:`canasta.record.atomic_file`: ``save`` takes the run's file when it ends).  A
+    (:func:`canasta.files.atomic_file`: ``save`` takes the run's file when it ends).  A
     run stopped by Ctrl-C keeps the games finished so far (``save`` holds them, each
     whole; nothing replaces ``save`` if none was) and raises :class:`Interrupted`."""
     if isinstance(rules, str):

@@ -27,7 +27,7 @@ from canasta.bench import (
 from canasta.cards import cards_str
 from canasta.errors import CanastaError, RulesError
 from canasta.i18n import NN_, _, current, nplural, use
-from canasta.rules import PRESETS, RuleSet
+from canasta.rules import PRESETS, RuleSet, save_rules
 
 if TYPE_CHECKING:
     from canasta.record import GameRecord
@@ -786,10 +786,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     else:
         print(rules_summary(rules, current()), end="")
     if args.save:
-        from canasta.record import write_text_atomic
-
-        json_file = Path(args.save).suffix.lower() == ".json"
-        write_text_atomic(args.save, rules.to_json() + "\n" if json_file else rules.to_toml())
+        save_rules(rules, args.save)
         print(_("saved to {file}").format(file=args.save))
     return 0
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from canasta.errors import RulesError, read_text
+from canasta.files import write_text_atomic
 
 
 @dataclass(frozen=True)
@@ -569,9 +570,11 @@ def load_rules(path: str | Path) -> RuleSet:
 
 
 def save_rules(rules: RuleSet, path: str | Path) -> None:
+    """Write a rule set to a rules file: TOML, or JSON when the path ends in ``.json``
+    (:func:`load_rules` reads either); written whole or not at all."""
     p = Path(path)
     text = rules.to_json() + "\n" if p.suffix.lower() == ".json" else rules.to_toml()
-    p.write_text(text, encoding="utf-8")
+    write_text_atomic(p, text)
 
 
 def resolve_rules(spec: str) -> RuleSet:

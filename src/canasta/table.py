@@ -29,10 +29,11 @@ from typing import Any
 from canasta.bots import Bot, BotLike, as_bot, bot_label, make_bot
 from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
 from canasta.fairdeal import FairDeal
+from canasta.files import write_text_atomic
 from canasta.game import Game
 from canasta.match import Match
 from canasta.moves import DRAW, MELD, OPEN, TAKE, Move
-from canasta.record import GameRecord, commitment, record_from_match, write_text_atomic
+from canasta.record import GameRecord, commitment, record_from_match
 from canasta.rules import RuleSet
 from canasta.state import ASK_NONE
 from canasta.view import SeatView, seat_view, spectator_view

@@ -125,7 +125,7 @@ def stored_decisions(path: str | Path, record: GameRecord, game: int) -> dict[tu
 def store_review(record: str | Path, review: Review, force: bool) -> Path:
     """Keep the review beside the record, written whole; another review of the same game
     with other settings is replaced only with ``force``."""
-    from canasta.record import write_text_atomic
+    from canasta.files import write_text_atomic
 
     path = sidecar_path(record)
     entries = _read_sidecar(path)

@@ -21,8 +21,8 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from canasta.files import write_text_atomic
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, PSEUDO, _, current, use
-from canasta.record import write_text_atomic
 from canasta.table import Table
 from canasta.tui.config import PERSON, PlayConfig, build_table, default_save_dir
 from canasta.tui.newgame import NewGameScreen
