@@ -8,9 +8,9 @@ import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from canasta import argtypes
 from canasta.bench import (
@@ -360,17 +360,31 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         return _bench_env(args, presets)
     if args.compare_pure:
         return _bench_compare(args, presets)
+    _print_each(args, MARKDOWN_HEADER, (run_bench(rules, args.hands, args.seed, args.runs) for rules in presets),
+                markdown_row, _print_bench)
+    return 0
+
+
+class _Measured(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+_M = TypeVar("_M", bound=_Measured)
+
+
+def _print_each(args: argparse.Namespace, header: str, results: Iterable[_M], row: Callable[[_M], str],
+                text: Callable[[_M], None]) -> None:
+    """Each result as it comes: a JSON line (``--json``), a row under ``header`` (``--markdown``)
+    or lines of text."""
     if args.markdown:
-        print(MARKDOWN_HEADER)
-    for rules in presets:
-        res = run_bench(rules, args.hands, args.seed, args.runs)
+        print(header)
+    for res in results:
         if args.json:
             print(json.dumps(res.as_dict()), flush=True)
         elif args.markdown:
-            print(markdown_row(res), flush=True)
+            print(row(res), flush=True)
         else:
-            _print_bench(res)
-    return 0
+            text(res)
 
 
 def _bench_env(args: argparse.Namespace, presets: list[RuleSet]) -> int:
@@ -389,18 +403,14 @@ def _bench_env(args: argparse.Namespace, presets: list[RuleSet]) -> int:
 
 
 def _bench_compare(args: argparse.Namespace, presets: list[RuleSet]) -> int:
-    if args.markdown:
-        print(COMPARE_MARKDOWN_HEADER)
-    for rules in presets:
-        c = compare_pure(rules, args.hands, args.seed, 3 if args.runs == 1 else args.runs)
-        if args.json:
-            print(json.dumps(c.as_dict()), flush=True)
-        elif args.markdown:
-            print(compare_markdown_row(c), flush=True)
-        else:
-            _print_compare(c)
-        if not c.identical:
-            raise CanastaError(f"{rules.name}: the compiled and the pure engine did not play the same hands")
+    def compared() -> Iterator[Comparison]:
+        for rules in presets:
+            c = compare_pure(rules, args.hands, args.seed, 3 if args.runs == 1 else args.runs)
+            yield c  # printed, then checked
+            if not c.identical:
+                raise CanastaError(f"{rules.name}: the compiled and the pure engine did not play the same hands")
+
+    _print_each(args, COMPARE_MARKDOWN_HEADER, compared(), compare_markdown_row, _print_compare)
     return 0
 
 
