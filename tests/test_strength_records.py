@@ -65,3 +65,62 @@ def test_the_readme_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, 
     assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
     assert f"{d['A']['games_won_pct']}% of {d['games']} games" in row["expert's hands won [95%]"]
     assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+
+
+# -- the outside yardstick: the expert against OpenSpiel's ISMCTS (docs/strength/ismcts/)
+
+ISMCTS = STRENGTH / "ismcts"
+ISMCTS_SECTION = "## The outside yardstick: OpenSpiel's ISMCTS\n"
+
+
+def _ismcts_rows() -> list[dict[str, str]]:
+    page = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
+    section = page[page.index(ISMCTS_SECTION) + len(ISMCTS_SECTION):].split("\n## ")[0]
+    tables: list[list[str]] = [[]]  # the section's tables, each its lines; the results' has a record column
+    for line in section.splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line)
+        elif tables[-1]:
+            tables.append([])
+    lines = next(t for t in tables if t and "| record |" in t[0])
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert len(cells) == len(header), line
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
+def _ismcts_kept() -> list[tuple[dict[str, str], Path]]:
+    out: list[tuple[dict[str, str], Path]] = []
+    for row in _ismcts_rows():
+        names = re.findall(r"`(docs/strength/ismcts/[^`]+\.cgn\.gz)`", row["record"])
+        out.extend((row, ROOT / name) for name in names)
+    return out
+
+
+def test_every_ismcts_record_is_named_by_a_row() -> None:
+    named = {path for _, path in _ismcts_kept()}
+    assert named, "the ISMCTS table of docs/strength.md names no record in docs/strength/ismcts/"
+    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
+    assert set(ISMCTS.glob("*.cgn.gz")) == named, "a record in docs/strength/ismcts/ that no row names"
+
+
+@pytest.mark.parametrize("row_path", _ismcts_kept(), ids=lambda rp: rp[1].name)
+def test_the_ismcts_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    games, errors = read_file(path)
+    assert errors == []
+    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    assert d["rules"] == row["preset"]
+    assert d["bots"] == [row["expert"].strip("`"), row["ISMCTS"].strip("`")]
+    assert d["bots"][0].partition(":")[0] == "expert" and d["bots"][1].partition(":")[0] == "ismcts"
+    assert f"--bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+    wall = f"{d['A']['mean_decision_ms']:.0f} / {d['B']['mean_decision_ms']:.0f} ms"
+    assert row["wall ms per decision in the run, expert / ISMCTS"] == wall
