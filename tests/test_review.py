@@ -12,6 +12,7 @@ from canasta.bots.heuristic import AdvancedBot
 from canasta.match import Match
 from canasta.record import record_from_match
 from canasta.review import (
+    MARKS,
     DecisionReview,
     Review,
     ReviewError,
@@ -20,6 +21,7 @@ from canasta.review import (
     review_record,
     run_task,
     tasks_of,
+    thresholds_of,
 )
 from canasta.review.commands import main, sidecar_path
 from canasta.rules import RuleSet
@@ -83,11 +85,20 @@ def test_the_same_review_whatever_the_jobs(record_text: str) -> None:
 
 
 def test_marks_need_a_loss_clear_of_the_noise() -> None:
-    assert mark_for(10.0, 1.0) == ""
-    assert mark_for(60.0, 5.0) == "inaccuracy"
-    assert mark_for(150.0, 10.0) == "mistake"
-    assert mark_for(400.0, 10.0) == "blunder"
-    assert mark_for(400.0, 250.0) == ""  # a large loss inside the noise is not marked
+    classic = thresholds_of(RuleSet.preset("classic-4p"))
+    assert mark_for(10.0, 1.0, classic) == ""
+    assert mark_for(60.0, 5.0, classic) == "inaccuracy"
+    assert mark_for(150.0, 10.0, classic) == "mistake"
+    assert mark_for(400.0, 10.0, classic) == "blunder"
+    assert mark_for(400.0, 250.0, classic) == ""  # a large loss inside the noise is not marked
+
+
+def test_each_family_marks_on_its_own_scale() -> None:
+    classic, italian = (dict(thresholds_of(RuleSet.preset(p))) for p in ("classic-4p", "italian-4p"))
+    assert [k for k, _ in thresholds_of(RuleSet.preset("italian-4p"))] == list(MARKS)
+    assert all(italian[m] > classic[m] for m in MARKS)  # Italian points run larger (docs/review.md)
+    assert mark_for(120.0, 10.0, thresholds_of(RuleSet.preset("classic-4p"))) == "mistake"
+    assert mark_for(120.0, 10.0, thresholds_of(RuleSet.preset("italian-4p"))) == "inaccuracy"
 
 
 def test_review_round_trips_as_data(record_text: str) -> None:
@@ -174,8 +185,38 @@ def test_playing_on_instead_of_going_out_is_marked(record_text: str) -> None:
         found += 1
         worse = evaluate(t.view, discards[0], 24, t.seed, t.limits)
         assert worse is not None and worse.best is not None
-        assert mark_for(worse.gain, worse.stderr) != ""
+        assert mark_for(worse.gain, worse.stderr, thresholds_of(t.view.rules)) != ""
         assert worse.best.kind != DISCARD  # going out, or asking to
         out = evaluate(t.view, outs[0], 24, t.seed, t.limits)
-        assert out is not None and mark_for(max(0.0, out.gain), out.stderr) == ""
+        assert out is not None and mark_for(max(0.0, out.gain), out.stderr, thresholds_of(t.view.rules)) == ""
     assert found
+
+
+def test_the_italian_thresholds_come_from_the_kept_runs() -> None:
+    """docs/review.md's Italian figures, re-tallied from the runs kept in docs/review/."""
+    import gzip
+
+    from canasta.record import read_file
+    from canasta.review import NOISE_Z
+    from canasta.review.commands import record_digest
+
+    kept = Path(__file__).resolve().parents[1] / "docs" / "review"
+    games, errors = read_file(kept / "italian-4p.cgn.gz")
+    assert not errors
+    runs = [json.loads(gzip.decompress((kept / f"italian-4p-seed{s}.json.gz").read_bytes())) for s in (1, 2)]
+    assert all(r["record"] == record_digest(games[0]) and r["worlds"] == 96 for r in runs)
+    losses = [sorted(d["loss"] for d in r["decisions"]) for r in runs]
+    assert [len(x) for x in losses] == [290, 290]
+
+    def pct(xs: list[float], p: float) -> float:
+        return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+
+    italian = dict(thresholds_of(RuleSet.preset("italian-4p")))
+    assert round(pct(losses[0], 95)) == italian["inaccuracy"] == 120
+    assert round(pct(losses[0], 99)) == 434 and round(pct(losses[1], 99)) == 392  # the mistake at 400
+    assert max(max(x) for x in losses) < italian["blunder"]
+    marks = [{(d["hand"], d["index"]): mark_for(d["loss"], d["stderr"], thresholds_of(RuleSet.preset("italian-4p")))
+              for d in r["decisions"]} for r in runs]
+    assert all(r["noise_z"] == NOISE_Z for r in runs)
+    agree = sum(1 for k, m in marks[0].items() if marks[1].get(k) == m)
+    assert agree == 281  # 96.9% of 290

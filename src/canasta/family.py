@@ -98,6 +98,22 @@ class PlayTuning:
 
 
 @dataclass(frozen=True)
+class ReviewMarks:
+    """The points lost (at least) from which a game review marks a decision an inaccuracy,
+    a mistake or a blunder (:mod:`canasta.review`): data each family gives, measured on its
+    own scale of points (:attr:`RuleFamily.review_marks <canasta.game.RuleFamily.review_marks>`;
+    docs/review.md says how)."""
+
+    inaccuracy: float
+    mistake: float
+    blunder: float
+
+    def thresholds(self) -> tuple[tuple[str, float], ...]:
+        """(mark, points) from the heaviest down."""
+        return (("blunder", self.blunder), ("mistake", self.mistake), ("inaccuracy", self.inaccuracy))
+
+
+@dataclass(frozen=True)
 class SearchTuning:
     """How the expert searches in a family (:attr:`RuleFamily.search
     <canasta.game.RuleFamily.search>`), each measured against the advanced player

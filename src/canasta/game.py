@@ -45,7 +45,7 @@ from canasta.cards import (
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.exceptions import NotationError
 from canasta.fairdeal import DealRandom
-from canasta.family import FamilyWords, MeldCount, PileNote, PlayTuning, SearchTuning
+from canasta.family import FamilyWords, MeldCount, PileNote, PlayTuning, ReviewMarks, SearchTuning
 from canasta.melds import Meld
 from canasta.moves import (
     ASK,
@@ -119,6 +119,9 @@ class RuleFamily:
     words: ClassVar[FamilyWords]
     #: how the expert searches it (every family says: there is no default)
     search: ClassVar[SearchTuning]
+    #: the points lost from which a game review marks a decision (measured in Classic; a family
+    #: whose values run on another scale measures its own)
+    review_marks: ClassVar[ReviewMarks] = ReviewMarks(inaccuracy=50.0, mistake=100.0, blunder=250.0)
     #: its named options (C-O1 ..., I-O1 ...), the player counts it is for and the preset its
     #: rules files start from; a family that gives them has its rule sets registered with it
     #: (:func:`register_family`; empty: registered apart, ``canasta.rules.register_rules_family``)

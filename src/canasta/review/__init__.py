@@ -33,9 +33,11 @@ from canasta.bots.base import Budget, world
 from canasta.bots.expert import ExpertBot
 from canasta.bots.inference import PileWatch
 from canasta.errors import CanastaError
+from canasta.game import family_of
 from canasta.i18n import N_, _
 from canasta.moves import DISCARD, Move
 from canasta.record import GameRecord, cut_short, verify
+from canasta.rules import RuleSet
 from canasta.state import ANSWER_PHASE
 from canasta.view import SeatView, seat_view
 
@@ -45,9 +47,8 @@ FORMAT: Final = "canasta-review/1"
 DEFAULT_WORLDS: Final = 96
 #: a loss is marked only when it exceeds this many standard errors of the paired difference
 NOISE_Z: Final = 2.0
-#: points lost (at least) for each mark, the heaviest first; see docs/review.md for how they were chosen
-THRESHOLDS: Final[tuple[tuple[str, float], ...]] = (("blunder", 250.0), ("mistake", 100.0), ("inaccuracy", 50.0))
-MARKS: Final = tuple(name for name, _points in THRESHOLDS)
+#: the marks, the heaviest first (the points each needs are the family's: :func:`thresholds_of`)
+MARKS: Final = ("blunder", "mistake", "inaccuracy")
 #: the marks' names as shown (``_(MARK_NAMES[mark])`` translates one)
 MARK_NAMES: Final = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"), "blunder": N_("blunder")}
 #: the marks as a move list shows them, as chess annotators do
@@ -124,6 +125,8 @@ class Review:
     players: dict[int, str] = field(default_factory=dict)
     decisions: list[DecisionReview] = field(default_factory=list)
     record_digest: str = ""
+    #: the points lost each mark needed (``thresholds_of`` the game's rules)
+    thresholds: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> list[PlayerSummary]:
         out = []
@@ -139,11 +142,11 @@ class Review:
     def key(self) -> dict[str, Any]:
         """What a stored review must share to be reused."""
         return {"game": self.game, "seats": list(self.seats), "hand": self.hand, "worlds": self.worlds,
-                "seed": self.seed, "record": self.record_digest}
+                "seed": self.seed, "record": self.record_digest, "thresholds": dict(self.thresholds),
+                "noise_z": NOISE_Z}
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.key(), "players": {str(k): v for k, v in self.players.items()},
-                "thresholds": dict(THRESHOLDS), "noise_z": NOISE_Z,
                 "summary": [{**asdict(s), "lost_per_decision": round(s.lost_per_decision, 1)}
                             for s in self.summary()],
                 "decisions": [asdict(d) for d in self.decisions]}
@@ -154,17 +157,23 @@ class Review:
             return Review(int(data["game"]), tuple(int(s) for s in data["seats"]),
                           None if data["hand"] is None else int(data["hand"]), int(data["worlds"]),
                           int(data["seed"]), {int(k): str(v) for k, v in data.get("players", {}).items()},
-                          [DecisionReview.from_dict(d) for d in data["decisions"]], str(data.get("record", "")))
+                          [DecisionReview.from_dict(d) for d in data["decisions"]], str(data.get("record", "")),
+                          {str(k): float(v) for k, v in data.get("thresholds", {}).items()})
         except (KeyError, TypeError, ValueError) as exc:
             raise ReviewError(_("the stored review is malformed: {error}").format(error=repr(exc))) from None
 
 
-def mark_for(loss: float, stderr: float) -> str:
+def thresholds_of(rules: RuleSet) -> tuple[tuple[str, float], ...]:
+    """(mark, points lost) from the heaviest down, as the rules' family measured them."""
+    return family_of(rules).review_marks.thresholds()
+
+
+def mark_for(loss: float, stderr: float, thresholds: Sequence[tuple[str, float]]) -> str:
     """The mark a loss earns: the heaviest whose threshold it reaches, and only when it
     stands ``NOISE_Z`` standard errors clear of nothing lost."""
     if loss <= NOISE_Z * stderr:
         return ""
-    for name, points in THRESHOLDS:
+    for name, points in thresholds:
         if loss >= points:
             return name
     return ""
@@ -265,7 +274,7 @@ def run_task(task: Task) -> DecisionReview | None:
         phase=task.view.phase, move=str(task.move), best="" if ev.best is None else str(ev.best),
         value=round(ev.value, 1), best_value=round(ev.best_value, 1), loss=round(loss, 1), stderr=round(se, 1),
         worlds=ev.worlds, candidates=ev.candidates,
-        mark=mark_for(loss, ev.stderr) if ev.best is not None else "")
+        mark=mark_for(loss, ev.stderr, thresholds_of(task.view.rules)) if ev.best is not None else "")
 
 
 def players_of(record: GameRecord) -> dict[int, str]:
@@ -328,7 +337,7 @@ def review_record(record: GameRecord, game: int, seats: Sequence[int], hand: int
     tasks = tasks_of(record, game, seats, hand, worlds, seed)
     results = run_tasks(tasks, jobs, progress)
     return Review(game, tuple(seats), hand, worlds, seed, players_of(record),
-                  [r for r in results if r is not None])
+                  [r for r in results if r is not None], thresholds=dict(thresholds_of(record.rules())))
 
 
 def run_tasks(tasks: Sequence[Task], jobs: int = 1,

@@ -20,11 +20,11 @@ from canasta.review import (
     MARK_SYMBOLS,
     MARKS,
     NOISE_Z,
-    THRESHOLDS,
     DecisionReview,
     Review,
     ReviewError,
     review_record,
+    thresholds_of,
 )
 
 
@@ -80,27 +80,26 @@ def _read_sidecar(path: Path) -> list[dict[str, Any]]:
 
 
 def _keyed(entry: dict[str, Any]) -> dict[str, Any]:
-    return {k: entry.get(k) for k in ("game", "seats", "hand", "worlds", "seed", "record")}
+    return {k: entry.get(k) for k in ("game", "seats", "hand", "worlds", "seed", "record", "thresholds", "noise_z")}
 
 
 def load_review(record: str | Path, key: dict[str, Any]) -> Review | None:
     """A stored review of the record with these settings (``Review.key()``), else None; a stored
     review of more seats or of every hand, with the same budget, seed and record, gives the part
     asked for."""
-    # a review marked with other thresholds (an earlier calibration) is computed again
-    entries = [e for e in _read_sidecar(sidecar_path(record))
-               if e.get("thresholds") == dict(THRESHOLDS) and e.get("noise_z") == NOISE_Z]
+    # a review marked with other thresholds (an earlier calibration) is computed again: they are of its key
+    entries = _read_sidecar(sidecar_path(record))
     for entry in entries:
         if _keyed(entry) == key:
             return Review.from_dict(entry)
     for entry in entries:
-        same = all(entry.get(k) == key[k] for k in ("game", "worlds", "seed", "record"))
+        same = all(entry.get(k) == key[k] for k in ("game", "worlds", "seed", "record", "thresholds", "noise_z"))
         if same and set(key["seats"]) <= set(entry.get("seats", [])) and entry.get("hand") in (None, key["hand"]):
             whole = Review.from_dict(entry)
             seats = tuple(key["seats"])
             return Review(whole.game, seats, key["hand"], whole.worlds, whole.seed, whole.players,
                           [d for d in whole.decisions if d.seat in seats and key["hand"] in (None, d.hand)],
-                          whole.record_digest)
+                          whole.record_digest, whole.thresholds)
     return None
 
 
@@ -163,7 +162,7 @@ def run_review(args: argparse.Namespace) -> int:
     seats = tuple(range(players)) if args.all else (args.seat if args.seat is not None else 0,)
     digest = record_digest(record)
     key = {"game": args.game, "seats": list(seats), "hand": args.hand, "worlds": args.budget, "seed": args.seed,
-           "record": digest}
+           "record": digest, "thresholds": dict(thresholds_of(record.rules())), "noise_z": NOISE_Z}
     review = None if args.force else load_review(args.file, key)
     stored = review is not None
     if review is None:

@@ -20,7 +20,7 @@ from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.melds import it_canasta, it_group_error
 from canasta.families.italian.openings import group_key, groups_from
 from canasta.families.italian.state import ItalianState, part_of
-from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
+from canasta.family import FamilyWords, PileNote, PlayTuning, ReviewMarks, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import WILD_MELD, Meld
 from canasta.moves import OPEN, TAKE, Group, Move, group_cards
@@ -55,6 +55,8 @@ class Italian(RuleFamily):
                       one_and_wild_takes=False, frozen_need=3, classic_scale=False)
     # the search measured at 70% of hands over 2,000 hands (issue 17)
     search = SearchTuning(worlds=40, drop_z=None, scored=False)
+    # a review's Italian values run larger (docs/review.md: measured over 290 decisions, two seeds)
+    review_marks = ReviewMarks(inaccuracy=120.0, mistake=400.0, blunder=1000.0)
 
     def presets(self) -> dict[str, RuleSet]:
         return options.presets()
