@@ -71,6 +71,7 @@ def _table_hand(preset: str, seed: int) -> list[tuple[int, Move]]:
     return played
 
 
+@pytest.mark.slow
 @needs_openspiel
 @pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
 def test_plays_a_legal_seeded_hand_at_a_table(preset: str) -> None:
@@ -79,6 +80,7 @@ def test_plays_a_legal_seeded_hand_at_a_table(preset: str) -> None:
     assert _table_hand(preset, 11) == first, "the same seeds, the same hand"
 
 
+@pytest.mark.slow
 @needs_openspiel
 @pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
 def test_plays_in_the_arena_reproducibly(preset: str) -> None:
