@@ -12,8 +12,9 @@ from pettingzoo.test import render_test  # noqa: E402
 
 from canasta.bots.expert import ExpertBot  # noqa: E402
 from canasta.rl import pettingzoo as pz  # noqa: E402
-from canasta.rl.core import ILLEGAL_HAND, Table, opponent  # noqa: E402
+from canasta.rl.core import ILLEGAL_HAND, Table  # noqa: E402
 from canasta.rl.gymnasium import CanastaEnv  # noqa: E402
+from canasta.rl.opponents import opponent  # noqa: E402
 from canasta.rl.pettingzoo import raw_env  # noqa: E402
 
 

@@ -22,7 +22,6 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from canasta.bots.base import Bot, Budget
 from canasta.game import Game
 from canasta.match import Match
 from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards
@@ -72,20 +71,6 @@ def match_rewards(rules: RuleSet, match: Match) -> list[float]:
     game = match.game
     slot = list(range(n)) if rules.cutthroat or game is None else game.side_of
     return [1.0 if slot[s] == match.winner else -1.0 / (k - 1) for s in range(n)]
-
-
-def opponent(spec: str, seed: int) -> Bot:
-    """The bot an environment seats for ``spec`` (a :func:`~canasta.bots.make_bot` name): the same,
-    except that a plain ``expert`` searches its family's fixed number of worlds with no clock, so
-    that a seeded episode repeats on any machine and under any load (``expert:SECONDS`` keeps the
-    wall-clock budget it asks for; ``expert:iN`` is reproducible too)."""
-    from canasta.bots import make_bot
-    from canasta.bots.expert import ExpertBot
-
-    bot = make_bot(spec, seed=seed)
-    if isinstance(bot, ExpertBot) and spec.strip().lower() == "expert":
-        bot.budget = Budget()  # no seconds: the family's worlds alone bound a decision
-    return bot
 
 
 class Table:

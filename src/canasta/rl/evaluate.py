@@ -9,8 +9,9 @@ from typing import Any
 import numpy.typing as npt
 
 from canasta.bots.base import Bot
-from canasta.rl.core import Table, opponent
+from canasta.rl.core import Table
 from canasta.rl.encoding import FloatArray
+from canasta.rl.opponents import opponent
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 

@@ -26,8 +26,9 @@ import numpy as np
 from gymnasium import spaces
 
 from canasta.bots.base import Bot
-from canasta.rl.core import Table, opponent
+from canasta.rl.core import Table
 from canasta.rl.encoding import NUM_ACTIONS
+from canasta.rl.opponents import opponent
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
