@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Final, NamedTuple
 
 from canasta.cards import Card
 from canasta.melds import Meld
+from canasta.native import mypyc_attr
 
 
 class Phase(IntEnum):
@@ -117,6 +118,7 @@ class StateField(NamedTuple):
     unview: Callable[[Any, Any], Any] | None = None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a family outside the package may give its own
 class StatePart:
     """A rule family's own part of the hand's state (``HandState.part``), in the
     spirit of python-chess's variant boards: the family makes it
