@@ -23,7 +23,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 
 from canasta.i18n import translator
-from canasta.web import health, lobby, pages, records, sockets
+from canasta.web import health, lobby, pages, records, reviews, sockets
 from canasta.web.guards import HostCheck, Refusal, SecurityHeaders, normalise_origin
 from canasta.web.hub import Hub
 from canasta.web.language import choose
@@ -63,6 +63,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         store = ClusterStore(db_url)
         hub = ClusterHub(store, settings, cluster)
     cfg = hub.settings
+    reviewer = reviews.Reviewer(store, cfg)
     allowed = frozenset(o for o in (normalise_origin(a) for a in cfg.allow_origins) if o is not None)
 
     @contextlib.asynccontextmanager
@@ -71,6 +72,7 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         freezer = asyncio.create_task(freeze_survivors())
         yield
         freezer.cancel()
+        await reviewer.close()
         await hub.shutdown()
         store.close()
 
@@ -81,11 +83,12 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     if cfg.allowed_hosts:
         app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
     app.state.hub = hub
+    app.state.reviewer = reviewer
     app.state.card_room = CardRoom(hub, store, cfg, allowed)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     app.add_exception_handler(Refusal, refused)  # type: ignore[arg-type]
     app.add_exception_handler(SQLAlchemyError, database_away)  # type: ignore[arg-type]
-    for part in (pages, health, lobby, records, sockets):
+    for part in (pages, health, lobby, records, reviews, sockets):
         app.include_router(part.routes)
     return app
 

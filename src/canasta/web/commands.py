@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from canasta import argtypes
 from canasta.errors import CanastaError
+from canasta.review import DEFAULT_WORLDS
 from canasta.web.redact import redact
 
 if TYPE_CHECKING:
@@ -93,6 +94,11 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot-workers", type=int, default=None, metavar="N",
                         help="processes for the advanced and expert bots (default: cores - 1, at least 1; "
                              "0: a thread in the server process)")
+    parser.add_argument("--review-worlds", type=int, default=DEFAULT_WORLDS, metavar="N",
+                        help=f"deals of the unseen cards the review samples per decision (default {DEFAULT_WORLDS}; "
+                             "fewer: faster and noisier)")
+    parser.add_argument("--review-workers", type=int, default=1, metavar="N",
+                        help="processes that compute the reviews of hands (default 1; 0: a thread in the server)")
     parser.add_argument("--bot-timeout", type=argtypes.seconds, default=3.0, metavar="SECONDS",
                         help="time a pooled bot decision may take before a basic bot moves instead (default 3)")
     parser.add_argument("--auto-deal", type=argtypes.seconds, default=15.0, metavar="SECONDS",
@@ -220,6 +226,10 @@ def run_serve(args: argparse.Namespace) -> int:
             raise CanastaError(f"--{name.replace('_', '-')} must not be negative (0: no limit)")
     if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
         raise CanastaError("--bot-workers must be from 0 to 64")
+    if not 1 <= args.review_worlds <= 10000:
+        raise CanastaError("--review-worlds must be from 1 to 10000")
+    if not 0 <= args.review_workers <= 64:
+        raise CanastaError("--review-workers must be from 0 to 64")
     if not args.bot_timeout > 0:
         raise CanastaError("--bot-timeout must be more than 0 seconds")
     for origin in args.allow_origin:
@@ -235,7 +245,7 @@ def run_serve(args: argparse.Namespace) -> int:
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
         idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0,
-        allowed_hosts=hosts)
+        allowed_hosts=hosts, review_worlds=args.review_worlds, review_workers=args.review_workers)
     if args.worker:
         if cluster is None or args.db is None:
             raise CanastaError("--worker needs --db (the servers' database) and --redis")
@@ -257,7 +267,8 @@ def run_serve(args: argparse.Namespace) -> int:
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
         idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
         # a number, so the workers start with the server rather than at the first decision
-        bot_workers=default_workers() if args.bot_workers is None else args.bot_workers, allowed_hosts=hosts))
+        bot_workers=default_workers() if args.bot_workers is None else args.bot_workers, allowed_hosts=hosts,
+        review_worlds=args.review_worlds, review_workers=args.review_workers))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {redact(db)})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,

@@ -153,6 +153,11 @@ class Lobby:
         config = {"title": clean_name(title), "host": my_name, "preset": rules.name, "turn_seconds": turn_seconds}
         if bot_delay is not None:
             config["bot_delay"] = float(bot_delay)
+        review_others = body.get("review_others", False)
+        if not isinstance(review_others, bool):
+            raise bad("review_others is true (once the match is over, anyone may review every seat) or false")
+        if review_others:
+            config["review_others"] = True
         room = self.open_table(rules, seats, seed, fair, config)
         table, table_id = room.table, room.id
         return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
@@ -240,6 +245,7 @@ class Lobby:
         return {"table": room.id, "title": room.config.get("title"), "host": room.config.get("host"),
                 "preset": room.table.rules.name,
                 "status": room.status, "target": room.table.rules.target,
+                "review_others": bool(room.config.get("review_others")),
                 "seats": [{"seat": s.seat, "name": room.table.names[s.seat], "kind": s.kind, "level": s.level,
                            "connected": room.connected(s.seat)} for s in room.seats]}
 

@@ -94,3 +94,8 @@ async def table_rules(table_id: str, request: Request, card: TheCardRoom, lang: 
 async def language_catalog(request: Request, lang: str | None = None) -> dict[str, Any]:
     """The page texts in the language asked for (else the browser's own, else English)."""
     return catalog(choose(lang, request.headers.get("accept-language")))
+
+
+@routes.get("/review/{table_id}")
+async def review_page(table_id: str) -> FileResponse:
+    return FileResponse(STATIC / "review.html")

@@ -39,6 +39,7 @@ from canasta.fairdeal import check_client_seed
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.moves import Move
 from canasta.present import Selection, candidates, describe, proposal
+from canasta.review import DEFAULT_WORLDS
 from canasta.table import TURN_REFUSALS, Table, TableError
 from canasta.view import pile_note_list
 from canasta.web.botpool import BotPool, decision_seed
@@ -94,6 +95,8 @@ class Settings:
     auto_deal: float = 15.0  # a table with at most one person deals the next hand by itself after this (0: never)
     message_rates: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(RATES))  # per socket
     allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.guards.host_allowed); (): any
+    review_worlds: int = DEFAULT_WORLDS  # worlds sampled per reviewed decision (tests: a few)
+    review_workers: int = 1  # processes that compute reviews (0: a thread of the server process)
 
 
 class Limiter:
@@ -358,6 +361,7 @@ class Room:
             "revealed": t.revealed(), "auto_deal_at": self.deal_at if t.dealt else None,
             "bot_delay": self.bot_delay, "turn_seconds": float(self.config.get("turn_seconds") or 0),
             "rematch": self.config.get("rematch"),  # the finished match's rematch (a table id), once made
+            "review_others": bool(self.config.get("review_others")),  # every seat's review, once the match is over
         }
 
     def note_timeout(self, seat: int, number: int | None = None) -> Notice:

@@ -84,6 +84,15 @@ notices_t = Table(
     Column("after", Integer, nullable=False),  # moves of the hand played before it
 )
 
+reviews_t = Table(
+    "canasta_reviews", metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("hand", Integer, primary_key=True),  # the hand's number (1, 2, ...)
+    Column("seat", Integer, primary_key=True),  # the seat reviewed
+    Column("worlds", Integer, nullable=False),  # the budget it was computed with
+    Column("data", Text, nullable=False),  # JSON: the decisions (canasta.review.DecisionReview as dicts)
+)
+
 
 _INSERT_MOVE = moves_t.insert()
 _TOUCH_TABLE = update(tables_t).where(tables_t.c.id == bindparam("tid")).values(
@@ -236,7 +245,26 @@ class Store:
                 n += 1
         return n
 
+    def save_review(self, table_id: str, hand: int, seat: int, worlds: int, data: dict[str, Any]) -> None:
+        """A computed review of one seat in one hand, kept with the table (the last one stands)."""
+        key = (reviews_t.c.table_id == table_id, reviews_t.c.hand == hand, reviews_t.c.seat == seat)
+        with self.engine.begin() as db:
+            db.execute(delete(reviews_t).where(*key))
+            db.execute(reviews_t.insert().values(table_id=table_id, hand=hand, seat=seat, worlds=worlds,
+                                                 data=json.dumps(data)))
+
     # ------------------------------------------------------------------ reads
+
+    def load_review(self, table_id: str, hand: int, seat: int, worlds: int) -> dict[str, Any] | None:
+        """The stored review of ``seat`` in ``hand`` computed with ``worlds``, or None."""
+        with self.engine.connect() as db:
+            text = db.execute(select(reviews_t.c.data).where(
+                reviews_t.c.table_id == table_id, reviews_t.c.hand == hand, reviews_t.c.seat == seat,
+                reviews_t.c.worlds == worlds)).scalar()
+        if text is None:
+            return None
+        data: dict[str, Any] = json.loads(text)
+        return data
 
     def load(self, table_id: str) -> TableRow | None:
         rows = self._load(tables_t.c.id == table_id)

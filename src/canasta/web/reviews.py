@@ -1,0 +1,268 @@
+"""The card room's review of a hand (``POST /api/tables/{id}/review``): the expert's marks on
+one seat's decisions, as :mod:`canasta.review` computes them, and the position that seat saw
+at each decision.
+
+Who may see what:
+
+* a player reviews their own seat, in any hand that is over (never the hand being played);
+* another seat's review only once the match is over, and only at a table made with
+  ``review_others`` (off by default); a spectator (no seat token) likewise;
+* what is sent is that seat's own views (``SeatView``: its hand, never another's) and the
+  hand's public log; the review itself judged each decision from that view alone.
+
+The work runs off the event loop: each decision is one :func:`canasta.review.run_task` in a
+small process pool of its own (``Settings.review_workers``; 0: a thread of the server), so the
+page asks again and reads the progress (decisions done / total) until it is done.  A computed
+review is kept with the table (:meth:`Store.save_review`) and read back when asked again.
+In cluster mode the server that is asked computes it the same way (in its own processes, not
+an arq worker job); the stored review is then the cluster's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import secrets
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from canasta.i18n import N_, translator
+from canasta.moves import Move
+from canasta.present import describe, proposal
+from canasta.review import (
+    MARK_NAMES,
+    MARK_SYMBOLS,
+    MARKS,
+    DecisionReview,
+    Task,
+    run_task,
+    tasks_of,
+    thresholds_of,
+)
+from canasta.table import Table
+from canasta.web.botpool import _start_worker
+from canasta.web.guards import bad, is_int
+from canasta.web.language import choose
+from canasta.web.room import Settings
+from canasta.web.service import TheCardRoom
+from canasta.web.store import SeatRow, Store, TableRow, hash_token
+
+MAX_JOBS = 8  # reviews computed at once on one server; more are refused for a moment
+REVIEW_SEED = 1  # the review's sampling seed (never the deal's)
+
+HAND_IN_PLAY = N_("this hand is still being played: its review is available when it is over")
+NOT_YOURS = N_("another seat's review is shown only once the match is over, and only if the table allows it")
+NO_HAND = N_("there is no hand {hand} at this table yet")
+BUSY = N_("the server is reviewing other hands: try again in a moment")
+FAILED = N_("the review could not be computed: try again")
+
+
+@dataclass
+class Job:
+    """A review being computed: the decisions done so far and how many there are."""
+
+    total: int
+    done: int = 0
+    results: list[DecisionReview | None] = field(default_factory=list)
+    failed: bool = False
+    finished: bool = False
+    task: asyncio.Task[None] | None = None
+
+
+class Reviewer:
+    """The reviews computed on this server, and the processes that compute them."""
+
+    def __init__(self, store: Store, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.jobs: dict[tuple[str, int, int], Job] = {}
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor | None:
+        if self.settings.review_workers <= 0:
+            return None
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(self.settings.review_workers,
+                                                 mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_start_worker)
+        return self._executor
+
+    async def _evaluate(self, task: Task) -> DecisionReview | None:
+        pool = self._pool()
+        if pool is None:
+            return await asyncio.to_thread(run_task, task)
+        return await asyncio.get_running_loop().run_in_executor(pool, run_task, task)
+
+    def start(self, key: tuple[str, int, int], tasks: list[Task]) -> Job:
+        job = self.jobs.get(key)
+        if job is not None:
+            return job
+        if sum(1 for j in self.jobs.values() if not j.finished) >= MAX_JOBS:
+            raise bad(BUSY, 429, {"Retry-After": "5"})
+        job = self.jobs[key] = Job(len(tasks))
+        job.task = asyncio.create_task(self._run(key, job, tasks))
+        return job
+
+    async def _run(self, key: tuple[str, int, int], job: Job, tasks: list[Task]) -> None:
+        try:
+            for t in tasks:
+                job.results.append(await self._evaluate(t))
+                job.done += 1
+        except Exception:  # a worker died or the pool is gone: the next request starts again
+            job.failed = True
+            if self._executor is not None:
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = None
+            return
+        job.finished = True
+        data = {"decisions": [asdict(d) for d in job.results if d is not None]}
+        table_id, hand, seat = key
+        try:
+            await asyncio.to_thread(self.store.save_review, table_id, hand, seat, self.settings.review_worlds, data)
+        except Exception:  # not kept: it is still served from here, and computed again elsewhere
+            return
+        self.jobs.pop(key, None)
+
+    async def close(self) -> None:
+        for job in self.jobs.values():
+            if job.task is not None:
+                job.task.cancel()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
+def seat_of(seats: list[SeatRow], token: Any) -> int | None:
+    """The seat a token holds at a stored table, or None (as :meth:`Hub.authenticate`)."""
+    if not isinstance(token, str) or not token or len(token) > 200:
+        return None
+    h = hash_token(token)
+    for s in seats:
+        if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
+            return s.seat
+    return None
+
+
+def others_allowed(row: TableRow) -> bool:
+    """May anyone see every seat's review (the match is over and the table allows it)?"""
+    return row.status == "finished" and bool(row.config.get("review_others"))
+
+
+def hand_tasks(state: dict[str, Any], hand: int, seat: int, worlds: int) -> tuple[list[Task], int]:
+    """The decisions of ``seat`` in ``hand`` (each with the seat's view then), and the number
+    of hands over; refused when the hand is not over (or not dealt)."""
+    table = Table.from_dict(state)
+    try:
+        record = table.record()  # the hands over only
+        over = len(record.hands)
+        if hand > over:
+            if hand == table.hand_number:
+                raise bad(HAND_IN_PLAY, 409)
+            raise bad(NO_HAND, 404, hand=hand)
+        return tasks_of(record, 1, [seat], hand, worlds, REVIEW_SEED), over
+    finally:
+        table.close()
+
+
+def review_payload(state: dict[str, Any], hand: int, seat: int, decisions: list[DecisionReview], worlds: int,
+                   lang: str) -> dict[str, Any]:
+    """What the page shows: the hand's log with the marks of ``seat``'s decisions, and for each
+    of its reviewed decisions the position as that seat saw it, in ``lang``."""
+    tr = translator(lang)
+    table = Table.from_dict(state)
+    try:
+        record = table.record()
+        rules, names = table.rules, list(table.names)
+        views = {t.index: t.view for t in tasks_of(record, 1, [seat], hand, worlds, REVIEW_SEED)}
+        over = len(record.hands)
+        moves = record.hands[hand - 1].moves
+    finally:
+        table.close()
+    judged = {d.index: d for d in decisions}
+    timeline: list[dict[str, Any]] = []
+    for index, (who, move, _comment, _line) in enumerate(moves):
+        entry: dict[str, Any] = {"index": index, "seat": who, "text": describe(move, rules, names[who], tr)}
+        d = judged.get(index)
+        if who == seat and d is not None:
+            best = Move.parse(d.best) if d.best else None
+            entry.update({
+                "reviewed": True, "mark": d.mark, "symbol": MARK_SYMBOLS.get(d.mark, ""),
+                "mark_name": tr.gettext(MARK_NAMES[d.mark]) if d.mark else "",
+                "move": d.move, "made": proposal(move, rules, tr),
+                "best": d.best, "better": proposal(best, rules, tr) if best is not None else "",
+                "loss": d.loss, "stderr": d.stderr, "value": d.value, "best_value": d.best_value,
+                "worlds": d.worlds, "candidates": d.candidates,
+                "view": views[index].to_dict(include_rules=False)})
+        timeline.append(entry)
+    marks = {m: sum(1 for d in decisions if d.mark == m) for m in MARKS}
+    return {"status": "done", "hand": hand, "hands": over, "seat": seat, "names": names, "worlds": worlds,
+            "thresholds": dict(thresholds_of(rules)),
+            "summary": {"decisions": len(decisions), "lost": round(sum(d.loss for d in decisions), 1),
+                        "marks": marks, "marked": sum(marks.values())},
+            "timeline": timeline}
+
+
+def progress(job: Job, hand: int, seat: int) -> dict[str, Any]:
+    return {"status": "running", "hand": hand, "seat": seat, "done": job.done, "total": job.total}
+
+
+routes = APIRouter()
+
+
+@routes.post("/api/tables/{table_id}/review")
+async def review(table_id: str, request: Request, card: TheCardRoom, lang: str | None = None) -> JSONResponse:
+    """Start, follow or read the review of one seat in one hand.  Body: ``{"token": the seat
+    token (none: a spectator), "hand": 1, 2, ..., "seat": the seat reviewed (default: the
+    token's)}``.  Answers ``{"status": "running", "done", "total"}`` until it is computed, then
+    ``{"status": "done", "timeline": [...], "summary": {...}, ...}``; ``seats``: the seats the
+    asker may review."""
+    body = await card.body(request)
+    said = choose(lang, request.headers.get("accept-language"))
+    row = await asyncio.to_thread(card.store.load, table_id)
+    if row is None:
+        raise bad(N_("no such table"), 404)
+    if row.status == "abandoned":
+        raise bad(card.hub.missing(table_id), 410)
+    players = len(row.seats)
+    me = seat_of(row.seats, body.get("token"))
+    seat = body.get("seat", me)
+    if not is_int(seat) or not 0 <= seat < players:
+        raise bad(N_("say which seat to review: a seat number from 0 to {last}"), last=players - 1)
+    everyone = others_allowed(row)
+    if seat != me and not everyone:
+        raise bad(NOT_YOURS, 403)
+    hand = body.get("hand")
+    if not is_int(hand) or hand < 1:
+        raise bad(N_("say which hand to review: its number, from 1"))
+    seats = list(range(players)) if everyone else [seat]
+    key = (table_id, hand, seat)
+    worlds = card.settings.review_worlds
+    reviewer: Reviewer = request.app.state.reviewer
+    job = reviewer.jobs.get(key)
+    decisions: list[DecisionReview] | None = None
+    if job is not None and job.failed:
+        reviewer.jobs.pop(key, None)
+        raise bad(FAILED, 503)
+    if job is not None and not job.finished:
+        return JSONResponse({**progress(job, hand, seat), "seats": seats})
+    if job is not None:
+        decisions = [d for d in job.results if d is not None]
+    else:
+        stored = await asyncio.to_thread(card.store.load_review, table_id, hand, seat, worlds)
+        if stored is not None:
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                decisions = [DecisionReview.from_dict(d) for d in stored["decisions"]]
+    if decisions is None:
+        tasks, _over = await asyncio.to_thread(hand_tasks, row.state, hand, seat, worlds)
+        job = reviewer.start(key, tasks)
+        return JSONResponse({**progress(job, hand, seat), "seats": seats})
+    payload = await asyncio.to_thread(review_payload, row.state, hand, seat, decisions, worlds, said)
+    return JSONResponse({**payload, "seats": seats})
+
+
+__all__ = ["Reviewer", "hand_tasks", "review_payload", "routes"]
