@@ -149,7 +149,8 @@ $("btn-create").onclick = async () => {
     if (sel.value !== JSON.stringify(o.value)) options[o.id] = JSON.parse(sel.value);
   }
   const body = { preset: p.name, name: myName(), seat: me, seats, options, target: Number($("target").value) || null,
-    turn_seconds: Number($("timer").value), title: $("table-title").value, bot_delay: pace("create-pace") };
+    turn_seconds: Number($("timer").value), title: $("table-title").value, bot_delay: pace("create-pace"),
+    review_others: $("review-others").checked };
   const seed = new URLSearchParams(location.search).get("seed"); // honoured only with --allow-fixed-seeds
   if (seed) body.seed = Number(seed);
   try {

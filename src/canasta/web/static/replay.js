@@ -25,6 +25,7 @@ function show() {
   $("pos").textContent = `${i + 1} / ${data.frames.length} · ` + _("hand {hand}", { hand: f.hand }) + " · " +
     _("totals {totals}", { totals: f.totals.map(number).join(" – ") });
   $("text").textContent = frameText(f);
+  $("review").href = `/review/${tableId}?hand=${f.hand}`; // the review of the hand shown
   const seats = $("seats");
   seats.innerHTML = "";
   f.hands.forEach((hand, s) => {

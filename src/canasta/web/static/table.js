@@ -1134,7 +1134,17 @@ function showSheet() {
   for (const id of ["record-link", "replay-link"]) $(id).hidden = !state.match_over;
   $("record-link").href = `/api/tables/${tableId}/record`;
   $("replay-link").href = `/replay/${tableId}`;
+  reviewLink("review-link2");
   $("sheet-modal").hidden = false;
+}
+
+// "Review": the hand just over, for the player's own seat (a spectator's only once the match is
+// over, at a table that lets anyone review every seat)
+function reviewLink(id) {
+  const v = state.view;
+  const may = state.hand_over && v && (state.seat >= 0 || (state.match_over && state.review_others));
+  $(id).hidden = !may;
+  if (may) $(id).href = `/review/${tableId}?hand=${v.hand_number}&seat=${Math.max(0, state.seat)}`;
 }
 
 function renderBanner() {
@@ -1157,6 +1167,7 @@ function renderBanner() {
   $("btn-rematch").hidden = !(state.match_over && seated);
   $("btn-rematch").textContent = state.rematch ? _("Join the rematch") : _("Rematch");
   document.body.dataset.rematch = state.rematch || "";
+  reviewLink("review-link");
   updateCountdown();
 }
 
