@@ -168,9 +168,9 @@ def test_observation_leaks_nothing(preset: str) -> None:
 def test_table_observations_reuse_nothing_stale(preset: str) -> None:
     """The table reuses the melds' and the pile's parts between moves that cannot change them;
     its observations still equal the view's at every step, for the mover and for another seat."""
-    from canasta.rl.core import Table
+    from canasta.rl.core import ActionTable
 
-    table = Table(preset)
+    table = ActionTable(preset)
     obs = table.observer
     rng = random.Random(2)
     steps = 0

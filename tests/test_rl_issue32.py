@@ -12,7 +12,7 @@ from pettingzoo.test import render_test  # noqa: E402
 
 from canasta.bots.expert import ExpertBot  # noqa: E402
 from canasta.rl import pettingzoo as pz  # noqa: E402
-from canasta.rl.core import ILLEGAL_HAND, Table  # noqa: E402
+from canasta.rl.core import ILLEGAL_HAND, ActionTable  # noqa: E402
 from canasta.rl.gymnasium import CanastaEnv  # noqa: E402
 from canasta.rl.opponents import opponent  # noqa: E402
 from canasta.rl.pettingzoo import raw_env  # noqa: E402
@@ -49,7 +49,7 @@ def test_the_default_illegal_penalty_is_worse_than_any_hand() -> None:
     assert CanastaEnv("classic-4p", reward="match").illegal_reward < -1
     assert CanastaEnv("classic-4p", reward_scale=0.001).illegal_reward == pytest.approx(ILLEGAL_HAND * 0.001)
     # the hand rewards of random play stay far above it
-    table = Table("classic-4p")
+    table = ActionTable("classic-4p")
     rng = np.random.default_rng(0)
     for seed in range(20):
         table.reset(seed)

@@ -101,7 +101,7 @@ def test_resampled_worlds_keep_an_askers_promise() -> None:
     import random
 
     from canasta.game import Game
-    from canasta.rl.core import Table
+    from canasta.rl.core import ActionTable
     from canasta.state import ASK_PENDING
     from canasta.view import sample_world, seat_view
 
@@ -120,7 +120,7 @@ def test_resampled_worlds_keep_an_askers_promise() -> None:
         positions += 1
         other = (g.turn + 1) % 4
         state = game.new_initial_state()
-        state.table = Table(rules)
+        state.table = ActionTable(rules)
         state.table.start(g)
         draws = np.random.RandomState(seed)
         for k in range(10):

@@ -13,17 +13,17 @@ pytest.importorskip("numpy", reason="the environments need the rl extra: pip ins
 
 import numpy as np
 
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.encoding import Observer
 from canasta.view import seat_view
 
 
-def _check_view(t: Table, seat: int, obs: np.ndarray) -> None:
+def _check_view(t: ActionTable, seat: int, obs: np.ndarray) -> None:
     pending = t.pending if seat == t.to_move else ()
     assert np.array_equal(obs, t.observer.encode_view(seat_view(t.game, seat), pending))
 
 
-def _walk(t: Table, rng: np.random.Generator, steps: int) -> list[tuple[Any, ...]]:
+def _walk(t: ActionTable, rng: np.random.Generator, steps: int) -> list[tuple[Any, ...]]:
     """Seeded random legal actions; what every step showed."""
     out: list[tuple[Any, ...]] = []
     for _ in range(steps):
@@ -43,7 +43,7 @@ def _walk(t: Table, rng: np.random.Generator, steps: int) -> list[tuple[Any, ...
 @pytest.mark.parametrize(("rules", "reward"), [("classic-4p", "hand"), ("italian-4p", "hand"),
                                                ("classic-2p", "match")])
 def test_table_pickles_mid_hand_and_continues(rules: str, reward: str) -> None:
-    t = Table(rules, reward=reward)
+    t = ActionTable(rules, reward=reward)
     t.reset(seed=11)
     rng = np.random.default_rng(3)
     _walk(t, rng, 20)
@@ -70,7 +70,7 @@ def test_table_pickles_mid_hand_and_continues(rules: str, reward: str) -> None:
 
 
 def test_observer_pickles() -> None:
-    t = Table("italian-4p")
+    t = ActionTable("italian-4p")
     t.reset(seed=2)
     obs = t.observe(1)
     other = pickle.loads(pickle.dumps(t.observer))

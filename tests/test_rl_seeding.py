@@ -9,17 +9,17 @@ import pytest
 
 pytest.importorskip("numpy", reason="the environments need the rl extra: pip install 'canasta[rl]'")
 
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 
 RESETS = 4
 
 
-def _hands(t: Table) -> list[list[int]]:
+def _hands(t: ActionTable) -> list[list[int]]:
     return [sorted(h) for h in t.game.hands] + [list(t.game.stock)]
 
 
 def _table_deals(seed: int | None, rules: str = "classic-4p") -> list[list[list[int]]]:
-    t = Table(rules)
+    t = ActionTable(rules)
     out = []
     for k in range(RESETS):
         t.reset(seed if k == 0 else None)

@@ -12,13 +12,13 @@ import pytest
 pytest.importorskip("numpy", reason="the environments need the rl extra: pip install 'canasta[rl]'")
 
 from canasta.moves import DISCARD, group_cards
-from canasta.rl.core import CODES_OF_KIND, Table
+from canasta.rl.core import CODES_OF_KIND, ActionTable
 from canasta.rl.encoding import DISCARD_BASE, KIND_OF
 
 
-def _to_discard(rules: str, seed: int) -> Table | None:
+def _to_discard(rules: str, seed: int) -> ActionTable | None:
     """A table at a discard whose hand holds two suits of some kind (None if the hand ends)."""
-    t = Table(rules)
+    t = ActionTable(rules)
     t.reset(seed)
     rng = random.Random(seed)
     for _ in range(400):
@@ -34,7 +34,7 @@ def _to_discard(rules: str, seed: int) -> Table | None:
     return None
 
 
-def _code(t: Table, action: int) -> int:
+def _code(t: ActionTable, action: int) -> int:
     """The card the generating set's fixed order discards for ``action``."""
     copy = t.copy()
     copy.random_suits = False
@@ -76,7 +76,7 @@ def test_discarded_suits_are_drawn_among_the_held_ones(rules: str) -> None:
 def test_resuited_moves_are_legal_and_the_same_up_to_suits(rules: str) -> None:
     changed = 0
     for seed in range(4):
-        t = Table(rules)
+        t = ActionTable(rules)
         t.reset(seed)
         rng = random.Random(seed)
         while not t.over:
@@ -104,7 +104,7 @@ def test_resuited_moves_are_legal_and_the_same_up_to_suits(rules: str) -> None:
 
 def test_seeded_suits_repeat() -> None:
     def run(seed: int) -> list[str]:
-        t = Table("italian-4p")
+        t = ActionTable("italian-4p")
         t.reset(seed)
         rng = random.Random(1)
         out = []

@@ -15,7 +15,7 @@ pytest.importorskip("sb3_contrib", reason="training needs the train extra: pip i
 
 import numpy as np
 
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.policy import NumpyPolicy, export_sb3
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "train.py"
@@ -38,7 +38,7 @@ def test_training_smoke(tmp_path: Path) -> None:
     assert len(figures) == 1 and figures[0]["steps"] > 0
     assert set(figures[0]) >= {"random", "basic", "minutes", "policy"}
     policy = NumpyPolicy.load(figures[0]["policy"])
-    assert policy.inputs == Table("classic-4p").observer.size
+    assert policy.inputs == ActionTable("classic-4p").observer.size
     assert (tmp_path / "model.zip").exists()
 
 

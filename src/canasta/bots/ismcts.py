@@ -112,7 +112,7 @@ class IsmctsBot(Bot):
             if cos.plausible(world, view.seat):
                 break
         state = searcher._game.new_initial_state()
-        state.table = cos.Table(view.rules)
+        state.table = cos.ActionTable(view.rules)
         state.table.start(world)
         return state
 

@@ -23,14 +23,14 @@ from typing import Any
 import numpy as np
 
 from canasta.bots import make_bot
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rl.policy import NumpyPolicy
 from canasta.view import seat_view
 
 
 def collect(rules: str, hands: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    table = Table(rules)
+    table = ActionTable(rules)
     bots = [make_bot("advanced", seed=seed * 100 + s) for s in range(table.n)]
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []

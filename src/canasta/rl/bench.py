@@ -4,7 +4,7 @@
 uniformly random legal actions, taking every step's observation and mask, and prints the steps
 per second and the ratio to the bare engine's decisions per second (random playouts through
 ``Game.random_move``, :func:`canasta.bench.random_hand`) measured in the same process right
-before.  ``--env`` is ``table`` (:class:`canasta.rl.core.Table`, what every environment
+before.  ``--env`` is ``table`` (:class:`canasta.rl.core.ActionTable`, what every environment
 wraps), ``pettingzoo`` (``canasta.rl.pettingzoo.env()``, as users get it), ``pettingzoo-raw``
 (without PettingZoo's order-enforcing wrapper) or ``gymnasium`` (one learning seat; the other seats random masked actions through the
 same encoding, so each step includes theirs).
@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from canasta.bench import random_hand
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rules import RuleSet, resolve_rules
 
 ENVS = ("table", "pettingzoo", "pettingzoo-raw", "gymnasium")
@@ -76,7 +76,7 @@ def engine_rate(rules: RuleSet, seconds: float, seed: int) -> float:
 
 
 def _run_table(rules: RuleSet, seconds: float, seed: int) -> tuple[int, int, float]:
-    table = Table(rules)
+    table = ActionTable(rules)
     rng = random.Random(seed)
     steps = hands = 0
     start = time.perf_counter()

@@ -1,9 +1,9 @@
 """One table driven by actions: the engine, the step layer and the observer together.
 
-:class:`Table` is what every environment wraps (PettingZoo, Gymnasium, OpenSpiel): it deals a
+:class:`ActionTable` is what every environment wraps (PettingZoo, Gymnasium, OpenSpiel): it deals a
 hand (or plays a match), says whose action it is, gives any seat's observation and the mover's
 mask, applies an action, and scores the end.  Pure apart from numpy; all randomness comes from
-the seed given to :meth:`Table.reset` (a table never seeded draws fresh entropy: fresh tables
+the seed given to :meth:`ActionTable.reset` (a table never seeded draws fresh entropy: fresh tables
 deal different hands).
 
 Rewards (``docs/rl.md``): ``reward="hand"`` ends the episode with the hand and gives each seat
@@ -73,11 +73,11 @@ def match_rewards(rules: RuleSet, match: Match) -> list[float]:
     return [1.0 if slot[s] == match.winner else -1.0 / (k - 1) for s in range(n)]
 
 
-class Table:
+class ActionTable:
     """A hand (or a match) of Canasta played by action indices."""
 
     def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
-                 max_hands: int = 60, random_suits: bool = True, copy_of: Table | None = None) -> None:
+                 max_hands: int = 60, random_suits: bool = True, copy_of: ActionTable | None = None) -> None:
         """A table of ``rules``; with ``copy_of``, an independent copy of that table (:meth:`copy`)."""
         if copy_of is not None:
             self._copy(copy_of)
@@ -142,11 +142,11 @@ class Table:
         self.over = game.is_over()
         self._fresh_stamps()
 
-    def copy(self) -> Table:
+    def copy(self) -> ActionTable:
         """An independent copy (the game copied, the pending actions kept)."""
-        return Table(copy_of=self)
+        return ActionTable(copy_of=self)
 
-    def _copy(self, t: Table) -> None:
+    def _copy(self, t: ActionTable) -> None:
         """Become an independent copy of ``t`` (the constructor's ``copy_of``): the observer and
         its cache stamps shared, the game, the match and the random sequences copied."""
         self.rules, self.reward, self.reward_scale, self.max_hands = t.rules, t.reward, t.reward_scale, t.max_hands

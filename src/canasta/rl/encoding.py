@@ -561,7 +561,7 @@ class Observer:
                stamps: tuple[int, int, int] | None = None) -> FloatArray:
         """What ``seat`` may know of ``game`` (equal to ``encode_view(seat_view(game, seat))``).
 
-        ``stamps`` (from :class:`canasta.rl.core.Table`): numbers that change whenever the
+        ``stamps`` (from :class:`canasta.rl.core.ActionTable`): numbers that change whenever the
         melds (first), the pile (second) or the scores and sides (third) may have changed; with
         them those parts are reused from the last call instead of computed again."""
         g = game

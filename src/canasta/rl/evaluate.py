@@ -9,7 +9,7 @@ from typing import Any
 import numpy.typing as npt
 
 from canasta.bots.base import Bot
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.encoding import FloatArray
 from canasta.rl.opponents import opponent
 from canasta.rules import RuleSet
@@ -22,7 +22,7 @@ def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleS
     ``hands`` seeded hands (``opponent_spec``: a bot name; ``expert`` searches a fixed number of
     worlds, so the figures repeat), the sides' seats swapped every other hand.  Returns hands won,
     lost and tied, and the mean score difference per hand."""
-    table = Table(rules)
+    table = ActionTable(rules)
     n = table.n
     won = lost = 0
     diff = 0.0

@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from canasta.bots.base import Bot
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rl.opponents import opponent
 from canasta.rules import RuleSet
@@ -48,7 +48,7 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
                  opponents: Player | Sequence[Player] = "random", reward: str = "hand",
                  reward_scale: float = 1.0, max_hands: int = 60, illegal_reward: float | None = None,
                  render_mode: str | None = None) -> None:
-        self.table = Table(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
+        self.table = ActionTable(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
         self.illegal_reward = self.table.illegal_penalty() if illegal_reward is None else illegal_reward
         self._ended = False  # set by an illegal action: the episode is over though the hand is not
         self.rules = self.table.rules

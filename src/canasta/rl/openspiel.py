@@ -34,7 +34,7 @@ import pyspiel
 from canasta.cards import cards_str, make_deck
 from canasta.game import Game, family_of
 from canasta.melds import CANASTA_SIZE
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS, Observer, action_name
 from canasta.rules import PRESETS, RuleSet
 from canasta.state import ASK_PENDING, ASK_YES
@@ -130,7 +130,7 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
         for c in make_deck(self.rules.packs):
             self.left[c] += 1
         self.cut: int | None = None
-        self.table: Table | None = None
+        self.table: ActionTable | None = None
         # perfect recall: the public record, and per seat its private notes (at a record position)
         self.public: list[str] = []
         self.private: list[list[tuple[int, str]]] = [[] for _ in range(self.rules.players)]
@@ -179,7 +179,7 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
         # the only other randomness of a deal (Italian I-O11 random reinsertion) follows the pack
         stream = random.Random(hash(tuple(self.order)) & 0xFFFFFFFF)
         game = Game(self.rules, 0, dealer=self.cgame.dealer, deck=self.order, cut=self.cut, stream=stream)
-        self.table = Table(self.rules)
+        self.table = ActionTable(self.rules)
         self.table.start(game)
         # what the deal shows everyone: the dealer, the upcard (the pile or pozzo as laid, face-down
         # cards as "?"), the cards the cutter took, the red threes, the hands' sizes, the stock

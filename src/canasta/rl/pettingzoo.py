@@ -4,7 +4,7 @@ Agents are the seats, ``seat_0`` ... ``seat_N-1``; the agent to act is the seat 
 partner while "may I go out?" waits for an answer).  Each observation is a dict with
 ``observation`` (the seat's :class:`~canasta.rl.encoding.Observer` vector) and ``action_mask``
 (int8, all zeros for a seat that is not to act).  An illegal action ends the episode with
-``illegal_reward`` for the agent that played it (by default :meth:`Table.illegal_penalty`, worse
+``illegal_reward`` for the agent that played it (by default :meth:`ActionTable.illegal_penalty`, worse
 than losing any hand, so an illegal move is never a way out of a bad hand).  Rewards come at the end of the episode (see
 :mod:`canasta.rl.core`): ``reward="hand"`` (the default) is the hand's score difference,
 ``reward="match"`` the match's outcome.
@@ -19,7 +19,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from canasta.rl.core import Table
+from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rules import RuleSet
 from canasta.view import seat_view
@@ -37,7 +37,7 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
     def __init__(self, rules: RuleSet | str = "classic-4p", reward: str = "hand", reward_scale: float = 1.0,
                  max_hands: int = 60, illegal_reward: float | None = None, render_mode: str | None = None) -> None:
         super().__init__()
-        self.table = Table(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
+        self.table = ActionTable(rules, reward=reward, reward_scale=reward_scale, max_hands=max_hands)
         self.illegal_reward = self.table.illegal_penalty() if illegal_reward is None else illegal_reward
         self.rules = self.table.rules
         self.render_mode = render_mode
