@@ -12,13 +12,13 @@ import sys
 
 import pytest
 
-from canasta.arena import run_arena
 from canasta.bots import BotSpecError, make_bot, parse_ismcts_budget
 from canasta.bots.base import Budget
 from canasta.game import Game
 from canasta.moves import Move
 from canasta.rules import RuleSet
 from canasta.table import Table
+from canasta.tools.arena import run_arena
 from canasta.view import sample_world, seat_view
 
 needs_openspiel = pytest.mark.skipif(importlib.util.find_spec("pyspiel") is None,

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from canasta.arena import run_arena, tally, wilson
 from canasta.bots import BotSpecError, make_bot
 from canasta.bots.external import ExternalBot
 from canasta.errors import CanastaError
 from canasta.game import Game
 from canasta.record import parse_records, read_file, verify
 from canasta.rules import PRESETS, RuleSet
+from canasta.tools.arena import run_arena, tally, wilson
 from canasta.view import seat_view
 
 ROOT = Path(__file__).resolve().parents[1]

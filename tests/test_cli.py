@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from canasta.bench import run_bench
 from canasta.cli import main
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
+from canasta.tools.bench import run_bench
 
 PRESET_NAMES = sorted(PRESETS)
 BENCH_KEYS = {"hands_per_s", "decisions_per_s", "decisions_per_hand"}

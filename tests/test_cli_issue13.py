@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 import canasta.cli as cli
-from canasta.arena import ArenaReport, Progress, ProgressEstimate, run_arena
-from canasta.bench import BENCH_ORDER, COMPARE_MARKDOWN_HEADER
 from canasta.cli import main
 from canasta.errors import IllegalMoveError
 from canasta.rules import RuleSet
+from canasta.tools.arena import ArenaReport, Progress, ProgressEstimate, run_arena
+from canasta.tools.bench import BENCH_ORDER, COMPARE_MARKDOWN_HEADER
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -308,7 +308,7 @@ def test_the_default_record_file_is_not_overwritten_either(tmp_path: Path, monke
 
 def test_the_plot_counts_hands_in_whole_numbers() -> None:
     pytest.importorskip("matplotlib")
-    from canasta.arena import figure
+    from canasta.tools.arena import figure
 
     report = ArenaReport("classic-4p", ("a", "b"), diffs=[-40, 10, 10, 35, 120])
     fig = figure(report)

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-import canasta.arena as arena
 import canasta.cli as cli
 import canasta.files as files
-from canasta.arena import GameResult, Interrupted, run_arena, tally
+import canasta.tools.arena as arena
 from canasta.cli import main
 from canasta.files import atomic_file, write_text_atomic
 from canasta.record import FINAL_TAG, cut_short, parse_records, read_file, verify
 from canasta.rules import RuleSet
+from canasta.tools.arena import GameResult, Interrupted, run_arena, tally
 
 
 @pytest.fixture(autouse=True)

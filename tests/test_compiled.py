@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from canasta import bench
 from canasta.cli import main
 from canasta.native import COMPILED_MODULES, compiled_status, engine, module_name
 from canasta.rules import RuleSet
+from canasta.tools import bench
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECT_COMPILED = os.environ.get("CANASTA_EXPECT_COMPILED") == "1"

@@ -10,7 +10,7 @@ import pytest
 from canasta.bots import make_bot
 from canasta.match import Match
 from canasta.rules import PRESETS, RuleSet
-from canasta.selfcheck import problems_in
+from canasta.tools.selfcheck import problems_in
 from canasta.view import seat_view
 
 

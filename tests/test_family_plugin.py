@@ -21,7 +21,6 @@ from typing import ClassVar
 
 import pytest
 
-from canasta import perft
 from canasta.bots import make_bot
 from canasta.cards import NUM_CARDS, card_str
 from canasta.errors import IllegalMoveError, refuse
@@ -41,6 +40,7 @@ from canasta.rules import (
     RuleSet,
 )
 from canasta.state import StateField, StatePart
+from canasta.tools import perft
 from canasta.view import SeatView, pile_note_list, sample_world, seat_view
 
 NAME = "nopile"

@@ -3,8 +3,8 @@ B.13.1, B.13.2), and asking the partner (B.13.4, I-O36) works for it as for an
 opened team (issue 35).  Also I-O3 ``never`` for a meld laid with a pozzo take.
 
 The property test draws positions of unopened teams near going out
-(:func:`canasta.reference.opening_out_position`) under both I-O36 values and
-compares the engine with the exhaustive reference walk (:func:`canasta.reference.way_out`).
+(:func:`canasta.tools.reference.opening_out_position`) under both I-O36 values and
+compares the engine with the exhaustive reference walk (:func:`canasta.tools.reference.way_out`).
 It is derandomized: a failure shows the same example on every run.
 """
 
@@ -21,9 +21,9 @@ from canasta.errors import IllegalMoveError
 from canasta.game import Game
 from canasta.moves import ASK, DISCARD, TAKE, Move
 from canasta.position import game_from_position
-from canasta.reference import TooBig, generated_moves, opening_out_position, way_out
 from canasta.rules import RuleSet
 from canasta.state import ASK_YES
+from canasta.tools.reference import TooBig, generated_moves, opening_out_position, way_out
 
 ASKING = ("customary_optional", "required")
 PRESETS = ("italian-4p", "italian-4p", "italian-6p-3x2", "italian-2p", "italian-3p")

@@ -13,7 +13,7 @@ import pytest
 from canasta import cli
 from canasta.bots import BotSpecError, make_bot
 from canasta.errors import CanastaError
-from canasta.ladder import Pair, fit, rate
+from canasta.tools.ladder import Pair, fit, rate
 
 
 def _pair(a: str, b: str, hands: int, share: float) -> Pair:
@@ -59,7 +59,7 @@ def test_ladder_command_plays_then_tallies_the_same_figures(tmp_path: Path, caps
     def no_play(*a: object, **k: object) -> None:
         raise AssertionError("a tallied pair was played again")
 
-    monkeypatch.setattr("canasta.ladder.run_arena", no_play)
+    monkeypatch.setattr("canasta.tools.ladder.run_arena", no_play)
     assert cli.main(args + ["--tally", *files]) == 0
     tallied = json.loads(capsys.readouterr().out)
     assert tallied["ratings"] == played["ratings"]
@@ -83,7 +83,7 @@ def test_ladder_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 def test_ladder_plot_without_matplotlib_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("canasta.arena.plot_needs", lambda: "--plot needs matplotlib: pip install -e '.[arena]'")
+    monkeypatch.setattr("canasta.tools.arena.plot_needs", lambda: "--plot needs matplotlib: pip install -e '.[arena]'")
     assert cli.main(["ladder", "--bots", "random,basic", "--games", "2", "--save-dir", str(tmp_path),
                      "--plot", str(tmp_path / "x.png")]) == 2
     assert capsys.readouterr().err.strip() == "canasta: error: --plot needs matplotlib: pip install -e '.[arena]'"

@@ -30,8 +30,8 @@ from canasta import (
     position_of,
     seat_view,
 )
-from canasta.arena import run_arena
 from canasta.bots import BotSpecError, legal_moves, make_bot
+from canasta.tools.arena import run_arena
 
 ROOT = Path(__file__).resolve().parents[1]
 API = ROOT / "docs" / "api.md"

@@ -1,5 +1,5 @@
 """Pinned legal-move counts and whole-hand hashes per preset (tests/data/perft,
-made by ``python -m canasta.perft``): any change in generation or in the
+made by ``python -m canasta.tools.perft``): any change in generation or in the
 rules' effects shows here.  The files were first made by the engine before its
 reshaping (issue 14), so they also guard that the reshaped engine plays the
 same games."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from canasta import perft
 from canasta.rules import PRESETS
+from canasta.tools import perft
 
 DATA = Path(__file__).resolve().parent / "data" / "perft"
 
@@ -25,6 +25,6 @@ def test_a_file_per_preset() -> None:
 def test_perft_counts_and_hands_are_pinned(preset: str) -> None:
     pinned = json.loads((DATA / f"{preset}.json").read_text(encoding="utf-8"))
     now = perft.table(preset)
-    assert now["positions"] == pinned["positions"], "legal-move counts changed: rerun python -m canasta.perft if meant"
+    assert now["positions"] == pinned["positions"], "legal-move counts changed: rerun python -m canasta.tools.perft if meant"
     assert now["hands"] == pinned["hands"], "seeded hands play differently"
     assert perft.dumps(now) == (DATA / f"{preset}.json").read_text(encoding="utf-8")

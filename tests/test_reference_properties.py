@@ -1,4 +1,4 @@
-"""Property tests against the exhaustive reference (canasta.reference), over every
+"""Property tests against the exhaustive reference (canasta.tools.reference), over every
 preset and every option alternative, seeded:
 
 * the generating set is complete and sound: every end-of-turn state that some
@@ -9,7 +9,7 @@ preset and every option alternative, seeded:
 * positions derive like play: a position with its derived fields left out reads
   back to the same full state and the same legal moves.
 
-A longer run of the first two is ``python -m canasta.soak --hands 0 --reference N``.
+A longer run of the first two is ``python -m canasta.tools.soak --hands 0 --reference N``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from canasta.families.italian.going_out import italian_can_go_out
 from canasta.game import Game
 from canasta.moves import Move
 from canasta.position import derived_fields, game_from_position, position_of
-from canasta.reference import (
+from canasta.rules import PRESETS, RuleSet
+from canasta.tools.reference import (
     TooBig,
     compare,
     describe_difference,
@@ -33,7 +34,6 @@ from canasta.reference import (
     small_position,
     state_key,
 )
-from canasta.rules import PRESETS, RuleSet
 
 SKIP = {"C-O10", "C-O11", "I-O20", "I-O21"}  # player-count options: covered by their presets
 

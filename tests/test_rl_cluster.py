@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("ray", reason="the Ray arena needs the cluster extra: pip install 'canasta[cluster]'")
 
-from canasta.arena import run_arena
 from canasta.cluster import run_arena_ray
 from canasta.rules import RuleSet
+from canasta.tools.arena import run_arena
 
 
 def _figures(d: dict[str, object]) -> dict[str, object]:

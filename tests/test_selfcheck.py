@@ -7,7 +7,7 @@ import pytest
 
 from canasta.game import Game
 from canasta.rules import PRESETS, RuleSet
-from canasta.selfcheck import problems_in, run_selfcheck
+from canasta.tools.selfcheck import problems_in, run_selfcheck
 
 
 @pytest.mark.slow

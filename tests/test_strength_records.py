@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from canasta.arena import tally
 from canasta.record import read_file
+from canasta.tools.arena import tally
 
 ROOT = Path(__file__).resolve().parents[1]
 STRENGTH = ROOT / "docs" / "strength"

@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from canasta import argtypes
-from canasta.bench import (
+from canasta.cards import cards_str
+from canasta.errors import CanastaError, RulesError
+from canasta.i18n import NN_, _, current, nplural, use
+from canasta.rules import PRESETS, RuleSet, save_rules
+from canasta.tools.bench import (
     BENCH_ORDER,
     COMPARE_MARKDOWN_HEADER,
     MARKDOWN_HEADER,
@@ -24,10 +28,6 @@ from canasta.bench import (
     markdown_row,
     run_bench,
 )
-from canasta.cards import cards_str
-from canasta.errors import CanastaError, RulesError
-from canasta.i18n import NN_, _, current, nplural, use
-from canasta.rules import PRESETS, RuleSet, save_rules
 
 if TYPE_CHECKING:
     from canasta.record import GameRecord
@@ -494,7 +494,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
-    from canasta.selfcheck import run_selfcheck
+    from canasta.tools.selfcheck import run_selfcheck
 
     done = [0]
     tty = sys.stderr.isatty()
@@ -523,7 +523,7 @@ def _check_plot(path: str | None, force: bool) -> None:
     """Before any work: matplotlib is there, and the picture can be written."""
     if not path:
         return
-    from canasta.arena import plot_needs
+    from canasta.tools.arena import plot_needs
 
     need = plot_needs()
     if need is not None:
@@ -553,8 +553,8 @@ def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord]
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canasta.arena import ArenaReport, Interrupted, ProgressEstimate, plot, run_arena, tally
     from canasta.bots import make_bot
+    from canasta.tools.arena import ArenaReport, Interrupted, ProgressEstimate, plot, run_arena, tally
 
     _check_plot(args.plot, args.force)
     report: ArenaReport
@@ -659,16 +659,16 @@ def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> 
         print(report.table())
         print(_("games saved to {file}").format(file=save))
     if args.plot:
-        from canasta.arena import plot
+        from canasta.tools.arena import plot
 
         plot(report, Path(args.plot))
     return 0
 
 
 def _cmd_ladder(args: argparse.Namespace) -> int:
-    from canasta.arena import ProgressEstimate
     from canasta.bots import make_bot
-    from canasta.ladder import (
+    from canasta.tools.arena import ProgressEstimate
+    from canasta.tools.ladder import (
         LadderInterrupted,
         Pair,
         pairs_to_play,

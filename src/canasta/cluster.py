@@ -1,6 +1,6 @@
 """The arena on a Ray cluster: duplicate pairs as Ray tasks (the ``cluster`` extra).
 
-:func:`run_arena_ray` plays what :func:`canasta.arena.run_arena` plays, the same duplicate
+:func:`run_arena_ray` plays what :func:`canasta.tools.arena.run_arena` plays, the same duplicate
 pairs with the same seeds, but each pair is a Ray task: on a local Ray started for the run by
 default, or on the cluster at ``address`` (``"auto"``: the one this machine belongs to).  The
 figures are the same as the process pool's for the same seed (decision times aside); the
@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from canasta.arena import ArenaReport, GameResult, _worker
 from canasta.rules import RuleSet
+from canasta.tools.arena import ArenaReport, GameResult, _worker
 
 
 def _pair(args: tuple[RuleSet, tuple[str, str], int, int, int, int]) -> list[GameResult]:

@@ -32,7 +32,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/options.py",
     "canasta/plans.py",
     "canasta/game.py",
-    "canasta/bench.py",
+    "canasta/tools/bench.py",
     "canasta/families/classic/__init__.py",
     "canasta/families/classic/going_out.py",
     "canasta/families/classic/movegen.py",

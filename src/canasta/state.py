@@ -163,7 +163,7 @@ class StatePart:
 
     def key(self, card_class: Callable[[Card], int]) -> tuple[object, ...]:
         """The part as a hashable key, each card written as ``card_class`` says (the reference's
-        states modulo suits, :mod:`canasta.reference`)."""
+        states modulo suits, :mod:`canasta.tools.reference`)."""
         return ()
 
 

@@ -3,7 +3,7 @@
 ``python -m canasta.rl.bench --env pettingzoo --rules classic-4p --seconds 5`` plays hands with
 uniformly random legal actions, taking every step's observation and mask, and prints the steps
 per second and the ratio to the bare engine's decisions per second (random playouts through
-``Game.random_move``, :func:`canasta.bench.random_hand`) measured in the same process right
+``Game.random_move``, :func:`canasta.tools.bench.random_hand`) measured in the same process right
 before.  ``--env`` is ``table`` (:class:`canasta.rl.core.ActionTable`, what every environment
 wraps), ``pettingzoo`` (``canasta.rl.pettingzoo.env()``, as users get it), ``pettingzoo-raw``
 (without PettingZoo's order-enforcing wrapper) or ``gymnasium`` (one learning seat; the other seats random masked actions through the
@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from canasta.bench import random_hand
 from canasta.rl.core import ActionTable
 from canasta.rules import RuleSet, resolve_rules
+from canasta.tools.bench import random_hand
 
 ENVS = ("table", "pettingzoo", "pettingzoo-raw", "gymnasium")
 

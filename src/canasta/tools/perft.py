@@ -1,7 +1,7 @@
 """Pinned move-generation counts ("perft", as python-chess keeps per variant) and
 hashes of whole seeded hands, per preset.
 
-``python -m canasta.perft`` rewrites ``tests/data/perft/<preset>.json``;
+``python -m canasta.tools.perft`` rewrites ``tests/data/perft/<preset>.json``;
 ``tests/test_perft.py`` recomputes every file and compares.  A file holds:
 
 * ``positions``: for seeded random playouts, at some plies, the number of legal
@@ -35,7 +35,7 @@ SEEDS = (1, 2, 3, 4, 5)
 PLIES = (1, 7, 20, 41, 60, 90)
 HAND_SEEDS = (11, 12, 13)
 MAX_MOVES = 3000
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / "tests" / "data" / "perft"
+DEFAULT_DIR = Path(__file__).resolve().parents[3] / "tests" / "data" / "perft"
 
 
 def _perft2(game: Game) -> int:
@@ -111,7 +111,7 @@ def dumps(data: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m canasta.perft", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m canasta.tools.perft", description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="where the <preset>.json files go")
     ap.add_argument("presets", nargs="*", help="presets (default: all)")
     args = ap.parse_args(argv)

@@ -22,10 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from canasta.arena import ArenaReport, Interrupted, ProgressEstimate, run_arena, save_figure, tally, wilson
 from canasta.errors import CanastaError
 from canasta.record import GameRecord
 from canasta.rules import RuleSet
+from canasta.tools.arena import (
+    ArenaReport,
+    Interrupted,
+    ProgressEstimate,
+    run_arena,
+    save_figure,
+    tally,
+    wilson,
+)
 
 #: pseudo-hands added to every pair, split evenly, so that a bot that won every
 #: hand still gets a finite rating
@@ -283,7 +291,7 @@ def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs:
 
 def plot_ladder(ladder: Ladder, path: Path) -> None:
     """The ratings with their intervals, strongest on top (needs matplotlib)."""
-    from canasta.arena import plot_needs
+    from canasta.tools.arena import plot_needs
 
     need = plot_needs()
     if need is not None:

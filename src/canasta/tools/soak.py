@@ -2,14 +2,14 @@
 
 ::
 
-    python -m canasta.soak --rules italian-4p --hands 10000 --seed 1
-    python -m canasta.soak --rules italian-4p --hands 0 --reference 2000
+    python -m canasta.tools.soak --rules italian-4p --hands 10000 --seed 1
+    python -m canasta.tools.soak --rules italian-4p --hands 0 --reference 2000
 
 Random hands are played through the public API; every engine step (listing the
 legal moves, then ``push`` of the chosen one) is timed, and the slowest step is
 reported with the hand's seed and the move number, so it can be replayed.
 ``--reference N`` also compares the generator with the exhaustive reference
-(:mod:`canasta.reference`) on N small positions and N near-going-out positions,
+(:mod:`canasta.tools.reference`) on N small positions and N near-going-out positions,
 and the going-out decision with the reference's answer; it reports how many
 end-of-turn states were compared.  The exit status is 1 if anything disagreed.
 """
@@ -107,7 +107,7 @@ def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None
 
 def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakReport | None = None) -> SoakReport:
     """Compare the generator with the reference on small positions (see the module docstring)."""
-    from canasta.reference import (
+    from canasta.tools.reference import (
         TooBig,
         going_out_position,
         outcomes,
@@ -145,7 +145,7 @@ def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakRepor
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m canasta.soak", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m canasta.tools.soak", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="italian-4p", help="a preset or a rules file")
     ap.add_argument("--hands", type=int, default=10000, help="random hands to play and time")
     ap.add_argument("--seed", type=int, default=1, help="the first hand's seed")
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rules = resolve_rules(args.rules)
     except Exception as exc:  # a bad preset or rules file: one line, no traceback
-        print(f"canasta.soak: {exc}", file=sys.stderr)
+        print(f"canasta.tools.soak: {exc}", file=sys.stderr)
         return 2
     rep = soak(rules, args.hands, args.seed)
     if args.hands:

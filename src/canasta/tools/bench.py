@@ -144,7 +144,7 @@ if {pure}:
 
     sys.meta_path.insert(0, PureCanasta())
 import json
-from canasta.bench import run_bench
+from canasta.tools.bench import run_bench
 from canasta.rules import RuleSet
 rules, hands, seed = json.loads(sys.argv[1])
 print(json.dumps(run_bench(RuleSet.preset(rules), hands, seed).as_dict()))
