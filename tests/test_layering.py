@@ -8,6 +8,10 @@
   ``canasta.families``) imports the core, never another family; nothing outside
   the families imports one, except ``canasta/__init__.py``, which registers the
   built-in ones.
+* The tools that measure and check (``canasta.tools``: perft, the reference
+  enumerator, selfcheck, bench, soak, arena, ladder) stand apart from the engine:
+  nothing of the engine, the families, the views, the play service or the bots
+  imports them.
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "canasta"
 ENGINE = ("exceptions", "cards", "errors", "moves", "melds", "rules", "scoring", "state", "family", "options", "plans", "game",
           "fairdeal", "native", "compiled_pickle", "files")
 #: the core: the engine, with positions, views, records, the match and the table every interface uses
-CORE = ENGINE + ("position", "view", "record", "match", "table", "reference", "selfcheck", "perft")
+SERVICE = ENGINE + ("position", "view", "record", "match", "table")
+#: the tools that check the engine (``canasta.tools``) and, like the core, use no interface
+CHECKS = ("tools.reference", "tools.selfcheck", "tools.perft")
+CORE = SERVICE + CHECKS
 #: what the core may not import: the interfaces and their libraries
 FORBIDDEN = (
-    "canasta.tui", "canasta.web", "canasta.cli", "canasta.argtypes", "canasta.rl", "canasta.arena",
-    "canasta.ladder", "canasta.cluster", "canasta.i18n", "canasta.present",
+    "canasta.tui", "canasta.web", "canasta.cli", "canasta.argtypes", "canasta.rl", "canasta.tools.arena",
+    "canasta.tools.ladder", "canasta.cluster", "canasta.i18n", "canasta.present",
     "textual", "rich", "fastapi", "starlette", "uvicorn", "websockets", "httpx", "httpx2", "sqlalchemy", "redis", "ray",
     "torch", "numpy", "gymnasium", "pettingzoo", "pyspiel", "babel",
 )
@@ -79,17 +86,34 @@ def test_core_modules_exist() -> None:
         assert f"canasta.{name}" in MODULES, name
 
 
+def _path(name: str) -> Path:
+    return SRC / (name.replace(".", "/") + ".py")
+
+
 @pytest.mark.parametrize("name", CORE)
 def test_core_imports_no_interface(name: str) -> None:
-    bad = sorted(i for i in _imports(SRC / f"{name}.py") if _under(i, FORBIDDEN))
+    bad = sorted(i for i in _imports(_path(name)) if _under(i, FORBIDDEN))
     assert not bad, f"canasta.{name} imports {bad}"
 
 
 @pytest.mark.parametrize("name", ENGINE)
 def test_engine_imports_only_the_engine(name: str) -> None:
     inside = {f"canasta.{n}" for n in ENGINE} | {"canasta"}
-    bad = sorted(i for i in _imports(SRC / f"{name}.py") if i.startswith("canasta") and i not in inside)
+    bad = sorted(i for i in _imports(_path(name)) if i.startswith("canasta") and i not in inside)
     assert not bad, f"canasta.{name} imports {bad}"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_the_tools_stand_apart(module: str) -> None:
+    """The tools that measure and check (``canasta.tools``) stand apart: the engine, the
+    families, the views, the play service and the bots never import them; only the command
+    line, the arena on Ray (``canasta.cluster``), the learning benchmarks and the tools
+    themselves do."""
+    users = ("canasta.tools", "canasta.cli", "canasta.cluster", "canasta.rl.bench")
+    if _under(module, users):
+        return
+    bad = sorted(i for i in _imports(MODULES[module]) if _under(i, ("canasta.tools",)))
+    assert not bad, f"{module} imports the tools {bad}"
 
 
 def _graph() -> dict[str, list[str]]:
