@@ -47,7 +47,7 @@ from canasta.errors import CanastaError, NotationError, PositionError
 from canasta.game import FAMILIES, Game, RuleFamily, family_of, set_position_codec
 from canasta.melds import Meld
 from canasta.rules import RuleSet
-from canasta.state import ASK_NAMES, PHASE_NAMES, WRITTEN
+from canasta.state import ASK_NAMES, PHASE_NAMES, WRITTEN, StatePart
 
 FORMAT: Final = "canasta-position/1"
 #: the fields every position must give (a sketch, without ``format``, may leave out the rest)
@@ -105,10 +105,18 @@ def position_of(game: Game) -> dict[str, Any]:
         value = getattr(g, attr)
         writer = _WRITERS.get(attr)
         out[name] = writer(g, value) if writer else (list(value) if isinstance(value, list) else value)
-    if g.part is not None:  # the family's own fields, with the codecs its part declares
-        for f in g.part.FIELDS:
-            value = getattr(g.part, f.attr)
-            out[f.name] = f.write(g, value) if f.write else (list(value) if isinstance(value, list) else value)
+    if g.part is not None:
+        out.update(part_position(g, g.part))
+    return out
+
+
+def part_position(game: Game, part: StatePart) -> dict[str, Any]:
+    """A family's own fields in a position of ``game``, written with the codecs ``part`` (the
+    game's part, or a changed copy of it) declares."""
+    out: dict[str, Any] = {}
+    for f in part.FIELDS:
+        value = getattr(part, f.attr)
+        out[f.name] = f.write(game, value) if f.write else (list(value) if isinstance(value, list) else value)
     return out
 
 
@@ -439,7 +447,7 @@ def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
 
 
 __all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "REQUIRED_FIELDS", "WRITTEN_REQUIRED", "derived_fields", "game_from_position",
-           "pile_frozen_by_cards", "position_json", "position_of", "read_cards", "read_meld"]
+           "part_position", "pile_frozen_by_cards", "position_json", "position_of", "read_cards", "read_meld"]
 
 
 set_position_codec(position_of, game_from_position)

@@ -166,6 +166,11 @@ class StatePart:
         states modulo suits, :mod:`canasta.tools.reference`)."""
         return ()
 
+    def drop_pile_bottom(self, count: int, left: int) -> None:
+        """The pile's ``count`` lowest cards are gone and ``left`` remain (a position cut down
+        to the pile's top, :mod:`canasta.tools.reference`): move what the part says of pile places
+        (Italian: the pozzo's face-down cards)."""
+
 
 @dataclass(slots=True, init=False, eq=False, repr=False)
 class HandState:

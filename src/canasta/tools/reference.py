@@ -52,7 +52,7 @@ from canasta.errors import IllegalMoveError
 from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
-from canasta.position import game_from_position, position_of
+from canasta.position import game_from_position, part_position, position_of
 from canasta.state import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER
 
 _RED = "R3"
@@ -363,10 +363,10 @@ def small_position(rules: Any, seed: int, max_hand: int = 7) -> Game | None:
     cut = max(0, len(p["pile"]) - keep)
     if cut:
         p["pile"] = p["pile"][cut:]
-        if "pozzo_hidden" in p:  # the Italian part's face-down cards
-            lo, hi = p["pozzo_hidden"]
-            lo, hi = max(0, lo - cut), max(0, hi - cut)
-            p["pozzo_hidden"] = [lo, hi] if hi > lo and hi <= len(p["pile"]) - 1 else [0, 0]
+        if game.part is not None:  # what the family's part says of pile places (Italian: face-down cards)
+            part = game.part.copy()
+            part.drop_pile_bottom(cut, len(p["pile"]))
+            p.update(part_position(game, part))
     p["hands"][seat] = [card_str(c) for c in hand]
     p["known"][seat] = []
     # the next stock cards: often of the ranks in hand, so that draws matter

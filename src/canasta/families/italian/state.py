@@ -161,6 +161,10 @@ class ItalianState(StatePart):
     def turn_marks(self) -> tuple[bool, int]:
         return (self.clean_turn, self.opening_draw)
 
+    def drop_pile_bottom(self, count: int, left: int) -> None:
+        lo, hi = max(0, self.hidden[0] - count), max(0, self.hidden[1] - count)
+        self.hidden = [lo, hi] if hi > lo and hi <= left - 1 else [0, 0]
+
     def key(self, card_class: Callable[[Card], int]) -> tuple[object, ...]:
         def meld(m: Meld) -> tuple[object, ...]:
             return (m.rank, tuple(sorted(card_class(c) for c in m.cards)), m.concealed, m.owner, m.turn)
