@@ -85,10 +85,9 @@ def _forms(*rows: tuple[str, str, str]) -> dict[str, Refusal]:
 
 _NOT_GOING_OUT = "black threes may be melded only in the turn you go out"
 _MUST_TAKE = "the stock is empty and the discard fits one of your melds: you must take it"
-_WILD_OPEN = "your team has an open meld of wild cards: close it as a canasta before completing a dirty canasta"
-_KEEP = "you cannot go out: your team needs {} first, so keep a card to discard"
 
-#: Every refusal form, by key (``CODE`` or ``CODE.variant``).
+#: Every refusal form, by key (``CODE`` or ``CODE.variant``): the shared ones here, then those
+#: a family registers (:func:`register_refusals`; Italian's in ``canasta/families/italian/refusals.py``).
 REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     # -- any move
     ("NOT_A_MOVE", "", "not a move"),
@@ -109,39 +108,23 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("FINAL_KEEP_CARD", "A.13.1", "after the last stock card you may meld but must keep a card"),
     ("ALREADY_DREW", "A.4.1", "you have already drawn this turn"),
     ("DISCARD_ONE", "", "discard exactly one card"),
-    # -- asking to go out (A.12.3, B.13.4)
+    # -- asking to go out (A.12.3)
     ("NO_PARTNER", "A.12.3", "you have no partner to ask"),
     ("ALREADY_ASKED", "A.12.3", "you have already asked this turn"),
     ("ASK_TOO_LATE", "A.12.3", "ask before you are down to your last card"),
     ("CANNOT_GO_OUT", "A.12.3", "ask only when you can go out now"),
     ("PARTNER_SAID_NO", "A.12.3", "your partner said no: you may not go out this turn"),
-    ("MUST_ASK", "B.13.4", "ask your partner \"may I go out?\" first (I-O36)"),
     ("MUST_GO_OUT", "A.12.3", "your partner said yes: you must go out this turn"),
     ("MUST_GO_OUT.after", "A.12.3",
      "your partner said yes: you must go out this turn, and after this you could not"),
-    # -- going out (A.12, B.13)
+    # -- going out (A.12)
     ("NEEDS_CANASTA", "A.12.2", "you cannot go out: your side needs a canasta first, so keep a card to discard"),
     ("NEEDS_CANASTA.two_hands", "A.16.3",
      "you cannot go out: your side needs {need} canastas first, so keep a card to discard"),
     ("NEEDS_CANASTA.partners", "A.18.2",
      "you cannot go out: your side needs {need} canastas first, so keep a card to discard"),
-    ("NEEDS_CANASTAS", "B.13.1", _KEEP.format("a clean and a dirty canasta")),
-    ("NEEDS_CANASTAS.two_incl_one_clean", "B.13.1", _KEEP.format("two canastas, one of them clean")),
-    ("NEEDS_CANASTAS.two_any", "B.13.1", _KEEP.format("two canastas of natural cards")),
-    ("WILD_MELD_OPEN", "B.8.5", _WILD_OPEN),
-    ("WILD_MELD_OPEN.going_out", "B.13.3", "you cannot go out while your team has an open meld of wild cards"),
-    ("DEUCE_MELD_OPEN", "B.8.5",
-     "while your team has an unfinished meld of deuces, deuces may not be used as wild cards elsewhere"),
-    ("KEEP_FINAL_DISCARD", "B.13.2", "you must keep a card for the final discard"),
-    ("KEEP_FINAL_DISCARD.pozzo", "B.13.2",
-     "keep at least one card in your hand when you take the pozzo: you must still discard at the end of "
-     "the turn"),
-    ("BAD_FINAL_DISCARD", "B.13.2", "the card you go out with may not be a joker, a deuce or a black three"),
-    ("BAD_FINAL_DISCARD.left_wild", "B.13.2",
-     "you would be left with a wild card, which you may not go out with"),
-    ("BAD_FINAL_DISCARD.left_black_three", "B.13.2",
-     "you would be left with a black three, which you may not go out with"),
-    # -- melds (A.5, A.10, A.11, B.6, B.8)
+    # -- melds (A.5, A.10, A.11; a form of variant pile or pozzo is said in the words of a family whose
+    # -- pile is called so, RuleFamily.pile_word)
     ("EMPTY_MELD", "A.5.1", "meld needs cards"),
     ("EMPTY_MELD.group", "A.5.1", "a meld group needs cards"),
     ("EMPTY_MELD.new", "A.5.1", "a meld needs cards"),
@@ -168,23 +151,13 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
      "black threes can only be melded on their own, with no wild cards and no other rank"),
     ("BLACK_THREES_NOT_GOING_OUT", "A.11.2", _NOT_GOING_OUT),
     ("BLACK_THREE_COUNT", "A.11.2", "a black-three meld has three or four black threes"),
-    ("THREES_NEVER_MELDED", "B.6.6", "threes are never melded in Italian Canasta"),
-    ("NO_SUCH_MELD", "B.6.4", "your team has no open meld of {rank} to add to"),
-    ("RANK_CLOSED", "B.6.4", "your team has closed its {rank}; no new meld of that rank"),
     ("NEEDS_TWO_NATURALS", "A.5.2", "a meld needs at least two natural cards"),
     ("NEEDS_TWO_NATURALS.new_meld", "A.5.2",
      "your side has no meld of {rank}; a new meld needs at least two natural cards"),
     ("MELD_TOO_SMALL", "A.5.1", "a meld needs at least three cards"),
     ("TOO_MANY_WILDS", "A.5.3", "a meld may hold at most three wild cards"),
-    ("TOO_MANY_WILDS.fewer_than_naturals", "B.6.2", "a meld must hold fewer wild cards than natural cards"),
-    ("TOO_MANY_WILDS.one_with_two", "B.6.2", "with only two natural cards a meld may hold one wild card"),
-    ("TOO_MANY_WILDS.two", "B.6.2", "a meld may hold at most two wild cards"),
     ("WILDS_EXCEED_NATURALS", "A.5.4", "wild cards may not outnumber the natural cards in a meld"),
-    ("MELD_OVER_SEVEN", "B.6.3", "a meld holds at most seven cards: it closes as a canasta at seven"),
-    ("BAD_WILD_MELD", "B.8.0",
-     "a meld of wild cards must read as deuces with at most the allowed jokers, or as jokers with at most "
-     "the allowed deuces (e.g. 2C 2D 2H, or JK JK 2C)"),
-    # -- the initial meld / the opening (A.7, B.5, B.9)
+    # -- the initial meld (A.7)
     ("INITIAL_MELD_TOO_LOW", "A.7.1",
      "your initial meld counts {value}; your side needs at least {need} (lay all the melds of your initial "
      "meld in one move)"),
@@ -194,33 +167,13 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("INITIAL_MELD_TOO_LOW.pozzo", "B.9.6",
      "your opening counts {value}; your team needs {need}. The cards that take the pozzo and the pozzo's "
      "top card do not count."),
-    ("OPENING_NOT_CLEAN", "B.9.2",
-     "an opening at {need} must be clean: no jokers or deuces, except a meld of deuces or of two jokers "
-     "and a deuce"),
-    ("OPENING_NOT_CLEAN.meld", "B.9.2",
-     "your team opened clean this turn: no jokers or deuces may be laid in it (except in a clean meld of "
-     "wild cards)"),
-    ("OPENING_NOT_CLEAN.take", "B.9.2", "no jokers or deuces in the turn of a clean opening"),
-    ("DIRTY_OPENING_NO_POZZO", "B.9.3", "after a dirty opening you may not take the pozzo in the same turn"),
     ("NO_ANNOUNCED_OPENING", "B.5.1",
      "'open' is for the rule I-O31 (an opening turn draws one card), not in force here"),
-    ("ALREADY_OPENED", "B.5.1", "your team has already opened"),
-    ("CANNOT_OPEN", "B.9.1", "you cannot open with the cards in your hand"),
-    ("MUST_OPEN", "B.5.1", "you announced an opening: open before you discard"),
-    ("OPENING_NOT_ANNOUNCED", "B.5.1",
-     "under I-O31 you open by announcing it before you draw ('open', one card); you drew two cards this turn"),
-    # -- taking the pile / the pozzo (A.8, A.9, B.10)
+    # -- taking the pile (A.8, A.9)
     ("PILE_BLOCKED", "A.13.2", "you cannot take the pile: the pile is empty"),
     ("PILE_BLOCKED.wild", "A.8.1", "you cannot take the pile: a wild card is on top of the pile"),
     ("PILE_BLOCKED.black_three", "A.8.1", "you cannot take the pile: a black three is on top of the pile"),
     ("PILE_BLOCKED.red_three", "A.8.1", "you cannot take the pile: a red three is on top of the pile"),
-    ("PILE_BLOCKED.pozzo_wild", "B.10.2", "a wild card is on top of the pozzo: it cannot be taken now"),
-    ("PILE_BLOCKED.pozzo_three", "B.10.1", "a black three is on top of the pozzo: it cannot be taken now"),
-    ("PILE_BLOCKED_CLOSED_RANK", "B.10.6",
-     "your team has closed a canasta of {rank}: the pozzo cannot be taken with that card on top"),
-    ("PILE_BLOCKED_CLOSED_RANK.other", "B.10.6",
-     "the other side has closed a canasta of {rank}: the pozzo cannot be taken with that card on top"),
-    ("PILE_EMPTY", "B.10", "the pozzo is empty"),
     ("ONE_CARD_PILE", "A.9.5", "with one card in hand you may not take a pile of one card"),
     ("FROZEN_NEEDS_NATURAL_PAIR", "A.9.2",
      "the pile is frozen (it holds a wild card): you can take it only with a natural pair of {rank} from "
@@ -231,8 +184,6 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("FROZEN_NEEDS_NATURAL_PAIR.pozzo", "B.10.4",
      "to take the pozzo you need {need} natural {rank} (the pozzo is frozen) from your hand, melded with "
      "its top card"),
-    ("NEEDS_NATURAL_PAIR", "B.10.3",
-     "to take the pozzo you need {need} natural {rank} from your hand, melded with its top card"),
     ("NO_MATCH_FOR_TOP", "A.9.3",
      "to take the pile you need two natural {rank}, or one and a wild card, or a meld of {rank} to add the "
      "top card to"),
