@@ -47,7 +47,7 @@ from canasta.errors import CanastaError, NotationError, PositionError
 from canasta.game import FAMILIES, Game, RuleFamily, family_of, set_position_codec
 from canasta.melds import Meld
 from canasta.rules import RuleSet
-from canasta.state import ASK_NAMES, PHASE_NAMES, WRITTEN, StatePart
+from canasta.state import ASK_NAMES, PHASE_NAMES, SHARED_FIELDS, WRITTEN, StatePart
 
 FORMAT: Final = "canasta-position/1"
 #: the fields every position must give (a sketch, without ``format``, may leave out the rest)
@@ -72,26 +72,10 @@ def _strs(cards: Sequence[Card]) -> list[str]:
     return [card_str(c) for c in cards]
 
 
-def _meld_json(m: Meld) -> dict[str, Any]:
-    return {"cards": _strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
-
-
-#: how a state field that is not a plain value or list of values is written
-_WRITERS: Final[dict[str, Callable[[Game, Any], Any]]] = {
-    "phase": lambda g, v: PHASE_NAMES[v],
-    "ask": lambda g, v: ASK_NAMES[v],
-    "hands": lambda g, v: [_strs(g.hand(s)) for s in range(g.players)],
-    "known": lambda g, v: [_strs([c for c in range(NUM_CARDS) for _ in range(k[c])]) for k in v],
-    "red3": lambda g, v: [_strs(x) for x in v],
-    "melds": lambda g, v: [[_meld_json(m) for m in side.values()] for side in v],
-    "pile": lambda g, v: _strs(v),
-    "stock": lambda g, v: _strs(v[::-1]),  # top first
-}
-
-
 def position_of(game: Game) -> dict[str, Any]:
     """The whole table as a JSON-ready mapping: the hand's fixed facts, then
-    every written field of the state record (:data:`canasta.state.WRITTEN`)."""
+    every written field of the state record (:data:`canasta.state.SHARED_FIELDS`), then the
+    family's part's (its ``FIELDS``)."""
     g = game
     out: dict[str, Any] = {
         "format": FORMAT,
@@ -101,10 +85,9 @@ def position_of(game: Game) -> dict[str, Any]:
         "dealer": g.dealer,
         "scores": list(g.start_scores),
     }
-    for attr, name in WRITTEN:
-        value = getattr(g, attr)
-        writer = _WRITERS.get(attr)
-        out[name] = writer(g, value) if writer else (list(value) if isinstance(value, list) else value)
+    for f in SHARED_FIELDS:  # with the codecs each declares (canasta.state.HandState)
+        value = getattr(g, f.attr)
+        out[f.name] = f.write(g, value) if f.write else (list(value) if isinstance(value, list) else value)
     if g.part is not None:
         out.update(part_position(g, g.part))
     return out

@@ -13,11 +13,13 @@ from this list by field:
   ``tests/test_invariants.py`` checks that they name every field, copied as its
   ``copy`` says;
 * :mod:`canasta.position` writes and :mod:`canasta.view` copies out the fields
-  by their ``name``.
+  by their ``name``, with the codecs each declares here (``view``, ``write``:
+  :data:`SHARED_FIELDS`), in one loop with the family part's fields.
 
 A new field is written here (and one line in each of the three functions
-below; the test says which is missing) and given a codec in position/view only
-if it is not a plain value or list.  :class:`~canasta.game.Game` *is* a
+below; the test says which is missing), with its codecs if it is not a plain
+value or list; :func:`canasta.position.game_from_position` reads the shared
+fields back one by one, with the checks each needs (seats, sides, cards of the pack).  :class:`~canasta.game.Game` *is* a
 ``HandState`` plus the hand's fixed facts (rules, seed, dealer, scores).
 
 Phases, the state of "may I go out?" and the Italian draw of an opening turn
@@ -31,7 +33,7 @@ from dataclasses import Field, dataclass, field, fields
 from enum import IntEnum
 from typing import Any, ClassVar, Final, NamedTuple
 
-from canasta.cards import Card
+from canasta.cards import NUM_CARDS, Card, card_str
 from canasta.melds import Meld
 from canasta.native import mypyc_attr
 
@@ -89,12 +91,78 @@ COPY_KINDS: Final = {
 }
 
 
-def _m(copy: str, name: str | None, seen: str = "public", part: str = "shared") -> dict[str, Any]:
+def _m(copy: str, name: str | None, seen: str = "public", part: str = "shared",
+       view: Callable[[Any, Any], Any] | None = None, write: Callable[[Any, Any], Any] | None = None,
+       ) -> dict[str, Any]:
     """A state field: ``copy`` (a :data:`COPY_KINDS` kind), ``name`` in positions and
     views (None: derived from other fields, not written), ``seen``: "public",
     "own" (only the seat's own: hands), "hidden" (nobody: the stock's order),
-    ``part``: "shared", or the family whose :class:`StatePart` declares it."""
-    return {"copy": copy, "name": name, "seen": seen, "part": part}
+    ``part``: "shared", or the family whose :class:`StatePart` declares it; ``view`` and
+    ``write``: its codecs, as :class:`StateField` has them (None: a plain value or list)."""
+    return {"copy": copy, "name": name, "seen": seen, "part": part, "view": view, "write": write}
+
+
+# -- the shared fields' codecs, ``(game, value) -> value``: how a seat view copies a field out
+# -- (``view``) and how a position writes it (``write``); a field without one is a plain value or
+# -- list.  Read back by canasta.view (rebuilt games) and canasta.position (game_from_position).
+
+def _card_strs(cards: list[Card]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+def _counted(counts: list[int]) -> list[Card]:
+    """The cards of a count per card code, in code order."""
+    return [c for c in range(NUM_CARDS) for _ in range(counts[c])]
+
+
+def _phase_name(g: Any, v: int) -> str:
+    return PHASE_NAMES[v]
+
+
+def _ask_name(g: Any, v: int) -> str:
+    return ASK_NAMES[v]
+
+
+def _hands_json(g: Any, v: list[list[int]]) -> list[list[str]]:
+    return [_card_strs(g.hand(s)) for s in range(g.players)]
+
+
+def _known_view(g: Any, v: list[list[int]]) -> tuple[tuple[Card, ...], ...]:
+    return tuple(tuple(_counted(k)) for k in v)
+
+
+def _known_json(g: Any, v: list[list[int]]) -> list[list[str]]:
+    return [_card_strs(_counted(k)) for k in v]
+
+
+def _rows_view(g: Any, v: list[list[Card]]) -> tuple[tuple[Card, ...], ...]:
+    return tuple(tuple(x) for x in v)
+
+
+def _rows_json(g: Any, v: list[list[Card]]) -> list[list[str]]:
+    return [_card_strs(x) for x in v]
+
+
+def _melds_view(g: Any, v: list[dict[int, Meld]]) -> tuple[tuple[tuple[tuple[Card, ...], bool, int, int], ...], ...]:
+    return tuple(tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values()) for side in v)
+
+
+def _melds_json(g: Any, v: list[dict[int, Meld]]) -> list[list[dict[str, Any]]]:
+    return [[{"cards": _card_strs(m.cards), "concealed": m.concealed, "owner": m.owner, "turn": m.turn}
+             for m in side.values()] for side in v]
+
+
+def _pile_view(g: Any, v: list[Card]) -> tuple[Card | None, ...]:
+    lo, hi = g.face_down()  # a family's face-down pile cards are seen as None
+    return tuple(None if lo <= i < hi else c for i, c in enumerate(v))
+
+
+def _pile_json(g: Any, v: list[Card]) -> list[str]:
+    return _card_strs(v)
+
+
+def _stock_json(g: Any, v: list[Card]) -> list[str]:
+    return _card_strs(v[::-1])  # top first
 
 
 class StateField(NamedTuple):
@@ -179,22 +247,22 @@ class HandState:
 
     # -- the position of play
     turn: int = field(metadata=_m("value", "turn"))  #: the seat whose turn it is
-    phase: int = field(metadata=_m("value", "phase"))  #: a :class:`Phase`
+    phase: int = field(metadata=_m("value", "phase", view=_phase_name, write=_phase_name))  #: a :class:`Phase`
     turn_no: int = field(metadata=_m("value", "turn_number"))  #: turns begun in this hand (1 = the first)
     # -- the cards
-    hands: list[list[int]] = field(metadata=_m("rows", "hands", seen="own"))  #: per seat: count of each card code
-    known: list[list[int]] = field(metadata=_m("rows", "known"))  #: per seat: counts of cards seen entering the hand
-    red3: list[list[Card]] = field(metadata=_m("rows", "red_threes"))  #: per seat: red threes laid out
+    hands: list[list[int]] = field(metadata=_m("rows", "hands", seen="own", write=_hands_json))  #: per seat: count of each card code
+    known: list[list[int]] = field(metadata=_m("rows", "known", view=_known_view, write=_known_json))  #: per seat: counts of cards seen entering the hand
+    red3: list[list[Card]] = field(metadata=_m("rows", "red_threes", view=_rows_view, write=_rows_json))  #: per seat: red threes laid out
     opened: list[bool] = field(metadata=_m("list", "opened"))  #: per side: has made its initial meld / opening
-    melds: list[dict[int, Meld]] = field(metadata=_m("melds", "melds"))  #: per side: open melds by rank (or WILD_MELD)
-    pile: list[Card] = field(metadata=_m("list", "pile"))  #: the discard pile / pozzo, bottom first
+    melds: list[dict[int, Meld]] = field(metadata=_m("melds", "melds", view=_melds_view, write=_melds_json))  #: per side: open melds by rank (or WILD_MELD)
+    pile: list[Card] = field(metadata=_m("list", "pile", view=_pile_view, write=_pile_json))  #: the discard pile / pozzo, bottom first
     pile_frozen: bool = field(metadata=_m("value", "pile_frozen"))
-    stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden"))  #: the stock, its top card last
+    stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden", write=_stock_json))  #: the stock, its top card last
     # -- the turn's flags
     took_pile: bool = field(metadata=_m("value", "took_pile"))
     melded_now: bool = field(metadata=_m("value", "melded_this_turn"))
     touched_old: bool = field(metadata=_m("value", "touched_old_melds"))  #: added to a meld laid before (C-O5)
-    ask: int = field(metadata=_m("value", "ask"))  #: an :class:`Ask`
+    ask: int = field(metadata=_m("value", "ask", view=_ask_name, write=_ask_name))  #: an :class:`Ask`
     has_melded: list[bool] = field(metadata=_m("list", "has_melded"))  #: per seat, in an earlier turn (C-O5)
     added_to_partner: list[bool] = field(metadata=_m("list", "added_to_partner"))  #: per seat (C-O5)
     red3_pending: list[bool] = field(metadata=_m("list", "red_threes_pending"))  #: per seat: dealt red threes not yet laid out
@@ -214,8 +282,10 @@ class HandState:
 
 STATE_FIELDS: Final[tuple[Field[Any], ...]] = fields(HandState)
 STATE_NAMES: Final = tuple(f.name for f in STATE_FIELDS)
-#: the shared fields written in positions and views, in the record's order
-SHARED_FIELDS: Final = tuple(StateField(f.name, f.metadata["name"], f.metadata["seen"], f.metadata["copy"])
+#: the shared fields written in positions and views, in the record's order, each declared once
+#: (name, who sees it, how it is copied, its codecs) as a family's part declares its own
+SHARED_FIELDS: Final = tuple(StateField(f.name, f.metadata["name"], f.metadata["seen"], f.metadata["copy"],
+                                        view=f.metadata["view"], write=f.metadata["write"])
                              for f in STATE_FIELDS if f.metadata["name"])
 #: (attribute, name in positions and views) of the shared fields written out
 WRITTEN: Final = tuple((f.attr, f.name) for f in SHARED_FIELDS)

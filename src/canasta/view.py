@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -40,7 +40,7 @@ from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD, meld_from_cards
 from canasta.position import read_cards
 from canasta.rules import RuleSet
-from canasta.state import ASK_NAMES, PHASE_NAMES, STATE_FIELDS
+from canasta.state import ASK_NAMES, PHASE_NAMES, SHARED_FIELDS
 
 
 @dataclass(frozen=True)
@@ -311,24 +311,9 @@ def seat_view(game: Game, seat: int) -> SeatView:
 _VIEW_ATTRS: Final = frozenset(f.name for f in dataclasses.fields(SeatView))
 
 
-def _pile_seen(face_down: tuple[int, int], pile: list[Card]) -> tuple[Card | None, ...]:
-    lo, hi = face_down
-    return tuple(None if lo <= i < hi else c for i, c in enumerate(pile))
-
-
-#: how a public state field is copied out into a view (default: a tuple, or the value)
-_OUT: Final[dict[str, Callable[[Game, Any], Any]]] = {
-    "phase": lambda g, v: PHASE_NAMES[v],
-    "ask": lambda g, v: ASK_NAMES[v],
-    "known": lambda g, v: tuple(tuple(c for c in range(NUM_CARDS) for _ in range(k[c])) for k in v),
-    "red3": lambda g, v: tuple(tuple(x) for x in v),
-    "melds": lambda g, v: tuple(tuple((tuple(m.cards), m.concealed, m.owner, m.turn) for m in side.values())
-                                for side in v),
-    "pile": lambda g, v: _pile_seen(g.face_down(), v),
-}
-#: the public fields of the state record, as (attribute, view field, copier)
-_PUBLIC: Final = tuple((f.name, f.metadata["name"], _OUT.get(f.name)) for f in STATE_FIELDS
-                       if f.metadata["name"] and f.metadata["seen"] == "public")
+#: the public shared fields, as (attribute, view field, how a view copies it out: its declared
+#: ``view`` codec, None for a plain value or list, copied as a tuple), in the record's order
+_PUBLIC: Final = tuple((f.attr, f.name, f.view) for f in SHARED_FIELDS if f.seen == "public")
 
 
 def _view(game: Game, seat: int) -> SeatView:
@@ -406,8 +391,8 @@ def sample_world(view: SeatView, rng: random.Random) -> Game:
 def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_first: list[Card]) -> Game:
     """A game from a view and the hidden cards it lacks, built directly."""
     g = Game(view.rules, 0, dealer=view.dealer, scores=view.scores, hand_number=view.hand_number, deal=False)
-    for attr, name, _ in _PUBLIC:  # the plain fields, by field; the others below
-        if attr not in _OUT:
+    for attr, name, out in _PUBLIC:  # the plain fields, by field; the others below
+        if out is None:
             value = getattr(view, name)
             setattr(g, attr, list(value) if isinstance(value, tuple) else value)
     g.turn = view.turn
