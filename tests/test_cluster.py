@@ -185,11 +185,10 @@ def move_events(db: str, table: str) -> list[str]:
 
 def test_an_event_number_is_written_once(services: tuple[str, str]) -> None:
     """The database is the arbiter: a second write of the same event number is refused."""
-    from canasta.web.cluster_store import ClusterStore, Conflict, Event
-    from canasta.web.store import TableRow
+    from canasta.web.store import Conflict, Event, Store, TableRow
 
     db, _ = services
-    store = ClusterStore(db)
+    store = Store(db)
     try:
         store.create(TableRow("unit-race", 0.0, 0.0, "playing", {}, {"hands": []}, 0, []))
         store.append("unit-race", Event(1, "move", 0, "draw", None, 1.0), "playing", 1)
@@ -205,11 +204,10 @@ def test_an_event_number_is_written_once(services: tuple[str, str]) -> None:
 def test_a_status_is_noted_only_while_its_event_is_the_last(services: tuple[str, str]) -> None:
     """The lobby's status (a match over: the history lists it) is written beside the event
     that changed it, and not over a later event's."""
-    from canasta.web.cluster_store import ClusterStore, Event
-    from canasta.web.store import TableRow
+    from canasta.web.store import Event, Store, TableRow
 
     db, _ = services
-    store = ClusterStore(db)
+    store = Store(db)
     try:
         store.create(TableRow("unit-status", 0.0, 0.0, "playing", {}, {"hands": []}, 0, []))
         store.append("unit-status", Event(1, "move", 0, "draw", None, 1.0), "playing", 1)

@@ -254,9 +254,9 @@ def check_stored(db: str, room: Room) -> dict[str, int]:
     import psycopg
 
     from canasta.table import Table
-    from canasta.web.cluster_store import ClusterStore, apply_to_table
+    from canasta.web.store import Store, apply_to_table
 
-    store = ClusterStore(db)
+    store = Store(db)
     figures = {"events": 0, "states_checked": 0}
     try:
         for table in room.tables:

@@ -316,12 +316,12 @@ def test_an_idle_table_is_closed_and_kept(client: TestClient) -> None:
         state = hello(ws, tokens[room.table.game.to_move])
         send(ws, type="move", move="draw")
         recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > state["seq"])
-        assert hub.expire_idle(time.time() + 48 * 3600) == []  # someone is connected
+        assert client.portal.call(hub.expire_idle, time.time() + 48 * 3600) == []  # someone is connected
     until(lambda: not room.conns, "the socket detached")
     saved = hub.store.load(tid)
     assert saved is not None
-    assert hub.expire_idle(time.time() + 23 * 3600) == []  # not idle long enough
-    assert hub.expire_idle(time.time() + 25 * 3600) == [tid]
+    assert client.portal.call(hub.expire_idle, time.time() + 23 * 3600) == []  # not idle long enough
+    assert client.portal.call(hub.expire_idle, time.time() + 25 * 3600) == [tid]
     assert tid not in hub.rooms
     row = hub.store.load(tid)
     assert row is not None and row.status == "abandoned" and row.state == saved.state  # kept, moves and all
@@ -341,7 +341,7 @@ def test_an_idle_table_is_closed_and_kept(client: TestClient) -> None:
 def test_idle_tables_are_kept_when_the_limit_is_off(tmp_path: Path) -> None:
     with client_with(tmp_path, idle_hours=0) as c:
         tid = c.post("/api/quick", json={"name": "Ann"}).json()["table"]
-        assert hub_of(c).expire_idle(time.time() + 10**6) == [] and tid in hub_of(c).rooms
+        assert c.portal.call(hub_of(c).expire_idle, time.time() + 10**6) == [] and tid in hub_of(c).rooms
 
 
 def test_spectators_coming_and_going_are_not_events(client: TestClient) -> None:

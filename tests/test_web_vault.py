@@ -18,9 +18,8 @@ from fastapi.testclient import TestClient
 
 from canasta.errors import CanastaError
 from canasta.web.app import create_app
-from canasta.web.cluster_store import ClusterStore, Event
 from canasta.web.room import Settings
-from canasta.web.store import Store, TableRow
+from canasta.web.store import Event, Store, TableRow
 from canasta.web.vault import ENV, new_key, vault_for
 
 
@@ -56,7 +55,7 @@ def test_a_fair_tables_secrets_are_not_in_the_database(tmp_path: Path, monkeypat
 
 def test_a_clusters_deal_events_are_sealed_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENV, new_key())
-    store = ClusterStore(f"sqlite:///{tmp_path / 'c.db'}")
+    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
     secret = "ab" * 32
     store.create(TableRow("t1", 0.0, 0.0, "playing", {}, {"fair": {"deals": [], "pending":
                                                                   {"hand": 1, "secret": secret, "client_seeds": [""]}}},
@@ -82,18 +81,18 @@ def test_keys_rotate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store.close()
     monkeypatch.setenv(ENV, f"{new},{old}")  # the new key first: it writes, both read
     store = Store(url)
-    assert store.load("t1") is not None
+    assert store.load_base("t1") is not None
     assert store.reseal() == 1
     store.close()
     monkeypatch.setenv(ENV, new)  # the old key dropped: every row opens with the new one
     store = Store(url)
-    row = store.load("t1")
-    assert row is not None and row.state["fair"]["deals"][0]["secret"] == "11" * 32
+    got = store.load_base("t1")
+    assert got is not None and got[0].state["fair"]["deals"][0]["secret"] == "11" * 32
     store.close()
     monkeypatch.setenv(ENV, old)  # a key that never wrote them: said, not a traceback
     store = Store(url)
     with pytest.raises(CanastaError, match=ENV):
-        store.load("t1")
+        store.load_base("t1")
     store.close()
 
 

@@ -32,7 +32,7 @@ from canasta.web.service import CardRoom
 from canasta.web.store import Store
 
 if TYPE_CHECKING:
-    from canasta.web.cluster_store import ClusterConfig
+    from canasta.web.cluster_hub import ClusterConfig
 
 
 async def freeze_survivors(every: float = 5.0) -> None:
@@ -50,17 +50,14 @@ async def freeze_survivors(every: float = 5.0) -> None:
 def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
                cluster: ClusterConfig | None = None) -> FastAPI:
     """The card room on ``db_url``; with ``cluster``, one of several servers on one
-    database and one Redis (:mod:`canasta.web.cluster`)."""
-    store: Store
+    database and one Redis (:mod:`canasta.web.cluster_hub`)."""
+    store = Store(db_url)
     hub: Hub
     if cluster is None:
-        store = Store(db_url)
         hub = Hub(store, settings)
     else:
         from canasta.web.cluster_hub import ClusterHub
-        from canasta.web.cluster_store import ClusterStore
 
-        store = ClusterStore(db_url)
         hub = ClusterHub(store, settings, cluster)
     cfg = hub.settings
     reviewer = reviews.Reviewer(store, cfg)

@@ -1,7 +1,27 @@
-"""A server of a cluster (:mod:`canasta.web.cluster`): its tables as copies of the
-record in the database, kept current from Redis pub/sub (catching up from the
-database after a gap), presence of seats across servers, and the queue of jobs
-(bots, timers, deals) that the workers run."""
+"""Several ``canasta serve`` processes on one database, with Redis to fan out.
+
+``canasta serve --db postgresql://… --redis redis://…`` runs as one of N equal
+server processes; ``canasta serve --worker --db … --redis …`` as one of M workers.
+Their rooms are the same as a single server's (:mod:`canasta.web.room`: every change
+is the table's next event, written conditionally on the stored last number, and
+applied only once stored); what this hub adds:
+
+* **Fan-out** is Redis pub/sub: every accepted event is published on the table's
+  channel (``PREFIX:t:TABLE``); each server applies it to its copy of the table
+  and sends each of its own sockets that seat's view.  A deal's data (the next
+  secret) is never published: servers read it from the database.  A server that
+  sees a gap in the numbers, reconnects to Redis, or finds the database ahead
+  (checked every few seconds) catches up from the database.  When two processes
+  race on a table, the database refuses the second event, and the loser re-reads
+  the table and answers from the truth.
+* **Jobs** (bots, timers, deals, grace periods: :mod:`canasta.web.jobs`) run in
+  the workers, fed by an arq queue in Redis; a job id is enqueued once, however
+  many processes ask.
+* **Presence** (which seats have a socket somewhere) is a Redis hash per table
+  (``SERVER:SEAT`` → open sockets) beside a liveness key per server, renewed by a
+  heartbeat; a change is an event, so every server shows the same seats connected.
+  A killed server's seats drop out once its liveness key expires.
+"""
 
 from __future__ import annotations
 
@@ -9,39 +29,53 @@ import asyncio
 import contextlib
 import datetime
 import json
+import secrets
 import sys
 import time
 from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from canasta.errors import CanastaError
-from canasta.table import Table
-from canasta.web.cluster import ClusterRoom
-from canasta.web.cluster_store import (
-    ClusterConfig,
-    ClusterStore,
-    Event,
-)
 from canasta.web.hub import Hub
 from canasta.web.room import Room, Settings
-from canasta.web.store import (
-    SeatRow,
-)
+from canasta.web.store import Event, Store
 
 OUTBOX = 10_000  # publications and jobs waiting for Redis, at most
 T = TypeVar("T")
+
+
+@dataclass
+class ClusterConfig:
+    redis_url: str
+    prefix: str = "canasta"  # every Redis key, channel, queue and job id starts with it
+    server_id: str = field(default_factory=lambda: secrets.token_hex(6))
+    heartbeat: float = 2.0  # seconds between a server's liveness refreshes and database checks
+    alive_ttl: float = 6.0  # a server not heard of for this long is gone (its sockets with it)
+    stall: float = 2.0  # a job due this long ago whose state still waits is enqueued again
+    call_timeout: float = 3.0  # seconds a Redis call may take before it is given up (Redis treated as away)
+
+    @property
+    def queue(self) -> str:
+        return f"{self.prefix}:queue"
+
+    def channel(self, table_id: str) -> str:
+        return f"{self.prefix}:t:{table_id}"
+
+    def presence_key(self, table_id: str) -> str:
+        return f"{self.prefix}:presence:{table_id}"
+
+    def alive_key(self, server_id: str) -> str:
+        return f"{self.prefix}:alive:{server_id}"
 
 
 class ClusterHub(Hub):
     """The hub of one process of a cluster: its rooms are copies of the tables in the
     database, kept current by the events published in Redis."""
 
-    store: ClusterStore
-
-    def __init__(self, store: ClusterStore, settings: Settings | None, cluster: ClusterConfig,
+    def __init__(self, store: Store, settings: Settings | None, cluster: ClusterConfig,
                  serving: bool = True) -> None:
         super().__init__(store, settings)
-        self.store = store
         self.cluster = cluster
         self.serving = serving  # a server (sockets, pub/sub); False: a worker
         self.redis: Any = None  # an ArqRedis (redis.asyncio.Redis with enqueue_job); its stubs are loose
@@ -49,9 +83,6 @@ class ClusterHub(Hub):
         # database; the heartbeat enqueues overdue jobs again)
         self.outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue(maxsize=OUTBOX)
         self.dropped = 0
-        self.tasks: list[asyncio.Task[None]] = []
-        self.background: set[asyncio.Task[None]] = set()
-        self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
         self.alive_before: set[str] = set()
         self.redis_lost = False
         self.own_marker = json.dumps({"from": cluster.server_id})[:-1].encode()
@@ -73,22 +104,17 @@ class ClusterHub(Hub):
             self.tasks.append(asyncio.create_task(self._listen()))
             self.tasks.append(asyncio.create_task(self._heartbeat()))
 
-    def start(self) -> None:
-        """Servers connect in :meth:`astart` (the lifespan awaits it)."""
-
     async def astart(self) -> None:
         await self.connect()
         self._sweeper = asyncio.create_task(self._sweep())
 
-    def expire_idle(self, now: float | None = None) -> list[str]:
+    async def expire_idle(self, now: float | None = None) -> list[str]:
         """Forget copies of tables nobody here is connected to (the workers close idle tables)."""
         for room in list(self.rooms.values()):
             if not room.conns:
                 self.rooms.pop(room.id, None)
                 room.table.close()
-        mono = time.monotonic()
-        for address in [a for a, times in self.created.items() if not times or mono - times[-1] >= 60.0]:
-            del self.created[address]
+        self.forget_addresses()
         return []
 
     async def shutdown(self) -> None:
@@ -119,49 +145,11 @@ class ClusterHub(Hub):
         a hung service must not hold the process (TimeoutError, handled as the service away)."""
         return await asyncio.wait_for(work, self.cluster.call_timeout)
 
-    def warn(self, text: str) -> None:
-        """One line on stderr (the service's log)."""
-        print(f"canasta: {text}", file=sys.stderr, flush=True)
-
-    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(coro)
-        self.background.add(task)
-        task.add_done_callback(self.background.discard)
-
     # ------------------------------------------------------------------ rooms
-
-    def make_room(self, table_id: str, config: dict[str, Any], seats: list[SeatRow], table: Table, seq: int,
-                  status: str) -> Room:
-        room = ClusterRoom(self, table_id, config, seats, table, seq, status, last_event_at=time.time())
-        room._derive_timers(room.last_event_at)
-        room.gone = {s.seat: (0, room.last_event_at) for s in seats if s.kind == "human"}
-        return room
-
-    def after_create(self, room: Room) -> None:
-        if isinstance(room, ClusterRoom):
-            room.schedule()
-
-    def load_room(self, table_id: str) -> ClusterRoom | None:
-        got = self.store.load_base(table_id)
-        if got is None:
-            return None
-        row, events = got
-        base_status = "playing" if all(s.kind in ("human", "bot") for s in row.seats) else "open"
-        # the seats as made (a join event seats a person again)
-        room = self.make_room(row.id, row.config, row.seats, Table.from_dict(row.state), 0, base_status)
-        assert isinstance(room, ClusterRoom)
-        room.last_event_at = room.last_active = row.created
-        room._derive_timers(row.created)
-        room.gone = {s.seat: (0, row.created) for s in row.seats if s.kind == "human"}
-        for ev in events:
-            room.apply_event(ev)
-        if row.status == "abandoned":
-            room.status = "abandoned"
-        return room
 
     def get(self, table_id: str) -> Room | None:
         room = self.rooms.get(table_id)
-        if isinstance(room, ClusterRoom):
+        if room is not None:
             room.catch_up()
         else:
             room = self.load_room(table_id)
@@ -172,30 +160,6 @@ class ClusterHub(Hub):
             self.rooms.pop(table_id, None)
             return None
         return room
-
-    async def afresh(self, table_id: str) -> ClusterRoom | None:
-        """:meth:`fresh` with the database read in a thread (a worker's jobs run side by side)."""
-        room = self.rooms.get(table_id)
-        if not isinstance(room, ClusterRoom):
-            if len(self.rooms) > 5000:  # a worker keeps the tables it played lately
-                self.rooms.clear()
-            loaded = await asyncio.to_thread(self.load_room, table_id)
-            if loaded is None:
-                return None
-            room = self.rooms.setdefault(table_id, loaded)
-            assert isinstance(room, ClusterRoom)
-        elif not room.write_lock.locked():
-            events = await asyncio.to_thread(self.store.events_after, table_id, room.seq)
-            if not room.write_lock.locked():
-                room.apply_all(events)
-        if room.status == "abandoned":
-            self.rooms.pop(table_id, None)
-            return None
-        return room
-
-    def fresh(self, table_id: str) -> ClusterRoom | None:
-        room = self.get(table_id)
-        return room if isinstance(room, ClusterRoom) else None
 
     def load_all(self) -> int:
         return 0
@@ -209,7 +173,23 @@ class ClusterHub(Hub):
         return out
 
     def bot_pool(self) -> None:
-        return None  # the workers play the bots
+        return None  # the workers play the bots, each decision in a thread
+
+    async def afresh(self, table_id: str) -> Room | None:
+        """The table as it is now, for a job: read in a thread, or caught up from the database."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            if len(self.rooms) > 5000:  # a worker keeps the tables it played lately
+                self.rooms.clear()
+            return await super().afresh(table_id)
+        if not room.write_lock.locked():
+            events = await self.within(asyncio.to_thread(self.store.events_after, table_id, room.seq))
+            if not room.write_lock.locked():
+                room.apply_all(events)
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
 
     # ------------------------------------------------------------------ Redis
 
@@ -289,7 +269,7 @@ class ClusterHub(Hub):
             return  # our own event: applied when it was written
         name = channel.decode() if isinstance(channel, bytes) else channel
         room = self.rooms.get(name.rsplit(":", 1)[-1])
-        if not isinstance(room, ClusterRoom):
+        if room is None:
             return
         try:
             msg = json.loads(data)
@@ -305,8 +285,7 @@ class ClusterHub(Hub):
                 pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
             await pipe.execute()
         for room in list(self.rooms.values()):
-            if isinstance(room, ClusterRoom):
-                room.want_catch_up()
+            room.want_catch_up()
 
     async def count_socket(self, table_id: str, seat: int, delta: int) -> None:
         assert self.redis is not None
@@ -370,7 +349,7 @@ class ClusterHub(Hub):
                         for (tid, seat), n in self.local_sockets.items():
                             pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
                         await self.within(pipe.execute())
-                local = [r for r in self.rooms.values() if isinstance(r, ClusterRoom) and r.conns]
+                local = [r for r in self.rooms.values() if r.conns]
                 heads = await self.within(asyncio.to_thread(self.store.heads, [r.id for r in local]))
                 now = time.time()
                 for room in local:
@@ -379,7 +358,7 @@ class ClusterHub(Hub):
                     if died or room.presence_lags():
                         async with room.presence_lock:
                             await room.sync_presence()
-                    room.heal(now)
+                    room.heal(now, self.cluster.stall)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -398,7 +377,4 @@ class ClusterHub(Hub):
         await self.redis.ping()
 
 
-# ---------------------------------------------------------------- worker jobs
-
-
-__all__ = ["ClusterHub"]
+__all__ = ["ClusterConfig", "ClusterHub"]

@@ -19,7 +19,7 @@ from canasta.review import DEFAULT_WORLDS
 from canasta.web.redact import redact
 
 if TYPE_CHECKING:
-    from canasta.web.cluster_store import ClusterConfig
+    from canasta.web.cluster_hub import ClusterConfig
 
 
 def default_db() -> str:
@@ -165,7 +165,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     try:
         import arq  # noqa: F401
 
-        from canasta.web.cluster_store import ClusterConfig
+        from canasta.web.cluster_hub import ClusterConfig
     except ImportError as exc:
         raise CanastaError(f"several servers need more packages ({exc.name} is missing): "
                            "pip install 'canasta[cluster-web]'") from None
@@ -184,13 +184,7 @@ def reencrypt(db: str, cluster: bool) -> int:
     """``--reencrypt-secrets``: every deal secret of ``db`` with the first key."""
     from canasta.web.store import Store
 
-    store: Store
-    if cluster:
-        from canasta.web.cluster_store import ClusterStore
-
-        store = ClusterStore(db)
-    else:
-        store = Store(db)
+    store = Store(db)  # one record for every deployment
     try:
         n = store.reseal()
     finally:

@@ -1,22 +1,31 @@
 """Every live table of one server process: the rooms, the store behind them, the
-lobby's operations (making, finding, closing tables), the bot process pool, the
-limits per client address, and the sweeper that closes idle tables."""
+lobby's operations (making, finding, closing tables), the jobs the tables wait for
+(run on this process's loop), the bot process pool, the limits per client address,
+and the sweeper that closes idle tables.  :class:`canasta.web.cluster_hub.ClusterHub`
+is the same hub for one of several servers: it publishes events and queues jobs in
+Redis instead."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from canasta.table import Table
+from canasta.view import SeatView
 from canasta.web.botpool import BotPool, default_workers
+from canasta.web.jobs import JOB_TRIES, JOBS, decide_now, job_sweep, retry_delay
 from canasta.web.metrics import Metrics
-from canasta.web.room import Notice, Room, Settings
-from canasta.web.store import SeatRow, Store, TableRow, hash_token
+from canasta.web.room import LIVE, QUICK_BOTS, Notice, Room, Settings
+from canasta.web.store import DB_TIMEOUT, Event, SeatRow, Store, hash_token
+
+HEARTBEAT = 2.0  # seconds between the checks that heal what a failed write left behind
+STALL = 2.0  # a job due this long ago whose state still waits is enqueued again
 
 
 class Hub:
@@ -31,35 +40,161 @@ class Hub:
         self.created: dict[str, deque[float]] = {}  # tables created in the last minute, by client address
         self._pool: BotPool | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.tasks: list[asyncio.Task[None]] = []
+        self.background: set[asyncio.Task[Any]] = set()
+        self.pending_jobs: set[str] = set()  # job ids waiting or running here (each id once)
+        self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
         self.metrics = Metrics()
 
     # ------------------------------------------------------------ the rooms
 
     def make_room(self, table_id: str, config: dict[str, Any], seats: list[SeatRow], table: Table, seq: int,
                   status: str) -> Room:
-        """A live table just made in the lobby."""
-        return Room(self, table_id, config, seats, table, seq, status)
+        """A live table just made (or read back, before its events are applied)."""
+        room = Room(self, table_id, config, seats, table, seq, status, last_event_at=time.time())
+        room.derive_timers(room.last_event_at)
+        room.gone = {s.seat: (seq, room.last_event_at) for s in seats if s.kind == "human"}
+        return room
 
     def after_create(self, room: Room) -> None:
         """A new table is stored and live: start what it waits for."""
-        room.resume()
+        room.schedule()
+
+    def load_room(self, table_id: str) -> Room | None:
+        """The table as its stored events made it (None: no such table)."""
+        got = self.store.load_base(table_id)
+        if got is None:
+            return None
+        row, events = got
+        base_status = "playing" if all(s.kind in ("human", "bot") for s in row.seats) else "open"
+        # the seats as made (a join event seats a person again)
+        room = self.make_room(row.id, row.config, row.seats, Table.from_dict(row.state), row.seq, base_status)
+        room.last_event_at = room.last_active = row.created
+        room.derive_timers(row.created)
+        room.gone = {s.seat: (row.seq, row.created) for s in row.seats if s.kind == "human"}
+        room.keep_notices([Notice.from_dict(n) for n in row.notices])
+        for ev in events:
+            room.apply_event(ev)
+        if row.status == "abandoned":
+            room.status = "abandoned"
+        return room
+
+    def get(self, table_id: str) -> Room | None:
+        """A live or finished table (None: no such table, or it was closed as abandoned)."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            room = self.load_room(table_id)
+            if room is None:
+                return None
+            self.rooms[table_id] = room
+            room.schedule()
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
+
+    async def afresh(self, table_id: str) -> Room | None:
+        """The table as it is now, for a job (read from the database in a thread if not live here)."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            loaded = await asyncio.wait_for(asyncio.to_thread(self.load_room, table_id), DB_TIMEOUT)
+            if loaded is None:
+                return None
+            room = self.rooms.setdefault(table_id, loaded)
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
 
     def open_rooms(self) -> list[Room]:
         """The tables with an open seat, for the lobby's list."""
         return [r for r in self.rooms.values() if r.status == "open" and any(s.kind == "open" for s in r.seats)]
 
-    async def astart(self) -> None:
-        """At start-up, on the event loop."""
-        self.start()
+    def missing(self, table_id: str) -> str:
+        """Why there is no table ``table_id`` to show."""
+        row = self.store.load_base(table_id)
+        if row is not None and row[0].status == "abandoned":
+            return (f"this table was closed: nobody was connected or played at it for "
+                    f"{self.settings.idle_hours:g} hours")
+        return "no such table"
 
-    async def ping(self) -> None:
-        """Raise if the database does not answer (the readiness check)."""
-        with self.store.engine.connect() as db:
-            db.exec_driver_sql("SELECT 1")
+    def authenticate(self, room: Room, token: Any) -> int | None:
+        """The seat a token holds, or None."""
+        if not isinstance(token, str) or not token or len(token) > 200:
+            return None
+        h = hash_token(token)
+        for s in room.seats:
+            if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
+                return s.seat
+        return None
 
-    async def queue_depth(self) -> int:
-        """Jobs waiting for a worker (a cluster's queue; 0 here)."""
-        return 0
+    def on_broadcast(self, room: Room) -> None:
+        for f in self.listeners:
+            f(room)
+
+    # ------------------------------------------- events, jobs and presence
+
+    def publish(self, table_id: str, ev: Event) -> None:
+        """An event written here: no other process holds this table."""
+
+    def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
+        """Run job ``fn`` (:data:`canasta.web.jobs.JOBS`) at ``when`` on this loop, once per id;
+        a job that fails (the database away) runs again with backoff."""
+        if job_id in self.pending_jobs:
+            return
+        self.pending_jobs.add(job_id)
+        self.spawn(self._run_job(fn, job_id, args, when))
+
+    async def _run_job(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
+        try:
+            delay = when - time.time()
+            for tries in range(1, JOB_TRIES + 1):
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                try:
+                    await JOBS[fn](self, *args)
+                    return
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    delay = retry_delay(tries)
+                    self.warn(f"job {job_id} failed (try {tries}): {exc}; again in {delay:g} s")
+        finally:
+            self.pending_jobs.discard(job_id)
+
+    async def flush(self) -> None:
+        """Nothing waits to be sent elsewhere."""
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+    def warn(self, text: str) -> None:
+        """One line on stderr (the service's log)."""
+        print(f"canasta: {text}", file=sys.stderr, flush=True)
+
+    async def count_socket(self, table_id: str, seat: int, delta: int) -> None:
+        key = (table_id, seat)
+        n = self.local_sockets.get(key, 0) + delta
+        if n > 0:
+            self.local_sockets[key] = n
+        else:
+            self.local_sockets.pop(key, None)
+
+    async def live_seats(self, table_id: str) -> set[int]:
+        """The seats of a table with a socket here."""
+        return {seat for (tid, seat), n in self.local_sockets.items() if tid == table_id and n > 0}
+
+    async def decide(self, level: str, view: SeatView, seed: int) -> str | None:
+        """A bot's move: a quick level on the loop, a searching one in the bot pool (None if it
+        did not answer in time) or, without a pool, in a thread."""
+        if level in QUICK_BOTS:
+            return decide_now(level, view, seed)
+        pool = self.bot_pool()
+        if pool is not None:
+            return await pool.choose(view.to_dict(), level, seed)
+        return await asyncio.to_thread(decide_now, level, view, seed)
 
     # ------------------------------------------------------------ resources
 
@@ -103,92 +238,81 @@ class Hub:
         if self.settings.tables_per_minute:
             self.created.setdefault(address, deque()).append(time.monotonic() if now is None else now)
 
-    def expire_idle(self, now: float | None = None) -> list[str]:
-        """Close the tables idle for ``idle_hours``; forget finished tables nobody watches."""
-        now = time.time() if now is None else now
-        closed = []
-        seconds = self.settings.idle_hours * 3600
-        for room in list(self.rooms.values()):
-            if room.status == "finished" and not room.conns:
-                self.rooms.pop(room.id, None)
-            elif seconds > 0 and room.idle(now, seconds):
-                room.abandon()
-                self.rooms.pop(room.id, None)
-                closed.append(room.id)
+    def forget_addresses(self) -> None:
         mono = time.monotonic()
         for address in [a for a, times in self.created.items() if not times or mono - times[-1] >= 60.0]:
             del self.created[address]
+
+    async def expire_idle(self, now: float | None = None) -> list[str]:
+        """Close the tables idle for ``idle_hours`` (their ids); forget finished tables nobody watches."""
+        for room in list(self.rooms.values()):
+            if room.status == "finished" and not room.conns:
+                self.rooms.pop(room.id, None)
+        closed = await job_sweep(self, now)
+        self.forget_addresses()
         return closed
+
+    # ----------------------------------------------------------- start/stop
+
+    async def astart(self) -> None:
+        """At start-up, on the event loop: tables from the store, the jobs they wait for,
+        the idle sweeper, the heartbeat, the bot workers."""
+        self.load_all()
+        for room in self.rooms.values():
+            room.schedule(again=True)
+            self.spawn(room.sync_presence())  # nobody is connected yet: those shown here are away
+        self._sweeper = asyncio.create_task(self._sweep())
+        self.tasks.append(asyncio.create_task(self._heartbeat()))
+        if self.settings.bot_workers:  # chosen explicitly: start them now (else at the first decision)
+            pool = self.bot_pool()
+            if pool is not None:
+                pool.start()
+
+    def load_all(self) -> int:
+        """Read every unfinished table from the store (at start-up)."""
+        for tid in self.store.ids_with_status(LIVE, None):
+            room = self.load_room(tid)
+            if room is not None:
+                self.rooms[tid] = room
+        return len(self.rooms)
 
     async def _sweep(self) -> None:
         every = min(60.0, max(1.0, self.settings.idle_hours * 360))  # a tenth of the idle time, at most a minute
         while True:
             await asyncio.sleep(every)
             try:
-                self.expire_idle()
+                await self.expire_idle()
             except Exception as exc:  # a database hiccup: try again at the next sweep
-                print(f"canasta: closing idle tables failed: {exc}", file=sys.stderr)
+                self.warn(f"closing idle tables failed: {exc}")
 
-    def start(self) -> None:
-        """At start-up, on the event loop: tables from the store, the idle sweeper, the bot workers."""
-        self.load_all()
-        self._sweeper = asyncio.create_task(self._sweep())
-        if self.settings.bot_workers:  # chosen explicitly: start them now (else at the first decision)
-            pool = self.bot_pool()
-            if pool is not None:
-                pool.start()
+    async def _heartbeat(self) -> None:
+        """A presence change that could not be written is written again; a job that failed
+        every try is enqueued again."""
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            now = time.time()
+            for room in list(self.rooms.values()):
+                try:
+                    if room.conns and room.presence_lags():
+                        async with room.presence_lock:
+                            await room.sync_presence()
+                    room.heal(now, STALL)
+                except Exception as exc:
+                    self.warn(f"table {room.id}: {exc}")
 
-    def on_broadcast(self, room: Room) -> None:
-        for f in self.listeners:
-            f(room)
+    async def ping(self) -> None:
+        """Raise if the database does not answer (the readiness check)."""
+        await asyncio.wait_for(asyncio.to_thread(self.store.ping), DB_TIMEOUT)
 
-    def load_all(self) -> int:
-        """Rebuild every unfinished table from the store (at start-up)."""
-        for row in self.store.unfinished():
-            self.rooms[row.id] = self._room_from_row(row)
-        return len(self.rooms)
-
-    def _room_from_row(self, row: TableRow) -> Room:
-        table = Table.from_dict(row.state)
-        # events go on from where they were: a client that saw seq N before a restart gets N+1
-        status = "finished" if table.match_over and row.status != "abandoned" else row.status
-        room = Room(self, row.id, row.config, row.seats, table, row.seq + 1, status, next_idx=row.next_idx,
-                    last_active=row.updated)
-        room.keep_notices([Notice.from_dict(n) for n in row.notices])
-        room.resume()
-        return room
-
-    def get(self, table_id: str) -> Room | None:
-        """A live or finished table (None: no such table, or it was closed as abandoned)."""
-        room = self.rooms.get(table_id)
-        if room is None:
-            row = self.store.load(table_id)
-            if row is None or row.status == "abandoned":
-                return None
-            room = self.rooms[table_id] = self._room_from_row(row)
-        return room
-
-    def missing(self, table_id: str) -> str:
-        """Why there is no table ``table_id`` to show."""
-        row = self.store.load(table_id)
-        if row is not None and row.status == "abandoned":
-            return (f"this table was closed: nobody was connected or played at it for "
-                    f"{self.settings.idle_hours:g} hours")
-        return "no such table"
-
-    def authenticate(self, room: Room, token: Any) -> int | None:
-        """The seat a token holds, or None."""
-        if not isinstance(token, str) or not token or len(token) > 200:
-            return None
-        h = hash_token(token)
-        for s in room.seats:
-            if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
-                return s.seat
-        return None
+    async def queue_depth(self) -> int:
+        """Jobs waiting to run."""
+        return len(self.pending_jobs)
 
     async def shutdown(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
+        for task in [*self.tasks, *self.background]:
+            task.cancel()
         for room in self.rooms.values():
             await room.shutdown()
         if self._pool is not None:
@@ -197,5 +321,8 @@ class Hub:
                 print(f"canasta: bot pool: {st.decisions} decisions in time, {st.timeouts} timed out, "
                       f"{st.failures} failed (a basic bot moved instead)", file=sys.stderr, flush=True)
             self._pool.close()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*self.background, return_exceptions=True)
 
 
+__all__ = ["Hub"]

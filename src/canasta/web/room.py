@@ -1,10 +1,20 @@
-"""Live tables: connections, per-seat broadcasting, bots, grace and turn timers.
+"""Live tables: connections, per-seat broadcasting, and the one way a table changes.
 
 The engine decides: a client only proposes moves, which :class:`Room` checks
-with :meth:`Table.why_not` and plays with :meth:`Table.play`.  Every accepted
-change is written to the store, then sent to each connection as that seat's
-own view (``table.view(seat).to_dict()``) or, to spectators, the public
-view, with public things (names, log lines, scores) beside it.
+with :meth:`Table.why_not`.  Every change (a move, an undo, a deal, a seed, a
+seat taken, the bots' pace, who is here, a turn timer run out, a rematch, a
+table closed) is an event: checked against the room's copy without changing it,
+written as the table's next event number (:meth:`canasta.web.store.Store.append`,
+which the database refuses unless it follows the stored last one), and only
+then applied to the copy and sent to each connection as that seat's own view
+(``table.view(seat).to_dict()``) or, to spectators, the public view, with public
+things (names, log lines, scores) beside it.  A write the database does not
+take leaves the copy as the database has it, and the asker is told "not saved".
+
+This is the same in every deployment; what differs is the room's host
+(:class:`RoomHost`): where events are published, where the jobs a state waits
+for run (bots, the turn timer, the next deal, a grace period:
+:mod:`canasta.web.jobs`), and how the sockets of a seat are counted.
 
 Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
 
@@ -25,27 +35,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import secrets
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from canasta.bots import LEVELS, Bot, make_bot
+from canasta.bots import LEVELS
 from canasta.cards import parse_card, parse_rank
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
-from canasta.fairdeal import check_client_seed
+from canasta.fairdeal import FairDeal, check_client_seed
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.moves import Move
 from canasta.present import Selection, candidates, describe, proposal
 from canasta.review import DEFAULT_WORLDS
 from canasta.table import TURN_REFUSALS, Table, TableError
 from canasta.view import pile_note_list
-from canasta.web.botpool import BotPool, decision_seed
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
 from canasta.web.metrics import Metrics
-from canasta.web.store import NotSaved, SeatRow, Store
+from canasta.web.store import DB_TIMEOUT, Conflict, Event, NotSaved, SeatRow, Store, apply_to_config, apply_to_table
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
 MAX_MESSAGE = 4096
@@ -230,7 +237,10 @@ MAX_NOTICES = 20  # the notices of a hand kept (the oldest go first)
 
 
 class RoomHost(Protocol):
-    """What a room needs of the process that holds it (:class:`canasta.web.hub.Hub`)."""
+    """What a room needs of the process that holds it: :class:`canasta.web.hub.Hub` (one
+    server: jobs run on its own loop, presence is its own sockets) or
+    :class:`canasta.web.cluster_hub.ClusterHub` (several: events published in Redis, jobs in
+    its queue, presence in its hashes).  The room itself is the same in both."""
 
     @property
     def store(self) -> Store: ...
@@ -244,9 +254,21 @@ class RoomHost(Protocol):
     @property
     def rooms(self) -> dict[str, Room]: ...
 
-    def bot_pool(self) -> BotPool | None: ...
-
     def on_broadcast(self, room: Room) -> None: ...
+
+    def load_room(self, table_id: str) -> Room | None: ...
+
+    def publish(self, table_id: str, ev: Event) -> None: ...
+
+    def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None: ...
+
+    def warn(self, text: str) -> None: ...
+
+    async def count_socket(self, table_id: str, seat: int, delta: int) -> None: ...
+
+    async def live_seats(self, table_id: str) -> set[int]: ...
 
 
 @dataclass(frozen=True)
@@ -269,32 +291,41 @@ class Notice:
         return Notice(int(d["id"]), str(d["kind"]), int(d["seat"]), int(d["hand"]), int(d["after"]))
 
 
+ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
+              "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at", "notices",
+              "notice_count")
+RETRIES = 3  # a change lost to another writer is re-checked against the truth and tried again
+
+
 @dataclass
 class Room:
-    """One live table."""
+    """One live table: the table as its stored events made it, the sockets watching it, and
+    what it waits for (bots, a turn timer, a deal, a grace period) as jobs of its hub."""
 
     hub: RoomHost
     id: str
     config: dict[str, Any]
     seats: list[SeatRow]
     table: Table
-    seq: int
+    seq: int  # the last event applied (the clients' seq)
     status: str
     conns: list[Conn] = field(default_factory=list)
-    takeover: set[int] = field(default_factory=set)  # dropped seats a bot plays for now
+    takeover: set[int] = field(default_factory=set)  # seats of absent people a bot plays for now
     auto_turn: int | None = None  # a seat whose turn timer ran out: a bot finishes its turn
-    grace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
-    bot_task: asyncio.Task[None] | None = None
-    timer_task: asyncio.Task[None] | None = None
-    timer_key: tuple[int, int, int] | None = None
-    deadline: float | None = None
-    sub_bots: dict[int, Bot] = field(default_factory=dict)
-    next_idx: int = 0  # the store's index for the next move
+    present: set[int] = field(default_factory=set)  # seats with a socket (on some live server)
+    gone: dict[int, tuple[int, float]] = field(default_factory=dict)  # seat -> (event, time) it was last seen
+    timer_key: tuple[int, int, int] | None = None  # (hand, turn, seat) the turn timer runs for
+    deadline: float | None = None  # when it runs out
+    deal_key: tuple[int, bool] | None = None  # (hand, now?) of the deal this table waits for
+    deal_at: float | None = None  # when it deals by itself (sent to clients as auto_deal_at)
     last_active: float = field(default_factory=time.time)  # the last change, connection or disconnection
-    fallback_bots: dict[int, Bot] = field(default_factory=dict)  # play when the bot pool does not answer
-    deal_task: asyncio.Task[None] | None = None  # deals by itself: the first hand after the grace, or the next
-    deal_at: float | None = None  # when deal_task deals (sent to clients as auto_deal_at)
-    dead: bool = False  # a change was not saved: this copy was forgotten (the store has the table)
+    last_event_at: float = 0.0
+    jobs_sent: set[str] = field(default_factory=set)
+    presence_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of this table at a time here
+    presence_stale: bool = False  # a presence change could not be written yet (the heartbeat tries again)
+    behind: bool = False  # events were published while a write was under way
+    catching: bool = False  # a task is reading missed events
     pace_wanted: float | None = None  # the pace last asked for, written by pace_task
     pace_task: asyncio.Task[None] | None = None
     #: the log and the last moves said in each language, for one state of the table (Room.said)
@@ -312,10 +343,10 @@ class Room:
         return all(s.kind in ("human", "bot") for s in self.seats)
 
     def connected(self, seat: int) -> bool:
-        return any(c.seat == seat for c in self.conns)
+        return seat in self.present
 
     def any_human_connected(self) -> bool:
-        return any(c.seat >= 0 for c in self.conns)
+        return bool(self.present)
 
     def bot_plays(self, seat: int) -> bool:
         return self.table.is_bot(seat) or seat in self.takeover or seat == self.auto_turn
@@ -330,6 +361,28 @@ class Room:
         """Seconds between bot moves at this table (its players may change it)."""
         value = self.config.get("bot_delay")
         return float(value) if isinstance(value, (int, float)) else self.hub.settings.bot_delay
+
+    def people(self) -> list[int]:
+        return [s.seat for s in self.seats if s.kind == "human"]
+
+    def seeds_in(self) -> bool:
+        """Has every seated person's page sent its client seed for the next deal?"""
+        seeds = self.table.client_seeds()
+        return all(seeds[s] for s in self.people()) if seeds else True
+
+    def may_deal(self) -> bool:
+        """May the next hand (or the first) be dealt now?"""
+        t = self.table
+        return self.status == "playing" and not t.match_over and (not t.dealt or t.hand_over)
+
+    def idle(self, now: float, seconds: float) -> bool:
+        """Nobody connected, and no change, connection or disconnection for ``seconds``."""
+        return self.status in LIVE and not self.conns and now - self.last_active >= seconds
+
+    def level(self, seat: int) -> str:
+        """The bot level that plays ``seat`` (its own, or the stand-in for an absent person)."""
+        level = self.table.seats[seat] if self.table.is_bot(seat) else self.hub.settings.substitute
+        return level or self.hub.settings.substitute
 
     # ------------------------------------------------------------- payloads
 
@@ -472,162 +525,298 @@ class Room:
         conn.last_sent_seq = self.seq
         conn.send(self.payload_for(conn.seat, self.public(), conn.lang))
 
-    # --------------------------------------------------------------- changes
+    # ------------------------------------------------------------ the state
 
-    def _persist(self, change: str) -> None:
-        """Write one change: ``moved`` (the move is written: its status, if it changed),
-        ``undo`` (drop the last move), ``deal`` (a new hand) or ``header`` (names, seats)."""
-        before = self.status
-        self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
-        store, t = self.hub.store, self.table
-        if change == "moved":  # written by apply, before it was played: only a new status remains
-            if self.status != before:
-                store.set_status(self.id, self.status)
-        elif change == "undo":
-            store.undo_move(self.id, self.seq)
-        elif change == "deal":
-            store.set_hands(self.id, len(t.moves), self.seq, self.status)
-            if t.fair:  # the next hand's secret was drawn with this deal
-                store.save_header(self.id, t.to_dict(), self.seq, self.status)
-        else:
-            store.save_header(self.id, t.to_dict(), self.seq, self.status)
-
-    def _changed(self, change: str) -> None:
-        """After an accepted change: store it, then tell everyone, then let bots and timers go.
-        If the store does not take it, this copy is forgotten (:meth:`_lost`)."""
-        self.seq += 1
-        self.last_active = time.time()
-        if self.auto_turn is not None and (self.table.hand_over or self.table.to_move != self.auto_turn):
-            self.auto_turn = None
-        try:
-            self._persist(change)
-        except Exception as exc:
-            self._lost(exc)
-            return
-        self._arm_timer()
-        self._arm_deal()
-        self.broadcast()
-        self.kick()
-
-    def _presence_changed(self) -> None:
-        if self.dead:
-            return
-        self.seq += 1
-        try:
-            self.hub.store.save_seq(self.id, self.seq)
-        except Exception as exc:
-            self._lost(exc)
-            return
-        self._arm_timer()  # a seat a bot took over, or handed back, has its timer stopped or started
-        self.broadcast()
-        self.kick()
-
-    def _lost(self, exc: Exception) -> None:
-        """The store did not take a change already made here: this copy is ahead of the
-        database, so it is forgotten.  Everyone connected is told and disconnected; their
-        pages reconnect and get the table as the database has it."""
-        self.dead = True
-        self.hub.metrics.failed_writes += 1
-        print(f"canasta: table {self.id} was not saved ({exc}); it is read again from the database",
-              file=sys.stderr, flush=True)
-        if self.hub.rooms.get(self.id) is self:
-            del self.hub.rooms[self.id]
-        self._stop()
-        for c in self.conns:
-            c.send(say_error("NOT_SAVED", NOT_SAVED))
-            c.drop(1013, "the table's database did not answer: reconnect")
-
-    def apply(self, seat: int, move: Move | str, checked: bool = False) -> None:
-        """Play a move: written to the store first, so that nothing is shown or kept that
-        the store does not hold (:class:`NotSaved` if it did not take it: nothing changed).
-        ``checked``: the caller has just found it legal (:meth:`refusal`, or a bot's choice
-        in this very position), so it is not checked twice before the write."""
+    def apply_event(self, ev: Event) -> None:
+        """Apply one stored event (the next number) to this copy of the table."""
+        if ev.num != self.seq + 1:
+            raise CanastaError(f"event {ev.num} does not follow {self.seq}")
+        apply_to_table(self.table, ev)
+        apply_to_config(self.config, ev)
+        k, data = ev.kind, ev.data or {}
+        if k == "join":
+            s = self.seats[ev.seat]
+            s.kind, s.name, s.token_hash, s.invite_hash = "human", ev.line, data.get("token_hash"), None
+        elif k == "presence":
+            self.present = {int(x) for x in data["present"]}
+            self.takeover = {int(x) for x in data["takeover"]}
+            for s in self.seats:
+                if s.seat in self.present:
+                    self.gone.pop(s.seat, None)
+                elif s.kind == "human" and s.seat not in self.gone:
+                    self.gone[s.seat] = (ev.num, ev.at)
+        elif k == "auto_turn":
+            self.auto_turn = ev.seat
+            self.note_timeout(ev.seat, ev.num)  # every process says it, and a reload from the events too
+        elif k == "abandon":
+            self.status = "abandoned"
+        self.seq = ev.num
+        self.last_event_at = ev.at
+        self.last_active = ev.at
+        if self.status != "abandoned":
+            self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
         t = self.table
-        if isinstance(move, str):
-            try:
-                move = Move.parse(move)
-            except NotationError as exc:
-                raise TableError(str(exc)) from None
-        if not checked:
-            why = t.why_not(seat, move)
-            if why is not None:
-                raise why
+        if self.auto_turn is not None and (not t.dealt or t.hand_over or t.to_move != self.auto_turn):
+            self.auto_turn = None
+        self.derive_timers(ev.at)
+
+    def derive_timers(self, at: float) -> None:
+        """The turn timer's deadline and the next deal's time, from the event that started them
+        (so every process shows the same)."""
+        seconds = float(self.config.get("turn_seconds") or 0)
+        t = self.table
+        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.to_move):
+            key = None
+        else:
+            key = (t.hand_number, t.turn_number, t.to_move)
+        if key != self.timer_key:
+            self.timer_key = key
+            self.deadline = None if key is None else at + seconds
+        delay = self._deal_delay()
+        dkey = None if delay is None else (t.hand_number, delay == 0.0)
+        if dkey != self.deal_key:
+            self.deal_key = dkey
+            self.deal_at = None if delay is None else at + delay
+
+    def _deal_delay(self) -> float | None:
+        """Seconds until this table deals by itself, or None: the first hand once
+        every seat is taken (at once when every person's seed is in, else after the
+        grace period, so an absent player cannot hold the table); a next hand after
+        the auto-deal pause when at most one person plays here (a bot game)."""
+        t = self.table
+        if self.status != "playing" or t.match_over:
+            return None
+        if not t.dealt:
+            return 0.0 if self.seeds_in() else self.hub.settings.grace
+        pause = self.hub.settings.auto_deal
+        if t.hand_over and len(self.people()) <= 1 and pause > 0:
+            return pause
+        return None
+
+    # ------------------------------------------------------------ the writes
+
+    async def commit(self, kind: str, seat: int = -1, line: str = "", data: dict[str, Any] | None = None,
+                     checked: bool = False) -> bool:
+        """Write a change as the next event, then apply it.  False: another writer took the
+        number first; the room has been read again from the database (answer from it)."""
+        async with self.writing():
+            return await self.write(kind, seat, line, data, checked)
+
+    async def write(self, kind: str, seat: int, line: str, data: dict[str, Any] | None,
+                     checked: bool = False) -> bool:
+        """:meth:`commit` with the write lock held.  The event is checked and completed
+        against this copy first (:meth:`prepare`, which changes nothing), written, and only
+        once the database holds it applied here: what a seat is shown is always a prefix of
+        the stored game.  The database write runs in a thread, so the loop serves other
+        tables while it waits for the commit to be durable.  :class:`NotSaved` if the
+        database did not take it (this copy is then as it was).  ``checked``: a move the
+        caller has just found legal here (with the write lock held), not checked again."""
+        ev = Event(self.seq + 1, kind, seat, line, data, time.time())
+        self.prepare(ev, checked)  # refuses an illegal move before anything is written
+        joined = self.seats[seat] if kind == "join" else None
+        if joined is not None:
+            joined = SeatRow(joined.seat, "human", ev.line, joined.level, (data or {}).get("token_hash"))
+        hands = len(self.table.moves) + (kind == "deal")
+        status = "abandoned" if kind == "abandon" else self.status
         try:
-            self.hub.store.add_move(self.id, self.next_idx, len(t.moves), f"{seat}: {move}", self.seq + 1,
-                                    self.status)
+            # a hung database must not hold the table: given up after DB_TIMEOUT.  If the write
+            # commits after all, the next write here finds the number taken and reads the truth
+            await asyncio.wait_for(asyncio.to_thread(self.hub.store.append, self.id, ev, status, hands, joined),
+                                   DB_TIMEOUT)
+        except Conflict:
+            self.hub.metrics.conflicts += 1
+            with contextlib.suppress(Exception):  # the database away again: what it held when last read stands
+                await self.areload()
+            self.broadcast()  # the truth, which the other writer's publication will not bring (it is read)
+            return False
         except Exception as exc:
             self.hub.metrics.failed_writes += 1
-            raise NotSaved(f"the move was not saved: {exc}") from None
-        self.next_idx += 1
-        t.play(seat, move)
-        self.hub.metrics.events["move"] += 1
-        self._changed("moved")
-
-    def play_move(self, seat: int, move_text: Any) -> dict[str, Any] | None:
-        """A seat's proposed move: played, or the error message saying why not."""
-        started = time.perf_counter()
-        err = self.refusal(seat, move_text)
-        if err is not None:
-            return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
+            raise NotSaved(f"event {ev.num} of table {self.id} was not saved: {exc}") from None
+        was = self.status
         try:
-            self.apply(seat, str(move_text), checked=True)  # refusal() above found it legal
-        except NotSaved:
-            return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
-        except CanastaError as exc:  # refused after all: nothing changed
-            return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
-        self.hub.metrics.move_latency.observe(time.perf_counter() - started)
-        return None
+            self.apply_event(ev)
+        except CanastaError:  # never: prepare checked it; the database is the truth
+            await self.areload()
+        if self.status != was:  # the lobby's list and the history read it from the header row
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.to_thread(self.hub.store.note_status, self.id, self.status,
+                                                         self.seq), DB_TIMEOUT)
+        self.hub.metrics.events[kind] += 1
+        self.hub.publish(self.id, ev)
+        self.broadcast()
+        self.schedule()
+        return True
 
-    def undo_move(self, seat: int) -> dict[str, Any] | None:
-        """Take back ``seat``'s last meld of this turn (checked by the caller)."""
-        self.table.undo(seat)
-        self._changed("undo")
-        return None
+    def prepare(self, ev: Event, checked: bool = False) -> None:
+        """Check that ``ev`` applies to this copy and complete it as the database must hold
+        it (the move as the engine writes it; a deal's next secret), changing nothing here.
+        Raises the engine's refusal if it does not apply (a move ``checked`` just now is not
+        checked twice)."""
+        t = self.table
+        if ev.kind == "move":
+            why = None if checked else t.why_not(ev.seat, ev.line)
+            if why is not None:
+                raise why
+            ev.line = str(Move.parse(ev.line))
+        elif ev.kind == "undo":
+            if not t.undoable(ev.seat):
+                raise TableError(NOTHING_TO_UNDO)
+        elif ev.kind == "deal":
+            if t.match_over or (t.dealt and not t.hand_over):
+                raise TableError("there is no hand to deal now")
+            if t.fair and ev.data is None:  # the next hand's secret is drawn now and goes into the event
+                assert t.pending is not None
+                ev.data = {"pending": FairDeal.new(t.pending.hand_number + 1, t.rules.players).to_dict()}
+        elif ev.kind == "seed":
+            if t.pending is None or t.match_over:
+                raise TableError(NO_NEXT_DEAL)
+            check_client_seed(ev.line)
 
-    def set_pace(self, seconds: float) -> None:
-        """The bots' pause between moves at this table (checked by the caller)."""
-        self.config["bot_delay"] = seconds
-        try:
-            self.hub.store.save_config(self.id, self.config)
-        except Exception as exc:
-            self._lost(exc)
+    async def areload(self) -> None:
+        """:meth:`reload` with the database read (and the replay) in a thread."""
+        self._take(await asyncio.to_thread(self.hub.load_room, self.id))
+
+    def reload(self) -> None:
+        """Read the table again from the database (after losing a race, or a gap)."""
+        self._take(self.hub.load_room(self.id))
+
+    def _take(self, fresh: Room | None) -> None:
+        if fresh is None:
             return
-        self._presence_changed()  # everyone sees the new pace
+        old = self.table
+        for name in ROOM_STATE:
+            setattr(self, name, getattr(fresh, name))
+        self.jobs_sent = set()
+        old.close()
 
-    def want_pace(self, seconds: float) -> None:
-        """A player asked for a pace: the last one asked within :data:`PACE_SETTLE` is written,
-        as one change (a slider dragged, or a flood of pace messages, is not an event each)."""
-        self.pace_wanted = seconds
-        if self.pace_task is None:
-            self.pace_task = asyncio.create_task(self._settle_pace())
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """The table's write lock; events published while it was held are read after it."""
+        async with self.write_lock:
+            yield
+        if self.behind:
+            self.want_catch_up()
 
-    async def _settle_pace(self) -> None:
+    # ------------------------------------------ events written elsewhere
+
+    def want_catch_up(self) -> None:
+        """Read the missed events in a task (the database read in a thread; one task per table)."""
+        if self.catching:
+            self.behind = True
+            return
+        self.catching = True
+        self.hub.spawn(self._catch_up_task())
+
+    async def _catch_up_task(self) -> None:
+        changed = False
         try:
-            await asyncio.sleep(PACE_SETTLE)
+            async with self.write_lock:
+                self.behind = False
+                events = await asyncio.wait_for(asyncio.to_thread(self.hub.store.events_after, self.id, self.seq),
+                                                DB_TIMEOUT)
+                changed = self.apply_all(events)
         finally:
-            self.pace_task = None
-        wanted = self.pace_wanted
-        if wanted is not None and wanted != self.bot_delay and not self.dead:
-            self.set_pace(wanted)
+            self.catching = False
+        if changed:
+            self.hub.metrics.caught_up += 1
+            self.broadcast()
+        if self.behind:
+            self.want_catch_up()
 
-    def take_seat(self, seat: int, name: str, token_hash: str) -> str | None:
-        """A person sits down at an open (or their reserved) seat; None, or why not
-        (a seat taken meanwhile: only in a cluster, where another server may seat someone)."""
-        s = self.seats[seat]
-        s.kind, s.name, s.token_hash, s.invite_hash = "human", name, token_hash, None
-        self.table.rename(seat, name)
-        self.status = "playing" if self.filled() else "open"
-        try:
-            self.hub.store.save_seat(self.id, s)
-        except Exception as exc:
-            self._lost(exc)
-            return NOT_SAVED
-        self._changed("header")  # the new name is in the saved table; everyone sees the seat taken
-        return None
+    def apply_all(self, events: list[Event]) -> bool:
+        """Apply the events this copy has not seen; on a failure, reload from the database.
+        Whether anything changed."""
+        changed = False
+        for ev in events:
+            if ev.num <= self.seq:
+                continue
+            try:
+                self.apply_event(ev)
+            except CanastaError:
+                self.reload()
+                return True
+            changed = True
+        return changed
 
-    async def atake_seat(self, seat: int, name: str, token_hash: str) -> str | None:
-        """:meth:`take_seat` from the lobby (a cluster's room writes it asynchronously)."""
-        return self.take_seat(seat, name, token_hash)
+    def catch_up(self) -> bool:
+        """Apply the events this copy missed; True if there were any.  While this process
+        writes an event of the table, they are read when the write is done."""
+        if self.write_lock.locked():
+            self.behind = True
+            return False
+        events = self.hub.store.events_after(self.id, self.seq)
+        if not events:
+            return False
+        self.hub.metrics.caught_up += 1
+        self.apply_all(events)
+        return True
+
+    def on_published(self, msg: dict[str, Any]) -> None:
+        """An event another process wrote, as published on the table's channel."""
+        num = int(msg["num"])
+        if num <= self.seq and not self.write_lock.locked():
+            return  # ours, or already read
+        if self.write_lock.locked() or self.catching:  # a write or a read is under way: read after it
+            self.behind = True
+            return
+        ev = Event.from_message(msg)
+        if ev is not None and num == self.seq + 1:
+            try:
+                self.apply_event(ev)
+            except CanastaError:
+                self.want_catch_up()
+                return
+            self.broadcast()
+        else:  # a gap, or a deal (its secret is read from the database only)
+            self.want_catch_up()
+
+    # ------------------------------------------------------------- the jobs
+
+    def due_jobs(self) -> list[tuple[str, str, tuple[Any, ...], float]]:
+        """(function, job id, arguments, when) of what this state waits for
+        (:mod:`canasta.web.jobs` runs them)."""
+        jobs: list[tuple[str, str, tuple[Any, ...], float]] = []
+        tid = self.id
+        if self.needs_bot():
+            jobs.append(("bot", f"bot:{tid}:{self.seq}", (tid, self.seq), self.last_event_at + self.bot_delay))
+        if self.timer_key is not None and self.deadline is not None:
+            h, turn, seat = self.timer_key
+            jobs.append(("turn", f"turn:{tid}:{h}:{turn}:{seat}", (tid, h, turn, seat), self.deadline))
+        if self.deal_key is not None and self.deal_at is not None:
+            hand, now = self.deal_key
+            jobs.append(("deal", f"deal:{tid}:{hand}:{'now' if now else 'later'}", (tid, hand), self.deal_at))
+        if self.status == "playing":
+            grace = self.hub.settings.grace
+            for seat, (num, at) in sorted(self.gone.items()):
+                if seat not in self.takeover and self.seats[seat].kind == "human":
+                    jobs.append(("grace", f"grace:{tid}:{seat}:{num}", (tid, seat, num), at + grace))
+        return jobs
+
+    def schedule(self, again: bool = False) -> None:
+        """Enqueue the jobs this state waits for (each job id once)."""
+        jobs = self.due_jobs()
+        if again:
+            self.jobs_sent = set()
+        for fn, job_id, args, when in jobs:
+            if job_id not in self.jobs_sent:
+                self.hub.enqueue(fn, job_id, args, when)
+        self.jobs_sent = {j[1] for j in jobs}
+
+    def heal(self, now: float, stall: float) -> None:
+        """Enqueue again what should have happened ``stall`` seconds ago and has not (its
+        writer died between writing the event and enqueueing the job, or every try failed)."""
+        if any(when < now - stall for _, _, _, when in self.due_jobs()):
+            self.schedule(again=True)
+
+    # ----------------------------------------------------- client requests
+    # Each request takes the table's write lock, checks against the table as it is then,
+    # and writes; the answer (None: done, or the error message) goes to who asked.
+
+    async def answer(self, conn: Conn | None, work: Coroutine[Any, Any, dict[str, Any] | None]) -> None:
+        message = await work
+        if conn is not None and message is not None:
+            message.setdefault("seq", self.seq)
+            conn.send(message)
 
     def refusal(self, seat: int, move_text: Any) -> dict[str, Any] | None:
         """Why ``seat`` may not play this move now, as an error message, or None."""
@@ -652,238 +841,55 @@ class Room:
             return refused(why)
         return error("BAD_MOVE", str(why))
 
-    # ------------------------------------------------------------------- bots
-
-    def kick(self) -> None:
-        if self.bot_task is None and self.needs_bot():
-            self.bot_task = asyncio.create_task(self._run_bots())
-
-    async def _run_bots(self) -> None:
-        try:
-            while self.needs_bot():
-                await asyncio.sleep(self.bot_delay)  # 0: still lets others in
-                if not self.needs_bot():
-                    break
-                t = self.table
-                turn = t.turn()
-                if turn is None:
-                    break
-                seat = turn.seat
-                pool = self.hub.bot_pool()
+    async def amove(self, seat: int, move_text: Any) -> dict[str, Any] | None:
+        """A seat's proposed move: played (None), or the error message saying why not."""
+        started = time.perf_counter()
+        for _ in range(RETRIES):
+            async with self.writing():
+                err = self.refusal(seat, move_text)
+                if err is not None:
+                    return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
                 try:
-                    if self._quick_bot(seat):
-                        move = self._choose(seat)  # well under a millisecond: no thread hand-off
-                    elif pool is None:
-                        move = await asyncio.to_thread(self._choose, seat)
-                    else:  # in a worker process: the loop serves every other table meanwhile
-                        text = await pool.choose(t.view(seat).to_dict(), self._level(seat),
-                                                 decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1])))
-                        if not t.still(turn) or not self.needs_bot():
-                            continue
-                        move = self._checked(seat, text) or self._fallback(seat)
-                except Exception:  # the position changed under the bot (a player came back)
-                    continue
-                if not t.still(turn) or not self.needs_bot():  # the table moved on: the answer is dropped
-                    continue
+                    done = await self.write("move", seat, move_text, None, checked=True)  # refusal() above
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
+                except CanastaError as exc:
+                    return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
+            if done:
+                self.hub.metrics.move_latency.observe(time.perf_counter() - started)
+                return None
+        return say_error("REFUSED", BUSY, ref="move")
+
+    async def aundo(self, seat: int) -> dict[str, Any] | None:
+        """Take back ``seat``'s last meld of this turn."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                if self.status != "playing" or not self.table.undoable(seat):
+                    break
                 try:
-                    self.apply(seat, move, checked=True)  # a bot's legal choice in this very position
-                except NotSaved:  # the database is away: the bot tries again in a moment
-                    await asyncio.sleep(1.0)
-        finally:
-            self.bot_task = None
-        if self.needs_bot():  # a change raced with the end of the loop
-            self.kick()
+                    if await self.write("undo", seat, "", None):
+                        return None
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="undo")
+        return say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo")
 
-    def _level(self, seat: int) -> str:
-        level = self.table.seats[seat] if self.table.is_bot(seat) else self.hub.settings.substitute
-        return level or self.hub.settings.substitute
+    async def adeal(self) -> bool:
+        """Deal the next hand (or the first) if the table may; True if it did.  :class:`NotSaved`
+        if the database did not take it."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                if not self.may_deal():
+                    return False
+                if await self.write("deal", -1, "", None):
+                    return True
+        return False
 
-    def _quick_bot(self, seat: int) -> bool:
-        return self._level(seat) in QUICK_BOTS
-
-    def _checked(self, seat: int, text: str | None) -> Move | None:
-        """A pooled bot's answer, if it is a legal move now."""
-        if text is None or self.table.why_not(seat, text) is not None:
-            return None
-        return Move.parse(text)
-
-    def _fallback(self, seat: int) -> Move:
-        """A quick bot's move for a seat whose pooled decision did not come in time."""
-        bot = self.fallback_bots.get(seat)
-        if bot is None:
-            bot = self.fallback_bots[seat] = make_bot(FALLBACK_BOT, seed=secrets.randbits(32))
-        return self.table.bot_move(stand_in=bot)
-
-    def _choose(self, seat: int) -> Move:
-        t = self.table
-        if t.is_bot(seat):
-            return t.bot_move()
-        bot = self.sub_bots.get(seat)
-        if bot is None:
-            bot = self.sub_bots[seat] = make_bot(self.hub.settings.substitute, seed=secrets.randbits(32))
-        return t.bot_move(stand_in=bot)
-
-    # --------------------------------------------------------- presence/timers
-
-    def presence(self) -> tuple[frozenset[int], frozenset[int]]:
-        """What others see of who is here: the seats connected, the seats a bot plays."""
-        return frozenset(c.seat for c in self.conns if c.seat >= 0), frozenset(self.takeover)
-
-    def attach(self, conn: Conn) -> None:
-        """A client said hello.  Only a seat's presence changing is an event (stored,
-        sent to all); a spectator, or a second window of a seat already here, just
-        gets the state."""
-        before = self.presence()
-        self.conns.append(conn)
-        self.last_active = time.time()
-        self._refresh_presence(before)
-        if conn.last_sent_seq != self.seq:
-            self.send_state(conn)
-
-    def detach(self, conn: Conn) -> None:
-        before = self.presence()
-        if conn in self.conns:
-            self.conns.remove(conn)
-        self.last_active = time.time()
-        if self.dead:
-            return
-        if self.status == "finished" and not self.conns:
-            self.hub.rooms.pop(self.id, None)  # it lives on in the store (history, replay)
-            return
-        self._refresh_presence(before)
-
-    def _refresh_presence(self, before: tuple[frozenset[int], frozenset[int]]) -> None:
-        for s in self.seats:
-            if s.kind != "human":
-                continue
-            if self.connected(s.seat):
-                task = self.grace_tasks.pop(s.seat, None)
-                if task is not None:
-                    task.cancel()
-                self.takeover.discard(s.seat)  # handed back on return
-            elif s.seat not in self.takeover and s.seat not in self.grace_tasks:
-                self.grace_tasks[s.seat] = asyncio.create_task(self._grace(s.seat))
-        if self.presence() != before:
-            self._presence_changed()
-
-    async def _grace(self, seat: int) -> None:
+    async def _next_hand(self) -> dict[str, Any] | None:
         try:
-            await asyncio.sleep(self.hub.settings.grace)
-        except asyncio.CancelledError:
-            return
-        self.grace_tasks.pop(seat, None)
-        if not self.connected(seat):
-            self.takeover.add(seat)
-            self._presence_changed()
-
-    def _arm_timer(self) -> None:
-        seconds = float(self.config.get("turn_seconds") or 0)
-        t = self.table
-        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.to_move):
-            key = None
-        else:
-            key = (t.hand_number, t.turn_number, t.to_move)
-        if key == self.timer_key:
-            return
-        if self.timer_task is not None:
-            self.timer_task.cancel()
-            self.timer_task = None
-        self.timer_key = key
-        self.deadline = None
-        if key is not None:
-            self.deadline = time.time() + seconds
-            self.timer_task = asyncio.create_task(self._turn_timer(key, seconds))
-
-    async def _turn_timer(self, key: tuple[int, int, int], seconds: float) -> None:
-        try:
-            await asyncio.sleep(seconds)
-        except asyncio.CancelledError:
-            return
-        if self.timer_key == key and not self.table.hand_over:
-            self.timer_task = None
-            self.timer_key = None
-            self.deadline = None
-            self.auto_turn = self.table.to_move
-            notice = self.note_timeout(self.auto_turn)
-            try:  # kept with the table: a restarted server shows it in the log as before
-                self.hub.store.add_notice(self.id, notice.to_dict())
-            except Exception as exc:
-                self._lost(exc)
-                return
-            self._presence_changed()
-
-    # ------------------------------------------------------------------ deals
-
-    def people(self) -> list[int]:
-        return [s.seat for s in self.seats if s.kind == "human"]
-
-    def seeds_in(self) -> bool:
-        """Has every seated person's page sent its client seed for the next deal?"""
-        seeds = self.table.client_seeds()
-        return all(seeds[s] for s in self.people()) if seeds else True
-
-    def _deal_delay(self) -> float | None:
-        """Seconds until this table deals by itself, or None: the first hand once
-        every seat is taken (at once when every person's seed is in, else after the
-        grace period, so an absent player cannot hold the table); a next hand after
-        the auto-deal pause when at most one person plays here (a bot game)."""
-        t = self.table
-        if self.status != "playing" or t.match_over:
-            return None
-        if not t.dealt:
-            return 0.0 if self.seeds_in() else self.hub.settings.grace
-        pause = self.hub.settings.auto_deal
-        if t.hand_over and len(self.people()) <= 1 and pause > 0:
-            return pause
+            await self.adeal()
+        except NotSaved:
+            return say_error("NOT_SAVED", NOT_SAVED, ref="next_hand")
         return None
-
-    def resume(self) -> None:
-        """Start what the table waits for by itself (a deal) once it is live on a loop."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._arm_deal()
-
-    def _arm_deal(self) -> None:
-        delay = self._deal_delay()
-        key_hand = self.table.hand_number
-        if delay is None:
-            if self.deal_task is not None:
-                self.deal_task.cancel()
-            self.deal_task, self.deal_at = None, None
-            return
-        if delay == 0.0:
-            if self.deal_task is not None:
-                self.deal_task.cancel()
-            self.deal_task, self.deal_at = None, None
-            self.deal()
-            return
-        if self.deal_task is None:
-            self.deal_at = time.time() + delay
-            self.deal_task = asyncio.create_task(self._deal_later(delay, key_hand))
-
-    async def _deal_later(self, delay: float, hand: int) -> None:
-        try:
-            await asyncio.sleep(delay)
-        except asyncio.CancelledError:
-            return
-        self.deal_task, self.deal_at = None, None
-        if self.table.hand_number == hand and self._deal_delay() is not None:
-            self.deal()
-
-    def may_deal(self) -> bool:
-        """May the next hand (or the first) be dealt now?"""
-        t = self.table
-        return self.status == "playing" and not t.match_over and (not t.dealt or t.hand_over)
-
-    def deal(self) -> bool:
-        """Deal the next hand (or the first) if the table may; True if it did."""
-        if not self.may_deal():
-            return False
-        self.table.next_hand()
-        self._changed("deal")
-        return True
 
     def seed_refusal(self, value: Any) -> dict[str, Any] | None:
         """Why a client seed for the next deal is refused (an error message), or None."""
@@ -898,61 +904,177 @@ class Room:
             return error("BAD_SEED", str(exc), ref="seed")
         return None
 
-    def set_seed(self, seat: int, value: Any) -> dict[str, Any] | None:
-        """A seated person's client seed for the next deal; an error message if refused."""
-        refused = self.seed_refusal(value)
-        if refused is not None:
-            return refused
-        t = self.table
-        t.set_client_seed(seat, value)
-        try:
-            self.hub.store.save_header(self.id, t.to_dict(), self.seq, self.status)  # not an event: seq unchanged
-        except Exception as exc:
-            self._lost(exc)
-            return say_error("NOT_SAVED", NOT_SAVED, ref="seed")
-        if not t.dealt:
-            self._arm_deal()
+    async def aseed(self, seat: int, seed: str) -> dict[str, Any] | None:
+        """A seated person's client seed for the next deal (checked by :meth:`seed_refusal`)."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                if self.table.pending is None or self.table.match_over:
+                    return say_error("MATCH_OVER", NO_NEXT_DEAL, ref="seed")
+                try:
+                    if await self.write("seed", seat, seed, None):
+                        return None
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="seed")
+                except CanastaError as exc:
+                    return error("BAD_SEED", str(exc), ref="seed")
+        return say_error("REFUSED", BUSY, ref="seed")
+
+    async def _seeded(self, conn: Conn, seed: str) -> dict[str, Any] | None:
+        refused_now = await self.aseed(conn.seat, seed)
+        if refused_now is not None:
+            return refused_now
+        conn.send({"type": "seed", "hand": self.table.hand_number + 1, "seed": seed, "seq": self.seq})
+        self.send_state(conn)  # after the answer too: the page reads the seed it sent in it ("my_seed")
         return None
 
-    def idle(self, now: float, seconds: float) -> bool:
-        """Nobody connected, and no change, connection or disconnection for ``seconds``."""
-        return self.status in LIVE and not self.conns and now - self.last_active >= seconds
+    def want_pace(self, seconds: float, conn: Conn | None = None) -> None:
+        """A player asked for a pace: the last one asked within :data:`PACE_SETTLE` is written,
+        as one event (a slider dragged, or a flood of pace messages, is not an event each)."""
+        self.pace_wanted = seconds
+        if self.pace_task is None:
+            self.pace_task = asyncio.create_task(self._settle_pace(conn))
 
-    def abandon(self) -> None:
-        """Close an idle table: it stays in the store (status ``abandoned``), is no
-        longer listed, loaded or played."""
-        self.status = "abandoned"
-        self.hub.store.set_status(self.id, self.status)
-        self._stop()
+    async def _settle_pace(self, conn: Conn | None) -> None:
+        try:
+            await asyncio.sleep(PACE_SETTLE)
+        finally:
+            self.pace_task = None
+        wanted = self.pace_wanted
+        if wanted is not None and wanted != self.bot_delay:
+            await self.answer(conn, self.apace(wanted))
 
-    async def aabandon(self) -> None:
-        """:meth:`abandon` from the lobby (a cluster's room writes it as an event)."""
-        self.abandon()
-        self.hub.rooms.pop(self.id, None)
+    async def apace(self, seconds: float) -> dict[str, Any] | None:
+        """The bots' pause between moves at this table (checked by the caller)."""
+        for _ in range(RETRIES):
+            try:
+                if await self.commit("pace", data={"seconds": seconds}):
+                    break
+            except NotSaved:
+                return say_error("NOT_SAVED", NOT_SAVED, ref="pace")
+        return None
+
+    async def atake_seat(self, seat: int, name: str, token_hash: str) -> str | None:
+        """A person sits down at an open (or their reserved) seat; None, or why not."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                if self.seats[seat].kind not in ("open", "reserved"):
+                    return "this seat is taken"
+                try:
+                    if await self.write("join", seat, name, {"token_hash": token_hash}):
+                        return None
+                except NotSaved:
+                    return NOT_SAVED
+        return "the table is busy: try again"
 
     async def arematch(self, table_id: str) -> str:
         """Point this finished match at its rematch ``table_id``, unless one is there already
-        (the first one made stands); the rematch's id.  :class:`NotSaved` if the store did not
-        take it (nothing changed)."""
-        made = self.config.get("rematch")
-        if isinstance(made, str):
-            return made
+        (the first one made stands); the rematch's id.  :class:`NotSaved` if the database did
+        not take it (nothing changed)."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                made = self.config.get("rematch")
+                if isinstance(made, str):
+                    return made
+                if await self.write("rematch", -1, table_id, None):
+                    return table_id
+        raise NotSaved(f"the rematch of table {self.id} was not saved: the table is busy")
+
+    async def aabandon(self) -> None:
+        """Close an idle table: it stays in the store (status ``abandoned``), is no longer
+        listed, loaded or played."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                if self.status not in LIVE or await self.write("abandon", -1, "", None):
+                    break
+        self.hub.rooms.pop(self.id, None)
+        self._stop()
+
+    # -------------------------------------------------------------- presence
+
+    def attach(self, conn: Conn) -> None:
+        """A client said hello: it gets the state.  A seat's socket counts towards its presence
+        first (a change of who is here is an event, written by :meth:`sync_presence`), so the
+        first state a returning player sees already shows them back."""
+        self.conns.append(conn)
+        self.last_active = time.time()
+        if conn.seat < 0:
+            self.send_state(conn)
+        else:
+            self.hub.spawn(self._arrive(conn))
+
+    async def _arrive(self, conn: Conn) -> None:
         try:
-            self.hub.store.save_config(self.id, {**self.config, "rematch": table_id})
-        except Exception as exc:
-            self.hub.metrics.failed_writes += 1
-            raise NotSaved(f"the rematch was not saved: {exc}") from None
-        self.config["rematch"] = table_id
-        self._presence_changed()  # everyone at the table sees it (state "rematch")
-        return table_id
+            await self.count_socket(conn.seat, +1)
+        finally:
+            if conn in self.conns and conn.last_sent_seq != self.seq:  # no event sent it the state
+                self.send_state(conn)
+
+    def detach(self, conn: Conn) -> None:
+        if conn in self.conns:
+            self.conns.remove(conn)
+        self.last_active = time.time()
+        if conn.seat >= 0:
+            self.hub.spawn(self.count_socket(conn.seat, -1))
+        if self.status == "finished" and not self.conns:
+            self.hub.rooms.pop(self.id, None)  # it lives on in the store (history, replay)
+
+    async def count_socket(self, seat: int, delta: int) -> None:
+        async with self.presence_lock:
+            try:
+                await self.hub.count_socket(self.id, seat, delta)
+                await self.sync_presence()
+            except Exception as exc:  # Redis or the database away: the heartbeat writes it when they are back
+                self.presence_stale = True
+                self.hub.warn(f"presence of table {self.id}: {exc}")
+
+    def presence_lags(self) -> bool:
+        """Does the table show one of this server's connected seats away (its presence was
+        lost with Redis, or while this process was paused), or did a presence write fail?"""
+        mine = {c.seat for c in self.conns if c.seat >= 0}
+        return self.presence_stale or bool(mine - self.present) or bool(mine & self.takeover)
+
+    async def sync_presence(self) -> None:
+        """Write a presence event if the seats connected anywhere are not those the table shows.
+        They are read with the write lock held, so what is written is never older than the
+        table it is written on (a race with another server's presence event is lost at the
+        database, and re-read)."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                live = await self.hub.live_seats(self.id)
+                if (live == self.present and not (self.takeover & live)) or self.status not in LIVE:
+                    self.presence_stale = False
+                    return
+                try:
+                    done = await self.write("presence", -1, "", {"present": sorted(live),
+                                                                  "takeover": sorted(self.takeover - live)})
+                except NotSaved:
+                    self.presence_stale = True
+                    return
+                if done:
+                    self.presence_stale = False
+                    return
+
+    async def take_over(self, seat: int, num: int) -> None:
+        """The grace period of ``seat`` (away since event ``num``) is over: a bot plays it
+        until the person is back."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                seen = self.gone.get(seat)
+                if self.status != "playing" or seen is None or seen[0] != num or seat in self.takeover:
+                    return
+                live = await self.hub.live_seats(self.id)
+                if seat in live:
+                    return  # back: the server it is on writes the presence event
+                if await self.write("presence", -1, "", {"present": sorted(live),
+                                                          "takeover": sorted((self.takeover - live) | {seat})}):
+                    return
+
+    # ------------------------------------------------------------- lifetime
 
     def _stop(self) -> None:
-        for task in [self.bot_task, self.timer_task, self.deal_task, self.pace_task, *self.grace_tasks.values()]:
-            if task is not None:
-                task.cancel()
+        if self.pace_task is not None:
+            self.pace_task.cancel()
         self.table.close()
-        for b in [*self.sub_bots.values(), *self.fallback_bots.values()]:
-            b.close()
 
     async def shutdown(self) -> None:
         for c in list(self.conns):
@@ -963,8 +1085,7 @@ class Room:
 
     def handle(self, conn: Conn, msg: dict[str, Any]) -> None:
         """One message from a client who has said hello: the checks every message passes
-        (the table not forgotten, the socket's rate, a seat for acting), then its handler
-        (``on_`` + its type)."""
+        (the socket's rate, a seat for acting), then its handler (``on_`` + its type)."""
         kind = msg.get("type")
         ref = kind if isinstance(kind, str) else None
 
@@ -972,9 +1093,6 @@ class Room:
             m.setdefault("seq", self.seq)
             conn.send(m)
 
-        if self.dead:  # forgotten after a failed write: the page reconnects to the stored table
-            reply(say_error("NOT_SAVED", NOT_SAVED, ref=ref))
-            return
         over = conn.limiter.take(kind if kind in MESSAGES else "bad")
         if over is not None:  # a flood from one socket must not cost the table or the server
             reply(say_error("TOO_FAST", N_("too many messages: at most {rate} a second; wait a moment"),
@@ -984,9 +1102,9 @@ class Room:
             reply(error("UNKNOWN_TYPE", f"unknown message type {kind!r}: use {', '.join(MESSAGES)}", ref=ref))
             return
         if kind in ACTIONS:
-            refused = self.acting_refusal(conn.seat, msg, str(kind))
-            if refused is not None:
-                reply(refused)
+            refused_now = self.acting_refusal(conn.seat, msg, str(kind))
+            if refused_now is not None:
+                reply(refused_now)
                 return
         getattr(self, f"on_{kind}")(conn, msg, reply)
 
@@ -1012,12 +1130,11 @@ class Room:
         self.send_state(conn)
 
     def on_seed(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
-        refused = self.set_seed(conn.seat, msg.get("seed"))
-        if refused is not None:
-            reply(refused)
+        refused_now = self.seed_refusal(msg.get("seed"))
+        if refused_now is not None:
+            reply(refused_now)
             return
-        reply({"type": "seed", "hand": self.table.hand_number + 1, "seed": msg["seed"]})
-        self.send_state(conn)
+        self.hub.spawn(self.answer(conn, self._seeded(conn, msg["seed"])))
 
     def on_pace(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         seconds = msg.get("seconds")
@@ -1025,7 +1142,7 @@ class Room:
             reply(error("BAD_MESSAGE", f"the bots' pace is a number of seconds from 0 to {MAX_BOT_DELAY:g}",
                         ref="pace"))
             return
-        self.want_pace(float(seconds))
+        self.want_pace(float(seconds), conn)
 
     def on_check(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         """Is each move legal now, and why not?  The moves are given in notation
@@ -1069,9 +1186,11 @@ class Room:
         reply(answer)
 
     def on_move(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
-        refused = self.play_move(conn.seat, msg.get("move"))
-        if refused is not None:
-            reply(refused)
+        text = msg.get("move")
+        if not isinstance(text, str) or not text.strip():
+            reply(self.refusal(conn.seat, text) or {})
+            return
+        self.hub.spawn(self.answer(conn, self.amove(conn.seat, text)))
 
     def on_hint(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t, seat = self.table, conn.seat
@@ -1085,9 +1204,7 @@ class Room:
         if self.status != "playing" or not self.table.undoable(conn.seat):
             reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo"))
             return
-        refused = self.undo_move(conn.seat)
-        if refused is not None:
-            reply(refused)
+        self.hub.spawn(self.answer(conn, self.aundo(conn.seat)))
 
     def on_next_hand(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t = self.table
@@ -1098,10 +1215,7 @@ class Room:
             reply(say_error("HAND_NOT_OVER", N_("the hand is still being played"), ref="next_hand")
                   if not t.hand_over else say_error("MATCH_OVER", N_("the match is over"), ref="next_hand"))
             return
-        try:
-            self.deal()
-        except TableError as exc:
-            reply(error("REFUSED", str(exc), ref="next_hand"))
+        self.hub.spawn(self.answer(conn, self._next_hand()))
 
 
-__all__ = ["BOT_LEVELS", "MAX_MESSAGE", "Conn", "Room", "RoomHost", "Settings", "error"]
+__all__ = ["BOT_LEVELS", "MAX_MESSAGE", "ROOM_STATE", "Conn", "Room", "RoomHost", "Settings", "error"]

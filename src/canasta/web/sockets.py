@@ -145,9 +145,11 @@ def seed_with_hello(conn: Conn, room: Room, msg: dict[str, Any]) -> None:
                         "answer or a state's next_deal) beside \"client_seed\", or send the seed "
                         "after the state that shows it", ref="seed"))
         return
-    refused = room.set_seed(conn.seat, msg["client_seed"])
+    refused = room.seed_refusal(msg["client_seed"])
     if refused is not None:
         conn.send(refused)
+        return
+    room.hub.spawn(room.answer(conn, room.aseed(conn.seat, msg["client_seed"])))
 
 
 async def receive(ws: WebSocket) -> str | None:

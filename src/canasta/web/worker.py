@@ -2,11 +2,12 @@
 
     canasta serve --worker --db postgresql://… --redis redis://…     (as many as you like)
 
-Jobs come from an arq queue in Redis (``PREFIX:queue``), enqueued by the servers
-and by the workers themselves after each event (:mod:`canasta.web.cluster`).  A
-job re-reads its table from the database and acts only if the state it was
-made for is still there; it writes by inserting the next event number, so a
-retried job (its worker died) or a job run twice changes a table at most once.
+Jobs (:mod:`canasta.web.jobs`, the same a single server runs on its own loop) come
+from an arq queue in Redis (``PREFIX:queue``), enqueued by the servers and by the
+workers themselves after each event.  A job re-reads its table from the database
+and acts only if the state it was made for is still there; it writes by inserting
+the next event number, so a retried job (its worker died) or a job run twice
+changes a table at most once.
 A worker that dies mid-job leaves the job in the queue: another worker runs it
 when the dead one's lock on it expires (``--job-timeout`` + 1 s).
 """
@@ -21,12 +22,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from canasta.bots import make_bot
-from canasta.web.botpool import decision_seed
-from canasta.web.cluster import ClusterRoom
-from canasta.web.cluster_hub import ClusterHub
-from canasta.web.cluster_store import ClusterConfig, ClusterStore
-from canasta.web.room import QUICK_BOTS, Settings
+from canasta.web.cluster_hub import ClusterConfig, ClusterHub
+from canasta.web.jobs import BACKOFF, JOB_TRIES, JOBS, job_sweep, retry_delay
+from canasta.web.room import Settings
+from canasta.web.store import Store
 
 if TYPE_CHECKING:
     from arq.typing import WorkerCoroutine
@@ -34,110 +33,20 @@ if TYPE_CHECKING:
 POLL = 0.2  # seconds between a worker's looks at the queue (each look checks every job due)
 
 
-# ------------------------------------------------------------------ the jobs
-
-def choose_move(room: ClusterRoom, seat: int) -> tuple[str, Any]:
-    """The level that plays ``seat`` and its bot's view of the table (copied out)."""
-    return room._level(seat), room.table.view(seat)
-
-
-def decide_now(level: str, view: Any, seed: int) -> str:
-    bot = make_bot(level, seed=seed)
-    try:
-        return str(bot.choose(view))
-    finally:
-        bot.close()
-
-
-async def job_bot(ctx: dict[str, Any], table_id: str, num: int) -> None:
-    """The bot to move at event ``num`` plays (if the table is still there)."""
-    hub: ClusterHub = ctx["hub"]
-    room = await hub.afresh(table_id)
-    if room is not None and room.seq == num and room.needs_bot():
-        t = room.table
-        seat = t.to_move
-        level, view = choose_move(room, seat)
-        seed = decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1]))
-        if level in QUICK_BOTS:
-            text_move = decide_now(level, view, seed)
-        else:  # a searching bot: the worker's loop stays free for its other jobs
-            text_move = await asyncio.to_thread(decide_now, level, view, seed)
-        if room.seq == num and room.needs_bot() and room.table.to_move == seat:
-            if room.table.why_not(seat, text_move) is not None:  # never: the bot saw this very position
-                text_move = decide_now("random", room.table.view(seat), seed)
-            await room.commit("move", seat, text_move)  # lost to another writer: the table moved on
-    if room is not None:
-        room.schedule()
-    await hub.flush()
-
-
-async def job_turn(ctx: dict[str, Any], table_id: str, hand: int, turn: int, seat: int) -> None:
-    hub: ClusterHub = ctx["hub"]
-    room = await hub.afresh(table_id)
-    if room is None:
-        return
-    if room.timer_key == (hand, turn, seat) and room.deadline is not None and time.time() >= room.deadline - 0.05:
-        await room.commit("auto_turn", seat)  # a bot finishes this turn
-    room.schedule()
-    await hub.flush()
-
-
-async def job_deal(ctx: dict[str, Any], table_id: str, hand: int) -> None:
-    hub: ClusterHub = ctx["hub"]
-    room = await hub.afresh(table_id)
-    if room is None:
-        return
-    if room.deal_key is not None and room.deal_key[0] == hand and room.deal_at is not None \
-            and time.time() >= room.deal_at - 0.05:
-        await room.adeal()
-    room.schedule()
-    await hub.flush()
-
-
-async def job_grace(ctx: dict[str, Any], table_id: str, seat: int, num: int) -> None:
-    hub: ClusterHub = ctx["hub"]
-    room = await hub.afresh(table_id)
-    if room is None:
-        return
-    await room.take_over(seat, num)
-    room.schedule()
-    await hub.flush()
-
-
-async def job_sweep(ctx: dict[str, Any]) -> None:
-    """Close the tables nobody was connected to or played at for the idle time."""
-    hub: ClusterHub = ctx["hub"]
-    hours = hub.settings.idle_hours
-    if hours <= 0:
-        return
-    for tid in hub.store.idle_ids(time.time() - hours * 3600):
-        room = await hub.afresh(tid)
-        if room is not None and not await hub.live_seats(tid):
-            await room.aabandon()
-        hub.rooms.pop(tid, None)
-    await hub.flush()
-
-
-# ------------------------------------------------------------------ the worker
-
-JOB_TRIES = 20  # a job that failed (the database or Redis away) runs again, up to this many times
-BACKOFF = (0.25, 2.0)  # seconds before the first retry, and at most (doubling in between)
-
-
-def retried(job: Callable[..., Awaitable[None]]) -> WorkerCoroutine:
-    """``job``, run again with backoff when it fails: a job states what it waits for and
-    checks it before acting, so running it again is safe; the servers' heartbeat enqueues a
-    job again if every try failed."""
+def retried(job: Callable[..., Awaitable[Any]]) -> WorkerCoroutine:
+    """``job`` (:mod:`canasta.web.jobs`) as an arq function, run again with backoff when it
+    fails: a job states what it waits for and checks it before acting, so running it again
+    is safe; the servers' heartbeat enqueues a job again if every try failed."""
     from arq.worker import Retry
 
     async def run(ctx: dict[str, Any], *args: Any) -> None:
         try:
-            await job(ctx, *args)
+            await job(ctx["hub"], *args)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             tries = int(ctx.get("job_try") or 1)
-            delay = min(BACKOFF[0] * 2 ** (tries - 1), BACKOFF[1])
+            delay = retry_delay(tries)
             print(f"canasta: job {ctx.get('job_id')} failed (try {tries}): {exc}; again in {delay:g} s",
                   file=sys.stderr, flush=True)
             raise Retry(defer=delay) from None
@@ -152,7 +61,7 @@ async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, jo
     from arq.connections import RedisSettings
     from arq.worker import Worker
 
-    store = ClusterStore(db_url)
+    store = Store(db_url)
     hub = ClusterHub(store, settings, cluster, serving=False)
     await hub.connect()
     p = cluster.prefix
@@ -160,11 +69,9 @@ async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, jo
     async def startup(ctx: dict[str, Any]) -> None:
         ctx["hub"] = hub
 
-    functions = [func(retried(job_bot), name="bot", timeout=job_timeout, max_tries=JOB_TRIES),
-                 func(retried(job_deal), name="deal", timeout=job_timeout, max_tries=JOB_TRIES),
-                 func(retried(job_grace), name="grace", timeout=job_timeout, max_tries=JOB_TRIES),
-                 func(retried(job_turn), name="turn", timeout=job_timeout, max_tries=JOB_TRIES)]
-    crons = [cron(job_sweep, name=f"{p}:sweep", second={0}, timeout=60, unique=True,
+    functions = [func(retried(job), name=name, timeout=job_timeout, max_tries=JOB_TRIES)
+                 for name, job in sorted(JOBS.items())]
+    crons = [cron(retried(job_sweep), name=f"{p}:sweep", second={0}, timeout=60, unique=True,
                   run_at_startup=False)]
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
