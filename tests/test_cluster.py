@@ -213,9 +213,10 @@ def test_a_status_is_noted_only_while_its_event_is_the_last(services: tuple[str,
         store.append("unit-status", Event(1, "move", 0, "draw", None, 1.0), "playing", 1)
         store.append("unit-status", Event(2, "move", 0, "discard 4C", None, 2.0), "playing", 1)
         store.note_status("unit-status", "finished", 1)  # event 1 is no longer the last
-        assert store._status("unit-status") == "playing"
+        assert "unit-status" in store.ids_with_status("playing", None)
         store.note_status("unit-status", "finished", 2)
-        assert store._status("unit-status") == "finished"
+        assert "unit-status" in store.ids_with_status("finished", None)
+        assert "unit-status" not in store.ids_with_status("playing", None)
     finally:
         store.close()
 

@@ -308,6 +308,13 @@ def test_table_creation_is_rate_limited_per_address(tmp_path: Path) -> None:
         assert hub.creation_wait("elsewhere", now) == 0
 
 
+def expire(client: TestClient, now: float) -> list[str]:
+    """The hub's sweep of idle tables, run on the server's loop as if ``now`` were the time."""
+    assert client.portal is not None
+    closed: list[str] = client.portal.call(hub_of(client).expire_idle, now)
+    return closed
+
+
 def test_an_idle_table_is_closed_and_kept(client: TestClient) -> None:
     hub = hub_of(client)
     tid, tokens = human_table(client, [{}, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}])
@@ -316,12 +323,12 @@ def test_an_idle_table_is_closed_and_kept(client: TestClient) -> None:
         state = hello(ws, tokens[room.table.game.to_move])
         send(ws, type="move", move="draw")
         recv_until(ws, lambda m: m["type"] == "state" and m["seq"] > state["seq"])
-        assert client.portal.call(hub.expire_idle, time.time() + 48 * 3600) == []  # someone is connected
+        assert expire(client, time.time() + 48 * 3600) == []  # someone is connected
     until(lambda: not room.conns, "the socket detached")
     saved = hub.store.load(tid)
     assert saved is not None
-    assert client.portal.call(hub.expire_idle, time.time() + 23 * 3600) == []  # not idle long enough
-    assert client.portal.call(hub.expire_idle, time.time() + 25 * 3600) == [tid]
+    assert expire(client, time.time() + 23 * 3600) == []  # not idle long enough
+    assert expire(client, time.time() + 25 * 3600) == [tid]
     assert tid not in hub.rooms
     row = hub.store.load(tid)
     assert row is not None and row.status == "abandoned" and row.state == saved.state  # kept, moves and all
@@ -341,7 +348,7 @@ def test_an_idle_table_is_closed_and_kept(client: TestClient) -> None:
 def test_idle_tables_are_kept_when_the_limit_is_off(tmp_path: Path) -> None:
     with client_with(tmp_path, idle_hours=0) as c:
         tid = c.post("/api/quick", json={"name": "Ann"}).json()["table"]
-        assert c.portal.call(hub_of(c).expire_idle, time.time() + 10**6) == [] and tid in hub_of(c).rooms
+        assert expire(c, time.time() + 10**6) == [] and tid in hub_of(c).rooms
 
 
 def test_spectators_coming_and_going_are_not_events(client: TestClient) -> None:

@@ -42,7 +42,7 @@ class Hub:
         self._sweeper: asyncio.Task[None] | None = None
         self.tasks: list[asyncio.Task[None]] = []
         self.background: set[asyncio.Task[Any]] = set()
-        self.pending_jobs: set[str] = set()  # job ids waiting or running here (each id once)
+        self.pending_jobs: dict[str, float] = {}  # job id -> when it is due, waiting or running here (each id once)
         self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
         self.metrics = Metrics()
 
@@ -142,7 +142,7 @@ class Hub:
         a job that fails (the database away) runs again with backoff."""
         if job_id in self.pending_jobs:
             return
-        self.pending_jobs.add(job_id)
+        self.pending_jobs[job_id] = when
         self.spawn(self._run_job(fn, job_id, args, when))
 
     async def _run_job(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
@@ -160,7 +160,7 @@ class Hub:
                     delay = retry_delay(tries)
                     self.warn(f"job {job_id} failed (try {tries}): {exc}; again in {delay:g} s")
         finally:
-            self.pending_jobs.discard(job_id)
+            self.pending_jobs.pop(job_id, None)
 
     async def flush(self) -> None:
         """Nothing waits to be sent elsewhere."""
@@ -305,8 +305,9 @@ class Hub:
         await asyncio.wait_for(asyncio.to_thread(self.store.ping), DB_TIMEOUT)
 
     async def queue_depth(self) -> int:
-        """Jobs waiting to run."""
-        return len(self.pending_jobs)
+        """Jobs due and not yet done (a bot's move waiting for the pool, a job being tried again)."""
+        now = time.time()
+        return sum(1 for when in self.pending_jobs.values() if when <= now)
 
     async def shutdown(self) -> None:
         if self._sweeper is not None:

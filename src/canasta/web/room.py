@@ -52,7 +52,16 @@ from canasta.table import TURN_REFUSALS, Table, TableError
 from canasta.view import pile_note_list
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
 from canasta.web.metrics import Metrics
-from canasta.web.store import DB_TIMEOUT, Conflict, Event, NotSaved, SeatRow, Store, apply_to_config, apply_to_table
+from canasta.web.store import (
+    DB_TIMEOUT,
+    Conflict,
+    Event,
+    NotSaved,
+    SeatRow,
+    Store,
+    apply_to_config,
+    apply_to_table,
+)
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
 MAX_MESSAGE = 4096
