@@ -1,7 +1,8 @@
-"""The card room's cluster under single faults: two servers and a worker on a PostgreSQL
-and a Redis of the test's own (:mod:`instances`), tables with two people each (one on
-each server) and two bots, people playing over real websockets while a service is
-stopped, killed or paused.  After each fault, read from the database itself:
+"""The card room under single faults: two servers and a worker on a PostgreSQL and a
+Redis of the test's own (:mod:`instances`), or one server on that PostgreSQL alone
+(the same rooms and events, its jobs on its own loop); tables with two people each
+(one on each server) and two bots, people playing over real websockets while a
+service is stopped, killed or paused.  After each fault, read from the database itself:
 
 * every table's event numbers are 1..N, each once, and the table replays;
 * every state any person was sent equals the stored game replayed to that number
@@ -83,9 +84,10 @@ def own() -> Iterator[tuple[Postgres, Redis]]:
             os.environ.pop(ENV, None)
 
 
-def server_args(redis_url: str) -> list[str]:
-    return ["--redis", redis_url, "--redis-prefix", "faults", "--bot-delay", "0", "--allow-fixed-seeds",
-            "--grace", str(GRACE), "--job-timeout", "2", "--tables-per-minute", "0"]
+def server_args(redis_url: str | None) -> list[str]:
+    """A cluster's server (or worker) on ``redis_url``; None: a single server."""
+    cluster = [] if redis_url is None else ["--redis", redis_url, "--redis-prefix", "faults", "--job-timeout", "2"]
+    return [*cluster, "--bot-delay", "0", "--allow-fixed-seeds", "--grace", str(GRACE), "--tables-per-minute", "0"]
 
 
 @dataclass
@@ -166,8 +168,8 @@ class Person:
 @dataclass
 class Room:
     s1: ServerProcess
-    s2: ServerProcess
-    worker: WorkerProcess
+    s2: ServerProcess | None  # None: a single server
+    worker: WorkerProcess | None
     tables: list[str]
     people: list[Person]
 
@@ -192,21 +194,25 @@ class Room:
         for p in self.people:
             p.close()
         for proc in (self.s1, self.s2):
+            if proc is None:
+                continue
             with contextlib.suppress(Exception):
                 if proc.proc is not None:
                     proc.proc.send_signal(signal.SIGCONT)
             proc.stop()
-        self.worker.stop()
+        if self.worker is not None:
+            self.worker.stop()
 
 
-def start_room(pg: Postgres, rd: Redis, tables: int = 3) -> Room:
-    args = server_args(rd.url)
-    worker = WorkerProcess(pg.url, args).start()
+def start_room(pg: Postgres, rd: Redis | None, tables: int = 3) -> Room:
+    """Two servers and a worker on ``pg`` and ``rd``; one server on ``pg`` alone if ``rd`` is None."""
+    args = server_args(None if rd is None else rd.url)
+    worker = None if rd is None else WorkerProcess(pg.url, args).start()
     s1 = ServerProcess(pg.url, args=args).start()
-    s2 = ServerProcess(pg.url, args=args).start()
+    s2 = None if rd is None else ServerProcess(pg.url, args=args).start()
     room = Room(s1, s2, worker, [], [])
     for i in range(tables):
-        first, other = (s1, s2) if i % 2 == 0 else (s2, s1)
+        first, other = (s1, s2 or s1) if i % 2 == 0 else (s2 or s1, s1)
         r = httpx.post(f"{first.url}/api/tables", json={
             "preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 100 + i,
             "seats": [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"}, {"kind": "bot", "level": "basic"}]})
@@ -333,6 +339,7 @@ def test_a_hung_postgresql_stalls_no_server(own: tuple[Postgres, Redis]) -> None
             while time.monotonic() < deadline:
                 room.play_for(0.5)
                 for server in (room.s1, room.s2):
+                    assert server is not None
                     began = time.monotonic()
                     r = httpx.get(f"{server.url}/healthz", timeout=10)
                     slowest = max(slowest, time.monotonic() - began)
@@ -359,6 +366,7 @@ def test_a_server_killed_its_players_go_on_at_the_other(own: tuple[Postgres, Red
         room.s1.proc.send_signal(signal.SIGKILL)
         room.s1.proc.wait()
         killed = time.monotonic()
+        assert room.s2 is not None
         for p in room.people:
             if p.server is room.s1:
                 p.move_to(room.s2)
@@ -384,7 +392,8 @@ def test_redis_killed_and_restarted_empty(own: tuple[Postgres, Redis]) -> None:
         resumed = resume_time(room, time.monotonic())
         assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after Redis came back"
         room.play_for(GRACE + 3)  # past the grace period: nobody connected is handed to a bot
-        assert room.worker.proc is not None and room.worker.proc.poll() is None, "the worker exited"
+        assert room.worker is not None and room.worker.proc is not None and room.worker.proc.poll() is None, \
+            "the worker exited"
         figures = check_stored(pg.url, room)
         report("Redis killed and restarted", room, resumed, figures)
         for p in room.people:
@@ -417,6 +426,7 @@ def test_the_worker_killed_mid_play_is_replaced(own: tuple[Postgres, Redis]) -> 
     pg, rd = own
     room = start_room(pg, rd)
     try:
+        assert room.worker is not None
         room.worker.kill()
         room.play_for(2)
         room.worker = WorkerProcess(pg.url, server_args(rd.url)).start()
@@ -425,5 +435,49 @@ def test_the_worker_killed_mid_play_is_replaced(own: tuple[Postgres, Redis]) -> 
         room.play_for(3)
         figures = check_stored(pg.url, room)
         report("the worker killed", room, resumed, figures)
+    finally:
+        room.close()
+
+
+def test_a_single_server_with_postgresql_stopped_loses_and_invents_nothing(own: tuple[Postgres, Redis]) -> None:
+    """One server on PostgreSQL without Redis: the same events, the same guarantee."""
+    pg, _ = own
+    room = start_room(pg, None)
+    try:
+        pg.stop()
+        room.play_for(10)
+        pg.start()
+        resumed = resume_time(room, time.monotonic())
+        assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after PostgreSQL came back"
+        room.play_for(4)
+        refused = sum(p.answers.get("NOT_SAVED", 0) for p in room.people)
+        figures = check_stored(pg.url, room)
+        report("single server, PostgreSQL stopped 10 s", room, resumed, figures)
+        assert refused > 0, "no move was tried while the database was away: the test tested nothing"
+    finally:
+        room.close()
+
+
+def test_a_single_server_killed_and_started_again_goes_on_where_it_was(own: tuple[Postgres, Redis]) -> None:
+    """One server killed mid-play and started again on the same database: every table is read
+    back from its events, its people reconnect within the grace period and keep their seats."""
+    pg, _ = own
+    room = start_room(pg, None)
+    try:
+        assert room.s1.proc is not None
+        room.s1.proc.send_signal(signal.SIGKILL)
+        room.s1.proc.wait()
+        room.s1 = ServerProcess(pg.url, args=server_args(None)).start()
+        back = time.monotonic()
+        for p in room.people:
+            p.move_to(room.s1)
+        resumed = resume_time(room, back)
+        assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after the server was started again"
+        room.play_for(GRACE + 3)  # past the grace period: nobody who came back is handed to a bot
+        figures = check_stored(pg.url, room)
+        report("single server killed and started again", room, resumed, figures)
+        for p in room.people:
+            assert p.state["players"][p.seat]["connected"], f"seat {p.seat} of {p.table} is shown away"
+            assert not p.state["players"][p.seat]["bot_playing"], f"a bot plays seat {p.seat} of {p.table}"
     finally:
         room.close()
