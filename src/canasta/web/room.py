@@ -426,12 +426,12 @@ class Room:
             "review_others": bool(self.config.get("review_others")),  # every seat's review, once the match is over
         }
 
-    def note_timeout(self, seat: int, number: int | None = None) -> Notice:
+    def note_timeout(self, seat: int, number: int) -> Notice:
         """Keep the notice that ``seat``'s turn timer ran out (shown to every seat); ``number``:
-        its number (a cluster's event number), else the next one of this table."""
+        the number of the event that said so."""
         t = self.table
         moves = len(t.moves[-1]) if t.moves else 0
-        notice = Notice(self.notice_count + 1 if number is None else number, "timeout", seat, t.hand_number, moves)
+        notice = Notice(number, "timeout", seat, t.hand_number, moves)
         self.keep_notices([*self.notices, notice])
         return notice
 
