@@ -307,9 +307,13 @@ def report(name: str, room: Room, resumed: float, figures: dict[str, int]) -> No
           f"{figures['states_checked']} states compared with the database; refusals {answers}")
 
 
-def test_postgresql_stopped_for_ten_seconds_loses_and_invents_nothing(own: tuple[Postgres, Redis]) -> None:
+@pytest.mark.parametrize("cluster", [True, False], ids=["cluster", "single-server"])
+def test_postgresql_stopped_for_ten_seconds_loses_and_invents_nothing(own: tuple[Postgres, Redis],
+                                                                      cluster: bool) -> None:
+    """Two servers and a worker, or one server on PostgreSQL without Redis: the same events,
+    the same guarantee."""
     pg, rd = own
-    room = start_room(pg, rd)
+    room = start_room(pg, rd if cluster else None)
     try:
         pg.stop()
         room.play_for(10)  # people keep trying: "not saved" answers, nothing shown that is not stored
@@ -319,7 +323,7 @@ def test_postgresql_stopped_for_ten_seconds_loses_and_invents_nothing(own: tuple
         room.play_for(4)
         refused = sum(p.answers.get("NOT_SAVED", 0) for p in room.people)
         figures = check_stored(pg.url, room)
-        report("PostgreSQL stopped 10 s", room, resumed, figures)
+        report(f"{'' if cluster else 'single server, '}PostgreSQL stopped 10 s", room, resumed, figures)
         assert refused > 0, "no move was tried while the database was away: the test tested nothing"
     finally:
         room.close()
@@ -435,25 +439,6 @@ def test_the_worker_killed_mid_play_is_replaced(own: tuple[Postgres, Redis]) -> 
         room.play_for(3)
         figures = check_stored(pg.url, room)
         report("the worker killed", room, resumed, figures)
-    finally:
-        room.close()
-
-
-def test_a_single_server_with_postgresql_stopped_loses_and_invents_nothing(own: tuple[Postgres, Redis]) -> None:
-    """One server on PostgreSQL without Redis: the same events, the same guarantee."""
-    pg, _ = own
-    room = start_room(pg, None)
-    try:
-        pg.stop()
-        room.play_for(10)
-        pg.start()
-        resumed = resume_time(room, time.monotonic())
-        assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after PostgreSQL came back"
-        room.play_for(4)
-        refused = sum(p.answers.get("NOT_SAVED", 0) for p in room.people)
-        figures = check_stored(pg.url, room)
-        report("single server, PostgreSQL stopped 10 s", room, resumed, figures)
-        assert refused > 0, "no move was tried while the database was away: the test tested nothing"
     finally:
         room.close()
 
