@@ -1197,7 +1197,7 @@ class Room:
     def on_move(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         text = msg.get("move")
         if not isinstance(text, str) or not text.strip():
-            reply(self.refusal(conn.seat, text) or {})
+            reply((self.refusal(conn.seat, text) or {}) | {"ref": "move", "move": None})
             return
         self.hub.spawn(self.answer(conn, self.amove(conn.seat, text)))
 
