@@ -228,6 +228,13 @@ def start_room(pg: Postgres, rd: Redis | None, tables: int = 3) -> Room:
     return room
 
 
+def everyone_seated(room: Room) -> None:
+    """Every person is shown connected, and no bot plays their seat."""
+    for p in room.people:
+        assert p.state["players"][p.seat]["connected"], f"seat {p.seat} of {p.table} is shown away"
+        assert not p.state["players"][p.seat]["bot_playing"], f"a bot plays seat {p.seat} of {p.table}"
+
+
 def resume_time(room: Room, since: float) -> float:
     """Seconds from ``since`` until every table has moved on (a new event shown to its people)."""
     before = room.heads()
@@ -379,9 +386,7 @@ def test_a_server_killed_its_players_go_on_at_the_other(own: tuple[Postgres, Red
         room.play_for(GRACE + 3)  # the dead server's sockets are forgotten; nobody is handed to a bot
         figures = check_stored(pg.url, room)
         report("a server killed", room, resumed, figures)
-        for p in room.people:
-            assert p.state["players"][p.seat]["connected"], f"seat {p.seat} of {p.table} is shown away"
-            assert not p.state["players"][p.seat]["bot_playing"], f"a bot plays seat {p.seat} of {p.table}"
+        everyone_seated(room)
     finally:
         room.close()
 
@@ -419,9 +424,7 @@ def test_a_server_paused_for_ten_seconds_keeps_its_players_seats(own: tuple[Post
         room.play_for(GRACE + 3)  # the grace period of a seat marked away has run out by now
         figures = check_stored(pg.url, room)
         report("a server SIGSTOPped 10 s", room, resumed, figures)
-        for p in room.people:
-            assert p.state["players"][p.seat]["connected"], f"seat {p.seat} of {p.table} is shown away"
-            assert not p.state["players"][p.seat]["bot_playing"], f"a bot plays seat {p.seat} of {p.table}"
+        everyone_seated(room)
     finally:
         room.close()
 
@@ -461,8 +464,6 @@ def test_a_single_server_killed_and_started_again_goes_on_where_it_was(own: tupl
         room.play_for(GRACE + 3)  # past the grace period: nobody who came back is handed to a bot
         figures = check_stored(pg.url, room)
         report("single server killed and started again", room, resumed, figures)
-        for p in room.people:
-            assert p.state["players"][p.seat]["connected"], f"seat {p.seat} of {p.table} is shown away"
-            assert not p.state["players"][p.seat]["bot_playing"], f"a bot plays seat {p.seat} of {p.table}"
+        everyone_seated(room)
     finally:
         room.close()
