@@ -42,6 +42,9 @@ from canasta.web.room import Room, Settings
 from canasta.web.store import Event, Store
 
 OUTBOX = 10_000  # publications and jobs waiting for Redis, at most
+#: heartbeats that renew every presence field after this server's liveness lapsed (more than
+#: one: another server may drop the fields just after the first renewal, from a stale look)
+RENEW_BEATS = 3
 T = TypeVar("T")
 
 
@@ -84,6 +87,7 @@ class ClusterHub(Hub):
         self.outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue(maxsize=OUTBOX)
         self.dropped = 0
         self.alive_before: set[str] = set()
+        self.renew_beats = 0  # heartbeats left that renew every presence field of this server
         self.redis_lost = False
         self.own_marker = json.dumps({"from": cluster.server_id})[:-1].encode()
 
@@ -338,18 +342,24 @@ class ClusterHub(Hub):
         while True:
             await asyncio.sleep(self.cluster.heartbeat)
             try:
-                await self.within(self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
-                                                 px=int(self.cluster.alive_ttl * 1000)))
+                was = await self.within(self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
+                                                       px=int(self.cluster.alive_ttl * 1000), get=True))
+                if was is None:  # our liveness had lapsed (this process was paused, or Redis lost it)
+                    self.renew_beats = RENEW_BEATS
                 alive = await self.within(self.alive_servers())
                 died = bool(self.alive_before - alive)
                 self.alive_before = alive
-                if self.local_sockets:  # presence is renewed, not set once: a field another server
-                    # dropped while this one was paused, or that Redis lost, comes back
+                local = [r for r in self.rooms.values() if r.conns]
+                if self.local_sockets and (self.renew_beats > 0 or any(r.presence_lags() for r in local)):
+                    # presence is renewed, not set once: a field another server dropped while this
+                    # one's liveness had lapsed, or that Redis lost, comes back (renewed only then:
+                    # one HSET per socket every heartbeat costs a busy server a tenth of a
+                    # millisecond per move)
+                    self.renew_beats = max(0, self.renew_beats - 1)
                     async with self.redis.pipeline(transaction=False) as pipe:
                         for (tid, seat), n in self.local_sockets.items():
                             pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
                         await self.within(pipe.execute())
-                local = [r for r in self.rooms.values() if r.conns]
                 heads = await self.within(asyncio.to_thread(self.store.heads, [r.id for r in local]))
                 now = time.time()
                 for room in local:
