@@ -274,6 +274,8 @@ def check_stored(db: str, room: Room) -> dict[str, int]:
     try:
         for table in room.tables:
             with psycopg.connect(db) as conn:
+                # one snapshot for both reads: the bots play on while this looks
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
                 nums = [r[0] for r in conn.execute(
                     "SELECT num FROM canasta_events WHERE table_id = %s ORDER BY num", (table,)).fetchall()]
                 head = conn.execute("SELECT seq FROM canasta_tables WHERE id = %s", (table,)).fetchone()

@@ -386,6 +386,25 @@ def test_no_message_to_a_seat_holds_a_card_it_may_not_know(client: TestClient, p
 # --------------------------------------------------- reconnects and takeover
 
 
+def test_a_sockets_messages_are_handled_in_the_order_it_sent_them(client: TestClient) -> None:
+    """A move is written before it is played; a check sent right after it waits for it, and is
+    answered about the position after the move (not before it, while the move was being saved)."""
+    data = client.post("/api/quick", json={"name": "Ann", "seed": 8}).json()
+    with client.websocket_connect(f"/ws/{data['table']}") as ws:
+        hello(ws, data["token"])
+        state = recv_until(ws, lambda m: m["type"] == "state" and m["view"] is not None
+                           and m["view"]["to_move"] == 0 and m["view"]["phase"] == "draw")
+        card = state["view"]["hand"][0]
+        send(ws, type="move", move="draw")
+        send(ws, type="check", id=1, moves=[f"discard {card}", "draw"])
+        answer = recv_until(ws, lambda m: m["type"] in ("check", "error"))
+        assert answer["type"] == "check", answer
+        legal_discard, second_draw = answer["results"]
+        assert legal_discard is None, answer  # after the draw: a discard is legal ...
+        assert second_draw is not None  # ... and drawing again is not
+        assert answer["seq"] > state["seq"]
+
+
 def test_reconnect_resynchronises_from_the_sequence_number(client: TestClient) -> None:
     data = client.post("/api/quick", json={"name": "Ann", "seed": 8}).json()
     tid = data["table"]

@@ -36,6 +36,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -70,6 +71,7 @@ MAX_CHECKS = 16
 MAX_GROUPS = 12  # groups set aside in one selection (a check's "selection")
 MAX_PICKED = 60  # cards in one selection: more than any hand holds
 MAX_QUEUE = 512  # messages waiting for one slow client
+MAX_BACKLOG = 64  # a socket's messages waiting for the change it asked for to be written
 LOG_LINES = 60
 QUICK_BOTS = ("random", "basic")  # levels that choose in well under a millisecond: played on the loop
 FALLBACK_BOT = "basic"  # plays a move the bot pool did not answer in time
@@ -189,6 +191,8 @@ class Conn:
         self.overflowed = False
         self.closing: tuple[int, str] | None = None  # close the socket with this code and reason
         self.limiter = Limiter(rates)
+        self.acting = False  # a change this socket asked for is being written (Room.act)
+        self.backlog: deque[dict[str, Any]] = deque()  # its messages since, handled in order after it
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._writer())
@@ -821,6 +825,22 @@ class Room:
     # Each request takes the table's write lock, checks against the table as it is then,
     # and writes; the answer (None: done, or the error message) goes to who asked.
 
+    def act(self, conn: Conn, work: Coroutine[Any, Any, dict[str, Any] | None]) -> None:
+        """Run a change ``conn`` asked for; its answer (None: done, or the error message) goes
+        back to it.  Until it is done, the socket's next messages wait (:meth:`handle`), so a
+        socket's messages are handled in the order it sent them: a check sent after a move
+        is answered about the position after that move."""
+        conn.acting = True
+        self.hub.spawn(self._acted(conn, work))
+
+    async def _acted(self, conn: Conn, work: Coroutine[Any, Any, dict[str, Any] | None]) -> None:
+        try:
+            await self.answer(conn, work)
+        finally:
+            conn.acting = False
+            while conn.backlog and not conn.acting:
+                self.handle(conn, conn.backlog.popleft())
+
     async def answer(self, conn: Conn | None, work: Coroutine[Any, Any, dict[str, Any] | None]) -> None:
         message = await work
         if conn is not None and message is not None:
@@ -1102,6 +1122,14 @@ class Room:
             m.setdefault("seq", self.seq)
             conn.send(m)
 
+        if conn.acting:  # a change this socket asked for is being written: after it, in order
+            if len(conn.backlog) >= MAX_BACKLOG:
+                reply(say_error("TOO_FAST", N_("too many messages while your last change is being saved; "
+                                               "wait a moment"), ref=ref))
+                return
+            conn.backlog.append(msg)
+            return
+
         over = conn.limiter.take(kind if kind in MESSAGES else "bad")
         if over is not None:  # a flood from one socket must not cost the table or the server
             reply(say_error("TOO_FAST", N_("too many messages: at most {rate} a second; wait a moment"),
@@ -1143,7 +1171,7 @@ class Room:
         if refused_now is not None:
             reply(refused_now)
             return
-        self.hub.spawn(self.answer(conn, self._seeded(conn, msg["seed"])))
+        self.act(conn, self._seeded(conn, msg["seed"]))
 
     def on_pace(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         seconds = msg.get("seconds")
@@ -1199,7 +1227,7 @@ class Room:
         if not isinstance(text, str) or not text.strip():
             reply((self.refusal(conn.seat, text) or {}) | {"ref": "move", "move": None})
             return
-        self.hub.spawn(self.answer(conn, self.amove(conn.seat, text)))
+        self.act(conn, self.amove(conn.seat, text))
 
     def on_hint(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t, seat = self.table, conn.seat
@@ -1213,7 +1241,7 @@ class Room:
         if self.status != "playing" or not self.table.undoable(conn.seat):
             reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo"))
             return
-        self.hub.spawn(self.answer(conn, self.aundo(conn.seat)))
+        self.act(conn, self.aundo(conn.seat))
 
     def on_next_hand(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t = self.table
@@ -1224,7 +1252,7 @@ class Room:
             reply(say_error("HAND_NOT_OVER", N_("the hand is still being played"), ref="next_hand")
                   if not t.hand_over else say_error("MATCH_OVER", N_("the match is over"), ref="next_hand"))
             return
-        self.hub.spawn(self.answer(conn, self._next_hand()))
+        self.act(conn, self._next_hand())
 
 
 __all__ = ["BOT_LEVELS", "MAX_MESSAGE", "ROOM_STATE", "Conn", "Room", "RoomHost", "Settings", "error"]

@@ -149,7 +149,7 @@ def seed_with_hello(conn: Conn, room: Room, msg: dict[str, Any]) -> None:
     if refused is not None:
         conn.send(refused)
         return
-    room.hub.spawn(room.answer(conn, room.aseed(conn.seat, msg["client_seed"])))
+    room.act(conn, room.aseed(conn.seat, msg["client_seed"]))
 
 
 async def receive(ws: WebSocket) -> str | None:
