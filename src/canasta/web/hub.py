@@ -112,8 +112,7 @@ class Hub:
 
     def missing(self, table_id: str) -> str:
         """Why there is no table ``table_id`` to show."""
-        row = self.store.load_base(table_id)
-        if row is not None and row[0].status == "abandoned":
+        if self.store.status(table_id) == "abandoned":  # not the whole table: its status
             return (f"this table was closed: nobody was connected or played at it for "
                     f"{self.settings.idle_hours:g} hours")
         return "no such table"

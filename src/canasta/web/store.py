@@ -349,8 +349,18 @@ class Store:
     def events_after(self, table_id: str, num: int) -> list[Event]:
         with self.engine.connect() as db:
             rows = db.execute(_EVENTS_AFTER, {"tid": table_id, "num": num}).all()
-        return [Event(r.num, r.kind, r.seat, r.line, None if r.data is None else self.vault.open(json.loads(r.data)),
-                      r.at) for r in rows]
+        return [self._event(r) for r in rows]
+
+    def _event(self, r: Any) -> Event:
+        """An event as a row of ``canasta_events`` holds it (its data unsealed)."""
+        return Event(r.num, r.kind, r.seat, r.line, None if r.data is None else self.vault.open(json.loads(r.data)),
+                     r.at)
+
+    def status(self, table_id: str) -> str | None:
+        """A table's status as the lobby reads it (None: no such table)."""
+        with self.engine.connect() as db:
+            value = db.execute(select(tables_t.c.status).where(tables_t.c.id == table_id)).scalar()
+        return None if value is None else str(value)
 
     def load_base(self, table_id: str) -> tuple[TableRow, list[Event]] | None:
         """The table as made (``state``: its header; ``seq``: the number its events go on
@@ -362,8 +372,7 @@ class Store:
             srows = db.execute(select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat)).all()
             rows = db.execute(_EVENTS_AFTER, {"tid": table_id, "num": 0}).all()
         seats = [SeatRow(s.seat, s.kind, s.name, s.level, s.token_hash, s.invite_hash) for s in srows]
-        events = [Event(r.num, r.kind, r.seat, r.line,
-                        None if r.data is None else self.vault.open(json.loads(r.data)), r.at) for r in rows]
+        events = [self._event(r) for r in rows]
         config = json.loads(t.config)
         base = events[0].num - 1 if events else t.seq  # an upgraded table's events start after its old number
         row = TableRow(t.id, t.created, t.updated, t.status, config, self.vault.open(json.loads(t.header)), base,
