@@ -89,6 +89,7 @@ from canasta.cards import (
 from canasta.errors import refuse
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import it_canasta
+from canasta.families.italian.options import italian_rules
 from canasta.match import Match
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, canasta_bonus, check_meld_shape, meld_from_cards
 from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
@@ -2188,7 +2189,7 @@ def _it_query_opening_minimum(case: Mapping[str, Any], ck: Checks) -> None:
         err = results[True]
         ck.eq(f"a dirty opening worth the minimum is refused ({err})",
               err is not None and err.code == "OPENING_NOT_CLEAN", exp["must_be_clean"])
-        ck.eq("rules.opening_must_be_clean(minimum)", rules.opening_must_be_clean(need), exp["must_be_clean"])
+        ck.eq("opening_must_be_clean(minimum)", italian_rules(rules).opening_must_be_clean(need), exp["must_be_clean"])
 
 
 def _pozzo_take_table(case: Mapping[str, Any], groups: Sequence[Sequence[Card]],

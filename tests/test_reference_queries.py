@@ -96,7 +96,7 @@ def test_italian_breakdown_gives_the_undoubled_penalty() -> None:
     assert d["cards_in_hand"] == -120 and d["cards_in_hand_undoubled"] == -60
     assert not result[0].penalty_doubled and "cards_in_hand_undoubled" not in result[0].as_dict()
     assert result[0].undoubled_penalty == result[0].hand_penalty
-    assert rules.unopened_pays_double
+    assert rules.get("unopened_pays_double")
 
 
 def test_a_classic_deal_described_directly() -> None:

@@ -86,7 +86,7 @@ def test_defaults_are_the_sourced_defaults() -> None:
     assert len(CLASSIC_OPTIONS) == 14
     assert [o.id for o in CLASSIC_OPTIONS] == [f"C-O{i}" for i in range(1, 15)]
     for opt in CLASSIC_OPTIONS:
-        assert getattr(rules, opt.field) == opt.choices[0], opt.id
+        assert rules.get(opt.field) == opt.choices[0], opt.id
     assert rules.non_default_options() == {}
     expected = {
         "C-O1": "no_more_wild_than_natural", "C-O2": False, "C-O3": True, "C-O4": False, "C-O5": True,
@@ -104,7 +104,7 @@ def test_every_option_value_accepted_by_id_and_field(opt: Any) -> None:
         by_id = base.with_options({opt.id: value})
         by_field = base.with_options({opt.field: value})
         by_lower = base.with_options({opt.id.lower(): value})
-        assert getattr(by_id, opt.field) == value
+        assert by_id.get(opt.field) == value
         assert by_id == by_field == by_lower
         assert by_id.option_values()[opt.id] == value
 
@@ -415,9 +415,11 @@ def test_literal_choices_match_the_options() -> None:
 
     from canasta import rules as rules_module
     from canasta.families.classic.options import CLASSIC_OPTIONS
-    from canasta.families.italian.options import ITALIAN_OPTIONS
+    from canasta.families.italian import options as italian_module
+    from canasta.families.italian.options import ITALIAN_OPTIONS, ItalianRules
 
     hints = typing.get_type_hints(RuleSet, vars(rules_module))
+    hints.update(typing.get_type_hints(ItalianRules, vars(italian_module)))
     checked = 0
     for opt in CLASSIC_OPTIONS + ITALIAN_OPTIONS:
         hint = hints[opt.field]
@@ -427,4 +429,5 @@ def test_literal_choices_match_the_options() -> None:
         else:
             assert not all(isinstance(c, str) for c in opt.choices), f"{opt.id} ({opt.field}) needs a Literal type"
     assert checked >= 30
-    assert {f.name for f in dataclasses.fields(RuleSet)} >= {o.field for o in CLASSIC_OPTIONS + ITALIAN_OPTIONS}
+    fields = {f.name for f in dataclasses.fields(RuleSet)} | {f.name for f in dataclasses.fields(ItalianRules)}
+    assert fields >= {o.field for o in CLASSIC_OPTIONS + ITALIAN_OPTIONS}

@@ -128,6 +128,9 @@ class RuleFamily:
     rule_options: ClassVar[tuple[OptionInfo, ...]] = ()
     player_counts: ClassVar[tuple[int, ...]] = ()
     start_preset: ClassVar[str] = ""
+    #: the record of its options that are not shared fields of a rule set (``RuleSet.part``:
+    #: a frozen dataclass, see ``canasta.rules.RulesPart``), or None
+    rules_part: ClassVar[type[Any] | None] = None
 
     def presets(self) -> dict[str, RuleSet]:
         """Its rule sets by name, registered with it (``RuleSet.preset``)."""
@@ -200,6 +203,20 @@ class RuleFamily:
 
     def check_cut(self, cut: int | None) -> None:
         """Refuse a cut the family does not have (ValueError)."""
+
+    # -- what its options say, asked by the players and the interfaces
+    def has_open_move(self, rules: RuleSet) -> bool:
+        """Whether a player announces an opening with a move of its own (``open``: I-O31)."""
+        return False
+
+    def must_ask_to_go_out(self, rules: RuleSet) -> bool:
+        """Whether a player with a partner must ask before going out (I-O36 = "required")."""
+        return False
+
+    def canastas_needed(self, rules: RuleSet) -> int | str:
+        """What going out needs, for the rules' summary: a number of canastas, or the word of
+        the option that says which (I-O22: ``"clean_and_dirty"`` ...)."""
+        return rules.canastas_to_go_out
 
     def new_part(self, sides: int) -> StatePart | None:
         """The family's own part of a new hand's state (``HandState.part``), or None."""
@@ -340,7 +357,8 @@ def register_family(family: RuleFamily) -> RuleFamily:
     if not family.name:
         raise ValueError("a rule family needs a name")
     if family.rule_options:
-        register_rules_family(family.name, family.rule_options, family.player_counts, family.start_preset)
+        register_rules_family(family.name, family.rule_options, family.player_counts, family.start_preset,
+                              family.rules_part)
     FAMILIES[family.name] = family
     if family.rule_options:
         add_presets(family.presets())

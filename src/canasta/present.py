@@ -207,7 +207,7 @@ def candidates(view: SeatView, sel: Selection = Selection()) -> dict[str, Move]:
     if view.seat >= 0 and sum(1 for s in view.side_of if s == view.side) > 1:
         out["ask"] = Move.ask()
     out["yes"], out["no"], out["end"] = Move.answer(True), Move.answer(False), Move.end()
-    if view.rules.opening_draws_one:
+    if family_of(view.rules).has_open_move(view.rules):
         out["open"] = Move.open()
     return out
 

@@ -25,7 +25,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from canasta.errors import RulesError, read_text
 from canasta.files import write_text_atomic
@@ -53,6 +53,10 @@ FAMILY_OPTIONS: Final[dict[str, tuple[OptionInfo, ...]]] = {}
 #: per family: the player counts it is for, and the preset a rules file of it starts from
 FAMILY_PLAYERS: Final[dict[str, tuple[int, ...]]] = {}
 FAMILY_START: Final[dict[str, str]] = {}
+#: per family that declares one: the record of its own options (:class:`RulesPart`)
+FAMILY_PART: Final[dict[str, type[Any]]] = {}
+#: the fields of every family's own options record, and the family that owns each
+_PART_FIELDS: Final[dict[str, str]] = {}
 #: the fields of each family's named options (what :meth:`RuleSet.has_option` asks)
 _FAMILY_FIELDS: Final[dict[str, frozenset[str]]] = {}
 
@@ -61,10 +65,6 @@ SIX_PLAYER_MINIMUMS: Final = CLASSIC_MINIMUMS + ((7500, 150),)
 #: total red-three points by the number a side holds (A.10.2 / A.18.3)
 CLASSIC_RED_THREES: Final = (0, 100, 200, 300, 800)
 SIX_PLAYER_RED_THREES: Final = (0, 100, 200, 300, 400, 1000, 1200)
-HOYLE_ITALIAN_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120), (5000, 160),
-                                 (7500, 180), (10000, 200))
-ITALIAN_RED_THREES: Final = (0, 100, 200, 300, 800, 1200, 1800)
-HOYLE_ITALIAN_RED_THREES: Final = (0, 100, 200, 300, 800, 1000, 1200)
 
 
 # -- the choices of the options that are words (checked against OPTIONS by tests/test_rules_literals)
@@ -72,34 +72,30 @@ WildRatio = Literal["no_more_wild_than_natural", "max3_only"]  # C-O1
 NegativeRedThrees = Literal["no_meld", "no_canasta"]  # C-O7
 DealtRedThrees = Literal["immediately_after_deal", "on_first_turn"]  # C-O8
 TieAtTarget = Literal["play_another_hand", "draw"]  # C-O9
-ItWildLimit = Literal["italian_1_or_2", "max3", "fewer_than_naturals"]  # I-O1
-NewMeldAfterClose = Literal["new_meld_after_close_one_open_per_rank", "never"]  # I-O3
-PozzoSpecialCard = Literal["stay_in_pozzo", "bottom_and_turn_next", "reshuffle_into_stock"]  # I-O4
-OpeningTable = Literal["project", "hoyle_italian"]  # I-O6
-CleanOpening = Literal["only_at_50", "always"]  # I-O7
-PozzoTake = Literal["natural_pair_only", "classic"]  # I-O8
-DealtRedThreeReplacement = Literal["bottom_of_stock", "top_of_stock"]  # I-O10
-RedThreeInPozzo = Literal["no_replacement", "replaced"]  # I-O11
-AcesBonus = Literal["replace", "additive"]  # I-O13
-OpenDeuceMeld = Literal["no_dirty_canasta_while_deuce_meld_open", "rgit", "off"]  # I-O14
-BlackThreeMelds = Literal["never", "going_out_3_to_6", "going_out_3_to_4"]  # I-O17
-RedThreeTable = Literal["project", "hoyle_italian"]  # I-O18
-Direction = Literal["clockwise", "counter_clockwise"]  # I-O19
-SixPlayerTeams = Literal["2x3", "3x2"]  # I-O20
-FivePlayers = Literal["solo", "unsupported"]  # I-O21
-GoingOutRequirement = Literal["clean_and_dirty", "two_incl_one_clean", "two_any"]  # I-O22
-FinalDiscard = Literal["discard_not_wild_or_black3", "discard_required", "discard_optional"]  # I-O23
-ConcealedOutBonus = Literal["none"]  # I-O24
-EmptyStock = Literal["hand_ends", "classic_continue"]  # I-O25
-FiveCanastaBonus = Literal["project", "hoyle", "any_vs_all_clean"]  # I-O26
-TenCanastaBonus = Literal["off", "on"]  # I-O27
-CutWilds = Literal["cutter_keeps", "counts_toward_15", "off"]  # I-O29
-PozzoCards = Literal["face_down", "face_up"]  # I-O30
-PozzoTaking = Literal["whole_pozzo", "top_card_only"]  # I-O32
-AskingPartner = Literal["customary_optional", "required"]  # I-O36
-PozzoClosedRankBlock = Literal["opponents_closed", "own_closed", "off"]  # I-O39
+Direction = Literal["clockwise", "counter_clockwise"]  # the direction of play (Italian names it I-O19)
 
 _WORD_TYPES: Final = frozenset(n for n, v in list(globals().items()) if typing.get_origin(v) is Literal)
+
+
+class RulesPart(Protocol):
+    """A family's own options: a frozen dataclass its package declares, one field per named
+    option of the family that the shared :class:`RuleSet` fields do not hold (Italian:
+    ``canasta.families.italian.options.ItalianRules``), registered with the family
+    (:func:`register_rules_family`).  A rules file writes its fields beside the shared ones;
+    :meth:`RuleSet.get` reads either.  Its methods say where the family's options change
+    what the shared record means (each answers None where they do not)."""
+
+    def check(self, rules: RuleSet) -> None:
+        """Refuse an inconsistent combination (:class:`~canasta.errors.RulesError`)."""
+
+    def teams(self, rules: RuleSet) -> tuple[tuple[int, ...], ...] | None:
+        """The sides, when the family's options seat them."""
+
+    def minimums(self, rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
+        """The opening minimum by score, when the family's options give it."""
+
+    def red_three_points(self, rules: RuleSet) -> tuple[int, ...] | None:
+        """Red-three points by count, when the family's options give them."""
 
 
 @dataclass(frozen=True)
@@ -131,49 +127,16 @@ class RuleSet:
     concealed_out_may_add_to_partner: bool = False
     red_three_upcard_freezes: bool = False
     concealed_canasta_bonus: bool = True
-    # the options I-O1 ... I-O39 (Italian Canasta; I-O28 is ``target``)
-    it_wild_limit: ItWildLimit = "italian_1_or_2"
-    joker_counts_double: bool = False
-    new_meld_after_close: NewMeldAfterClose = "new_meld_after_close_one_open_per_rank"
-    pozzo_special_card: PozzoSpecialCard = "stay_in_pozzo"
-    negative_score_minimum: int = 50
-    opening_table: OpeningTable = "project"
-    clean_opening: CleanOpening = "only_at_50"
-    pozzo_take: PozzoTake = "natural_pair_only"
-    frozen_pozzo_naturals: int = 3
-    dealt_red_three_replacement: DealtRedThreeReplacement = "bottom_of_stock"
-    red_three_in_pozzo: RedThreeInPozzo = "no_replacement"
-    wild_canastas_count: bool = True
-    aces_bonus: AcesBonus = "replace"
-    open_deuce_meld: OpenDeuceMeld = "no_dirty_canasta_while_deuce_meld_open"
-    special_card_values_count: bool = True
-    black_three_value: int = 5
-    black_three_melds: BlackThreeMelds = "never"
-    red_three_table: RedThreeTable = "project"
-    direction: Direction = "clockwise"
-    six_player_teams: SixPlayerTeams = "2x3"
-    five_players: FivePlayers = "solo"
-    going_out_requirement: GoingOutRequirement = "clean_and_dirty"
-    final_discard: FinalDiscard = "discard_not_wild_or_black3"
-    concealed_out_bonus: ConcealedOutBonus = "none"
-    empty_stock: EmptyStock = "hand_ends"
-    five_canasta_bonus: FiveCanastaBonus = "project"
-    ten_canasta_bonus: TenCanastaBonus = "off"
-    cut_wilds: CutWilds = "cutter_keeps"
-    pozzo_cards: PozzoCards = "face_down"
-    opening_draws_one: bool = False
-    pozzo_taking: PozzoTaking = "whole_pozzo"
-    dirty_jokers_bonus: int = 3000
-    top_opening_bracket: int = 180
-    dirty_opening_blocks_pozzo: bool = True
-    asking_partner: AskingPartner = "customary_optional"
-    unopened_pays_double: bool = True
-    wild_meld_obligation_all: bool = True
-    pozzo_closed_rank_block: PozzoClosedRankBlock = "opponents_closed"
+    direction: Direction = "clockwise"  # the way the turn passes (a family may name it an option: I-O19)
+    #: the family's own options (Italian: I-O1 ...), a record its package declares
+    #: (:class:`RulesPart`); None for a family whose options are all fields above
+    part: RulesPart | None = None
     # derived, not part of the rules file
     teams: tuple[tuple[int, ...], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
+        if self.part is None and self.family in FAMILY_PART:
+            object.__setattr__(self, "part", FAMILY_PART[self.family]())
         _validate(self)
         if not self.teams:
             object.__setattr__(self, "teams", _teams_for(self))
@@ -216,15 +179,24 @@ class RuleSet:
         if not isinstance(overrides, Mapping):
             raise RulesError("rule overrides must be a table of option = value")
         changes: dict[str, Any] = {}
+        own: dict[str, Any] = {}  # changes of the family's own options (its part)
         for key, value in overrides.items():
             fname = _field_name(key)
-            changes[fname] = _coerce(fname, value)
+            value = _coerce(fname, value)
+            if fname not in _PART_FIELDS:
+                changes[fname] = value
+            elif _PART_FIELDS[fname] == self.family:
+                own[fname] = value
+            elif value != OPTIONS_BY_FIELD[fname].choices[0]:  # another family's option, at its default: moot
+                raise _foreign(OPTIONS_BY_FIELD[fname], self.family)
         family = changes.get("family", self.family)
         if family != self.family:
             if family not in FAMILY_OPTIONS:
                 raise RulesError(f"unknown rules family {_shown(family)}; choose {_families_named()}")
             raise RulesError(f"the {self.family} rules {_shown(self.name)} cannot become {family}: "
                              f"start from {_family_preset(family)}")
+        if own:
+            changes["part"] = dataclasses.replace(self.part, **own)  # type: ignore[type-var]  # a dataclass
         implied: dict[str, Any] = {}
         if changes.get("cutthroat") is True and not self.cutthroat:
             implied.update(draw_count=2, canastas_to_go_out=2, target=7500)
@@ -254,9 +226,14 @@ class RuleSet:
         """The named options of this rule set's family."""
         return FAMILY_OPTIONS[self.family]
 
-    def opening_must_be_clean(self, minimum: int) -> bool:
-        """Italian: must an opening at this minimum be clean (B.9.2, I-O7)?"""
-        return "clean_opening" in _FAMILY_FIELDS[self.family] and (self.clean_opening == "always" or minimum <= 50)
+    def get(self, field: str) -> Any:
+        """The value of an option's field (:attr:`OptionInfo.field`), a shared field or one
+        of the family's own (:attr:`part`)."""
+        if field in _PART_FIELDS:
+            if _PART_FIELDS[field] != self.family:
+                return OPTIONS_BY_FIELD[field].choices[0]
+            return getattr(self.part, field)
+        return getattr(self, field)
 
     @property
     def deck_size(self) -> int:
@@ -264,31 +241,23 @@ class RuleSet:
 
     def option_values(self) -> dict[str, Any]:
         """``{'C-O1': ..., ...}`` for the options of this family."""
-        return {o.id: getattr(self, o.field) for o in self.options}
+        return {o.id: self.get(o.field) for o in self.options}
 
     def non_default_options(self) -> dict[str, Any]:
         return {
-            o.id: getattr(self, o.field)
+            o.id: self.get(o.field)
             for o in self.options
-            if getattr(self, o.field) != o.choices[0]
+            if self.get(o.field) != o.choices[0]
         }
 
     def minimum_for(self, score: int) -> int:
         """Initial-meld (opening) minimum for a side with this cumulative score
         (A.7.1; B.9.1 with I-O5, I-O6 and I-O34)."""
-        if self.minimum_table == CLASSIC_MINIMUMS and "opening_table" in _FAMILY_FIELDS[self.family]:
-            if self.opening_table == "hoyle_italian":
-                table: tuple[tuple[int, int], ...] = HOYLE_ITALIAN_MINIMUMS
-            else:
-                table = ((-10**9, self.negative_score_minimum), (0, 50), (3000, 90), (6000, 120),
-                         (9000, 160), (12000, self.top_opening_bracket))
-            m = table[0][1]
-            for low, value in table:
-                if score >= low:
-                    m = value
-            return m
-        m = self.minimum_table[0][1]
-        for low, value in self.minimum_table:
+        table = self.minimum_table
+        if self.part is not None:
+            table = self.part.minimums(self) or table
+        m = table[0][1]
+        for low, value in table:
             if score >= low:
                 m = value
         return m
@@ -296,8 +265,8 @@ class RuleSet:
     def red_three_points(self, count: int) -> int:
         """Face value of ``count`` red threes held by one side (A.10.2, A.18.3, B.11.2)."""
         table = self.red_three_values
-        if table == CLASSIC_RED_THREES and "red_three_table" in _FAMILY_FIELDS[self.family]:
-            table = HOYLE_ITALIAN_RED_THREES if self.red_three_table == "hoyle_italian" else ITALIAN_RED_THREES
+        if self.part is not None:
+            table = self.part.red_three_points(self) or table
         if count < len(table):
             return table[count]
         return table[-1] + (count - len(table) + 1) * 100
@@ -308,7 +277,7 @@ class RuleSet:
         """A complete, self-describing mapping (the rules-file content)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            if f.name == "teams":
+            if f.name in ("teams", "part"):
                 continue
             value = getattr(self, f.name)
             if f.name == "minimum_table":
@@ -316,6 +285,9 @@ class RuleSet:
             elif f.name == "red_three_values":
                 value = list(value)
             out[f.name] = value
+        if self.part is not None:
+            for f in dataclasses.fields(self.part):  # type: ignore[arg-type]  # a dataclass (RulesPart)
+                out[f.name] = getattr(self.part, f.name)
         return out
 
     @staticmethod
@@ -362,7 +334,7 @@ class RuleSet:
         """(option id, topic, value and whether it is the sourced default), for rule screens."""
         rows = []
         for o in self.options:
-            v = getattr(self, o.field)
+            v = self.get(o.field)
             mark = "default" if v == o.choices[0] else f"house rule (default {o.choices[0]!r})"
             rows.append((o.id, o.topic, f"{v!r} [{mark}; {o.rule}; {o.sources}]"))
         return rows
@@ -382,7 +354,7 @@ def _toml_value(value: Any) -> str:
 
 _FIELD_TYPES: Final = {  # a Literal of words is text
     f.name: "str" if isinstance(f.type, str) and f.type in _WORD_TYPES else f.type
-    for f in dataclasses.fields(RuleSet) if f.name != "teams"
+    for f in dataclasses.fields(RuleSet) if f.name not in ("teams", "part")
 }
 
 
@@ -393,7 +365,7 @@ def _field_name(key: str) -> str:
     if k.upper() in OPTIONS_BY_ID:
         return OPTIONS_BY_ID[k.upper()].field
     k2 = k.replace("-", "_")
-    if k2 in _FIELD_TYPES:
+    if k2 in _FIELD_TYPES or k2 in _PART_FIELDS:
         return k2
     raise RulesError(f"unknown rule option {key!r}; {_nearest_options(k)}")
 
@@ -401,7 +373,7 @@ def _field_name(key: str) -> str:
 def _nearest_options(key: str) -> str:
     """``did you mean C-O9 or I-O9?`` and where the full list is."""
     names = {o.id: o.id for o in ALL_OPTIONS}
-    names.update({f: f for f in _FIELD_TYPES})
+    names.update({f: f for f in [*_FIELD_TYPES, *_PART_FIELDS]})
     by_folded = {n.upper().replace("-", "_"): n for n in names}
     folded = key.upper().replace("-", "_")
     close = [by_folded[m] for m in difflib.get_close_matches(folded, list(by_folded), n=3, cutoff=0.6)]
@@ -421,11 +393,32 @@ def _families_named() -> str:
     return " or ".join(f'"{f}"' for f in FAMILY_OPTIONS)
 
 
-def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: tuple[int, ...], start: str) -> None:
-    """Make rule sets of a new family valid: its named options (fields of :class:`RuleSet`
-    it shares with the families it borrows them from), the player counts it is for and the
-    preset its rules files start from (then :func:`add_presets` adds its presets).  The
-    family that plays them registers with :func:`canasta.game.register_family`."""
+def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: tuple[int, ...], start: str,
+                          part: type[Any] | None = None) -> None:
+    """Make rule sets of a new family valid: its named options, the player counts it is for,
+    the preset its rules files start from (then :func:`add_presets` adds its presets) and,
+    when some of its options are not fields of :class:`RuleSet` (shared with the families it
+    borrows them from), the record of its own (``part``: a frozen dataclass, see
+    :class:`RulesPart`, each field the field of one of ``options``, its default the option's
+    first choice).  The family that plays them registers with :func:`canasta.game.register_family`."""
+    named = {o.field: o for o in options}
+    shared = {f.name for f in dataclasses.fields(RuleSet)}
+    own: tuple[str, ...] = ()
+    if part is not None:
+        own = tuple(f.name for f in dataclasses.fields(part))
+        default = part()
+        for f in own:
+            if f not in named or f in shared:
+                raise RulesError(f"the {name} family's own option field {f!r} must be the field of one of its "
+                                 "named options and not a shared field")
+            if getattr(default, f) != named[f].choices[0]:
+                raise RulesError(f"the {name} family's {f} must default to its option's first choice")
+        taken = [f for f in own if _PART_FIELDS.get(f, name) != name]
+        if taken:
+            raise RulesError(f"the {name} family's options {', '.join(taken)} are another family's already")
+    missing = [o.id for o in options if o.field not in shared and o.field not in own]
+    if missing:
+        raise RulesError(f"the {name} family's options {', '.join(missing)} have no field: declare them in its part")
     FAMILY_OPTIONS[name] = options
     _FAMILY_FIELDS[name] = frozenset(o.field for o in options)
     for o in options:
@@ -436,6 +429,13 @@ def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: t
                 OPTIONS_BY_FIELD[o.field] = o
     FAMILY_PLAYERS[name] = players
     FAMILY_START[name] = start
+    if part is not None:
+        FAMILY_PART[name] = part
+        _PART_FIELDS.update(dict.fromkeys(own, name))
+
+
+def _foreign(option: OptionInfo, family: str) -> RulesError:
+    return RulesError(f"option {option.id} ({option.field}) belongs to the other family; these are {family} rules")
 
 
 def add_presets(presets: Mapping[str, RuleSet]) -> None:
@@ -494,11 +494,15 @@ def _coerce(fname: str, value: Any) -> Any:
 def _validate(r: RuleSet) -> None:
     if r.family not in FAMILY_OPTIONS:
         raise RulesError(f"unknown rules family {r.family!r}; choose {_families_named()}")
+    expected = FAMILY_PART.get(r.family)
+    if (r.part is None) != (expected is None) or (expected is not None and type(r.part) is not expected):
+        raise RulesError(f"the {r.family} rules' own options must be a {expected.__name__ if expected else 'None'}, "
+                         f"not {type(r.part).__name__}")
     own = {o.id for o in FAMILY_OPTIONS[r.family]}
     for o in ALL_OPTIONS:
-        if o.id not in own and o.field != "target" and getattr(r, o.field) != o.choices[0]:
-            raise RulesError(f"option {o.id} ({o.field}) belongs to the other family; "
-                             f"these are {r.family} rules")
+        if (o.id not in own and o.field != "target" and o.field not in _PART_FIELDS
+                and getattr(r, o.field) != o.choices[0]):
+            raise _foreign(o, r.family)
     if r.players not in FAMILY_PLAYERS[r.family]:
         players = FAMILY_PLAYERS[r.family]
         allowed = [str(n) for n in players]
@@ -506,16 +510,12 @@ def _validate(r: RuleSet) -> None:
         if len(players) > 2 and list(players) == list(range(players[0], players[-1] + 1)):
             counts = f"{players[0]} to {players[-1]}"
         raise RulesError(f"{r.family.capitalize()} Canasta is for {counts} players, not {r.players}")
-    if r.players == 5 and r.has_option("five_players") and r.five_players == "unsupported":
-        raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
     if r.packs not in (2, 3):
         raise RulesError(f"packs must be 2 or 3, not {r.packs}")
     if r.cutthroat and r.players != 3:
         raise RulesError("the cut-throat option (C-O10) needs exactly 3 players")
     if r.six_as_three_pairs and r.players != 6:
         raise RulesError("three partnerships of two (C-O11) needs exactly 6 players")
-    if r.six_player_teams != "2x3" and r.players != 6:
-        raise RulesError("I-O20 (six-player teams) applies only to 6 players")
     if r.draw_count not in (1, 2):
         raise RulesError(f"draw_count must be 1 or 2, not {r.draw_count}")
     if not 1 <= r.hand_size <= 20:
@@ -535,14 +535,19 @@ def _validate(r: RuleSet) -> None:
         raise RulesError("minimum_table must be sorted by score")
     if not r.red_three_values or r.red_three_values[0] != 0:
         raise RulesError("red_three_values must start with 0 (no red threes)")
+    if r.part is not None:
+        r.part.check(r)
 
 
 def _teams_for(r: RuleSet) -> tuple[tuple[int, ...], ...]:
     n = r.players
+    seated = r.part.teams(r) if r.part is not None else None
+    if seated is not None:
+        return seated
     if n == 4:
         return ((0, 2), (1, 3))
     if n == 6:
-        if r.six_as_three_pairs or r.six_player_teams == "3x2":
+        if r.six_as_three_pairs:
             return ((0, 3), (1, 4), (2, 5))
         return ((0, 2, 4), (1, 3, 5))
     return tuple((s,) for s in range(n))

@@ -215,7 +215,7 @@ class HeuristicBot(Bot):
             path = g.materialize(way)
             if g.ask == ASK_YES or self.out_pays(g, path):
                 if asks and self.advanced and g.ask == ASK_NONE and (
-                        self.asks_partner or g.rules.asking_partner == "required"):
+                        self.asks_partner or g.family.must_ask_to_go_out(g.rules)):
                     return asks[0]
                 return path
         elif asks and self.advanced and g.ask == ASK_NONE and self.out_pays(g, asks[0]):

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from canasta.game import family_of
 from canasta.i18n import LANGUAGES, Translator, translator
 from canasta.rules import FAMILY_OPTIONS, PRESETS, OptionInfo, RuleSet
 
@@ -35,7 +36,8 @@ def option_choices(t: Translator, o: OptionInfo) -> str:
 
 
 def _preset_row(t: Translator, name: str, r: RuleSet) -> str:
-    canastas = t.choice(r.going_out_requirement) if r.has_option("going_out_requirement") else t.number(r.canastas_to_go_out)
+    needed = family_of(r).canastas_needed(r)
+    canastas = t.choice(needed) if isinstance(needed, str) else t.number(needed)
     return (f"| `{name}` | {t.preset(name)} | {t.number(r.packs)} | {t.number(r.hand_size)} | "
             f"{t.number(r.draw_count)} | {canastas} | {t.number(r.target)} |")
 
@@ -80,7 +82,7 @@ def rules_markdown(rules: RuleSet, t: Translator) -> str:
                                _("sources")]) + " |",
              "|---|---|---|---|---|---|"]
     for o in rules.options:
-        value = getattr(rules, o.field)
+        value = rules.get(o.field)
         mark = _value(t, value) + ("" if value == o.choices[0] else " — " + _("house rule"))
         lines.append(f"| {o.id} | {t.option(o.id)} | {mark} | {option_choices(t, o)} | {o.rule} | "
                      f"{t.sources(o.sources)} |")
@@ -94,8 +96,8 @@ def rules_header(rules: RuleSet, t: Translator) -> str:
         packs=t.nplural("{n} pack", "{n} packs", rules.packs),
         cards=t.nplural("{n} card", "{n} cards", rules.hand_size),
         draw=t.nplural("draw {n} card", "draw {n} cards", rules.draw_count),
-        canastas=(t.choice(rules.going_out_requirement) if rules.has_option("going_out_requirement")
-                  else t.nplural("{n} canasta", "{n} canastas", rules.canastas_to_go_out)),
+        canastas=(t.choice(needed) if isinstance(needed := family_of(rules).canastas_needed(rules), str)
+                  else t.nplural("{n} canasta", "{n} canastas", needed)),
         target=t.number(rules.target))
 
 
@@ -105,7 +107,7 @@ def rules_summary(rules: RuleSet, t: Translator) -> str:
     head = t.preset(rules.name) if rules.name in PRESETS else rules.name
     lines = [f"{rules.name}: {head}", "  " + rules_header(rules, t)]
     for o in rules.options:
-        value = getattr(rules, o.field)
+        value = rules.get(o.field)
         mark = _("default") if value == o.choices[0] else _("house rule (default {value})").format(
             value=t.choice(o.choices[0]))
         lines.append(f"  {o.id:6} {t.option(o.id)}: {t.choice(value)} "

@@ -133,7 +133,7 @@ class NewGameScreen(Screen[None]):
         for o in rules.options:
             choices = [(t.choice(v) + ("  ← " + _("sourced default") if i == 0 else ""), i)
                        for i, v in enumerate(o.choices)]
-            current_index = o.choices.index(getattr(rules, o.field)) if getattr(rules, o.field) in o.choices else 0
+            current_index = o.choices.index(rules.get(o.field)) if rules.get(o.field) in o.choices else 0
             value = kept.get(o.id, current_index)
             opt_rows.append(Horizontal(
                 Label(f"{o.id:<6} {t.option(o.id)} [{o.rule}; {t.sources(o.sources)}]", classes="ng-opt-label"),
@@ -168,7 +168,7 @@ class NewGameScreen(Screen[None]):
         for o in rules.options:
             sel = self.query_one(f"#ng-opt-{gen}-{o.id}", Select)
             value = o.choices[int(str(sel.value))]
-            if value != getattr(rules, o.field):
+            if value != rules.get(o.field):
                 changes[o.id] = value
         target = self.query_one("#ng-target", Input).value.strip()
         if target:

@@ -435,7 +435,7 @@ def rules_text(rules: RuleSet) -> Text:
         f"{k} = {tr.number(rules.red_three_points(k))}" for k in range(1, 5))) + "\n\n")
     t.append(_("Options (house rules are highlighted)") + "\n", style="bold underline")
     for o in rules.options:
-        value = getattr(rules, o.field)
+        value = rules.get(o.field)
         default = o.choices[0]
         house = value != default
         line = Text()

@@ -42,7 +42,7 @@ def presets_info(lang: str = "en") -> list[dict[str, Any]]:
             "name": name, "label": tr.preset(name), "players": rules.players, "family": rules.family,
             "target": rules.target,
             "options": [{"id": o.id, "topic": tr.option(o.id), "choices": list(o.choices),
-                         "choice_names": [tr.choice(c) for c in o.choices], "value": getattr(rules, o.field),
+                         "choice_names": [tr.choice(c) for c in o.choices], "value": rules.get(o.field),
                          "rule": o.rule} for o in rules.options],
         })
     return out

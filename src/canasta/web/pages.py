@@ -26,7 +26,7 @@ def rules_page(rules: RuleSet, title: str, tr: Translator) -> str:
     default, house = tr.gettext("default"), tr.gettext("house rule (default {value})")
     rows = []
     for o in rules.options:
-        value = getattr(rules, o.field)
+        value = rules.get(o.field)
         mark = default if value == o.choices[0] else house.format(value=tr.choice(o.choices[0]))
         rows.append(f"<tr><td>{e(o.id)}</td><td>{e(tr.option(o.id))}</td><td><b>{e(tr.choice(value))}</b> "
                     f"({e(mark)})</td><td>{e(o.rule)}</td><td>{e(tr.sources(o.sources))}</td></tr>")

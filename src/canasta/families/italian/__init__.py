@@ -15,10 +15,11 @@ from canasta.cards import CARD_RANK, IS_WILD, Card
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.families.italian import movegen, options, refusals  # noqa: F401  (registers its refusal forms)
-from canasta.families.italian import rules as italian_rules
+from canasta.families.italian import rules as play
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.melds import it_canasta, it_group_error
 from canasta.families.italian.openings import group_key, groups_from
+from canasta.families.italian.options import italian_rules
 from canasta.families.italian.state import ItalianState, part_of
 from canasta.family import FamilyWords, PileNote, PlayTuning, ReviewMarks, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
@@ -49,6 +50,7 @@ class Italian(RuleFamily):
     rule_options = options.ITALIAN_OPTIONS
     player_counts = options.PLAYERS
     start_preset = options.START
+    rules_part = options.ItalianRules
     words = FamilyWords(canastas=("clean", "dirty"), opened="opened", minimum_shown="samples", pile_fanned=5, wilds="pinelle",
                         title="Italian Canasta")
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=False, black_three_discard=5, meld_takes_pile=False,
@@ -62,31 +64,31 @@ class Italian(RuleFamily):
         return options.presets()
 
     def frozen_take_naturals(self, rules: RuleSet) -> int:
-        return rules.frozen_pozzo_naturals
+        return italian_rules(rules).frozen_pozzo_naturals
 
     def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
         return it_group_error(rules, meld.naturals, meld.deuces, meld.jokers, meld.rank == WILD_MELD)
 
     def going_out_met(self, g: Game, side: int) -> bool:
-        return italian_rules.requirement_met(g.rules, *italian_rules.closed_counts(g, side))
+        return play.requirement_met(g.rules, *play.closed_counts(g, side))
 
     def canasta_counts_as(self, rules: RuleSet, meld: Meld) -> str | None:
         return it_canasta(rules, meld)[1]
 
     def frozen_note(self, rules: RuleSet) -> PileNote:
-        return PileNote("frozen_pozzo", n=rules.frozen_pozzo_naturals)
+        return PileNote("frozen_pozzo", n=italian_rules(rules).frozen_pozzo_naturals)
 
     def unmelded_note(self) -> PileNote:
         return PileNote("unopened")
 
     def open_note(self, rules: RuleSet) -> PileNote:
-        return PileNote("open_pair" if rules.pozzo_take == "natural_pair_only" else "open")
+        return PileNote("open_pair" if italian_rules(rules).pozzo_take == "natural_pair_only" else "open")
 
     def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
                       rank: int) -> list[PileNote]:
-        if rules.pozzo_closed_rank_block == "off" or side < 0:
+        if italian_rules(rules).pozzo_closed_rank_block == "off" or side < 0:
             return []
-        own = rules.pozzo_closed_rank_block == "own_closed"
+        own = italian_rules(rules).pozzo_closed_rank_block == "own_closed"
         notes = []
         for other, canastas in enumerate(closed):
             if (other == side) == own and any(CARD_RANK[c[0]] == rank for c in canastas if c):
@@ -94,16 +96,25 @@ class Italian(RuleFamily):
         return notes
 
     def card_values(self, rules: RuleSet) -> tuple[int, ...]:
-        return italian_rules.card_values(rules)
+        return play.card_values(rules)
 
     def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
-        italian_rules.deal(g, deck, cut, stream)
+        play.deal(g, deck, cut, stream)
 
     def stock_out_ends_hand(self, g: Game) -> bool:
-        return g.rules.empty_stock == "hand_ends"
+        return italian_rules(g.rules).empty_stock == "hand_ends"
 
     def draw_ran_out(self, g: Game) -> None:
         g.end_hand("the stock ran out")
+
+    def has_open_move(self, rules: RuleSet) -> bool:
+        return italian_rules(rules).opening_draws_one
+
+    def must_ask_to_go_out(self, rules: RuleSet) -> bool:
+        return italian_rules(rules).asking_partner == "required"
+
+    def canastas_needed(self, rules: RuleSet) -> int | str:
+        return italian_rules(rules).going_out_requirement
 
     def new_part(self, sides: int) -> ItalianState:
         return ItalianState(sides)
@@ -114,28 +125,28 @@ class Italian(RuleFamily):
 
     def drawing(self, g: Game, seat: int, kind: int) -> int:
         count = g.rules.draw_count
-        if g.rules.opening_draws_one and not g.opened[g.side_of[seat]]:
+        if italian_rules(g.rules).opening_draws_one and not g.opened[g.side_of[seat]]:
             part_of(g).opening_draw = DrawMode.ANNOUNCED if kind == OPEN else DrawMode.UNANNOUNCED
             return 1 if kind == OPEN else count
         return count
 
     def plan_take(self, g: Game, move: Move) -> TakePlan:
-        return italian_rules.plan_take(g, move)
+        return play.plan_take(g, move)
 
     def plan_open(self, g: Game) -> None:
-        italian_rules.plan_open(g)
+        play.plan_open(g)
 
     def plan_meld(self, g: Game, move: Move, final: bool = False) -> MeldPlan:
-        return italian_rules.plan_meld(g, move)
+        return play.plan_meld(g, move)
 
     def lay(self, g: Game, seat: int, plan: MeldPlan) -> None:
         opening = not g.opened[g.side_of[seat]]
-        italian_rules.lay_groups(g, seat, plan.groups)
-        if opening and g.rules.opening_must_be_clean(g.minimum(seat)):
+        play.lay_groups(g, seat, plan.groups)
+        if opening and italian_rules(g.rules).opening_must_be_clean(g.minimum(seat)):
             part_of(g).clean_turn = True
 
     def take(self, g: Game, seat: int, plan: TakePlan) -> None:
-        if italian_rules.take(g, seat, plan):
+        if play.take(g, seat, plan):
             g.phase = MELD_PHASE
         else:
             g.end_hand("the stock ran out")
@@ -150,8 +161,8 @@ class Italian(RuleFamily):
         return g.phase in (MELD_PHASE, ANSWER_PHASE) and italian_can_go_out(g)
 
     def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
-        return (italian_rules.finish_error(g, seat, (), WILD_MELD in g.melds[g.side_of[seat]])
-                or italian_rules.final_discard_error(g.rules, card))
+        return (play.finish_error(g, seat, (), WILD_MELD in g.melds[g.side_of[seat]])
+                or play.final_discard_error(g.rules, card))
 
     def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
         vals = g.card_value
@@ -162,8 +173,8 @@ class Italian(RuleFamily):
         r = g.rules
         top_rank = CARD_RANK[g.pile[-1]] if g.pile else -1
         naturals = [c for c in head if not IS_WILD[c] and CARD_RANK[c] == top_rank]
-        if g.pile_frozen or r.pozzo_take == "natural_pair_only":
-            skip = r.frozen_pozzo_naturals if g.pile_frozen else 2
+        if g.pile_frozen or italian_rules(r).pozzo_take == "natural_pair_only":
+            skip = italian_rules(r).frozen_pozzo_naturals if g.pile_frozen else 2
         else:
             skip = min(len(naturals), 2)
         counted = list(cards)
@@ -184,7 +195,7 @@ class Italian(RuleFamily):
         return movegen.gen_takes(g)
 
     def score(self, g: Game) -> list[SideScore]:
-        return italian_rules.score(g)
+        return play.score(g)
 
 
 ITALIAN: RuleFamily = register_family(Italian())

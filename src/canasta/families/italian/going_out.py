@@ -20,6 +20,7 @@ from canasta.errors import IllegalMoveError
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from
+from canasta.families.italian.options import italian_rules
 from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.moves import MELD, Move
@@ -48,7 +49,7 @@ def italian_can_go_out(g: Game, assume_yes: bool = False) -> bool:
     seat = g.turn
     side = g.side_of[seat]
     r = g.rules
-    if g.ask == ASK_NO or (r.asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES
+    if g.ask == ASK_NO or (italian_rules(r).asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES
                            and not assume_yes):
         return False  # a "no", or asking is required and has not been answered yes (B.13.4)
     if g.opened[side]:
@@ -73,7 +74,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
             loose += 1
             forced = x
     b = rc[THREE]
-    if b and not (r.black_three_melds != "never" and 3 <= b <= (6 if r.black_three_melds == "going_out_3_to_6"
+    if b and not (italian_rules(r).black_three_melds != "never" and 3 <= b <= (6 if italian_rules(r).black_three_melds == "going_out_3_to_6"
                                                                 else 4)):
         loose += b
         forced = THREE
@@ -101,7 +102,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
     clean, dirty, natural = italian.closed_counts(g, side)
     if not italian.requirement_met(r, clean, dirty, natural):
         wm = melds.get(WILD_MELD)
-        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if r.wild_canastas_count else 0
+        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if italian_rules(r).wild_canastas_count else 0
         if not italian.requirement_met(r, clean + can_clean + w, dirty + can_dirty + w, natural + can_dirty):
             return False
     open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
@@ -142,7 +143,7 @@ def _opening_way_out(g: Game, seat: int) -> bool:
     if g.phase not in (MELD_PHASE, ANSWER_PHASE) or part_of(g).opening_draw == DrawMode.UNANNOUNCED:
         return False
     need = g.minimum(seat)
-    clean = r.opening_must_be_clean(need)
+    clean = italian_rules(r).opening_must_be_clean(need)
     if not _opened_way_out(g, seat, clean):
         return False
     key = (r, tuple(g.rank_counts[seat]), need)
@@ -198,7 +199,7 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
             if works(chosen + spec):
                 return True
     b = rc[THREE]
-    if b >= 3 and r.black_three_melds != "never":
+    if b >= 3 and italian_rules(r).black_three_melds != "never":
         return any(works(spec) for spec in _whole_openings(r, rc, b))
     return False
 
@@ -325,8 +326,8 @@ def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tupl
     when the wild meld is not blocking before the turn, after it, or at some
     state it passes through, since the moves can be ordered so.  ``forced``: the
     rank of a card that can only be the final discard (a caller's shortcut), or -1."""
-    top3 = 6 if r.black_three_melds == "going_out_3_to_6" else 4
-    final = r.final_discard
+    top3 = 6 if italian_rules(r).black_three_melds == "going_out_3_to_6" else 4
+    final = italian_rules(r).final_discard
     wild_discard = final != "discard_not_wild_or_black3"
     counts = list(hand)
     start_disc = False
@@ -339,7 +340,7 @@ def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tupl
         if forced == THREE and not three_out:
             continue
         nb = hand[THREE] - three_out
-        if nb and not (r.black_three_melds != "never" and 3 <= nb <= top3):
+        if nb and not (italian_rules(r).black_three_melds != "never" and 3 <= nb <= top3):
             continue
         c2 = list(counts)
         c2[THREE] = nb
@@ -359,14 +360,14 @@ def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int,
     options = []
     less = []  # the same with one card of the rank kept back as the final discard
     for x in ranks:
-        may_new = r.new_meld_after_close != "never" or x not in closed_ranks
+        may_new = italian_rules(r).new_meld_after_close != "never" or x not in closed_ranks
         opts = _rank_options(r, counts[x], by_key.get(x), may_new, clean_turn)
         options.append(opts)
         less.append(_rank_options(r, counts[x] - 1, by_key.get(x), may_new, clean_turn) if counts[x] else {})
         if not opts and not less[-1]:
             return False
     wild_opts = _wild_options(r, by_key.get(WILD_MELD), clean_turn)
-    final = r.final_discard
+    final = italian_rules(r).final_discard
     cap = 2  # the requirement never asks for more than two of a kind
 
     def finish(d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool) -> bool:
@@ -376,9 +377,9 @@ def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int,
             for wc, wd, w0_blocks, wf_blocks, between_free, w0_deuce, wf_deuce, between_deuce_free in outs:
                 if not italian.requirement_met(r, min(cap, c + wc), min(cap, dt + wd), nat):
                     continue
-                if r.wild_meld_obligation_all and wf_blocks:
+                if italian_rules(r).wild_meld_obligation_all and wf_blocks:
                     continue  # B.13.3: the open wild meld must be closed first
-                rule = r.open_deuce_meld
+                rule = italian_rules(r).open_deuce_meld
                 if rule == "no_dirty_canasta_while_deuce_meld_open" and dirty_closed and \
                         w0_blocks and wf_blocks and not between_free:
                     continue
@@ -453,7 +454,7 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                     continue
                 if size == CANASTA_SIZE:
                     pure = dd + jj == 0
-                    chain(left - n, new_ok and r.new_meld_after_close != "never", d + dd, j + jj,
+                    chain(left - n, new_ok and italian_rules(r).new_meld_after_close != "never", d + dd, j + jj,
                           c + pure, dt + (not pure))
                 elif n == left:
                     add((d + dd, j + jj), (c, dt, dt > 0))
@@ -473,7 +474,7 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                 continue
             if size == CANASTA_SIZE:
                 pure = d + j == 0
-                chain(k - a, r.new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
+                chain(k - a, italian_rules(r).new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
             elif a == k:
                 add((dd, jj), (0, 0, False))
     return out
@@ -508,7 +509,7 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
         return shape is not None and wild_meld_kind(r, shape[0], shape[1]) == "deuce"
 
     def blocking(shape: tuple[int, int] | None) -> bool:
-        return shape is not None and (r.wild_meld_obligation_all or deuce_open(shape))
+        return shape is not None and (italian_rules(r).wild_meld_obligation_all or deuce_open(shape))
 
     def counted(d: int, j: int) -> tuple[int, int]:
         tmp = Meld(WILD_MELD)

@@ -4,13 +4,14 @@ cards only (B.8) and what a closed canasta is worth (B.7)."""
 from __future__ import annotations
 
 from canasta.cards import ACE
+from canasta.families.italian.options import italian_rules
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.rules import RuleSet
 
 
 def it_wild_count(rules: RuleSet, deuces: int, jokers: int) -> int:
     """Wild cards as the limits count them (I-O2: a joker may count as two)."""
-    return deuces + (2 * jokers if rules.joker_counts_double else jokers)
+    return deuces + (2 * jokers if italian_rules(rules).joker_counts_double else jokers)
 
 
 def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
@@ -18,7 +19,7 @@ def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
     None, or the key of its refusal."""
     if naturals < 2:
         return "NEEDS_TWO_NATURALS.italian"
-    mode = rules.it_wild_limit
+    mode = italian_rules(rules).it_wild_limit
     if mode == "max3":
         if wilds > 3:
             return "TOO_MANY_WILDS.italian"
@@ -35,7 +36,7 @@ def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
 def wild_meld_kind(rules: RuleSet, deuces: int, jokers: int) -> str | None:
     """How a meld of wild cards only reads (B.8.0): ``'deuce'`` (deuces natural,
     jokers wild), ``'joker'`` (jokers natural, deuces wild), or None if neither."""
-    as_deuces = it_limit_error(rules, deuces, jokers * (2 if rules.joker_counts_double else 1)) is None
+    as_deuces = it_limit_error(rules, deuces, jokers * (2 if italian_rules(rules).joker_counts_double else 1)) is None
     as_jokers = it_limit_error(rules, jokers, deuces) is None
     if as_deuces and (deuces >= jokers or not as_jokers):
         return "deuce"
@@ -76,12 +77,12 @@ def it_canasta(rules: RuleSet, meld: Meld) -> tuple[str, str | None, int]:
         elif d <= 1:
             kind, clean, bonus = "toro_seduto", "clean", 5000
         else:
-            kind, clean, bonus = "dirty_jokers", "dirty", rules.dirty_jokers_bonus
-        return kind, (clean if rules.wild_canastas_count else None), bonus
+            kind, clean, bonus = "dirty_jokers", "dirty", italian_rules(rules).dirty_jokers_bonus
+        return kind, (clean if italian_rules(rules).wild_canastas_count else None), bonus
     pure = d + j == 0
     if meld.rank == ACE:
         ace = 1000 if pure else 500
-        if rules.aces_bonus == "additive":
+        if italian_rules(rules).aces_bonus == "additive":
             ace += 500 if pure else 300
         return ("clean_aces" if pure else "dirty_aces"), ("clean" if pure else "dirty"), ace
     return ("clean", "clean", 500) if pure else ("dirty", "dirty", 300)

@@ -21,6 +21,7 @@ from canasta.cards import (
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
+from canasta.families.italian.options import italian_rules
 from canasta.families.italian.rules import is_deuce_meld, open_allowed
 from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD
@@ -64,11 +65,11 @@ def gen_takes(g: Game) -> Iterator[Move]:
     hand = g.hands[seat]
     k = rc[rt]
     frozen = g.pile_frozen
-    need = r.frozen_pozzo_naturals if frozen else 2
+    need = italian_rules(r).frozen_pozzo_naturals if frozen else 2
     options: list[tuple[int, int, int]] = []
     if k >= need:
         options.append((need, 0, 0))
-    if not frozen and r.pozzo_take == "classic":
+    if not frozen and italian_rules(r).pozzo_take == "classic":
         if rt in g.melds[side]:
             options.append((0, 0, 0))
         elif k >= 1:
@@ -87,7 +88,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
     # top card's meld is its own choice: more naturals of its rank, and wild cards.
     vals = g.card_value
     minimum = g.minimum(seat)
-    clean_only = r.dirty_opening_blocks_pozzo or r.opening_must_be_clean(minimum)
+    clean_only = italian_rules(r).dirty_opening_blocks_pozzo or italian_rules(r).opening_must_be_clean(minimum)
     heads: list[tuple[int, int, int]] = []
     for n0, d0, j0 in options:
         for extra in range(0, k - n0 + 1):
@@ -98,7 +99,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
                     if size <= CANASTA_SIZE and h not in heads and it_group_error(
                             r, 1 + h[0], h[1], h[2], False) is None:
                         heads.append(h)
-    skip = need if (frozen or r.pozzo_take == "natural_pair_only") else 2
+    skip = need if (frozen or italian_rules(r).pozzo_take == "natural_pair_only") else 2
     for n0, d0, j0 in heads:
         g0 = tuple(pick(hand, rt, n0) + wilds(hand, d0, j0))
         counted = sum(vals[c] for c in g0 if IS_WILD[c]) + sum(
@@ -160,7 +161,7 @@ def gen_melds(g: Game) -> Iterator[Move]:
             if dd <= d and jj <= j:
                 cands.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
     b = rc[THREE]
-    if b >= 3 and g.rules.black_three_melds != "never":
+    if b >= 3 and italian_rules(g.rules).black_three_melds != "never":
         cands.append(Move(MELD, (tuple(pick(hand, THREE, b)),)))
     for move in cands:
         if g.is_legal(move):
@@ -184,13 +185,13 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     wm = melds.get(WILD_MELD)
     wild_open = wm is not None
     deuce_open = wild_open and wm is not None and is_deuce_meld(r, wm)
-    blocks_dirty = r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
-        wild_open if r.wild_meld_obligation_all else deuce_open)
-    rgit = r.open_deuce_meld == "rgit" and deuce_open
-    jw = 2 if r.joker_counts_double else 1
+    blocks_dirty = italian_rules(r).open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
+        wild_open if italian_rules(r).wild_meld_obligation_all else deuce_open)
+    rgit = italian_rules(r).open_deuce_meld == "rgit" and deuce_open
+    jw = 2 if italian_rules(r).joker_counts_double else 1
     append = out.append
     slow: list[Move] = []
-    never_again = r.new_meld_after_close == "never"
+    never_again = italian_rules(r).new_meld_after_close == "never"
     for x in NATURAL_RANKS:
         k = rc[x]
         m = melds.get(x)
@@ -271,7 +272,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                 else:
                     slow.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
     b = rc[THREE]
-    if b >= 3 and r.black_three_melds != "never":
+    if b >= 3 and italian_rules(r).black_three_melds != "never":
         slow.append(Move(MELD, (tuple(pick(hand, THREE, b)),)))
     for move in slow:
         if g.is_legal(move):
@@ -282,7 +283,7 @@ def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
     """B.6.2 / I-O1 as a quick test."""
     if naturals < 2:
         return False
-    mode = rules.it_wild_limit
+    mode = italian_rules(rules).it_wild_limit
     if mode == "italian_1_or_2":
         return wilds <= (1 if naturals == 2 else 2)
     if mode == "max3":
@@ -312,19 +313,19 @@ def options(g: Game) -> list[Option]:
     out: list[Option] = []
     seat = g.turn
     if g.phase == DRAW_PHASE:
-        if g.stock and not (g.rules.opening_draws_one and not g.opened[g.side_of[seat]]):
+        if g.stock and not (italian_rules(g.rules).opening_draws_one and not g.opened[g.side_of[seat]]):
             pile = g.pile
             if not pile:
                 return [_DRAW_MOVE]
             top = pile[-1]
-            need = g.rules.frozen_pozzo_naturals if g.pile_frozen else 2
+            need = italian_rules(g.rules).frozen_pozzo_naturals if g.pile_frozen else 2
             if (not IS_NATURAL[top] or g.rank_counts[seat][CARD_RANK[top]] < need) and (
-                    g.rules.pozzo_take != "classic" or g.pile_frozen):
+                    italian_rules(g.rules).pozzo_take != "classic" or g.pile_frozen):
                 return [_DRAW_MOVE]
         forced = g.forced_take()
         if g.stock and not forced:
             out.append(_DRAW_MOVE)
-            if g.rules.opening_draws_one and open_allowed(g):
+            if italian_rules(g.rules).opening_draws_one and open_allowed(g):
                 out.append(Move(OPEN))
         out.extend(gen_takes(g))
         if not g.stock and not forced:

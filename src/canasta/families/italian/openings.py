@@ -19,6 +19,7 @@ from canasta.cards import (
     Card,
 )
 from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.options import italian_rules
 from canasta.melds import CANASTA_SIZE, WILD_MELD
 from canasta.moves import MELD, Group, Move, group_cards, group_target
 from canasta.options import Spec
@@ -49,14 +50,14 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
     default ``minimum``)."""
     r = g.rules
     vals = g.card_value
-    clean_needed = clean_only or r.opening_must_be_clean(minimum if threshold is None else threshold)
+    clean_needed = clean_only or italian_rules(r).opening_must_be_clean(minimum if threshold is None else threshold)
     ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
     chosen: list[Spec] = []
     tail = [0] * (len(ranks) + 1)
     for i in range(len(ranks) - 1, -1, -1):
         tail[i] = tail[i + 1] + counts[ranks[i]] * vals[RANK_CARDS[ranks[i]][0]]
     dv, jv = DEUCE_VALUE, JOKER_VALUE
-    rgit = r.open_deuce_meld == "rgit"
+    rgit = italian_rules(r).open_deuce_meld == "rgit"
 
     def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[Spec]]:
         if i == len(ranks):

@@ -5,9 +5,128 @@ Registered with the rule sets (:func:`canasta.rules.register_rules_family`,
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, Literal, cast
 
-from canasta.rules import OptionInfo, RuleSet
+from canasta.errors import RulesError
+from canasta.rules import CLASSIC_MINIMUMS, CLASSIC_RED_THREES, OptionInfo, RuleSet
+
+# -- the choices of the options that are words (checked against ITALIAN_OPTIONS by tests/test_rules)
+ItWildLimit = Literal["italian_1_or_2", "max3", "fewer_than_naturals"]  # I-O1
+NewMeldAfterClose = Literal["new_meld_after_close_one_open_per_rank", "never"]  # I-O3
+PozzoSpecialCard = Literal["stay_in_pozzo", "bottom_and_turn_next", "reshuffle_into_stock"]  # I-O4
+OpeningTable = Literal["project", "hoyle_italian"]  # I-O6
+CleanOpening = Literal["only_at_50", "always"]  # I-O7
+PozzoTake = Literal["natural_pair_only", "classic"]  # I-O8
+DealtRedThreeReplacement = Literal["bottom_of_stock", "top_of_stock"]  # I-O10
+RedThreeInPozzo = Literal["no_replacement", "replaced"]  # I-O11
+AcesBonus = Literal["replace", "additive"]  # I-O13
+OpenDeuceMeld = Literal["no_dirty_canasta_while_deuce_meld_open", "rgit", "off"]  # I-O14
+BlackThreeMelds = Literal["never", "going_out_3_to_6", "going_out_3_to_4"]  # I-O17
+RedThreeTable = Literal["project", "hoyle_italian"]  # I-O18
+SixPlayerTeams = Literal["2x3", "3x2"]  # I-O20
+FivePlayers = Literal["solo", "unsupported"]  # I-O21
+GoingOutRequirement = Literal["clean_and_dirty", "two_incl_one_clean", "two_any"]  # I-O22
+FinalDiscard = Literal["discard_not_wild_or_black3", "discard_required", "discard_optional"]  # I-O23
+ConcealedOutBonus = Literal["none"]  # I-O24
+EmptyStock = Literal["hand_ends", "classic_continue"]  # I-O25
+FiveCanastaBonus = Literal["project", "hoyle", "any_vs_all_clean"]  # I-O26
+TenCanastaBonus = Literal["off", "on"]  # I-O27
+CutWilds = Literal["cutter_keeps", "counts_toward_15", "off"]  # I-O29
+PozzoCards = Literal["face_down", "face_up"]  # I-O30
+PozzoTaking = Literal["whole_pozzo", "top_card_only"]  # I-O32
+AskingPartner = Literal["customary_optional", "required"]  # I-O36
+PozzoClosedRankBlock = Literal["opponents_closed", "own_closed", "off"]  # I-O39
+
+
+#: the opening minimum by score under I-O6 = "hoyle_italian" (B.9.1)
+HOYLE_MINIMUMS: Final = ((-10**9, 15), (0, 50), (1500, 90), (3000, 120), (5000, 160), (7500, 180), (10000, 200))
+#: total red-three points by the number a side holds (B.11.2), and under I-O18 = "hoyle_italian"
+RED_THREES: Final = (0, 100, 200, 300, 800, 1200, 1800)
+HOYLE_RED_THREES: Final = (0, 100, 200, 300, 800, 1000, 1200)
+
+
+@dataclass(frozen=True)
+class ItalianRules:
+    """Italian Canasta's own options (I-O1 ... I-O39 but I-O19, the direction of play, and
+    I-O28, the target, which are shared fields of :class:`~canasta.rules.RuleSet`): its
+    ``part``, read with :func:`italian_rules`."""
+
+    it_wild_limit: ItWildLimit = "italian_1_or_2"
+    joker_counts_double: bool = False
+    new_meld_after_close: NewMeldAfterClose = "new_meld_after_close_one_open_per_rank"
+    pozzo_special_card: PozzoSpecialCard = "stay_in_pozzo"
+    negative_score_minimum: int = 50
+    opening_table: OpeningTable = "project"
+    clean_opening: CleanOpening = "only_at_50"
+    pozzo_take: PozzoTake = "natural_pair_only"
+    frozen_pozzo_naturals: int = 3
+    dealt_red_three_replacement: DealtRedThreeReplacement = "bottom_of_stock"
+    red_three_in_pozzo: RedThreeInPozzo = "no_replacement"
+    wild_canastas_count: bool = True
+    aces_bonus: AcesBonus = "replace"
+    open_deuce_meld: OpenDeuceMeld = "no_dirty_canasta_while_deuce_meld_open"
+    special_card_values_count: bool = True
+    black_three_value: int = 5
+    black_three_melds: BlackThreeMelds = "never"
+    red_three_table: RedThreeTable = "project"
+    six_player_teams: SixPlayerTeams = "2x3"
+    five_players: FivePlayers = "solo"
+    going_out_requirement: GoingOutRequirement = "clean_and_dirty"
+    final_discard: FinalDiscard = "discard_not_wild_or_black3"
+    concealed_out_bonus: ConcealedOutBonus = "none"
+    empty_stock: EmptyStock = "hand_ends"
+    five_canasta_bonus: FiveCanastaBonus = "project"
+    ten_canasta_bonus: TenCanastaBonus = "off"
+    cut_wilds: CutWilds = "cutter_keeps"
+    pozzo_cards: PozzoCards = "face_down"
+    opening_draws_one: bool = False
+    pozzo_taking: PozzoTaking = "whole_pozzo"
+    dirty_jokers_bonus: int = 3000
+    top_opening_bracket: int = 180
+    dirty_opening_blocks_pozzo: bool = True
+    asking_partner: AskingPartner = "customary_optional"
+    unopened_pays_double: bool = True
+    wild_meld_obligation_all: bool = True
+    pozzo_closed_rank_block: PozzoClosedRankBlock = "opponents_closed"
+
+    def opening_must_be_clean(self, minimum: int) -> bool:
+        """Must an opening at this minimum be clean (B.9.2, I-O7)?"""
+        return self.clean_opening == "always" or minimum <= 50
+
+    # -- what the shared record asks of a family's own options (canasta.rules.RulesPart)
+
+    def check(self, rules: RuleSet) -> None:
+        if rules.players == 5 and self.five_players == "unsupported":
+            raise RulesError("five players are not allowed under I-O21 = 'unsupported'")
+        if self.six_player_teams != "2x3" and rules.players != 6:
+            raise RulesError("I-O20 (six-player teams) applies only to 6 players")
+
+    def teams(self, rules: RuleSet) -> tuple[tuple[int, ...], ...] | None:
+        if rules.players == 6 and self.six_player_teams == "3x2":
+            return ((0, 3), (1, 4), (2, 5))
+        return None
+
+    def minimums(self, rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
+        """B.9.1 with I-O5, I-O6 and I-O34, unless the rule set gives its own table."""
+        if rules.minimum_table != CLASSIC_MINIMUMS:
+            return None
+        if self.opening_table == "hoyle_italian":
+            return HOYLE_MINIMUMS
+        return ((-10**9, self.negative_score_minimum), (0, 50), (3000, 90), (6000, 120), (9000, 160),
+                (12000, self.top_opening_bracket))
+
+    def red_three_points(self, rules: RuleSet) -> tuple[int, ...] | None:
+        """B.11.2 with I-O18, unless the rule set gives its own values."""
+        if rules.red_three_values != CLASSIC_RED_THREES:
+            return None
+        return HOYLE_RED_THREES if self.red_three_table == "hoyle_italian" else RED_THREES
+
+
+def italian_rules(rules: RuleSet) -> ItalianRules:
+    """The Italian options of an Italian rule set (its ``part``)."""
+    return cast(ItalianRules, rules.part)
+
 
 ITALIAN_OPTIONS: Final[tuple[OptionInfo, ...]] = (
     OptionInfo("I-O1", "it_wild_limit", "Wild cards in a meld",
@@ -97,5 +216,5 @@ def presets() -> dict[str, RuleSet]:
     out = {f"italian-{n}p": RuleSet(name=f"italian-{n}p", family="italian", players=n, packs=3, hand_size=15,
                                     draw_count=2, target=15000) for n in PLAYERS}
     out["italian-6p-3x2"] = RuleSet(name="italian-6p-3x2", family="italian", players=6, packs=3, hand_size=15,
-                                    draw_count=2, target=15000, six_player_teams="3x2")
+                                    draw_count=2, target=15000, part=ItalianRules(six_player_teams="3x2"))
     return out

@@ -34,6 +34,7 @@ from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import opening_options
+from canasta.families.italian.options import italian_rules
 from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.moves import Group, Move, group_cards, group_target
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 def card_values(rules: RuleSet) -> tuple[int, ...]:
     vals = list(CARD_VALUE)
     for c in BLACK_THREES:
-        vals[c] = rules.black_three_value
+        vals[c] = italian_rules(rules).black_three_value
     return tuple(vals)
 
 
@@ -82,7 +83,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
     lifted, rest = top_first[:lift], top_first[lift:]
     cutter = (g.dealer - g.step) % n  # the player on the dealer's right
     taken: list[Card] = []
-    if r.cut_wilds != "off":
+    if italian_rules(r).cut_wilds != "off":
         while lifted and IS_WILD[lifted[-1]]:
             taken.append(lifted.pop())
     g.stock = (rest + lifted)[::-1]  # the lifted packet goes under; the stock's top is its end
@@ -90,7 +91,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
         g.add_to_hand(cutter, c, known=True)
     part_of(g).cut_cards = taken
     quota = [r.hand_size] * n
-    if r.cut_wilds == "counts_toward_15":
+    if italian_rules(r).cut_wilds == "counts_toward_15":
         quota[cutter] = max(0, r.hand_size - len(taken))
     stock = g.stock
     for i in range(r.hand_size):
@@ -108,7 +109,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
 def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
     """B.3.4: set aside red threes, replace them from the bottom (I-O10)."""
     hand = g.hands[seat]
-    bottom = g.rules.dealt_red_three_replacement == "bottom_of_stock"
+    bottom = italian_rules(g.rules).dealt_red_three_replacement == "bottom_of_stock"
     for c in RED_THREES:
         while hand[c]:
             g.remove_card(seat, c)
@@ -136,11 +137,11 @@ def form_pozzo(g: Game, rng: DealRandom) -> None:
         if IS_NATURAL[c]:
             top = c
             break
-        if r.pozzo_special_card == "stay_in_pozzo":
+        if italian_rules(r).pozzo_special_card == "stay_in_pozzo":
             specials.append(c)
             if IS_WILD[c]:
                 frozen = True
-        elif r.pozzo_special_card == "bottom_and_turn_next":
+        elif italian_rules(r).pozzo_special_card == "bottom_and_turn_next":
             stock.insert(0, c)
         else:
             stock.insert(rng.randrange(len(stock) + 1), c)
@@ -150,7 +151,7 @@ def form_pozzo(g: Game, rng: DealRandom) -> None:
     under = [stock.pop() for _ in range(min(pozzo_count(top), len(stock)))]
     g.pile = specials + under + [top]
     g.pile_frozen = frozen
-    if r.pozzo_cards == "face_down" and under:
+    if italian_rules(r).pozzo_cards == "face_down" and under:
         part_of(g).hidden = [len(specials), len(specials) + len(under)]
     else:
         part_of(g).hidden = [0, 0]
@@ -175,7 +176,7 @@ def closed_counts(g: Game, side: int, extra: Sequence[Meld] = ()) -> tuple[int, 
 
 def requirement_met(rules: RuleSet, clean: int, dirty: int, natural: int) -> bool:
     """B.13.1 with I-O22."""
-    mode = rules.going_out_requirement
+    mode = italian_rules(rules).going_out_requirement
     if mode == "two_incl_one_clean":
         return clean + dirty >= 2 and clean >= 1
     if mode == "two_any":
@@ -225,7 +226,7 @@ def plan_groups(
             raise refuse("ONE_MELD_PER_RANK.italian", rank=key)
         seen.add(key)
         if key == THREE:
-            mode = r.black_three_melds
+            mode = italian_rules(r).black_three_melds
             if mode == "never":
                 raise refuse("THREES_NEVER_MELDED")
             if any(IS_WILD[c] for c in cards):
@@ -240,7 +241,7 @@ def plan_groups(
         m = melds.get(key)
         if key != WILD_MELD and m is None and target is not None:
             raise refuse("NO_SUCH_MELD", rank=key)
-        if key != WILD_MELD and m is None and r.new_meld_after_close == "never" and any(
+        if key != WILD_MELD and m is None and italian_rules(r).new_meld_after_close == "never" and any(
             x.rank == key for x in part_of(g).closed[side]
         ):
             raise refuse("RANK_CLOSED", rank=key)
@@ -269,8 +270,8 @@ def plan_groups(
             deuce_meld_after = is_deuce_meld(r, tmp)
         plans.append((key, cards))
     # B.8.5: no dirty canasta while a deuce meld (I-O38: any wild meld) stays open
-    rule = r.open_deuce_meld
-    blocking = wild_after if r.wild_meld_obligation_all else deuce_meld_after
+    rule = italian_rules(r).open_deuce_meld
+    blocking = wild_after if italian_rules(r).wild_meld_obligation_all else deuce_meld_after
     if rule == "no_dirty_canasta_while_deuce_meld_open" and blocking:
         for m in closing:
             if m.rank != WILD_MELD and m.deuces + m.jokers:
@@ -305,18 +306,18 @@ def finish_error(g: Game, seat: int, closing: Sequence[Meld], wild_after: bool) 
     side = g.side_of[seat]
     clean, dirty, natural = closed_counts(g, side, closing)
     if not requirement_met(r, clean, dirty, natural):
-        return refuse(_NEEDS_CANASTAS[r.going_out_requirement])
-    if wild_after and r.wild_meld_obligation_all:
+        return refuse(_NEEDS_CANASTAS[italian_rules(r).going_out_requirement])
+    if wild_after and italian_rules(r).wild_meld_obligation_all:
         return refuse("WILD_MELD_OPEN.going_out")
     if g.ask == ASK_NO:
         return refuse("PARTNER_SAID_NO.italian")
-    if r.asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES:
+    if italian_rules(r).asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES:
         return refuse("MUST_ASK")
     return None
 
 
 def final_discard_error(rules: RuleSet, card: Card) -> IllegalMoveError | None:
-    if rules.final_discard == "discard_not_wild_or_black3" and (IS_WILD[card] or IS_BLACK_THREE[card]):
+    if italian_rules(rules).final_discard == "discard_not_wild_or_black3" and (IS_WILD[card] or IS_BLACK_THREE[card]):
         return refuse("BAD_FINAL_DISCARD")
     return None
 
@@ -326,7 +327,7 @@ def check_hand_after(g: Game, seat: int, left: list[int], closing: Sequence[Meld
     size = sum(left)
     if size >= 2:
         return
-    if size == 0 and g.rules.final_discard != "discard_optional":
+    if size == 0 and italian_rules(g.rules).final_discard != "discard_optional":
         raise refuse("KEEP_FINAL_DISCARD")
     err = finish_error(g, seat, closing, wild_after)
     if err is not None:
@@ -344,9 +345,9 @@ def opening_check(g: Game, seat: int, value: int, clean: bool, with_pozzo: bool)
     if value < need:
         raise refuse("INITIAL_MELD_TOO_LOW.pozzo" if with_pozzo else "INITIAL_MELD_TOO_LOW.italian",
                      value=value, need=need)
-    if not clean and r.opening_must_be_clean(need):
+    if not clean and italian_rules(r).opening_must_be_clean(need):
         raise refuse("OPENING_NOT_CLEAN", need=need)
-    if with_pozzo and not clean and r.dirty_opening_blocks_pozzo:
+    if with_pozzo and not clean and italian_rules(r).dirty_opening_blocks_pozzo:
         raise refuse("DIRTY_OPENING_NO_POZZO")
 
 
@@ -360,7 +361,7 @@ def open_allowed(g: Game) -> bool:
 
 
 def plan_open(g: Game) -> None:
-    if not g.rules.opening_draws_one:
+    if not italian_rules(g.rules).opening_draws_one:
         raise refuse("NO_ANNOUNCED_OPENING")
     if g.opened[g.side_of[g.turn]]:
         raise refuse("ALREADY_OPENED")
@@ -405,7 +406,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
         raise refuse("PILE_BLOCKED.pozzo_wild")
     if IS_BLACK_THREE[top] or IS_RED_THREE[top]:
         raise refuse("PILE_BLOCKED.pozzo_three")
-    block = r.pozzo_closed_rank_block
+    block = italian_rules(r).pozzo_closed_rank_block
     if block != "off":
         own = block == "own_closed"
         for other in range(g.num_sides):
@@ -413,11 +414,11 @@ def plan_take(g: Game, move: Move) -> TakePlan:
                 raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
     g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=True)
     existing = g.melds[side].get(rt)
-    if existing is None and r.new_meld_after_close == "never" and any(m.rank == rt for m in part_of(g).closed[side]):
+    if existing is None and italian_rules(r).new_meld_after_close == "never" and any(m.rank == rt for m in part_of(g).closed[side]):
         raise refuse("RANK_CLOSED", rank=rt)  # I-O3: as for a new meld from the hand (B.6.4, B.10.9)
     frozen = g.pile_frozen
-    need_nat = r.frozen_pozzo_naturals if frozen else 2
-    if frozen or r.pozzo_take == "natural_pair_only":
+    need_nat = italian_rules(r).frozen_pozzo_naturals if frozen else 2
+    if frozen or italian_rules(r).pozzo_take == "natural_pair_only":
         if n0 < need_nat:
             raise refuse("FROZEN_NEEDS_NATURAL_PAIR.pozzo" if frozen else "NEEDS_NATURAL_PAIR",
                          need=need_nat, rank=rt)
@@ -440,15 +441,15 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     plans, closing, wild_after = plan_groups(g, seat, extras, skip_key=rt)
     if tn + td + tj == CANASTA_SIZE:
         closing = [head_meld, *closing]
-        if r.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
-            wild_after if r.wild_meld_obligation_all else (wild_after and is_deuce_meld(r, g.melds[side][WILD_MELD])
+        if italian_rules(r).open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
+            wild_after if italian_rules(r).wild_meld_obligation_all else (wild_after and is_deuce_meld(r, g.melds[side][WILD_MELD])
                                                           if WILD_MELD in g.melds[side] else False)
         ):
             raise refuse("WILD_MELD_OPEN")
     vals = g.card_value
     if not g.opened[side]:
         # B.9.6: the taking cards (the pair, three if frozen) and the top card do not count
-        skip = need_nat if (frozen or r.pozzo_take == "natural_pair_only") else min(n0, 2)
+        skip = need_nat if (frozen or italian_rules(r).pozzo_take == "natural_pair_only") else min(n0, 2)
         counted = [c for c in g0 if IS_WILD[c]] + [c for c in g0 if not IS_WILD[c]][skip:]
         value = sum(vals[c] for c in counted) + sum(vals[c] for grp in extras for c in group_cards(grp))
         clean = w0 == 0 and groups_are_clean(r, g, side, plans)
@@ -456,7 +457,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     elif part_of(g).clean_turn and (w0 or not groups_are_clean(r, g, side, plans)):
         raise refuse("OPENING_NOT_CLEAN.take")
     gained = 0
-    if r.pozzo_taking == "whole_pozzo":
+    if italian_rules(r).pozzo_taking == "whole_pozzo":
         gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     if sum(left) + gained < 1:
         raise refuse("KEEP_FINAL_DISCARD.pozzo")
@@ -496,12 +497,12 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
     was_open = g.opened[side]
     top = g.pile.pop()
     lay_groups(g, seat, ((plan.rank, plan.shown), *plan.groups), extra=top)
-    if r.pozzo_taking == "whole_pozzo":
+    if italian_rules(r).pozzo_taking == "whole_pozzo":
         lo, hi = part_of(g).hidden
         for i, c in enumerate(g.pile):
             if IS_RED_THREE[c]:
                 g.red3[seat].append(c)
-                if r.red_three_in_pozzo == "replaced" and not g.draw_cards(seat, 1):
+                if italian_rules(r).red_three_in_pozzo == "replaced" and not g.draw_cards(seat, 1):
                     return False
             else:
                 g.add_to_hand(seat, c, known=not lo <= i < hi)
@@ -509,7 +510,7 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
         part_of(g).hidden = [0, 0]
     g.pile_frozen = False
     g.took_pile = True
-    if not was_open and g.rules.opening_must_be_clean(g.minimum(seat)):
+    if not was_open and italian_rules(g.rules).opening_must_be_clean(g.minimum(seat)):
         part_of(g).clean_turn = True
     return g.draw_cards(seat, 1)
 
@@ -537,7 +538,7 @@ def score(g: Game) -> list[SideScore]:
                 clean += 1
             elif counts == "dirty":
                 dirty += 1
-            if m.rank == WILD_MELD and not r.special_card_values_count:
+            if m.rank == WILD_MELD and not italian_rules(r).special_card_values_count:
                 continue
             meld_points += sum(vals[c] for c in m.cards)
         for m in g.melds[side].values():
@@ -545,19 +546,19 @@ def score(g: Game) -> list[SideScore]:
         went = side == went_side
         five = 0
         if went:
-            mode = r.five_canasta_bonus
+            mode = italian_rules(r).five_canasta_bonus
             if mode == "hoyle":
                 five = 2000 if clean >= 5 else (1000 if clean >= 4 and dirty >= 1 else 0)
             elif mode == "any_vs_all_clean":
                 five = 2000 if clean >= 5 else (1000 if total >= 5 else 0)
             elif clean + dirty >= 5 and clean >= 1 and dirty >= 1:
                 five = 2000 if clean >= 5 else 1000
-            if r.ten_canasta_bonus == "on" and total >= 10:
+            if italian_rules(r).ten_canasta_bonus == "on" and total >= 10:
                 five += 2000
         red = sum(len(g.red3[s]) for s in seats)
         red_points = red_three_score(r, red, clean, dirty)
         penalty = -sum(vals[c] * g.hands[s][c] for s in seats for c in range(NUM_CARDS) if g.hands[s][c])
-        doubled = r.unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]
+        doubled = italian_rules(r).unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]
         if doubled:
             penalty *= 2
         out.append(SideScore(meld_points=meld_points, canasta_bonuses=bonuses, red_threes=red_points,
@@ -571,7 +572,7 @@ def red_three_score(rules: RuleSet, count: int, clean: int, dirty: int) -> int:
     if count == 0:
         return 0
     value = rules.red_three_points(count)
-    if rules.red_three_table == "hoyle_italian":
+    if italian_rules(rules).red_three_table == "hoyle_italian":
         return value
     if clean and dirty:
         return value

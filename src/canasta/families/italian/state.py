@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from canasta.cards import CARD_RANK, IS_WILD, Card, card_str
 from canasta.exceptions import PositionError
+from canasta.families.italian.options import italian_rules
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.position import read_cards, read_meld
 from canasta.state import ANSWER_PHASE, FINAL_PHASE, MELD_PHASE, DrawMode, StateField, StatePart
@@ -79,7 +80,7 @@ def _derive_clean_turn(g: Game) -> bool:
     laid = list(g.melds[side].values()) + part_of(g).closed[side]
     if not laid or not all(m.owner == g.turn and m.turn == g.turn_no for m in laid):
         return False
-    return g.rules.opening_must_be_clean(g.minimum(g.turn))
+    return italian_rules(g.rules).opening_must_be_clean(g.minimum(g.turn))
 
 
 def _read_draw_mode(g: Game, value: Any) -> int:
