@@ -287,3 +287,176 @@ def test_information_states_name_the_cut_cards_and_the_pozzo() -> None:
                 assert f"cut {cards_str(g.shown_at_deal())} |" in deal
         cuts += bool(g.shown_at_deal())
     assert cuts > 0, "some cuts took wild cards"
+
+
+def _kind(card: int) -> int:
+    from canasta.rl.encoding import KIND_OF
+
+    return int(KIND_OF[card])
+
+
+def _assert_every_seat_tells_them_apart(a: Any, b: Any) -> None:
+    for p in range(a.num_players()):
+        assert a.information_state_string(p) != b.information_state_string(p)
+        assert not np.array_equal(a.information_state_tensor(p), b.information_state_tensor(p))
+
+
+def _cut_pairs(pairs: int) -> list[tuple[Any, Any]]:
+    """Italian deals that differ only in one of the cards the cutter took (a deuce in one, a
+    joker in the other: another kind, so the tensors may tell them apart too): the card at the
+    bottom of the lifted packet is swapped with one of the other kind that stays in the stock.
+    The same cut, the same pozzo, the same hands but for that card in the cutter's."""
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "italian-4p"})
+    rng = np.random.RandomState(23)
+    out = []
+    for _ in range(400):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        g = state.table.game
+        if not g.shown_at_deal():
+            continue
+        order = [int(a) for a in state.history()[:game.rules.deck_size]]
+        cut = int(state.history()[-1])
+        i = cut - 1  # the lifted packet's bottom card: the first the cutter took
+        assert order[i] == g.shown_at_deal()[0]
+        cutter = next(s for s in range(g.players) if g.known[s][order[i]])
+        for j in rng.permutation(len(order)):
+            if order[j] not in (0, 1, 2, 3, 52) or _kind(order[j]) == _kind(order[i]):
+                continue
+            swapped = list(order)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            other = _dealt(game, swapped, cut)
+            h = other.table.game
+            mine = sorted(g.hand(cutter))
+            mine.remove(order[i])
+            theirs = sorted(h.hand(cutter))
+            theirs.remove(order[j])
+            if (mine == theirs and h.pile == g.pile and h.face_down() == g.face_down() and h.red3 == g.red3
+                    and h.shown_at_deal()[1:] == g.shown_at_deal()[1:]
+                    and all(h.hand(s) == g.hand(s) for s in range(g.players) if s != cutter)):
+                out.append((state, other))
+                break
+        if len(out) == pairs:
+            return out
+    raise AssertionError(f"found only {len(out)} pairs")
+
+
+def test_information_states_see_a_cut_card() -> None:
+    """Italian deals differing only in a card the cutter took (shown to the table): every seat's
+    information-state string and tensor differ."""
+    for a, b in _cut_pairs(6):
+        assert _kind(a.table.game.shown_at_deal()[0]) != _kind(b.table.game.shown_at_deal()[0])
+        assert a.current_player() == b.current_player()
+        _assert_every_seat_tells_them_apart(a, b)
+
+
+def _replace(game: Any, state: Any, seat: int, old: list[int], new: list[int]) -> Any:
+    """The deal of ``state`` with the cards ``old`` of ``seat``'s hand swapped, one at a time,
+    with cards ``new`` from the stock: every other hand, the pile and the red threes as they
+    were, and the first card drawn the same.  None if no such swap is found."""
+    order = [int(a) for a in state.history()[:game.rules.deck_size]]
+    g = state.table.game
+    hand = g.hand(seat)
+    for c, d in zip(old, new, strict=True):
+        hand.remove(c)
+        hand.append(d)
+        for i in (i for i, x in enumerate(order) if x == c):
+            js = [j for j, x in enumerate(order) if x == d]
+            for j in js:
+                swapped = list(order)
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                h = _dealt(game, swapped, None).table.game
+                if (h.hand(seat) == sorted(hand) and h.pile == g.pile and h.red3 == g.red3
+                        and all(h.hand(s) == g.hand(s) for s in range(g.players) if s != seat)
+                        and h.stock[-1] == g.stock[-1]):
+                    order = swapped
+                    break
+            else:
+                continue
+            break
+        else:
+            return None
+    return _dealt(game, order, None)
+
+
+def _meld_pairs(rank: bool, pairs: int) -> list[tuple[Any, Any]]:
+    """Classic hands where the first seat draws and lays an initial meld of three cards, and its
+    twin: the same deal but for the meld's cards, which the twin's seat holds instead (from the
+    stock), so that after the meld every hand, the pile and the stock's size are the same and
+    only the meld on the table differs: its rank (``rank``: the naturals of another rank), or
+    one card (a wild card of the other kind)."""
+    from canasta.cards import CARD_RANK, IS_WILD, THREE
+    from canasta.moves import Move, MoveKind
+    from canasta.rl.encoding import A_DRAW, EncodingError
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "classic-4p"})
+    rng = np.random.RandomState(29 if rank else 31)
+    out = []
+    for _ in range(300):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        seat = state.current_player()
+        drawn = state.clone()
+        drawn.apply_action(A_DRAW)
+        g = drawn.table.game
+        melds = [m.groups[0] for m in drawn.table.decision.moves()
+                 if m.kind == MoveKind.MELD and len(m.groups) == 1 and len(m.groups[0]) == 3]
+        for cards in melds:
+            naturals = [c for c in cards if not IS_WILD[c]]
+            if rank:
+                old = naturals
+                others = [c for c in range(53) if not IS_WILD[c] and CARD_RANK[c] not in (CARD_RANK[cards[0]], THREE)]
+                new = [int(c) for c in rng.choice(others, 1)] * len(old)
+            else:
+                old = [c for c in cards if IS_WILD[c]][:1]
+                if not old:
+                    continue
+                new = [52 if old[0] != 52 else int(rng.randint(4))]
+            held, dealt = [_kind(c) for c in g.hand(seat)], state.table.game.hand(seat)
+            if (any(held.count(k) != [_kind(c) for c in cards].count(k) for k in map(_kind, cards))
+                    or any(_kind(c) in held for c in new) or any(old.count(c) > dealt.count(c) for c in old)):
+                continue  # the seat holds no other card of the kinds in play (suits are drawn among them)
+            twin = _replace(game, state, seat, old, new)
+            if twin is None:
+                continue
+            twin.apply_action(A_DRAW)
+            theirs = list(cards)
+            for c, d in zip(old, new, strict=True):
+                theirs[theirs.index(c)] = d
+            move = Move(MoveKind.MELD, (tuple(sorted(theirs)),))
+            if twin.table.game.why_illegal(move) is not None:
+                continue
+            try:
+                actions = twin.table.decision.actions_for(move)
+            except EncodingError:
+                continue
+            a = drawn.clone()
+            for x in drawn.table.decision.actions_for(Move(MoveKind.MELD, (cards,))):
+                a.apply_action(x)
+            for x in actions:
+                twin.apply_action(x)
+            ga, gb = a.table.game, twin.table.game
+            assert [ga.hand(s) for s in range(ga.players)] == [gb.hand(s) for s in range(gb.players)]
+            assert ga.pile == gb.pile and len(ga.stock) == len(gb.stock)
+            side = ga.side_of[seat]
+            assert len(ga.side_melds(side)) == len(gb.side_melds(side)) == 1
+            out.append((a, twin))
+            break
+        if len(out) == pairs:
+            return out
+    raise AssertionError(f"found only {len(out)} pairs")
+
+
+@pytest.mark.parametrize("rank", [True, False], ids=["another-rank", "another-card"])
+def test_information_states_see_a_meld(rank: bool) -> None:
+    """Two hands that differ only in a meld on the table (its rank, or one of its cards), the
+    hands and the rest of the table alike: every seat's information-state string and tensor
+    differ."""
+    for a, b in _meld_pairs(rank, 6):
+        side = a.table.game.side_of[a.table.game.turn]
+        ma, mb = a.table.game.side_melds(side)[0], b.table.game.side_melds(side)[0]
+        if rank:
+            assert ma.rank != mb.rank
+        else:
+            assert ma.rank == mb.rank and sorted(map(_kind, ma.cards)) != sorted(map(_kind, mb.cards))
+        _assert_every_seat_tells_them_apart(a, b)
