@@ -2631,7 +2631,7 @@ def _it_score_five_canasta_bonus(case: Mapping[str, Any], ck: Checks) -> None:
     t.extra["went_out"] = PLAYER if setup.get("team_went_out") else seats_of_side(t.rules, 1)[0]
     result = t.game().result
     assert result is not None
-    ck.eq("hand score five_canasta_bonus", result[0].five_canasta_bonus, exp["points"])
+    ck.eq("hand score five_canasta_bonus", result[0].bonus("five_canasta_bonus"), exp["points"])
 
 
 def _penalty_fields(ck: Checks, label: str, game: Game, side: int, got: int, want: object) -> None:
@@ -2752,7 +2752,7 @@ def _it_score_hand(case: Mapping[str, Any], ck: Checks) -> None:
         if "going_out" in e:
             ck.eq(f"{label} going out", s.going_out, e["going_out"])
         if "five_canasta_bonus" in e:
-            ck.eq(f"{label} five-canasta bonus", s.five_canasta_bonus, e["five_canasta_bonus"])
+            ck.eq(f"{label} five-canasta bonus", s.bonus("five_canasta_bonus"), e["five_canasta_bonus"])
         if "red_threes" in e:
             want = e["red_threes"]
             if isinstance(want, Mapping):

@@ -488,7 +488,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(_("the hand ended: {reason}").format(reason=end_reason(game.end_reason))
           + (" " + _("(seat {seat})").format(seat=game.went_out) if game.went_out >= 0 else ""))
     for i, sc in enumerate(game.result or []):
-        parts = ", ".join(score_item(k, v) for k, v in sc.as_dict().items() if v not in (0, []) or k == "total")
+        parts = ", ".join(score_item(k, v) for k, v in sc.as_dict().items()
+                          if k != "lines" and (v not in (0, []) or k == "total"))
         print("  " + (_("player {n}: {parts}") if rules.cutthroat else _("side {n}: {parts}")).format(n=i, parts=parts))
     return 0
 

@@ -20,37 +20,42 @@ class SideScore:
     going_out: int = 0
     hand_penalty: int = 0  # negative or zero
     canastas: tuple[str, ...] = field(default=())  # e.g. ("natural", "mixed concealed")
-    five_canasta_bonus: int = 0  # Italian (B.15 item 4)
-    penalty_doubled: bool = False  # Italian, I-O37: an unopened team's cards in hand count double (B.15 item 7)
+    #: the family's own lines of the score, by name (Italian, B.15: ``("five_canasta_bonus", 1000)``)
+    bonuses: tuple[tuple[str, int], ...] = ()
+    #: the cards left in hand counted double (a family's rule: Italian I-O37, an unopened team, B.15 item 7)
+    penalty_doubled: bool = False
 
     @property
     def total(self) -> int:
         return (self.meld_points + self.canasta_bonuses + self.red_threes + self.going_out
-                + self.hand_penalty + self.five_canasta_bonus)
+                + self.hand_penalty + sum(points for _, points in self.bonuses))
+
+    def bonus(self, name: str) -> int:
+        """The points of the family's own line ``name`` (0 where it has none)."""
+        return sum(points for key, points in self.bonuses if key == name)
 
     @property
     def undoubled_penalty(self) -> int:
-        """The cards left in hand at their face value (``hand_penalty`` before I-O37 doubled it)."""
+        """The cards left in hand at their face value (``hand_penalty`` before it was doubled)."""
         return self.hand_penalty // 2 if self.penalty_doubled else self.hand_penalty
 
+    def lines(self) -> tuple[tuple[str, int], ...]:
+        """The lines of the breakdown, by name, in a score sheet's order (the family's own
+        after going out); they sum to ``total``."""
+        return (("meld_points", self.meld_points), ("canasta_bonuses", self.canasta_bonuses),
+                ("red_threes", self.red_threes), ("going_out", self.going_out), *self.bonuses,
+                ("cards_in_hand", self.hand_penalty))
+
     def as_dict(self) -> dict[str, object]:
-        out = self._as_dict()
+        """The breakdown by line (``lines`` names them in order), the canastas and the total."""
+        out: dict[str, object] = dict(self.lines())
+        out["lines"] = [k for k, _ in self.lines()]
+        out["canastas"] = list(self.canastas)
+        out["total"] = self.total
         if self.penalty_doubled:  # only then, so that other breakdowns read as before
             out["cards_in_hand_doubled"] = True
             out["cards_in_hand_undoubled"] = self.undoubled_penalty
         return out
-
-    def _as_dict(self) -> dict[str, object]:
-        return {
-            "meld_points": self.meld_points,
-            "canasta_bonuses": self.canasta_bonuses,
-            "red_threes": self.red_threes,
-            "going_out": self.going_out,
-            "five_canasta_bonus": self.five_canasta_bonus,
-            "cards_in_hand": self.hand_penalty,
-            "canastas": list(self.canastas),
-            "total": self.total,
-        }
 
 
 def red_three_score(rules: RuleSet, count: int, has_melded: bool, has_canasta: bool) -> int:

@@ -107,8 +107,7 @@ def run_selfcheck(rules: RuleSet, hands: int, seed: int, check_every_move: bool 
         report.problems.extend(f"hand {seed + i} at the end: {p}" for p in problems_in(game))
         result = game.result or []
         for sc in result:
-            if sc.total != (sc.meld_points + sc.canasta_bonuses + sc.red_threes + sc.going_out
-                            + sc.hand_penalty + sc.five_canasta_bonus):
+            if sc.total != sum(points for _, points in sc.lines()):
                 report.problems.append(f"hand {seed + i}: a score differs from the sum of its breakdown")
         if game.went_out >= 0:
             report.went_out += 1

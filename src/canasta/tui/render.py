@@ -376,26 +376,24 @@ def phase_text(view: SeatView, names: Sequence[str]) -> str:
 
 # --------------------------------------------------------------- score sheet
 
-SCORE_ROWS = ("meld_points", "canasta_bonuses", "red_threes", "going_out", "five_canasta_bonus", "cards_in_hand")
-
-
 def score_sheet(scores: Sequence[SideScore], labels: Sequence[str], before: Sequence[int],
                 after: Sequence[int]) -> RichTable:
-    """The full breakdown of one hand, side by side, with running totals."""
+    """The full breakdown of one hand, side by side, with running totals (a family's own
+    lines, such as Italian's five-canasta bonus, only where a side scored one)."""
     number = current().number
     t = RichTable(title=_("Score sheet"), show_lines=False, header_style="bold")
     t.add_column("", style="bold")
     for label in labels:
         t.add_column(label, justify="right")
-    dicts = [s.as_dict() for s in scores]
-    for key in SCORE_ROWS:
-        values = [int(str(d[key])) for d in dicts]
-        if key == "five_canasta_bonus" and not any(values):
+    rows = [k for k, _v in scores[0].lines()] if scores else []
+    own = {k for s in scores for k, _v in s.bonuses}
+    for key in rows:
+        values = [dict(s.lines()).get(key, 0) for s in scores]
+        if key in own and not any(values):
             continue
         name = score_label(key)
         t.add_row(name[:1].upper() + name[1:], *[signed(v) if v else "0" for v in values])
-    t.add_row(_("Canastas"), *[", ".join(canasta_kind(str(x)) for x in d["canastas"])  # type: ignore[attr-defined]
-                               or _("none") for d in dicts])
+    t.add_row(_("Canastas"), *[", ".join(canasta_kind(x) for x in s.canastas) or _("none") for s in scores])
     t.add_row(Text(_("This hand"), style="bold"), *[Text(signed(s.total), style="bold") for s in scores])
     t.add_row(_("Before"), *[number(v) for v in before])
     t.add_row(Text(_("Total"), style="bold"), *[Text(number(v), style="bold reverse") for v in after])

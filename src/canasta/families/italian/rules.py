@@ -563,7 +563,7 @@ def score(g: Game) -> list[SideScore]:
             penalty *= 2
         out.append(SideScore(meld_points=meld_points, canasta_bonuses=bonuses, red_threes=red_points,
                              going_out=300 if went else 0, hand_penalty=penalty, canastas=tuple(kinds),
-                             five_canasta_bonus=five, penalty_doubled=doubled))
+                             bonuses=(("five_canasta_bonus", five),), penalty_doubled=doubled))
     return out
 
 

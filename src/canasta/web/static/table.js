@@ -1101,14 +1101,18 @@ function showSheet() {
   const last = hands[hands.length - 1];
   const nSides = state.totals.length;
   const head = [...Array(nSides).keys()].map((s) => `<th class="num">${escapeHtml(scoreName(s))}</th>`).join("");
-  const items = [["meld_points", _("Melds")], ["canasta_bonuses", _("Canasta bonuses")], ["red_threes", _("Red threes")],
-    ["going_out", _("Going out")], ["five_canasta_bonus", _("Five-canasta bonus")], ["cards_in_hand", _("Cards left in hand")],
-    ["total", _("Hand total")]];
+  const labels = {meld_points: _("Melds"), canasta_bonuses: _("Canasta bonuses"), red_threes: _("Red threes"),
+    going_out: _("Going out"), five_canasta_bonus: _("Five-canasta bonus"), cards_in_hand: _("Cards left in hand"),
+    total: _("Hand total")};
+  const shared = ["meld_points", "canasta_bonuses", "red_threes", "going_out", "cards_in_hand"];
   let body = "";
   if (last) {
-    for (const [k, label] of items) {
-      if (k !== "five_canasta_bonus" || last.scores.some((x) => x[k])) {
-        body += `<tr${k === "total" ? ' class="total"' : ""}><td>${label}</td>${last.scores.map((s) => `<td class="num">${s[k] ?? ""}</td>`).join("")}</tr>`;
+    // the lines the scores name, in order (a family's own lines only where a side scored one)
+    const lines = last.scores[0].lines || ["meld_points", "canasta_bonuses", "red_threes", "going_out", "five_canasta_bonus", "cards_in_hand"];
+    for (const k of [...lines, "total"]) {
+      if (k === "total" || shared.includes(k) || last.scores.some((x) => x[k])) {
+        const label = labels[k] || k.replaceAll("_", " ");
+        body += `<tr${k === "total" ? ' class="total"' : ""}><td>${escapeHtml(label)}</td>${last.scores.map((s) => `<td class="num">${s[k] ?? ""}</td>`).join("")}</tr>`;
       }
     }
   }
