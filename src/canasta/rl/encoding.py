@@ -732,7 +732,8 @@ class Observer:
             out.append(view.opened[side] if view.opened else bool(view.melds[side]))
             out.append(canastas)
             out += block
-            out += self._closed_block(view.closed[side] if view.closed else ())
+            closed = view.part_value("closed", ())
+            out += self._closed_block(closed[side] if closed else ())
         kinds = [0] * NUM_KINDS
         hidden = 0
         for shown in view.pile:
@@ -749,13 +750,51 @@ class Observer:
         out += top
         return self._view_tail(out, seat, view.stock_size, view.turn_number, PHASE_NAMES.index(view.phase),
                           ASK_NAMES.index(view.ask),
-                          (view.took_pile, view.melded_this_turn, view.touched_old_melds, view.clean_turn),
-                          view.draw_mode, view.to_move, view.turn, view.lone, view.went_out,
+                          (view.took_pile, view.melded_this_turn, view.touched_old_melds,
+                           bool(view.part_value("clean_turn", False))),
+                          int(view.part_value("draw_mode", 0)), view.to_move, view.turn, view.lone, view.went_out,
                           pending if seat == view.to_move else ())
 
     def describe(self) -> list[tuple[str, int, int]]:
         """(section, first index, width) of each part of the vector."""
         return [(name, s.start, s.stop - s.start) for name, s in self.slices.items()]
+
+    def feature_names(self) -> list[str]:
+        """A name for each of the ``size`` features, in order (``seats[k]`` and ``sides[k]``
+        relative: 0 is the observer and its side; values as stored, scaled where the layout
+        says ÷)."""
+        slots = [RANK_NAMES[k] for k in GROUP_KEYS] + ["wild"]
+        seat = (["hand size", *(f"known {k}" for k in KIND_NAMES), "red threes", "has melded",
+                 "added to partner", "red threes to lay out", "score /1000", "minimum /100"])
+        side = (["opened", "canastas"]
+                + [f"meld {m} {x}" for m in slots for x in ("naturals", "deuces", "jokers", "concealed")]
+                + [f"closed {m}" for m in slots] + ["closed clean", "closed dirty"])
+        pile = (["size /10", "face down", "frozen", *(f"face up {k}" for k in KIND_NAMES),
+                 *(f"top {k}" for k in KIND_NAMES), "top face down"])
+        seats = [*(f"seat {k}" for k in range(self.n)), "nobody"]
+        per: dict[str, list[str]] = {
+            "hand": list(KIND_NAMES),
+            "seats": [f"[{k}] {x}" for k in range(self.n) for x in seat],
+            "sides": [f"[{k}] {x}" for k in range(self.nsides) for x in side],
+            "pile": pile,
+            "stock_and_turn": ["stock /10", "turn number /100"],
+            "phase": list(PHASE_NAMES),
+            "ask": list(ASK_NAMES),
+            "turn_flags": ["took the pile", "melded this turn", "touched old melds", "clean opening"],
+            "draw_mode": ["none", "announced opening", "drew two unopened"],
+            "to_move": seats[:-1],
+            "turn": seats[:-1],
+            "lone": seats,
+            "went_out": seats,
+            "pending": (["take", "take naturals", "take deuces", "take jokers"]
+                        + [f"meld {m} {x}" for m in slots for x in ("naturals", "deuces", "jokers")]),
+        }
+        out: list[str] = []
+        for name, sl in self.slices.items():
+            names = per[name]
+            assert len(names) == sl.stop - sl.start, name
+            out += [f"{name}{x}" if x.startswith("[") else f"{name} {x}" for x in names]
+        return out
 
 
 compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)
