@@ -261,11 +261,11 @@ def view_cards(view: Msg, seat: int) -> Counter[str]:
     for side in view["melds"]:
         for m in side:
             out.extend(m["cards"])
-    for side in view["closed"]:
+    for side in view.get("closed", []):
         for c in side:
             out.extend(c)
     out.extend(c for c in view["pile"] if c != "??")
-    out.extend(view["cut_cards"])
+    out.extend(view.get("cut_cards", []))
     return Counter(out)
 
 

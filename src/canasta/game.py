@@ -172,9 +172,9 @@ class RuleFamily:
         """The note on a pile that is not frozen."""
         raise NotImplementedError
 
-    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
-                      rank: int) -> list[PileNote]:
-        """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6)."""
+    def blocked_notes(self, rules: RuleSet, fields: Mapping[str, Any], side: int, rank: int) -> list[PileNote]:
+        """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6); ``fields``:
+        the family's own public fields of a seat's view, by name (``SeatView.part_fields``)."""
         return []
 
     def __init__(self) -> None:

@@ -184,6 +184,11 @@ class StateField(NamedTuple):
     #: how a game rebuilt from a seat view reads it back, ``(game, view value) -> value``
     #: (None: as the view holds it, tuples as lists)
     unview: Callable[[Any, Any], Any] | None = None
+    #: the view's value is cards (card codes, in tuples to any depth): a view written as JSON
+    #: names them (``"QH"``), and reading it back parses them
+    cards: bool = False
+    #: those cards lie face up on the table, in no hand and not in the stock (a seat has seen them)
+    placed: bool = False
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # a family outside the package may give its own

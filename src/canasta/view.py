@@ -16,7 +16,6 @@ view, into a full :class:`~canasta.game.Game` (what search bots need).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from collections.abc import Mapping
@@ -76,21 +75,24 @@ class SeatView:
     went_out: int
     concealed_out: bool
     end_reason: str
-    closed: tuple[tuple[tuple[Card, ...], ...], ...] = ()  # Italian: closed canastas per side
-    pozzo_hidden: tuple[int, int] = (0, 0)
-    clean_turn: bool = False
-    cut_cards: tuple[Card, ...] = ()
-    draw_mode: int = 0
     opened: tuple[bool, ...] = ()
-    #: a family's own public fields that have no attribute above, by name (as its state part's
-    #: ``FIELDS`` declare them; JSON-ready values)
+    #: the family's own public fields, by name, as its state part's ``FIELDS`` declare them
+    #: (Italian: its closed canastas, the pozzo's face-down cards, the cut cards ...)
     part_fields: tuple[tuple[str, Any], ...] = ()
 
     def part_value(self, name: str, default: Any = None) -> Any:
-        """A public field of the family's state part by its name, wherever the view keeps it."""
-        if name in _VIEW_ATTRS:
-            return getattr(self, name)
+        """A public field of the family's state part by its name (``default`` where the
+        family has no such field)."""
         return next((v for k, v in self.part_fields if k == name), default)
+
+    def placed_cards(self) -> list[Card]:
+        """The cards the family's own fields lay on the table (Italian: its closed canastas)."""
+        part = family_of(self.rules).new_part(len(self.rules.teams))
+        out: list[Card] = []
+        for f in part.FIELDS if part is not None else ():
+            if f.placed:
+                _flatten(self.part_value(f.name, ()), out)
+        return out
 
     @property
     def side(self) -> int:
@@ -113,10 +115,7 @@ class SeatView:
         counts = [0] * NUM_CARDS
         for c in make_deck(self.rules.packs):
             counts[c] += 1
-        seen: list[Card] = list(self.hand) + [c for c in self.pile if c is not None]
-        for side_closed in self.closed:
-            for cards in side_closed:
-                seen.extend(cards)
+        seen: list[Card] = list(self.hand) + [c for c in self.pile if c is not None] + self.placed_cards()
         for s, cards in enumerate(self.known):
             if s != self.seat:
                 seen.extend(cards)
@@ -160,12 +159,7 @@ class SeatView:
                 for side in self.melds
             ],
             "pile": pile_strs(self.pile),
-            "closed": [[strs(c) for c in side] for side in self.closed],
-            "pozzo_hidden": list(self.pozzo_hidden),
-            "clean_turn": self.clean_turn,
-            "draw_mode": self.draw_mode,
             "opened": list(self.opened),
-            "cut_cards": strs(self.cut_cards),
             "pile_frozen": self.pile_frozen,
             "stock_size": self.stock_size,
             "side_of": list(self.side_of),
@@ -181,8 +175,9 @@ class SeatView:
             "concealed_out": self.concealed_out,
             "end_reason": self.end_reason,
         }
+        cards = _card_fields(self.rules)
         for name, value in self.part_fields:
-            out[name] = list(value) if isinstance(value, tuple) else value
+            out[name] = _json_of(value, name in cards)
         if include_rules:
             out["rules"] = self.rules.to_dict()
         return out
@@ -223,12 +218,7 @@ class SeatView:
                 hand_sizes=tuple(int(x) for x in data["hand_sizes"]), known=per("known"),
                 red_threes=per("red_threes"), melds=melds,
                 pile=tuple(None if x == "??" else read_cards([x], "pile")[0] for x in data["pile"]),
-                closed=tuple(tuple(tuple(read_cards(c, "closed")) for c in side) for side in data.get("closed", [])),
-                pozzo_hidden=(int(data.get("pozzo_hidden", [0, 0])[0]), int(data.get("pozzo_hidden", [0, 0])[1])),
-                clean_turn=bool(data.get("clean_turn", False)),
-                draw_mode=int(data.get("draw_mode", 0)),
                 opened=tuple(bool(x) for x in data.get("opened", [])),
-                cut_cards=tuple(read_cards(data.get("cut_cards", []), "cut_cards")),
                 pile_frozen=bool(data["pile_frozen"]), stock_size=int(data["stock_size"]),
                 side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
                 took_pile=bool(data["took_pile"]), melded_this_turn=bool(data["melded_this_turn"]),
@@ -247,16 +237,43 @@ class SeatView:
 
 
 def _part_fields_of(rules: RuleSet, data: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """The family's own public fields a written view holds that :class:`SeatView` has no attribute for."""
+    """The family's own public fields a written view holds."""
     part = family_of(rules).new_part(len(rules.teams))
     if part is None:
         return ()
     out = []
     for f in part.FIELDS:
-        if f.seen == "public" and f.name not in _VIEW_ATTRS and f.name in data:
-            value = data[f.name]
-            out.append((f.name, tuple(value) if isinstance(value, list) else value))
+        if f.seen == "public" and f.name in data:
+            out.append((f.name, _value_of(data[f.name], f.cards, f.name)))
     return tuple(out)
+
+
+def _card_fields(rules: RuleSet) -> frozenset[str]:
+    """The names of the family's own fields that hold cards."""
+    part = family_of(rules).new_part(len(rules.teams))
+    return frozenset(f.name for f in part.FIELDS if f.cards) if part is not None else frozenset()
+
+
+def _json_of(value: Any, cards: bool) -> Any:
+    """A field's view value as JSON: tuples as lists, cards named."""
+    if isinstance(value, (tuple, list)):
+        return [_json_of(x, cards) for x in value]
+    return card_str(value) if cards else value
+
+
+def _value_of(data: Any, cards: bool, name: str) -> Any:
+    """A field's view value read back from JSON (:func:`_json_of`)."""
+    if isinstance(data, list):
+        return tuple(_value_of(x, cards, name) for x in data)
+    return read_cards([data], name)[0] if cards else data
+
+
+def _flatten(value: Any, out: list[Card]) -> None:
+    if isinstance(value, (tuple, list)):
+        for x in value:
+            _flatten(x, out)
+    else:
+        out.append(value)
 
 
 def pile_note_list(view: SeatView) -> list[PileNote]:
@@ -284,7 +301,7 @@ def pile_note_list(view: SeatView) -> list[PileNote]:
     elif IS_RED_THREE[top]:
         notes.append(PileNote(f"red_three_on_top.{word}"))
     else:
-        notes.extend(family.blocked_notes(r, view.closed, view.side, CARD_RANK[top]))
+        notes.extend(family.blocked_notes(r, dict(view.part_fields), view.side, CARD_RANK[top]))
     if not notes:
         notes.append(family.open_note(r))
     return notes
@@ -307,10 +324,6 @@ def seat_view(game: Game, seat: int) -> SeatView:
     return _view(game, seat)
 
 
-#: the attributes of a view (a family part's field of another name goes in ``part_fields``)
-_VIEW_ATTRS: Final = frozenset(f.name for f in dataclasses.fields(SeatView))
-
-
 #: the public shared fields, as (attribute, view field, how a view copies it out: its declared
 #: ``view`` codec, None for a plain value or list, copied as a tuple), in the record's order
 _PUBLIC: Final = tuple((f.attr, f.name, f.view) for f in SHARED_FIELDS if f.seen == "public")
@@ -328,11 +341,7 @@ def _view(game: Game, seat: int) -> SeatView:
         for f in part.FIELDS:
             if f.seen == "public":
                 value = getattr(part, f.attr)
-                value = f.view(g, value) if f.view else (tuple(value) if isinstance(value, list) else value)
-                if f.name in _VIEW_ATTRS:
-                    data[f.name] = value
-                else:
-                    extra.append((f.name, value))
+                extra.append((f.name, f.view(g, value) if f.view else (tuple(value) if isinstance(value, list) else value)))
     return SeatView(
         rules=g.rules,
         seat=seat,

@@ -192,7 +192,8 @@ def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
         line.append(f"  {meld_status(view.rules, cards, concealed)}",
                     style="bold #000000 on #7fdc7f" if len(cards) >= 7 else "")
         out.append(line)
-    closed = view.closed[side] if side < len(view.closed) else ()
+    every_closed = view.part_value("closed", ())  # a family that closes canastas (B.7.2) lists them
+    closed = every_closed[side] if side < len(every_closed) else ()
     for cards in closed:
         name = rank_title(meld_rank(cards))
         wild = any(IS_WILD[c] for c in cards)

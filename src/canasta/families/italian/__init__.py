@@ -9,7 +9,8 @@ Importing it registers the family (``RuleSet.family == "italian"``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from canasta.cards import CARD_RANK, IS_WILD, Card
 from canasta.errors import IllegalMoveError, refuse
@@ -84,12 +85,12 @@ class Italian(RuleFamily):
     def open_note(self, rules: RuleSet) -> PileNote:
         return PileNote("open_pair" if italian_rules(rules).pozzo_take == "natural_pair_only" else "open")
 
-    def blocked_notes(self, rules: RuleSet, closed: Sequence[Sequence[Sequence[Card]]], side: int,
-                      rank: int) -> list[PileNote]:
+    def blocked_notes(self, rules: RuleSet, fields: Mapping[str, Any], side: int, rank: int) -> list[PileNote]:
         if italian_rules(rules).pozzo_closed_rank_block == "off" or side < 0:
             return []
         own = italian_rules(rules).pozzo_closed_rank_block == "own_closed"
         notes = []
+        closed: Sequence[Sequence[Sequence[Card]]] = fields.get("closed", ())
         for other, canastas in enumerate(closed):
             if (other == side) == own and any(CARD_RANK[c[0]] == rank for c in canastas if c):
                 notes.append(PileNote("closed_rank_own" if own else "closed_rank_other", rank=rank))

@@ -117,12 +117,12 @@ class ItalianState(StatePart):
     #: and its codecs where it is not a plain value or list
     FIELDS: ClassVar[tuple[StateField, ...]] = (
         StateField("closed", "closed", "public", "meld_lists", view=_closed_view, write=_closed_json,
-                   read=_read_closed, unview=_unview_closed),
+                   read=_read_closed, unview=_unview_closed, cards=True, placed=True),
         StateField("hidden", "pozzo_hidden", "public", "list", read=_read_hidden),
         StateField("clean_turn", "clean_turn", "public", "value", read=_read_clean_turn, derive=_derive_clean_turn),
         StateField("opening_draw", "draw_mode", "public", "value", view=_number, write=_number,  # a DrawMode
                    read=_read_draw_mode),
-        StateField("cut_cards", "cut_cards", "public", "list", write=_card_strs, read=_read_cut_cards),
+        StateField("cut_cards", "cut_cards", "public", "list", write=_card_strs, read=_read_cut_cards, cards=True),
     )
 
     def __init__(self, sides: int, copy_of: ItalianState | None = None) -> None:

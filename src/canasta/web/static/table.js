@@ -883,7 +883,7 @@ function renderSides() {
       }
       row.appendChild(el);
     }
-    (v.closed[si] || []).forEach((cards, k) => row.appendChild(meldEl(cards, `${si}:closed${k}`, true)));
+    ((v.closed || [])[si] || []).forEach((cards, k) => row.appendChild(meldEl(cards, `${si}:closed${k}`, true)));
     if (!row.childNodes.length) {
       const e = document.createElement("span");
       e.className = "muted nomelds";
