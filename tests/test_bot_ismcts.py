@@ -16,8 +16,8 @@ from canasta.bots import BotSpecError, make_bot, parse_ismcts_budget
 from canasta.bots.base import Budget
 from canasta.game import Game
 from canasta.moves import Move
+from canasta.play.table import Table
 from canasta.rules import RuleSet
-from canasta.table import Table
 from canasta.tools.arena import run_arena
 from canasta.view import sample_world, seat_view
 

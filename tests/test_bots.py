@@ -13,7 +13,7 @@ from canasta.bots import BotSpecError, make_bot
 from canasta.bots.external import ExternalBot
 from canasta.errors import CanastaError
 from canasta.game import Game
-from canasta.record import parse_records, read_file, verify
+from canasta.play.record import parse_records, read_file, verify
 from canasta.rules import PRESETS, RuleSet
 from canasta.tools.arena import run_arena, tally, wilson
 from canasta.view import seat_view

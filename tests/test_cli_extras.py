@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from canasta import cli
-from canasta.record import read_file, verify
+from canasta.play.record import read_file, verify
 
 
 def _have(*modules: str) -> bool:

@@ -18,7 +18,7 @@ import canasta.files as files
 import canasta.tools.arena as arena
 from canasta.cli import main
 from canasta.files import atomic_file, write_text_atomic
-from canasta.record import FINAL_TAG, cut_short, parse_records, read_file, verify
+from canasta.play.record import FINAL_TAG, cut_short, parse_records, read_file, verify
 from canasta.rules import RuleSet
 from canasta.tools.arena import GameResult, Interrupted, run_arena, tally
 

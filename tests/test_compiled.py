@@ -127,7 +127,7 @@ def test_a_game_and_a_match_pickle_and_deep_copy_mid_hand(preset: str) -> None:
     import random
 
     from canasta.game import Game
-    from canasta.match import Match
+    from canasta.play.match import Match
     from canasta.position import position_of
 
     game = Game(RuleSet.preset(preset), 3)

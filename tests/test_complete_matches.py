@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from canasta.bots import make_bot
-from canasta.match import Match
+from canasta.play.match import Match
 from canasta.rules import PRESETS, RuleSet
 from canasta.tools.selfcheck import problems_in
 from canasta.view import seat_view

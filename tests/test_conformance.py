@@ -90,9 +90,9 @@ from canasta.errors import refuse
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import it_canasta
 from canasta.families.italian.options import italian_rules
-from canasta.match import Match
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, canasta_bonus, check_meld_shape, meld_from_cards
 from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
+from canasta.play.match import Match
 from canasta.position import game_from_position
 from canasta.scoring import hand_penalty, match_winner, red_three_score, score_side
 from canasta.state import DRAW_PHASE

@@ -18,10 +18,10 @@ from canasta.bots import make_bot
 from canasta.cards import card_str, make_deck
 from canasta.fairdeal import DealStream, FairDeal, FairDealError, check_client_seed
 from canasta.game import Game
+from canasta.play.record import parse_records, verify
+from canasta.play.table import Table, TableError
 from canasta.position import position_of
-from canasta.record import parse_records, verify
 from canasta.rules import RuleSet
-from canasta.table import Table, TableError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "examples" / "fair_deal.mjs"

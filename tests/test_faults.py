@@ -266,7 +266,7 @@ def check_stored(db: str, room: Room) -> dict[str, int]:
     """The checks of the module docstring, on what the database holds; some figures."""
     import psycopg
 
-    from canasta.table import Table
+    from canasta.play.table import Table
     from canasta.web.store import Store, apply_to_table
 
     store = Store(db)

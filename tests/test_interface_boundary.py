@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from canasta.play.table import Table
 from canasta.rules import RuleSet
-from canasta.table import Table
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "canasta"
 READS_GAME = re.compile(r"\btable\.game\b|\bt\.game\b|self\.table\.game\b")
@@ -71,7 +71,7 @@ def test_the_table_says_whose_turn_the_turn_and_the_minimum() -> None:
 
 def test_a_move_out_of_turn_is_refused_once_with_one_code_and_one_wording() -> None:
     from canasta.i18n import translator
-    from canasta.table import TURN_REFUSALS, TableError
+    from canasta.play.table import TURN_REFUSALS, TableError
 
     table = Table(RuleSet.preset("classic-2p"), [None, None], seed=5)
     mover, other = table.to_move, 1 - table.to_move

@@ -2,7 +2,7 @@
 
 * The rules core imports no interface (no terminal, web, command line, learning
   or cluster code, and none of their libraries); every interface goes through
-  :class:`canasta.table.Table` and the core's public API.
+  :class:`canasta.play.table.Table` and the core's public API.
 * No import cycle anywhere in ``src/`` (imports under ``TYPE_CHECKING`` count).
 * The engine core imports no rule family; a family (a package under
   ``canasta.families``) imports the core, never another family; nothing outside
@@ -27,7 +27,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "canasta"
 ENGINE = ("exceptions", "cards", "errors", "moves", "melds", "rules", "scoring", "state", "family", "options", "plans", "game",
           "fairdeal", "native", "compiled_pickle", "files")
 #: the core: the engine, with positions, views, records, the match and the table every interface uses
-SERVICE = ENGINE + ("position", "view", "record", "match", "table")
+SERVICE = ENGINE + ("position", "view", "play", "play.record", "play.match", "play.table")
 #: the tools that check the engine (``canasta.tools``) and, like the core, use no interface
 CHECKS = ("tools.reference", "tools.selfcheck", "tools.perft")
 CORE = SERVICE + CHECKS
@@ -87,7 +87,7 @@ def test_core_modules_exist() -> None:
 
 
 def _path(name: str) -> Path:
-    return SRC / (name.replace(".", "/") + ".py")
+    return MODULES[f"canasta.{name}"]
 
 
 @pytest.mark.parametrize("name", CORE)

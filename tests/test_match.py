@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from canasta.game import Game
-from canasta.match import Match, hand_seed
+from canasta.play.match import Match, hand_seed
 from canasta.position import game_from_position, position_of
 from canasta.rules import PRESETS, RuleSet
 from canasta.scoring import match_winner

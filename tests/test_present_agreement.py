@@ -24,8 +24,8 @@ from textual.widgets import Static
 from canasta.cards import IS_WILD, RANK_NAMES, card_str
 from canasta.i18n import use
 from canasta.moves import DISCARD, DRAW, MELD, TAKE, Move, group_cards, group_target
+from canasta.play.table import Table
 from canasta.present import Selection
-from canasta.table import Table
 from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
 from test_tui import SIZE, aio, plain, select_cards
 from test_web import human_table, recv_until, room_client, room_of, send

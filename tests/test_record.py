@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from canasta.errors import CanastaError
-from canasta.match import Match
 from canasta.moves import Move
-from canasta.record import commitment, parse_records, read_file, record_from_match, verify
+from canasta.play.match import Match
+from canasta.play.record import commitment, parse_records, read_file, record_from_match, verify
 from canasta.rules import RuleSet
 
 
@@ -122,7 +122,7 @@ def test_a_record_saved_under_a_gz_name_is_compressed_and_reads_back(tmp_path: P
 
 
     from canasta.cli import main as cli_main
-    from canasta.record import read_file as read_records
+    from canasta.play.record import read_file as read_records
 
     path = tmp_path / "run.cgn.gz"
     assert cli_main(["arena", "--rules", "classic-2p", "--bots", "random,basic", "--games", "2", "--jobs", "1",

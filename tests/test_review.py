@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from canasta.bots.heuristic import AdvancedBot
-from canasta.match import Match
-from canasta.record import record_from_match
+from canasta.play.match import Match
+from canasta.play.record import record_from_match
 from canasta.review import (
     MARKS,
     DecisionReview,
@@ -51,7 +51,7 @@ def record_text() -> str:
 
 
 def _record(text: str):  # type: ignore[no-untyped-def]
-    from canasta.record import parse_records
+    from canasta.play.record import parse_records
 
     games, errors = parse_records(text)
     assert not errors
@@ -196,7 +196,7 @@ def test_the_italian_thresholds_come_from_the_kept_runs() -> None:
     """docs/review.md's Italian figures, re-tallied from the runs kept in docs/review/."""
     import gzip
 
-    from canasta.record import read_file
+    from canasta.play.record import read_file
     from canasta.review import NOISE_Z
     from canasta.review.commands import record_digest
 

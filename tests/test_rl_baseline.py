@@ -76,7 +76,7 @@ def test_every_kept_arena_record_of_the_policies_is_named_in_rl_md() -> None:
 
 @pytest.mark.parametrize("row", _arena_rows(), ids=lambda r: r["record"].split("/")[-1].strip("`"))
 def test_the_policy_arena_rows_are_what_their_records_tally_to(row: dict[str, str]) -> None:
-    from canasta.record import read_file
+    from canasta.play.record import read_file
     from canasta.tools.arena import tally
 
     path = Path(__file__).resolve().parent.parent / row["record"].strip("`")

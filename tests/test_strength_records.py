@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from canasta.record import read_file
+from canasta.play.record import read_file
 from canasta.tools.arena import tally
 
 ROOT = Path(__file__).resolve().parents[1]

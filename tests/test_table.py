@@ -11,10 +11,10 @@ import pytest
 from canasta.errors import IllegalMoveError
 from canasta.i18n import translator
 from canasta.moves import DISCARD, MELD, Move
+from canasta.play.record import verify
+from canasta.play.table import Table, TableError
 from canasta.present import describe
-from canasta.record import verify
 from canasta.rules import RuleSet
-from canasta.table import Table, TableError
 
 
 def _person_plays(table: Table, rng: random.Random, undo_every_meld: bool = False) -> int:

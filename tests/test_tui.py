@@ -21,10 +21,10 @@ from textual.widgets import Input, Select, Static
 
 from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
 from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, TAKE, YES, Move, group_cards, group_target
+from canasta.play.record import read_file, verify
+from canasta.play.table import Table
 from canasta.present import proposal
-from canasta.record import read_file, verify
 from canasta.rules import RuleSet
-from canasta.table import Table
 from canasta.tui.app import (
     CanastaApp,
     InfoScreen,

@@ -19,8 +19,8 @@ from textual.widgets import Select
 from canasta.i18n import PSEUDO_CLOSE, PSEUDO_OPEN, current, use
 from canasta.i18n.settings import settings_path
 from canasta.moves import ASK, DISCARD, DRAW, NO, YES
+from canasta.play.table import Table
 from canasta.rules import RuleSet
-from canasta.table import Table
 from canasta.tui.app import (
     CanastaApp,
     InfoScreen,

@@ -19,9 +19,9 @@ from textual.widgets import Static
 from canasta.cards import JOKER, parse_cards
 from canasta.cli import _install_advice, main
 from canasta.errors import CanastaError
-from canasta.record import parse_records, verify
+from canasta.play.record import parse_records, verify
+from canasta.play.table import Table
 from canasta.rules import RuleSet
-from canasta.table import Table
 from canasta.tui import commands
 from canasta.tui.render import card_text, group_face, group_hand, meld_status, rules_text
 from canasta.tui.replay import ReplayApp, build_replay, load_replay

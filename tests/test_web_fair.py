@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from canasta.bots import make_bot
-from canasta.record import parse_records, verify
+from canasta.play.record import parse_records, verify
 from canasta.web.app import create_app
 from canasta.web.room import Settings
 from test_web import database, hello, recv_until, room_of, send

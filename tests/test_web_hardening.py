@@ -23,8 +23,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event, func, select
 from starlette.websockets import WebSocketDisconnect
 
+from canasta.play.table import Table
 from canasta.rules import PRESETS, RuleSet
-from canasta.table import Table
 from canasta.web.app import create_app
 from canasta.web.botpool import BotPool, decide, decision_seed
 from canasta.web.devserver import free_port

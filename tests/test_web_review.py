@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from canasta.bots import make_bot
+from canasta.play.table import Table
 from canasta.review import tasks_of
-from canasta.table import Table
 from test_web import database, hello, human_table, recv_until, room_client, room_of, send
 
 BOTS = [{}, {"kind": "bot", "level": "basic"}, {"kind": "bot", "level": "basic"}, {"kind": "bot", "level": "basic"}]

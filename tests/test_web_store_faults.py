@@ -16,7 +16,7 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
-from canasta.table import Table
+from canasta.play.table import Table
 from canasta.web.store import Store
 from test_web import hello, human_table, recv_until, room_client, room_of, send
 

@@ -14,7 +14,7 @@ pytest.importorskip("sqlalchemy")
 from sqlalchemy import create_engine, inspect, text
 
 from canasta.bots import make_bot
-from canasta.table import Table
+from canasta.play.table import Table
 from canasta.web.store import Event, Store
 
 OLD_SCHEMA = (

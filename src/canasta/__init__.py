@@ -31,9 +31,9 @@ from canasta.errors import (
 )
 from canasta.game import FAMILIES, Game, LegalMoves, RuleFamily, family_of, register_family
 from canasta.moves import Move
+from canasta.play.table import Table
 from canasta.position import game_from_position, position_json, position_of
 from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
-from canasta.table import Table
 from canasta.view import SeatView, seat_view
 
 compiled_pickle.register()  # the compiled engine's objects pickle and copy (nothing is done for the pure one)

@@ -30,7 +30,7 @@ from canasta.tools.bench import (
 )
 
 if TYPE_CHECKING:
-    from canasta.record import GameRecord
+    from canasta.play.record import GameRecord
 
 
 class _Parser(argparse.ArgumentParser):
@@ -444,8 +444,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     import datetime
 
     from canasta.bots import make_bot
-    from canasta.match import Match
-    from canasta.record import record_from_match
+    from canasta.play.match import Match
+    from canasta.play.record import record_from_match
     from canasta.view import seat_view
 
     rules: RuleSet = args.rules
@@ -534,7 +534,7 @@ def _check_plot(path: str | None, force: bool) -> None:
 
 def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord], list[str]]:
     """Every game of the record files, with a name for each (``FILE, game N``)."""
-    from canasta.record import read_file
+    from canasta.play.record import read_file
 
     games: list[GameRecord] = []
     names: list[str] = []
@@ -744,7 +744,7 @@ def _ladder_command(args: argparse.Namespace) -> str:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from canasta.record import cut_short, read_file, verify
+    from canasta.play.record import cut_short, read_file, verify
 
     games, errors = read_file(args.file)
     if not games:
@@ -804,7 +804,7 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     """``replay``: a game whose record stops before its end is refused, saying so."""
-    from canasta.record import cut_short, read_file, verify
+    from canasta.play.record import cut_short, read_file, verify
     from canasta.tui.commands import _require_textual, run_replay
 
     _require_textual()  # without the extra, that first

@@ -47,7 +47,7 @@ def atomic_path(path: str | Path, keep: Callable[[], bool] | None = None) -> Ite
 @contextmanager
 def atomic_file(path: str | Path, keep: Callable[[], bool] | None = None) -> Iterator[IO[str]]:
     """A text file written whole or not at all (:func:`atomic_path`); gzip-compressed when
-    its name ends in ``.gz``, as :func:`canasta.record.read_file` reads such a name."""
+    its name ends in ``.gz``, as :func:`canasta.play.record.read_file` reads such a name."""
     with atomic_path(path, keep) as tmp:
         if Path(path).suffix == ".gz":
             # no name and no time in the gzip header: the same games make the same bytes

@@ -19,7 +19,7 @@ other field has a default.  A position that says its ``format`` is a written one
 
 ``game.to_dict()``, ``game.to_json()`` and ``Game.from_dict(data)`` are the same
 functions under the names every other object uses (:class:`~canasta.rules.RuleSet`,
-:class:`~canasta.view.SeatView`, :class:`~canasta.table.Table`); the names here
+:class:`~canasta.view.SeatView`, :class:`~canasta.play.table.Table`); the names here
 remain as aliases.  Cards are strings in a position, card codes in the game.
 """
 

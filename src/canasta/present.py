@@ -198,7 +198,7 @@ def take_move(view: SeatView, sel: Selection) -> Move:
 def candidates(view: SeatView, sel: Selection = Selection()) -> dict[str, Move]:
     """The move each action (:data:`ACTIONS`) would make now from ``sel``, for the actions
     the selection and the table allow at all; whether the rules allow it is the engine's
-    answer (:meth:`canasta.table.Table.why_not`)."""
+    answer (:meth:`canasta.play.table.Table.why_not`)."""
     out: dict[str, Move] = {"draw": Move.draw(), "take": take_move(view, sel)}
     if sel.groups:
         out["meld"] = Move.meld(*(sel.group(i) for i in range(len(sel.groups))))

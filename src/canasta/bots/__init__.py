@@ -8,7 +8,7 @@ time budget in seconds, ``expert:i50`` a number of sampled worlds); beside them 
 only a :class:`~canasta.view.SeatView` and returns a legal move.
 
 A bot of your own is a :class:`Bot` subclass (:mod:`canasta.bots.base`); a
-:class:`~canasta.table.Table` seat and :func:`canasta.tools.arena.run_arena` take it,
+:class:`~canasta.play.table.Table` seat and :func:`canasta.tools.arena.run_arena` take it,
 or an object of it, wherever they take a name (:data:`BotLike`, :func:`as_bot`).
 """
 

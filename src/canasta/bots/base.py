@@ -7,7 +7,7 @@ its own hand and the public table.
 
 Your own bot is a subclass with a ``choose`` method; give the object (or the
 class, which is called with a seed for each seat) to a
-:class:`~canasta.table.Table` seat or to :func:`canasta.tools.arena.run_arena`, as
+:class:`~canasta.play.table.Table` seat or to :func:`canasta.tools.arena.run_arena`, as
 you would give a level name::
 
     class Greedy(Bot):

@@ -100,7 +100,8 @@ def _message(message: Any) -> str | tuple[str, str]:
 def _data_messages() -> Iterator[Message]:
     """The engine's texts that are data: rule options, refusals, the notes on the pile, the
     table's refusals of a move out of turn and each rule family's game by name."""
-    from canasta import errors, family, rules, table
+    from canasta import errors, family, rules
+    from canasta.play import table
 
     for o in rules.ALL_OPTIONS:
         where = "src/canasta/rules.py"
@@ -119,7 +120,7 @@ def _data_messages() -> Iterator[Message]:
     for key, note in family.PILE_NOTES.items():
         yield note, "pile note", "src/canasta/family.py", [f"pile note {key}; {{n}} a number, {{rank}} a rank in the plural"]
     for code, text in table.TURN_REFUSALS.items():
-        yield text, None, "src/canasta/table.py", [f"the table's refusal {code}; keep every {{field}}"]
+        yield text, None, "src/canasta/play/table.py", [f"the table's refusal {code}; keep every {{field}}"]
     from canasta.game import FAMILIES
 
     for name, fam in sorted(FAMILIES.items()):  # each family's game by name (Translator.family)

@@ -10,7 +10,7 @@ from typing import Final
 
 from canasta.i18n import N_, NN_, NP_, Translator, current
 
-#: seat names given by the table (canasta.table.COMPASS) and their translations
+#: seat names given by the table (canasta.play.table.COMPASS) and their translations
 SEAT_NAMES: Final = (
     NP_("seat", "South"), NP_("seat", "West"), NP_("seat", "North"), NP_("seat", "East"),
     NP_("seat", "South-west"), NP_("seat", "North-west"), NP_("seat", "North-east"), NP_("seat", "South-east"),

@@ -36,7 +36,7 @@ from canasta.errors import CanastaError
 from canasta.game import family_of
 from canasta.i18n import N_, _
 from canasta.moves import DISCARD, Move
-from canasta.record import GameRecord, cut_short, verify
+from canasta.play.record import GameRecord, cut_short, verify
 from canasta.rules import RuleSet
 from canasta.state import ANSWER_PHASE
 from canasta.view import SeatView, seat_view

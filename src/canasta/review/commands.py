@@ -12,7 +12,7 @@ from typing import Any
 from canasta import argtypes
 from canasta.errors import CanastaError
 from canasta.i18n import _
-from canasta.record import GameRecord
+from canasta.play.record import GameRecord
 from canasta.review import (
     DEFAULT_WORLDS,
     FORMAT,
@@ -149,7 +149,7 @@ def _progress(total_hint: str) -> Any:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from canasta.record import read_file
+    from canasta.play.record import read_file
 
     games, _errors = read_file(args.file)
     if not 1 <= args.game <= len(games):

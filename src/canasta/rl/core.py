@@ -23,8 +23,8 @@ import numpy as np
 import numpy.typing as npt
 
 from canasta.game import Game
-from canasta.match import Match
 from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards
+from canasta.play.match import Match
 from canasta.rl.encoding import KIND_OF, NUM_ACTIONS, NUM_KINDS, Decision, FloatArray, Observer, action_name
 from canasta.rules import RuleSet
 

@@ -2,7 +2,7 @@
 
 Each deal (a match seed, hence every hand's seed) is played twice with the
 bots' seats swapped, so the luck of the cards cancels out.  Every game is
-saved in the record format (:mod:`canasta.record`), so ``canasta verify`` can
+saved in the record format (:mod:`canasta.play.record`), so ``canasta verify`` can
 replay it exactly.
 
 A bot is a spec (``"advanced"``, ``"cmd:python my_bot.py"``), a Python
@@ -37,9 +37,9 @@ from canasta.bots import as_bot, bot_label
 from canasta.bots.base import Bot, BotLike
 from canasta.errors import CanastaError
 from canasta.files import atomic_file, atomic_path
-from canasta.match import Match, hand_seed
 from canasta.moves import Move
-from canasta.record import GameRecord, RecordedHand, cut_short, record_from_match, verify
+from canasta.play.match import Match, hand_seed
+from canasta.play.record import GameRecord, RecordedHand, cut_short, record_from_match, verify
 from canasta.rules import RuleSet
 from canasta.view import seat_view
 
@@ -58,7 +58,7 @@ class GameResult:
     diffs: list[int]  # A minus B, per hand
     times: dict[str, list[float]]  # per bot label: decision times (s)
     errors: list[str]
-    record: str  # the game in the record format (canasta.record)
+    record: str  # the game in the record format (canasta.play.record)
     went_out: int = 0  # hands that ended by a player going out
 
 
@@ -89,7 +89,7 @@ class Progress:
 MOVE_REPORT_SECONDS = 0.25
 #: a hand's tag in an arena record: how long each move's decision took, in milliseconds, in move
 #: order (so a tally of a stopped run still has the decision times)
-DECISION_TAG = "DecisionMs"  # one of canasta.record.HAND_TAGS
+DECISION_TAG = "DecisionMs"  # one of canasta.play.record.HAND_TAGS
 
 
 def play_game(rules: RuleSet, players: tuple[BotLike, BotLike], seed: int, index: int, orientation: int,
@@ -463,7 +463,7 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
 
 def cut_off(game: GameRecord, problems: list[str]) -> bool:
     """Is this a game whose record stops before the game's end (a stopped run, a cut
-    file), with nothing else wrong with it?  See :func:`canasta.record.verify`."""
+    file), with nothing else wrong with it?  See :func:`canasta.play.record.verify`."""
     return cut_short(problems)
 
 
@@ -472,7 +472,7 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
     goes), e.g. of a run that was stopped, with the decision times the records keep
     (their ``DecisionMs`` tags; records without them give none).
 
-    Every game is replayed (:func:`canasta.record.verify`) before it is counted:
+    Every game is replayed (:func:`canasta.play.record.verify`) before it is counted:
     a damaged record (an illegal move, a changed score, a wrong deal) is refused
     with the game's name (``names``, e.g. ``"runs/x.cgn, game 3"``) and its first
     problem; a game cut off by a stopped run is not counted and is listed in

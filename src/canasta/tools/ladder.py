@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta.errors import CanastaError
-from canasta.record import GameRecord
+from canasta.play.record import GameRecord
 from canasta.rules import RuleSet
 from canasta.tools.arena import (
     ArenaReport,

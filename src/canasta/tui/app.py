@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 
 from canasta.files import write_text_atomic
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, PSEUDO, _, current, use
-from canasta.table import Table
+from canasta.play.table import Table
 from canasta.tui.config import PERSON, PlayConfig, build_table, default_save_dir
 from canasta.tui.newgame import NewGameScreen
 from canasta.tui.screens import HELP, KEY_HINTS, InfoScreen, ResultScreen, ScoreScreen

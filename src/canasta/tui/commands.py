@@ -56,7 +56,7 @@ def _require_textual() -> None:
 def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
     """The app's configuration and, when the command line says enough, its table
     (no new-game screen).  Raises CanastaError on bad arguments."""
-    from canasta.table import Table
+    from canasta.play.table import Table
     from canasta.tui.app import PlayConfig, build_table, default_save_dir
 
     save_dir = Path(args.save_dir).expanduser() if getattr(args, "save_dir", None) else None

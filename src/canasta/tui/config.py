@@ -9,8 +9,8 @@ from pathlib import Path
 from canasta.bots import LEVELS
 from canasta.errors import CanastaError
 from canasta.i18n import _
+from canasta.play.table import Table
 from canasta.rules import RuleSet
-from canasta.table import Table
 
 PERSON = 0
 

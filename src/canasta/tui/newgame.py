@@ -17,8 +17,8 @@ from canasta.bots import LEVELS
 from canasta.errors import CanastaError
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current
 from canasta.i18n.words import seat_name
+from canasta.play.table import seat_names
 from canasta.rules import PRESETS, RuleSet
-from canasta.table import seat_names
 from canasta.tui.config import PlayConfig, build_table
 from canasta.tui.render import level_name
 from canasta.tui.screens import KeyBar, Keys, TableHost

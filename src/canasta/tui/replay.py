@@ -19,13 +19,13 @@ from canasta.game import Game
 from canasta.i18n import N_, _, current, nplural
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
+from canasta.play.record import GameRecord, read_file
+from canasta.play.table import seat_names
 from canasta.present import describe, pile_word, proposal
-from canasta.record import GameRecord, read_file
 from canasta.review import MARK_NAMES, MARK_SYMBOLS, DecisionReview
 from canasta.review.commands import stored_decisions
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.table import seat_names
 from canasta.tui.app import CSS
 from canasta.tui.render import (
     Style,

@@ -17,7 +17,7 @@ from textual.widgets import Button, Static
 
 from canasta.i18n import N_, _
 from canasta.i18n.words import end_reason, seat_name
-from canasta.table import Table
+from canasta.play.table import Table
 from canasta.tui.render import score_sheet, signed
 
 

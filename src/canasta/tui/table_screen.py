@@ -23,9 +23,9 @@ from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.i18n import N_, _, current
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
+from canasta.play.table import TURN_REFUSALS, Table, TableError, Turn
 from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
 from canasta.present import pile_word as present_pile
-from canasta.table import TURN_REFUSALS, Table, TableError, Turn
 from canasta.tui.config import PERSON, PlayConfig
 from canasta.tui.render import (
     Style,

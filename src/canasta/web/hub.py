@@ -16,7 +16,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from canasta.table import Table
+from canasta.play.table import Table
 from canasta.view import SeatView
 from canasta.web.botpool import BotPool, default_workers
 from canasta.web.jobs import JOB_TRIES, JOBS, decide_now, job_sweep, retry_delay

@@ -13,8 +13,8 @@ from fastapi import APIRouter, Request
 
 from canasta.errors import CanastaError
 from canasta.i18n import N_, translator
+from canasta.play.table import Table, seat_names
 from canasta.rules import PRESETS, RuleSet
-from canasta.table import Table, seat_names
 from canasta.web.guards import bad, client_address, is_int
 from canasta.web.hub import Hub
 from canasta.web.language import QUICK_PLAY, choose

@@ -10,8 +10,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from canasta.i18n import DEFAULT, N_, translator
+from canasta.play.table import Table
 from canasta.present import dealt, describe
-from canasta.table import Table
 from canasta.web.guards import bad
 from canasta.web.language import choose
 from canasta.web.service import CardRoom, TheCardRoom

@@ -33,6 +33,7 @@ from fastapi.responses import JSONResponse
 
 from canasta.i18n import N_, translator
 from canasta.moves import Move
+from canasta.play.table import Table
 from canasta.present import describe, proposal
 from canasta.review import (
     MARK_NAMES,
@@ -44,7 +45,6 @@ from canasta.review import (
     tasks_of,
     thresholds_of,
 )
-from canasta.table import Table
 from canasta.web.botpool import _start_worker
 from canasta.web.guards import bad, is_int
 from canasta.web.language import choose

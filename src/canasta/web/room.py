@@ -47,9 +47,9 @@ from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.fairdeal import FairDeal, check_client_seed
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.moves import Move
+from canasta.play.table import TURN_REFUSALS, Table, TableError
 from canasta.present import Selection, candidates, describe, proposal
 from canasta.review import DEFAULT_WORLDS
-from canasta.table import TURN_REFUSALS, Table, TableError
 from canasta.view import pile_note_list
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
 from canasta.web.metrics import Metrics
@@ -859,7 +859,7 @@ class Room:
             return say_error("MATCH_OVER", N_("the match is over"))
         t = self.table
         turn = t.turn_refusal(seat)
-        if turn is not None:  # the table's own refusal, said from its code (canasta.table.TURN_REFUSALS)
+        if turn is not None:  # the table's own refusal, said from its code (canasta.play.table.TURN_REFUSALS)
             return say_error(turn.code, TURN_REFUSALS[turn.code], turn.fields)
         if self.bot_plays(seat):
             return say_error("BOT_PLAYING", N_("a bot is playing this seat's turn"))

@@ -2,7 +2,7 @@
 
 One model in every deployment (one server on SQLite or PostgreSQL, or several
 servers on PostgreSQL with Redis): a table's header (rules, seeds, the first
-hand's fair-deal secret, as :meth:`canasta.table.Table.to_dict` writes it) is
+hand's fair-deal secret, as :meth:`canasta.play.table.Table.to_dict` writes it) is
 written when it is made; every change after that is one row of
 ``canasta_events``, append-only, keyed by (table, event number).  A change is
 accepted only by writing the next number: the header row's ``seq`` moves from
@@ -48,7 +48,7 @@ from sqlalchemy.exc import IntegrityError
 
 from canasta.errors import CanastaError
 from canasta.fairdeal import FairDeal
-from canasta.table import Table as GameTable
+from canasta.play.table import Table as GameTable
 from canasta.web.redact import redact
 from canasta.web.vault import Vault, vault_for
 

@@ -110,7 +110,7 @@ function drawSeats() {
   if (names) box.querySelectorAll("label").forEach((l, i) => { l.lastChild.textContent = ` ${seatName(names[i], "open")}`; });
 }
 
-// the seats' names as the server gives them (canasta.table.seat_names), from the creator's seat
+// the seats' names as the server gives them (canasta.play.table.seat_names), from the creator's seat
 const COMPASS = { 2: ["South", "North"], 3: ["South", "West", "East"], 4: ["South", "West", "North", "East"],
   5: ["South", "South-west", "North-west", "North-east", "South-east"],
   6: ["South", "South-west", "North-west", "North", "North-east", "South-east"] };

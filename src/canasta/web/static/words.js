@@ -8,7 +8,7 @@ export const RANK_WORDS = { 3: _("threes"), 4: _("fours"), 5: _("fives"), 6: _("
   9: _("nines"), 10: _("tens"), J: _("jacks"), Q: _("queens"), K: _("kings"), A: _("aces"), 2: _("twos"),
   JK: _("jokers") };
 
-// the names the server gives seats nobody has named: the compass points (canasta.table.seat_names)
+// the names the server gives seats nobody has named: the compass points (canasta.play.table.seat_names)
 const COMPASS = { South: _("South"), West: _("West"), North: _("North"), East: _("East"), "South-west": _("South-west"),
   "North-west": _("North-west"), "North-east": _("North-east"), "South-east": _("South-east") };
 

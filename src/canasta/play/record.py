@@ -67,8 +67,8 @@ from pathlib import Path
 
 from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
 from canasta.fairdeal import FairDeal, commitment_of, parse_secret, parse_seeds_text
-from canasta.match import Match
 from canasta.moves import Move
+from canasta.play.match import Match
 from canasta.rules import PRESETS, RuleSet
 
 #: the tags a hand may carry; any other tag starts a new game's headers.  ``DecisionMs``

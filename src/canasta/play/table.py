@@ -31,9 +31,9 @@ from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_t
 from canasta.fairdeal import FairDeal
 from canasta.files import write_text_atomic
 from canasta.game import Game
-from canasta.match import Match
 from canasta.moves import DRAW, MELD, OPEN, TAKE, Move
-from canasta.record import GameRecord, commitment, record_from_match
+from canasta.play.match import Match
+from canasta.play.record import GameRecord, commitment, record_from_match
 from canasta.rules import RuleSet
 from canasta.state import ASK_NONE
 from canasta.view import SeatView, seat_view, spectator_view
@@ -433,7 +433,7 @@ class Table:
     # ------------------------------------------------------------ save / load
 
     def record(self) -> GameRecord:
-        """The finished hands in the record format (:mod:`canasta.record`)."""
+        """The finished hands in the record format (:mod:`canasta.play.record`)."""
         players = [spec if spec is not None else f"human:{self.names[s]}" for s, spec in enumerate(self.seats)]
         finished = self.moves[: len(self.match.hands)]
         return record_from_match(self.match, finished, self.event, players, self.date)
