@@ -4,10 +4,16 @@
     pip install -e '.[rl,train]'
     python examples/train.py --minutes 30 --checkpoints 10,30 --out runs/ppo-classic
     python examples/train.py --smoke       # a few seconds: the loop runs, a policy is saved and plays
+    python examples/train.py --init classic-4p --reward win --lr 3e-5 ...   # fine-tune a policy
+
+``examples/baseline.py`` runs the learned baseline's whole recipe (behaviour cloning, then this
+script's fine-tuning from the clone) in one command.
 
 The learning seat plays classic-4p (``--rules``) with its partner played by the current policy
 itself (a numpy copy, refreshed after every update) and its two opponents by ``random`` bots in half of the environments and ``basic`` bots
-in the other half.  The reward is the hand's score difference / 1000 (``--reward win``: +1 or -1
+in the other half (``--opponents``).  ``--init POLICY`` (a policy file or a shipped name) starts
+the actor from a saved numpy policy, a behaviour clone say, with the network's sizes taken from
+it; the partner plays it from the first step.  The reward is the hand's score difference / 1000 (``--reward win``: +1 or -1
 for the hand won or lost, plus 0.2 times that).  At each checkpoint (in
 minutes of training, evaluation not counted) the policy is saved as ``policy-<m>min.npz`` (a
 numpy network that ``canasta.rl.policy.PolicyBot`` plays, ``policy:PATH``) and measured: hands
@@ -37,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - the script says what to install
 
 from canasta.rl.evaluate import evaluate
 from canasta.rl.gymnasium import CanastaEnv
-from canasta.rl.policy import NumpyPolicy, export_sb3
+from canasta.rl.policy import NumpyPolicy, export_sb3, load_into_sb3, resolve
 
 
 class Partner:
@@ -121,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="classic-4p")
     parser.add_argument("--checkpoints", default="10,30", help="minutes of training at which to save and measure")
-    parser.add_argument("--envs", type=int, default=4, help="environments (half vs random, half vs basic)")
+    parser.add_argument("--envs", type=int, default=4, help="environments (the opponents taken in turn)")
+    parser.add_argument("--opponents", default="random,basic",
+                        help="the bots opposing the learning side, one per environment in turn")
+    parser.add_argument("--init", help="start the actor from this numpy policy (a file or a shipped name)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="runs/train")
     parser.add_argument("--eval-hands", type=int, default=500)
@@ -143,9 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     partner = Partner(args.rules, args.seed)
+    init = NumpyPolicy.load(resolve(args.init)) if args.init else None
+    if init is not None:
+        args.net = ",".join(str(w.shape[0]) for w, _ in init.layers[:-1])
+        partner.policy = init
+    opponents = [x for x in args.opponents.split(",") if x]
 
     def make(i: int) -> Any:
-        opponent = "random" if i % 2 == 0 else "basic"
+        opponent = opponents[i % len(opponents)]
         cls = WinRewardEnv if args.reward == "win" else CanastaEnv
         return lambda: cls(args.rules, seat=None, opponents=[opponent, partner, opponent], reward_scale=1e-3)
 
@@ -155,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     model = MaskablePPO("MlpPolicy", vec, n_steps=args.n_steps, batch_size=min(256, args.n_steps * args.envs),
                         learning_rate=args.lr, gamma=1.0, seed=args.seed, device="cpu", verbose=0,
                         policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}})
+    if init is not None:
+        load_into_sb3(model, init)
+        partner.updates = 0  # the partner plays the initial policy until the first update
     callback = Checkpoints(args, partner, out)
     model.learn(total_timesteps=10**12, callback=callback)
     model.save(out / "model.zip")

@@ -60,3 +60,58 @@ def test_export_plays_as_the_model() -> None:
         if done:
             obs, _ = env.reset(seed=3)
     assert np.isfinite(policy.logits(obs)).all()
+
+
+BASELINE = EXAMPLE.parent / "baseline.py"
+
+
+@pytest.mark.slow
+def test_baseline_recipe_smoke(tmp_path: Path) -> None:
+    """examples/baseline.py, seconds long: the clone is recorded and fitted, then fine-tuned from
+    its weights, and every policy it saves loads and plays."""
+    spec = importlib.util.spec_from_file_location("canasta_baseline_example", BASELINE)
+    assert spec is not None and spec.loader is not None
+    baseline = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(baseline)
+    assert baseline.main(["--smoke", "--out", str(tmp_path), "--seed", "4"]) == 0
+    record = json.loads((tmp_path / "bc" / "classic-4p.json").read_text(encoding="utf-8"))
+    assert record["hands"] == 3 and record["decisions"] > 100 and len(record["losses"]) == 1
+    clone = NumpyPolicy.load(tmp_path / "bc" / "classic-4p.npz")
+    figures = json.loads((tmp_path / "finetune" / "figures.json").read_text(encoding="utf-8"))
+    assert len(figures) == 1 and figures[0]["steps"] > 0
+    tuned = NumpyPolicy.load(figures[0]["policy"])
+    assert [w.shape for w, _ in tuned.layers] == [w.shape for w, _ in clone.layers]
+    table = ActionTable("classic-4p")
+    table.reset(5)
+    while not table.over:
+        table.step(tuned.act(table.observe(table.to_move), table.mask()))
+    assert len(table.rewards()) == 4
+
+
+def test_a_numpy_policy_loads_into_a_ppo_model() -> None:
+    """load_into_sb3 is export_sb3's inverse: the model then plays exactly as the numpy policy."""
+    from sb3_contrib import MaskablePPO
+
+    from canasta.rl.gymnasium import CanastaEnv
+    from canasta.rl.policy import WEIGHTS, load_into_sb3
+
+    env = CanastaEnv("classic-4p", opponents="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=1, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [256, 256], "vf": [32]}})
+    shipped = NumpyPolicy.load(WEIGHTS / "classic-4p.npz")
+    load_into_sb3(model, shipped)
+    back = export_sb3(model, "classic-4p")
+    for (w, b), (w2, b2) in zip(shipped.layers, back.layers, strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)
+    obs, _ = env.reset(seed=6)
+    for _ in range(30):
+        mask = env.action_masks()
+        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert shipped.act(obs, mask) == int(expected)
+        obs, _, done, _, _ = env.step(int(expected))
+        if done:
+            obs, _ = env.reset(seed=7)
+    small = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=1, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}})
+    with pytest.raises(ValueError):
+        load_into_sb3(small, shipped)

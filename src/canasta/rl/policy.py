@@ -122,6 +122,26 @@ def export_sb3(model: Any, rules: str, meta: dict[str, str] | None = None) -> Nu
     return NumpyPolicy(layers, activation, rules, meta)
 
 
+def load_into_sb3(model: Any, policy: NumpyPolicy) -> None:
+    """Set a stable-baselines3 / sb3-contrib ``MlpPolicy``'s policy MLP and action head to
+    ``policy``'s weights (the inverse of :func:`export_sb3`: a cloned policy fine-tuned by PPO).
+    The model's policy layers must have the same sizes and activation; the value network is
+    left as it is."""
+    import torch
+
+    linears = [m for m in model.policy.mlp_extractor.policy_net if type(m).__name__ == "Linear"]
+    acts = {type(m).__name__.lower() for m in model.policy.mlp_extractor.policy_net} - {"linear"}
+    targets = [*linears, model.policy.action_net]
+    if len(targets) != len(policy.layers) or (acts and acts != {policy.activation}):
+        raise ValueError(f"the model's policy network is not {len(policy.layers)} {policy.activation} layers")
+    with torch.no_grad():
+        for module, (w, b) in zip(targets, policy.layers, strict=True):
+            if tuple(module.weight.shape) != w.shape:
+                raise ValueError(f"layer of shape {tuple(module.weight.shape)}, the policy's is {w.shape}")
+            module.weight.copy_(torch.from_numpy(w))
+            module.bias.copy_(torch.from_numpy(b))
+
+
 class PolicyBot(Bot):
     """A saved policy behind the bot interface (``policy:PATH``, or ``policy:classic-4p`` for a
     shipped one)."""
