@@ -12,10 +12,13 @@ tuning for the bots and its own name.  The terminal app and the card room show i
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import typing
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -23,7 +26,7 @@ import pytest
 
 from canasta.bots import make_bot
 from canasta.cards import NUM_CARDS, card_str
-from canasta.errors import IllegalMoveError, refuse
+from canasta.errors import IllegalMoveError, RulesError, refuse
 from canasta.families.classic import Classic
 from canasta.families.classic.options import CLASSIC_OPTIONS
 from canasta.family import FamilyWords, PlayTuning, SearchTuning
@@ -34,11 +37,15 @@ from canasta.plans import TakePlan
 from canasta.position import game_from_position, position_of
 from canasta.rules import (
     FAMILY_OPTIONS,
-    FAMILY_PLAYERS,
-    FAMILY_START,
+    OPTIONS_BY_ID,
     PRESETS,
+    OptionInfo,
     RuleSet,
+    forget_rules_family,
+    load_rules,
+    save_rules,
 )
+from canasta.scoring import SideScore
 from canasta.state import StateField, StatePart
 from canasta.tools import perft
 from canasta.view import SeatView, pile_note_list, sample_world, seat_view
@@ -64,11 +71,36 @@ class QuietTurns(StatePart):
         self.quiet += 1
 
 
+@dataclass(frozen=True)
+class NoPileRules:
+    """The family's own option, declared here alone: what a card left in the pile pays the side
+    that goes out (a rules file writes it beside the shared fields)."""
+
+    pile_points: int = 0
+
+    def check(self, rules: RuleSet) -> None:
+        return None
+
+    def teams(self, rules: RuleSet) -> tuple[tuple[int, ...], ...] | None:
+        return None
+
+    def minimums(self, rules: RuleSet) -> tuple[tuple[int, int], ...] | None:
+        return None
+
+    def red_three_points(self, rules: RuleSet) -> tuple[int, ...] | None:
+        return None
+
+
+PILE_POINTS = OptionInfo("NP-O1", "pile_points", "Points for each card left in the pile, to the side that goes out",
+                         (0, 10), "none", "a house rule of this test")
+
+
 class NoPile(Classic):
     """Classic Canasta without taking the pile."""
 
     name = NAME
-    rule_options = CLASSIC_OPTIONS  # Classic's options, borrowed
+    rule_options = (*CLASSIC_OPTIONS, PILE_POINTS)  # Classic's options, borrowed, and its own
+    rules_part = NoPileRules
     player_counts = (4,)
     start_preset = PRESET
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=True, black_three_discard=0, meld_takes_pile=False,
@@ -95,6 +127,15 @@ class NoPile(Classic):
     def generator(self) -> Callable[[Game], list[Option]]:
         return self.options
 
+    def score(self, g: Game) -> list[SideScore]:
+        scores = super().score(g)
+        per_card = typing.cast(NoPileRules, g.rules.part).pile_points
+        if g.went_out < 0 or not per_card:
+            return scores
+        side = g.side_of[g.went_out]
+        won = dataclasses.replace(scores[side], bonuses=(("pile_points", per_card * len(g.pile)),))
+        return [won if i == side else s for i, s in enumerate(scores)]
+
 
 @pytest.fixture(scope="module", autouse=True)
 def registered() -> Iterator[None]:
@@ -104,9 +145,8 @@ def registered() -> Iterator[None]:
         yield
     finally:
         FAMILIES.pop(NAME)
-        PRESETS.pop(PRESET)
-        for table in (FAMILY_OPTIONS, FAMILY_PLAYERS, FAMILY_START):
-            table.pop(NAME)
+        forget_rules_family(NAME)
+        assert PRESET not in PRESETS and NAME not in FAMILY_OPTIONS and "NP-O1" not in OPTIONS_BY_ID
 
 
 def _rules() -> RuleSet:
@@ -116,9 +156,42 @@ def _rules() -> RuleSet:
 def test_the_family_plays_its_rules() -> None:
     rules = _rules()
     assert family_of(rules).name == NAME
-    assert rules.option_values() == RuleSet.preset("classic-4p").option_values()
+    assert rules.option_values() == {**RuleSet.preset("classic-4p").option_values(), "NP-O1": 0}
     game = Game(rules, seed=3)
     assert isinstance(game.family, NoPile)
+
+
+def test_its_own_option_lives_in_its_part(tmp_path: Path) -> None:
+    rules = _rules()
+    assert isinstance(rules.part, NoPileRules) and rules.get("pile_points") == 0
+    paid = rules.with_options({"NP-O1": 10})
+    assert paid.get("pile_points") == 10 and paid.non_default_options() == {"NP-O1": 10}
+    assert paid != rules and hash(paid) != hash(rules)
+    for suffix in (".toml", ".json"):
+        save_rules(paid, tmp_path / f"paid{suffix}")
+        assert load_rules(tmp_path / f"paid{suffix}") == paid
+    with pytest.raises(RulesError, match="NP-O1"):
+        rules.with_options({"pile_points": 5})  # not one of its choices
+    with pytest.raises(RulesError, match="belongs to the other family"):
+        RuleSet.preset("classic-4p", {"NP-O1": 10})
+    assert RuleSet.preset("classic-4p", {"pile_points": 0}) == RuleSet.preset("classic-4p")  # another's default: moot
+
+
+def test_its_own_option_scores(tmp_path: Path) -> None:
+    rules = _rules().with_options({"NP-O1": 10})
+    for seed in range(40):
+        game = Game(rules, seed)
+        bots = [make_bot("advanced", seed=s) for s in range(4)]
+        while not game.is_over():
+            game.push(bots[game.to_move].choose(seat_view(game, game.to_move)))
+        if game.went_out >= 0 and game.pile:
+            result = game.result or []
+            side = game.side_of[game.went_out]
+            assert result[side].bonus("pile_points") == 10 * len(game.pile)
+            assert ("pile_points", 10 * len(game.pile)) in result[side].lines()
+            assert all(not s.bonuses for i, s in enumerate(result) if i != side)
+            return
+    raise AssertionError("no hand of 40 went out with cards in the pile")
 
 
 def test_its_rules_files_and_player_counts() -> None:

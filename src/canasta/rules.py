@@ -434,6 +434,26 @@ def register_rules_family(name: str, options: tuple[OptionInfo, ...], players: t
         _PART_FIELDS.update(dict.fromkeys(own, name))
 
 
+def forget_rules_family(name: str) -> None:
+    """Undo :func:`register_rules_family` and :func:`add_presets` for a family (a plug-in's
+    tests, which register one for a while): its options no other family names, its presets."""
+    FAMILY_OPTIONS.pop(name, None)
+    _FAMILY_FIELDS.pop(name, None)
+    FAMILY_PLAYERS.pop(name, None)
+    FAMILY_START.pop(name, None)
+    FAMILY_PART.pop(name, None)
+    for f in [f for f, owner in _PART_FIELDS.items() if owner == name]:
+        del _PART_FIELDS[f]
+    named = {o.id for options in FAMILY_OPTIONS.values() for o in options}
+    for o in [o for o in ALL_OPTIONS if o.id not in named]:
+        ALL_OPTIONS.remove(o)
+        del OPTIONS_BY_ID[o.id]
+        if OPTIONS_BY_FIELD.get(o.field) is o:
+            del OPTIONS_BY_FIELD[o.field]
+    for key in [k for k, r in PRESETS.items() if r.family == name]:
+        del PRESETS[key]
+
+
 def _foreign(option: OptionInfo, family: str) -> RulesError:
     return RulesError(f"option {option.id} ({option.field}) belongs to the other family; these are {family} rules")
 
