@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from canasta.exceptions import NotationError
+from canasta.exceptions import NotationError, PositionError
 
 Card = int
 Rank = int
@@ -181,3 +181,19 @@ def cards_of(counts: Sequence[int]) -> list[Card]:
 def make_deck(packs: int, jokers_per_pack: int = 2) -> list[Card]:
     """``packs`` standard packs with their jokers, in a fixed order."""
     return [c for _ in range(packs) for c in range(52)] + [JOKER] * (packs * jokers_per_pack)
+
+
+def read_cards(value: object, what: str) -> list[Card]:
+    """A list of card strings (``["AS", "10H"]``) as card codes, for positions and views;
+    :class:`~canasta.exceptions.PositionError` naming ``what`` otherwise."""
+    if not isinstance(value, list):
+        raise PositionError(f"{what} must be a list of cards such as [\"AS\", \"10H\"]")
+    out = []
+    for v in value:
+        if not isinstance(v, str):
+            raise PositionError(f"{what}: {v!r} is not a card string")
+        try:
+            out.append(parse_card(v))
+        except NotationError as exc:
+            raise PositionError(f"{what}: {exc}") from None
+    return out

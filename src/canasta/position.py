@@ -27,45 +27,18 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from canasta.cards import (
-    CARD_RANK,
-    IS_BLACK_THREE,
-    IS_NATURAL,
-    IS_RED_THREE,
-    IS_WILD,
-    JOKER,
-    NUM_CARDS,
-    Card,
-    card_str,
-    make_deck,
-    parse_card,
-)
-from canasta.errors import CanastaError, NotationError, PositionError
+from canasta.cards import CARD_RANK, IS_RED_THREE, JOKER, NUM_CARDS, Card, card_str, make_deck, read_cards
+from canasta.errors import CanastaError, PositionError
 from canasta.game import FAMILIES, Game, RuleFamily, family_of, set_position_codec
-from canasta.melds import Meld
 from canasta.rules import RuleSet
-from canasta.state import ASK_NAMES, PHASE_NAMES, SHARED_FIELDS, WRITTEN, StatePart
+from canasta.state import SHARED_FIELDS, WRITTEN, StateField, StatePart, pile_frozen_by_cards, read_meld
 
 FORMAT: Final = "canasta-position/1"
 #: the fields every position must give (a sketch, without ``format``, may leave out the rest)
 REQUIRED_FIELDS: Final = ("rules",)
-
-
-def read_cards(value: Any, what: str) -> list[Card]:
-    if not isinstance(value, list):
-        raise PositionError(f"{what} must be a list of cards such as [\"AS\", \"10H\"]")
-    out = []
-    for v in value:
-        if not isinstance(v, str):
-            raise PositionError(f"{what}: {v!r} is not a card string")
-        try:
-            out.append(parse_card(v))
-        except NotationError as exc:
-            raise PositionError(f"{what}: {exc}") from None
-    return out
 
 
 def _strs(cards: Sequence[Card]) -> list[str]:
@@ -119,64 +92,6 @@ def _get(data: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
     return value
 
 
-def _bools(data: Mapping[str, Any], key: str, n: int) -> list[bool]:
-    value = data.get(key, [False] * n)
-    if not isinstance(value, list) or len(value) != n or not all(type(v) is bool for v in value):
-        raise PositionError(f"{key} must be a list of {n} true/false values")
-    return list(value)
-
-
-def read_meld(rules: RuleSet, entry: Any, where: str) -> Meld:
-    """A meld of a position: a list of cards, or an object with ``cards`` (and ``concealed``,
-    ``owner``, ``turn``); checked against the family's rules (a family's own fields read
-    their melds with it too)."""
-    if isinstance(entry, list):
-        entry = {"cards": entry}
-    if not isinstance(entry, Mapping):
-        raise PositionError(f"{where} must be a list of cards or an object with 'cards'")
-    m = _meld(rules, read_cards(entry.get("cards"), where), where)
-    m.owner = _get(entry, "owner", int, -1)
-    m.turn = _get(entry, "turn", int, 0)
-    m.concealed = _get(entry, "concealed", bool, False)
-    return m
-
-
-def _read_part(g: Game, data: Mapping[str, Any], take: Callable[[list[Card]], list[Card]]) -> None:
-    """The family's own fields, as its state part declares them (read after the melds and the
-    pile, which they may refer to); a field of another family's part is refused unless it holds
-    that part's start value."""
-    part = g.part
-    own = {f.name for f in part.FIELDS} if part is not None else set()
-    for name, start in _foreign_fields(g.family).items():
-        if name in data and name not in own and data[name] != start:
-            raise PositionError(f"{name} has no meaning in {g.rules.family} hands")
-    if part is None:
-        return
-    for f in part.FIELDS:
-        if f.name not in data:
-            if f.derive is not None:
-                setattr(part, f.attr, f.derive(g))
-            elif "format" in data:
-                raise PositionError(f"a written position (one with \"format\") lacks {f.name}")
-            continue
-        raw = data[f.name]
-        if f.read is not None:
-            value = f.read(g, raw)
-        else:
-            start = getattr(part, f.attr)
-            if isinstance(start, list):
-                if not isinstance(raw, list) or not all(type(x) is int for x in raw):
-                    raise PositionError(f"{f.name} must be a list of whole numbers")
-                value = list(raw)
-            else:
-                value = _get(data, f.name, type(start), start)
-        if f.copy == "meld_lists":  # melds on the table: their cards are of the pack
-            for side in value:
-                for m in side:
-                    take(m.cards)
-        setattr(part, f.attr, value)
-
-
 def _foreign_fields(family: RuleFamily) -> dict[str, Any]:
     """The fields other families' parts declare, each with its start value as written."""
     out: dict[str, Any] = {}
@@ -193,7 +108,12 @@ def _foreign_fields(family: RuleFamily) -> dict[str, Any]:
 def game_from_position(data: Mapping[str, Any] | str) -> Game:
     """Read a position (mapping or JSON text; ``Game.from_dict``); raises
     :class:`PositionError` with what is wrong, or which fields are missing
-    (:data:`REQUIRED_FIELDS`, and :data:`WRITTEN_REQUIRED` for a written position)."""
+    (:data:`REQUIRED_FIELDS`, and :data:`WRITTEN_REQUIRED` for a written position).
+
+    The hand's fixed facts make the game; then every field of the state, the shared ones
+    (:data:`canasta.state.SHARED_FIELDS`) and the family's part's (its ``FIELDS``), is read
+    with the codec it declares, and a field left out is derived as it declares, once the
+    given ones are read; last come the checks between fields and of the cards of the pack."""
     if isinstance(data, str):
         try:
             data = json.loads(data)
@@ -204,160 +124,147 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
         raise PositionError(f"unknown position format {fmt!r}; expected {FORMAT!r}")
-    missing = [k for k in WRITTEN_REQUIRED if k not in data] if "format" in data else []
+    written = "format" in data
+    missing = [k for k in WRITTEN_REQUIRED if k not in data] if written else []
     if missing:
         raise PositionError(f"a written position (one with \"format\") lacks {', '.join(missing)} (only \"stock\" "
                             f"and the derived {', '.join(DERIVED_FIELDS)} may be left out)")
-    rules_data = data.get("rules", "classic-4p")
-    try:
-        rules = RuleSet.preset(rules_data) if isinstance(rules_data, str) else RuleSet.from_dict(rules_data)
-    except CanastaError as exc:
-        raise PositionError(f"rules: {exc}") from None
-    family = family_of(rules)
-    n = rules.players
-    dealer = _get(data, "dealer", int, 0)
-    if not 0 <= dealer < n:
-        raise PositionError(f"dealer must be a seat from 0 to {n - 1}")
-    scores = data.get("scores")
-    g = Game(rules, _get(data, "seed", int, 0), dealer=dealer, deal=False,
-             hand_number=_get(data, "hand_number", int, 1))
-    if scores is not None:
-        if (not isinstance(scores, list) or len(scores) != g.score_slots
-                or not all(type(x) is int for x in scores)):
-            raise PositionError(f"scores must be a list of {g.score_slots} whole numbers")
-        g.start_scores = list(scores)
-    side_of = data.get("side_of")
-    if side_of is not None:
-        if not isinstance(side_of, list) or len(side_of) != n or not all(
-            type(x) is int and 0 <= x < len(rules.teams) for x in side_of
-        ):
-            raise PositionError(f"side_of must list a side number for each of the {n} seats")
-        g.side_of = list(side_of)
-    g.lone_seat = _get(data, "lone", int, -1)
-    if not -1 <= g.lone_seat < n:
-        raise PositionError(f"lone must be -1 or a seat from 0 to {n - 1}")
-    turn = _get(data, "turn", int, (dealer + 1) % n)
-    if not 0 <= turn < n:
-        raise PositionError(f"turn must be a seat from 0 to {n - 1}")
-    g.turn = turn
-    phase = _get(data, "phase", str, "draw")
-    if phase not in PHASE_NAMES:
-        raise PositionError(f"phase must be one of {', '.join(PHASE_NAMES)}, not {phase!r}")
-    g.phase = PHASE_NAMES.index(phase)
-    g.turn_no = _get(data, "turn_number", int, 1)
-    used = [0] * NUM_CARDS
-
-    def take(cards: list[Card]) -> list[Card]:
-        for c in cards:
-            used[c] += 1
-        return cards
-
-    pending = _bools(data, "red_threes_pending", n)
-    hands = data.get("hands", [[] for _ in range(n)])
-    if not isinstance(hands, list) or len(hands) != n:
-        raise PositionError(f"hands must list the cards of each of the {n} seats")
-    for s, h in enumerate(hands):
-        for c in take(read_cards(h, f"hands[{s}]")):
-            if IS_RED_THREE[c] and not pending[s]:
-                raise PositionError(f"hands[{s}] holds a red three; red threes are laid out, never held")
-            g.hands[s][c] += 1
-            g.rank_counts[s][CARD_RANK[c]] += 1
-            g.hand_sizes[s] += 1
-    known = data.get("known", [[] for _ in range(n)])
-    if not isinstance(known, list) or len(known) != n:
-        raise PositionError(f"known must list cards for each of the {n} seats")
-    for s, k in enumerate(known):
-        for c in read_cards(k, f"known[{s}]"):
-            g.known[s][c] += 1
-            if g.known[s][c] > g.hands[s][c]:
-                raise PositionError(f"known[{s}] lists {card_str(c)}, which is not in that hand")
-    red = data.get("red_threes", [[] for _ in range(n)])
-    if not isinstance(red, list) or len(red) != n:
-        raise PositionError(f"red_threes must list the red threes of each of the {n} seats")
-    for s, rs in enumerate(red):
-        cards = take(read_cards(rs, f"red_threes[{s}]"))
-        if not all(IS_RED_THREE[c] for c in cards):
-            raise PositionError(f"red_threes[{s}] may hold only 3H and 3D")
-        g.red3[s] = cards
-    listed = data.get("melds", [[] for _ in g.melds])
-    if not isinstance(listed, list) or len(listed) != len(g.melds):
-        raise PositionError(f"melds must list the melds of each of the {len(g.melds)} sides")
-    for side, side_list in enumerate(listed):
-        if not isinstance(side_list, list):
-            raise PositionError(f"melds[{side}] must be a list of melds")
-        for i, md in enumerate(side_list):
-            m = read_meld(rules, md, f"melds[{side}][{i}]")
-            take(m.cards)
-            if m.rank in g.melds[side]:
-                raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
-            if family.closes_canastas and m.size >= 7:
-                raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
-            g.melds[side][m.rank] = m
-    g.pile = take(read_cards(data.get("pile", []), "pile"))
-    _read_part(g, data, take)
-    opened = data.get("opened")
-    for side in range(len(g.melds)):
-        g.opened[side] = bool(g.melds[side]) or bool(g.set_aside(side))
-    if opened is not None:
-        if (not isinstance(opened, list) or len(opened) != len(g.melds)
-                or not all(type(x) is bool for x in opened)):
-            raise PositionError(f"opened must list true/false for each of the {len(g.melds)} sides")
-        for side, flag in enumerate(opened):
-            if g.opened[side] and not flag:
-                raise PositionError(f"side {side} has melds on the table, so it has opened")
-            g.opened[side] = flag
-    g.recount_canastas()
-    g.pile_frozen = _get(data, "pile_frozen", bool, pile_frozen_by_cards(rules, g.pile, list(g.face_down())))
-    deck = make_deck(rules.packs)
-    avail = [0] * NUM_CARDS
-    for c in deck:
-        avail[c] += 1
-    if "stock" in data:
-        stock_top_first = take(read_cards(data["stock"], "stock"))
-    else:
-        top = read_cards(data.get("stock_top", []), "stock_top")
-        take(top)
-        rest = []
-        left = avail[:]
-        for c in range(NUM_CARDS):
-            left[c] -= used[c]
-            if left[c] > 0:
-                rest.extend([c] * left[c])
-        random.Random(_get(data, "stock_seed", int, 0)).shuffle(rest)
-        for c in rest:
-            used[c] += 1
-        stock_top_first = top + rest
-    for c in range(NUM_CARDS):
-        if used[c] > avail[c]:
-            raise PositionError(
-                f"{card_str(c)} appears {used[c]} times, but a {rules.deck_size}-card pack has {avail[c]}"
-            )
-    if sum(used) != len(deck):
-        raise PositionError(
-            f"the position holds {sum(used)} cards; the pack has {len(deck)} (leave out 'stock' to fill it)"
-        )
-    g.stock = stock_top_first[::-1]
-    g.took_pile = _get(data, "took_pile", bool, False)
-    g.melded_now = _get(data, "melded_this_turn", bool, False)
-    g.touched_old = _get(data, "touched_old_melds", bool, False)
-    ask = _get(data, "ask", str, "none")
-    if ask not in ASK_NAMES:
-        raise PositionError(f"ask must be one of {', '.join(ASK_NAMES)}")
-    g.ask = ASK_NAMES.index(ask)
-    g.has_melded = _bools(data, "has_melded", n)
-    g.added_to_partner = _bools(data, "added_to_partner", n)
-    g.red3_pending = pending
-    g.went_out = _get(data, "went_out", int, -1)
-    if not -1 <= g.went_out < n:
-        raise PositionError(f"went_out must be -1 or a seat from 0 to {n - 1}")
-    g.out_concealed = _get(data, "concealed_out", bool, False)
-    g.end_reason = _get(data, "end_reason", str, "")
+    g = _game_of_facts(data)
+    for name, start in _foreign_fields(g.family).items():
+        if name in data and data[name] != start and not any(f.name == name for _, f in _fields(g)):
+            raise PositionError(f"{name} has no meaning in {g.rules.family} hands")
+    later = []
+    for holder, f in _fields(g):
+        if f.name in data:
+            raw = data[f.name]
+            setattr(holder, f.attr, f.read(g, raw) if f.read is not None else _plain(f.name, raw, getattr(holder, f.attr)))
+        elif f.derive is not None:
+            later.append((holder, f))
+        elif written and f.name != "stock" and holder is not g:
+            raise PositionError(f"a written position (one with \"format\") lacks {f.name}")
+    for holder, f in later:
+        setattr(holder, f.attr, f.derive(g))  # type: ignore[misc]  # not None: listed for it
+    _check(g, data)
     # checked last, so that a sketch's field given wrong is named first
     missing = [k for k in REQUIRED_FIELDS if k not in data]
     if missing:
         raise PositionError(f"a position lacks {', '.join(missing)} (rules: a preset name such as \"classic-4p\" "
                             "or a rules table; the other fields have defaults)")
     return g
+
+
+def _game_of_facts(data: Mapping[str, Any]) -> Game:
+    """A game with no card placed, of the position's rules, seed, hand number, dealer and scores."""
+    rules_data = data.get("rules", "classic-4p")
+    try:
+        rules = RuleSet.preset(rules_data) if isinstance(rules_data, str) else RuleSet.from_dict(rules_data)
+    except CanastaError as exc:
+        raise PositionError(f"rules: {exc}") from None
+    n = rules.players
+    dealer = _get(data, "dealer", int, 0)
+    if not 0 <= dealer < n:
+        raise PositionError(f"dealer must be a seat from 0 to {n - 1}")
+    g = Game(rules, _get(data, "seed", int, 0), dealer=dealer, deal=False,
+             hand_number=_get(data, "hand_number", int, 1))
+    scores = data.get("scores")
+    if scores is not None:
+        if (not isinstance(scores, list) or len(scores) != g.score_slots
+                or not all(type(x) is int for x in scores)):
+            raise PositionError(f"scores must be a list of {g.score_slots} whole numbers")
+        g.start_scores = list(scores)
+    return g
+
+
+def _fields(g: Game) -> list[tuple[Any, StateField]]:
+    """Every written field of ``g``'s state with what holds it: the game, or the family's part."""
+    out: list[tuple[Any, StateField]] = [(g, f) for f in SHARED_FIELDS]
+    if g.part is not None:
+        out.extend((g.part, f) for f in g.part.FIELDS)
+    return out
+
+
+def _plain(name: str, raw: Any, start: Any) -> Any:
+    """A field without a codec of its own, read as a value of its start value's type (a list:
+    as long as it, of its items' type)."""
+    if isinstance(start, list):
+        kind = type(start[0]) if start else int
+        words = "true/false values" if kind is bool else "whole numbers"
+        if not isinstance(raw, list) or (start and len(raw) != len(start)) or not all(type(x) is kind for x in raw):
+            raise PositionError(f"{name} must be a list of {f'{len(start)} ' if start else ''}{words}")
+        return list(raw)
+    return _get({name: raw}, name, type(start), start)
+
+
+def _check(g: Game, data: Mapping[str, Any]) -> None:
+    """What no single field says: red threes only in the hands of those who have yet to lay
+    them out, known cards in their hands, an opened flag for every side with melds, and every
+    card of the pack in exactly one place (the stock, when left out, being the rest)."""
+    for s in range(g.players):
+        held = [c for c in range(NUM_CARDS) if g.hands[s][c]]
+        if any(IS_RED_THREE[c] for c in held) and not g.red3_pending[s]:
+            raise PositionError(f"hands[{s}] holds a red three; red threes are laid out, never held")
+        for c in range(NUM_CARDS):
+            if g.known[s][c] > g.hands[s][c]:
+                raise PositionError(f"known[{s}] lists {card_str(c)}, which is not in that hand")
+        g.rank_counts[s] = [0] * len(g.rank_counts[s])
+        for c in held:
+            g.rank_counts[s][CARD_RANK[c]] += g.hands[s][c]
+        g.hand_sizes[s] = sum(g.hands[s])
+    for side, flag in enumerate(g.opened):
+        if not flag and (g.melds[side] or g.set_aside(side)):
+            raise PositionError(f"side {side} has melds on the table, so it has opened")
+    g.recount_canastas()
+    used = [0] * NUM_CARDS
+    for c in _cards_placed(g):
+        used[c] += 1
+    deck = make_deck(g.rules.packs)
+    avail = [0] * NUM_CARDS
+    for c in deck:
+        avail[c] += 1
+    if "stock" not in data:
+        top = read_cards(data.get("stock_top", []), "stock_top")
+        rest = []
+        for c in top:
+            used[c] += 1
+        for c in range(NUM_CARDS):
+            rest.extend([c] * max(0, avail[c] - used[c]))
+        random.Random(_get(data, "stock_seed", int, 0)).shuffle(rest)
+        for c in rest:
+            used[c] += 1
+        g.stock = (top + rest)[::-1]
+    else:
+        for c in g.stock:
+            used[c] += 1
+    for c in range(NUM_CARDS):
+        if used[c] > avail[c]:
+            raise PositionError(
+                f"{card_str(c)} appears {used[c]} times, but a {g.rules.deck_size}-card pack has {avail[c]}"
+            )
+    if sum(used) != len(deck):
+        raise PositionError(
+            f"the position holds {sum(used)} cards; the pack has {len(deck)} (leave out 'stock' to fill it)"
+        )
+
+
+def _cards_placed(g: Game) -> list[Card]:
+    """The cards in the hands and on the table (not the stock): the hands, and every field
+    the state or the family's part declares placed, as a seat view copies it out."""
+    out = [c for s in range(g.players) for c in range(NUM_CARDS) for _ in range(g.hands[s][c])]
+    out.extend(c for side in g.melds for m in side.values() for c in m.cards)
+    out.extend(g.pile)
+    for holder, f in _fields(g):
+        if f.placed:
+            value = getattr(holder, f.attr)
+            _flatten(f.view(g, value) if f.view is not None else value, out)
+    return out
+
+
+def _flatten(value: Any, out: list[Card]) -> None:
+    if isinstance(value, (tuple, list)):
+        for x in value:
+            _flatten(x, out)
+    else:
+        out.append(value)
 
 
 #: the shared fields :func:`game_from_position` derives when a position leaves them out (a
@@ -377,56 +284,6 @@ def derived_fields(rules: RuleSet) -> tuple[str, ...]:
     part = family_of(rules).new_part(len(rules.teams))
     own = tuple(f.name for f in part.FIELDS if f.derive is not None) if part is not None else ()
     return DERIVED_FIELDS + own
-
-
-def pile_frozen_by_cards(rules: RuleSet, pile: Sequence[Card], hidden: Sequence[int] = (0, 0)) -> bool:
-    """Whether a pile holding these cards (bottom to top) is frozen, as play leaves it.
-
-    A pile is emptied when it is taken, so every card in it was turned up or
-    discarded since, and the pile is frozen exactly when one of them freezes it:
-    a wild card (A.8.3, B.10.2, B.4.2); under C-O2 a black three, turned up
-    (covered or not, C-O3) or discarded (A.8.2); under C-O13 a red three, which
-    can be in the pile only as a turned upcard (A.3.3).  In Italian Canasta the
-    pozzo's dealt cards below its upcard never freeze it: with I-O30 ``face_down``
-    they are ``hidden`` (``pozzo_hidden``); with ``face_up`` nothing marks them,
-    and with I-O32 ``top_card_only`` a taken pozzo keeps its lower cards (wild
-    ones included) unfrozen, so positions under those two options must give
-    ``pile_frozen`` themselves (``position_of`` always writes it)."""
-    lo, hi = (hidden[0], hidden[1]) if len(hidden) == 2 else (0, 0)
-    for i, c in enumerate(pile):
-        if lo <= i < hi:
-            continue
-        if IS_WILD[c]:
-            return True
-        if IS_BLACK_THREE[c] and rules.black_three_freezes:
-            return True
-        if IS_RED_THREE[c] and rules.red_three_upcard_freezes:
-            return True
-    return False
-
-
-def _meld(rules: RuleSet, cards: list[Card], what: str) -> Meld:
-    from canasta.errors import refuse
-    from canasta.melds import WILD_MELD
-
-    family = family_of(rules)
-    if not cards:
-        raise PositionError(f"{what} is empty")
-    ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
-    if family.has_wild_melds and not ranks and all(IS_WILD[c] for c in cards):
-        ranks = {WILD_MELD}
-    if len(ranks) != 1 or any(IS_RED_THREE[c] for c in cards):
-        raise PositionError(f"{what} is not a meld of one rank")
-    m = Meld(ranks.pop())
-    for c in cards:
-        m.add(c)
-    if m.rank != 1:
-        bad = family.meld_shape_error(rules, m)
-        if bad is not None:
-            raise PositionError(f"{what}: {refuse(bad)}")
-    elif m.wilds:
-        raise PositionError(f"{what}: black threes are melded without wild cards")
-    return m
 
 
 __all__ = ["DERIVED_FIELDS", "FORMAT", "JOKER", "REQUIRED_FIELDS", "WRITTEN_REQUIRED", "derived_fields", "game_from_position",

@@ -12,15 +12,17 @@ from this list by field:
   plain functions (fast, and compilable ahead of time: no generated code);
   ``tests/test_invariants.py`` checks that they name every field, copied as its
   ``copy`` says;
-* :mod:`canasta.position` writes and :mod:`canasta.view` copies out the fields
-  by their ``name``, with the codecs each declares here (``view``, ``write``:
-  :data:`SHARED_FIELDS`), in one loop with the family part's fields.
+* :mod:`canasta.position` writes and reads back, and :mod:`canasta.view` copies
+  out, the fields by their ``name``, with the codecs each declares here (``view``,
+  ``write``, ``read``, ``derive``: :data:`SHARED_FIELDS`), in one loop with the
+  family part's fields.
 
 A new field is written here (and one line in each of the three functions
 below; the test says which is missing), with its codecs if it is not a plain
-value or list; :func:`canasta.position.game_from_position` reads the shared
-fields back one by one, with the checks each needs (seats, sides, cards of the pack).  :class:`~canasta.game.Game` *is* a
-``HandState`` plus the hand's fixed facts (rules, seed, dealer, scores).
+value or list.  What no single field can check (known cards in their hand, every
+card of the pack in one place) :func:`canasta.position.game_from_position` checks
+once all are read.  :class:`~canasta.game.Game` *is* a ``HandState`` plus the
+hand's fixed facts (rules, seed, dealer, scores).
 
 Phases, the state of "may I go out?" and the Italian draw of an opening turn
 are :class:`~enum.IntEnum` s (ints at run time, so as fast as before).
@@ -28,13 +30,25 @@ are :class:`~enum.IntEnum` s (ints at run time, so as fast as before).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, fields
 from enum import IntEnum
 from typing import Any, ClassVar, Final, NamedTuple
 
-from canasta.cards import NUM_CARDS, Card, card_str
-from canasta.melds import Meld
+from canasta.cards import (
+    CARD_RANK,
+    IS_BLACK_THREE,
+    IS_NATURAL,
+    IS_RED_THREE,
+    IS_WILD,
+    NUM_CARDS,
+    Card,
+    card_str,
+    read_cards,
+)
+from canasta.errors import refuse
+from canasta.exceptions import PositionError
+from canasta.melds import WILD_MELD, Meld
 from canasta.native import mypyc_attr
 
 
@@ -93,13 +107,15 @@ COPY_KINDS: Final = {
 
 def _m(copy: str, name: str | None, seen: str = "public", part: str = "shared",
        view: Callable[[Any, Any], Any] | None = None, write: Callable[[Any, Any], Any] | None = None,
-       ) -> dict[str, Any]:
+       read: Callable[[Any, Any], Any] | None = None, derive: Callable[[Any], Any] | None = None,
+       cards: bool = False, placed: bool = False) -> dict[str, Any]:
     """A state field: ``copy`` (a :data:`COPY_KINDS` kind), ``name`` in positions and
     views (None: derived from other fields, not written), ``seen``: "public",
     "own" (only the seat's own: hands), "hidden" (nobody: the stock's order),
-    ``part``: "shared", or the family whose :class:`StatePart` declares it; ``view`` and
-    ``write``: its codecs, as :class:`StateField` has them (None: a plain value or list)."""
-    return {"copy": copy, "name": name, "seen": seen, "part": part, "view": view, "write": write}
+    ``part``: "shared", or the family whose :class:`StatePart` declares it; ``view``,
+    ``write``, ``read``, ``derive``, ``cards`` and ``placed`` as :class:`StateField` has them."""
+    return {"copy": copy, "name": name, "seen": seen, "part": part, "view": view, "write": write, "read": read,
+            "derive": derive, "cards": cards, "placed": placed}
 
 
 # -- the shared fields' codecs, ``(game, value) -> value``: how a seat view copies a field out
@@ -163,6 +179,180 @@ def _pile_json(g: Any, v: list[Card]) -> list[str]:
 
 def _stock_json(g: Any, v: list[Card]) -> list[str]:
     return _card_strs(v[::-1])  # top first
+
+
+# -- how a position reads the shared fields back, ``(game, JSON) -> value`` (``read``), raising
+# -- PositionError with what is wrong, and the value of a field a position leaves out (``derive``,
+# -- computed once every given field is read).  A field with neither is read as a value of the
+# -- type of its start value (a list: as long, of that type), and left out keeps that value.
+
+def _seat(name: str, lowest: int = 0) -> Callable[[Any, Any], int]:
+    def read(g: Any, v: Any) -> int:
+        if type(v) is not int:
+            raise PositionError(f"{name} must be a whole number, not {v!r}")
+        if not lowest <= v < g.players:
+            raise PositionError(f"{name} must be {'-1 or ' if lowest < 0 else ''}a seat from 0 to {g.players - 1}")
+        return v
+    return read
+
+
+def _named(name: str, names: tuple[str, ...]) -> Callable[[Any, Any], int]:
+    def read(g: Any, v: Any) -> int:
+        if not isinstance(v, str):
+            raise PositionError(f"{name} must be text, not {v!r}")
+        if v not in names:
+            raise PositionError(f"{name} must be one of {', '.join(names)}, not {v!r}")
+        return names.index(v)
+    return read
+
+
+def _per_seat(name: str, what: str) -> Callable[[Any, Any], list[list[Card]]]:
+    """A list of card lists, one per seat."""
+    def read(g: Any, v: Any) -> list[list[Card]]:
+        if not isinstance(v, list) or len(v) != g.players:
+            raise PositionError(f"{name} must list {what} of each of the {g.players} seats")
+        return [read_cards(x, f"{name}[{s}]") for s, x in enumerate(v)]
+    return read
+
+
+def _counts(rows: list[list[Card]]) -> list[list[int]]:
+    out = [[0] * NUM_CARDS for _ in rows]
+    for row, cards in zip(out, rows, strict=True):
+        for c in cards:
+            row[c] += 1
+    return out
+
+
+def _read_hands(g: Any, v: Any) -> list[list[int]]:
+    return _counts(_per_seat("hands", "the cards")(g, v))
+
+
+def _read_known(g: Any, v: Any) -> list[list[int]]:
+    return _counts(_per_seat("known", "cards")(g, v))
+
+
+def _read_red_threes(g: Any, v: Any) -> list[list[Card]]:
+    rows = _per_seat("red_threes", "the red threes")(g, v)
+    for s, cards in enumerate(rows):
+        if not all(IS_RED_THREE[c] for c in cards):
+            raise PositionError(f"red_threes[{s}] may hold only 3H and 3D")
+    return rows
+
+
+def _read_opened(g: Any, v: Any) -> list[bool]:
+    n = len(g.melds)
+    if not isinstance(v, list) or len(v) != n or not all(type(x) is bool for x in v):
+        raise PositionError(f"opened must list true/false for each of the {n} sides")
+    return list(v)
+
+
+def _derive_opened(g: Any) -> list[bool]:
+    return [bool(g.melds[side]) or bool(g.set_aside(side)) for side in range(len(g.melds))]
+
+
+def read_meld(g: Any, entry: Any, where: str) -> Meld:
+    """A meld of a position of ``g``: a list of cards, or an object with ``cards`` (and
+    ``concealed``, ``owner``, ``turn``); checked against the family's rules (a family's own
+    fields read their melds with it too)."""
+    if isinstance(entry, list):
+        entry = {"cards": entry}
+    if not isinstance(entry, Mapping):
+        raise PositionError(f"{where} must be a list of cards or an object with 'cards'")
+    cards = read_cards(entry.get("cards"), where)
+    if not cards:
+        raise PositionError(f"{where} is empty")
+    ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
+    if g.family.has_wild_melds and not ranks and all(IS_WILD[c] for c in cards):
+        ranks = {WILD_MELD}
+    if len(ranks) != 1 or any(IS_RED_THREE[c] for c in cards):
+        raise PositionError(f"{where} is not a meld of one rank")
+    m = Meld(ranks.pop())
+    for c in cards:
+        m.add(c)
+    if m.rank != 1:
+        bad = g.family.meld_shape_error(g.rules, m)
+        if bad is not None:
+            raise PositionError(f"{where}: {refuse(bad)}")
+    elif m.wilds:
+        raise PositionError(f"{where}: black threes are melded without wild cards")
+    for key, kind, start in (("owner", int, -1), ("turn", int, 0), ("concealed", bool, False)):
+        value = entry.get(key, start)
+        if type(value) is not kind:
+            raise PositionError(f"{key} must be {'a whole number' if kind is int else 'true or false'}, not {value!r}")
+        setattr(m, key, value)
+    return m
+
+
+def _read_melds(g: Any, v: Any) -> list[dict[int, Meld]]:
+    sides = len(g.melds)
+    if not isinstance(v, list) or len(v) != sides:
+        raise PositionError(f"melds must list the melds of each of the {sides} sides")
+    out: list[dict[int, Meld]] = []
+    for side, side_list in enumerate(v):
+        if not isinstance(side_list, list):
+            raise PositionError(f"melds[{side}] must be a list of melds")
+        melds: dict[int, Meld] = {}
+        for i, entry in enumerate(side_list):
+            m = read_meld(g, entry, f"melds[{side}][{i}]")
+            if m.rank in melds:
+                raise PositionError(f"melds[{side}] has two melds of the same rank (A.5.7)")
+            if g.family.closes_canastas and m.size >= 7:
+                raise PositionError(f"melds[{side}][{i}] has seven cards: list it under 'closed' (B.7.2)")
+            melds[m.rank] = m
+        out.append(melds)
+    return out
+
+
+def _read_pile(g: Any, v: Any) -> list[Card]:
+    return read_cards(v, "pile")
+
+
+def pile_frozen_by_cards(rules: Any, pile: Sequence[Card], hidden: Sequence[int] = (0, 0)) -> bool:
+    """Whether a pile holding these cards (bottom to top) is frozen, as play leaves it.
+
+    A pile is emptied when it is taken, so every card in it was turned up or
+    discarded since, and the pile is frozen exactly when one of them freezes it:
+    a wild card (A.8.3, B.10.2, B.4.2); under C-O2 a black three, turned up
+    (covered or not, C-O3) or discarded (A.8.2); under C-O13 a red three, which
+    can be in the pile only as a turned upcard (A.3.3).  A family's face-down
+    cards (``hidden``: Italian's pozzo below its upcard, I-O30) never freeze it;
+    where a family's options leave cards in a pile that do not freeze it otherwise
+    (Italian I-O30 ``face_up``, I-O32 ``top_card_only``), a position must give
+    ``pile_frozen`` itself (``position_of`` always writes it)."""
+    lo, hi = (hidden[0], hidden[1]) if len(hidden) == 2 else (0, 0)
+    for i, c in enumerate(pile):
+        if lo <= i < hi:
+            continue
+        if IS_WILD[c]:
+            return True
+        if IS_BLACK_THREE[c] and rules.black_three_freezes:
+            return True
+        if IS_RED_THREE[c] and rules.red_three_upcard_freezes:
+            return True
+    return False
+
+
+def _derive_pile_frozen(g: Any) -> bool:
+    return pile_frozen_by_cards(g.rules, g.pile, list(g.face_down()))
+
+
+def _read_stock(g: Any, v: Any) -> list[Card]:
+    return read_cards(v, "stock")[::-1]  # written top first
+
+
+def _read_side_of(g: Any, v: Any) -> list[int]:
+    if not isinstance(v, list) or len(v) != g.players or not all(
+            type(x) is int and 0 <= x < len(g.rules.teams) for x in v):
+        raise PositionError(f"side_of must list a side number for each of the {g.players} seats")
+    return list(v)
+
+
+def _derive_turn(g: Any) -> int:
+    return int((g.dealer + 1) % g.players)
+
+
+def _derive_turn_no(g: Any) -> int:
+    return 1
 
 
 class StateField(NamedTuple):
@@ -251,30 +441,34 @@ class HandState:
     index ``rules.teams`` (players in cut-throat before the lone hand forms)."""
 
     # -- the position of play
-    turn: int = field(metadata=_m("value", "turn"))  #: the seat whose turn it is
-    phase: int = field(metadata=_m("value", "phase", view=_phase_name, write=_phase_name))  #: a :class:`Phase`
-    turn_no: int = field(metadata=_m("value", "turn_number"))  #: turns begun in this hand (1 = the first)
+    turn: int = field(metadata=_m("value", "turn", read=_seat("turn"), derive=_derive_turn))  #: the seat whose turn it is
+    phase: int = field(metadata=_m("value", "phase", view=_phase_name, write=_phase_name,
+                                 read=_named("phase", PHASE_NAMES)))  #: a :class:`Phase`
+    turn_no: int = field(metadata=_m("value", "turn_number", derive=_derive_turn_no))  #: turns begun in this hand (1 = the first)
     # -- the cards
-    hands: list[list[int]] = field(metadata=_m("rows", "hands", seen="own", write=_hands_json))  #: per seat: count of each card code
-    known: list[list[int]] = field(metadata=_m("rows", "known", view=_known_view, write=_known_json))  #: per seat: counts of cards seen entering the hand
-    red3: list[list[Card]] = field(metadata=_m("rows", "red_threes", view=_rows_view, write=_rows_json))  #: per seat: red threes laid out
-    opened: list[bool] = field(metadata=_m("list", "opened"))  #: per side: has made its initial meld / opening
-    melds: list[dict[int, Meld]] = field(metadata=_m("melds", "melds", view=_melds_view, write=_melds_json))  #: per side: open melds by rank (or WILD_MELD)
-    pile: list[Card] = field(metadata=_m("list", "pile", view=_pile_view, write=_pile_json))  #: the discard pile / pozzo, bottom first
-    pile_frozen: bool = field(metadata=_m("value", "pile_frozen"))
-    stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden", write=_stock_json))  #: the stock, its top card last
+    hands: list[list[int]] = field(metadata=_m("rows", "hands", seen="own", write=_hands_json, read=_read_hands))  #: per seat: count of each card code
+    known: list[list[int]] = field(metadata=_m("rows", "known", view=_known_view, write=_known_json,
+                                                read=_read_known))  #: per seat: counts of cards seen entering the hand
+    red3: list[list[Card]] = field(metadata=_m("rows", "red_threes", view=_rows_view, write=_rows_json,
+                                                read=_read_red_threes, cards=True, placed=True))  #: per seat: red threes laid out
+    opened: list[bool] = field(metadata=_m("list", "opened", read=_read_opened, derive=_derive_opened))  #: per side: has made its initial meld / opening
+    melds: list[dict[int, Meld]] = field(metadata=_m("melds", "melds", view=_melds_view, write=_melds_json,
+                                                      read=_read_melds))  #: per side: open melds by rank (or WILD_MELD)
+    pile: list[Card] = field(metadata=_m("list", "pile", view=_pile_view, write=_pile_json, read=_read_pile))  #: the discard pile / pozzo, bottom first
+    pile_frozen: bool = field(metadata=_m("value", "pile_frozen", derive=_derive_pile_frozen))
+    stock: list[Card] = field(metadata=_m("list", "stock", seen="hidden", write=_stock_json, read=_read_stock))  #: the stock, its top card last
     # -- the turn's flags
     took_pile: bool = field(metadata=_m("value", "took_pile"))
     melded_now: bool = field(metadata=_m("value", "melded_this_turn"))
     touched_old: bool = field(metadata=_m("value", "touched_old_melds"))  #: added to a meld laid before (C-O5)
-    ask: int = field(metadata=_m("value", "ask", view=_ask_name, write=_ask_name))  #: an :class:`Ask`
+    ask: int = field(metadata=_m("value", "ask", view=_ask_name, write=_ask_name, read=_named("ask", ASK_NAMES)))  #: an :class:`Ask`
     has_melded: list[bool] = field(metadata=_m("list", "has_melded"))  #: per seat, in an earlier turn (C-O5)
     added_to_partner: list[bool] = field(metadata=_m("list", "added_to_partner"))  #: per seat (C-O5)
     red3_pending: list[bool] = field(metadata=_m("list", "red_threes_pending"))  #: per seat: dealt red threes not yet laid out
-    side_of: list[int] = field(metadata=_m("list", "side_of"))  #: per seat
-    lone_seat: int = field(metadata=_m("value", "lone"))  #: cut-throat: the lone hand's seat once known, else -1
+    side_of: list[int] = field(metadata=_m("list", "side_of", read=_read_side_of))  #: per seat
+    lone_seat: int = field(metadata=_m("value", "lone", read=_seat("lone", -1)))  #: cut-throat: the lone hand's seat once known, else -1
     # -- the end
-    went_out: int = field(metadata=_m("value", "went_out"))  #: the seat that went out, else -1
+    went_out: int = field(metadata=_m("value", "went_out", read=_seat("went_out", -1)))  #: the seat that went out, else -1
     out_concealed: bool = field(metadata=_m("value", "concealed_out"))
     end_reason: str = field(metadata=_m("value", "end_reason"))
     # -- derived, kept up to date for speed (not written in positions)
@@ -290,7 +484,9 @@ STATE_NAMES: Final = tuple(f.name for f in STATE_FIELDS)
 #: the shared fields written in positions and views, in the record's order, each declared once
 #: (name, who sees it, how it is copied, its codecs) as a family's part declares its own
 SHARED_FIELDS: Final = tuple(StateField(f.name, f.metadata["name"], f.metadata["seen"], f.metadata["copy"],
-                                        view=f.metadata["view"], write=f.metadata["write"])
+                                        view=f.metadata["view"], write=f.metadata["write"], read=f.metadata["read"],
+                                        derive=f.metadata["derive"], cards=f.metadata["cards"],
+                                        placed=f.metadata["placed"])
                              for f in STATE_FIELDS if f.metadata["name"])
 #: (attribute, name in positions and views) of the shared fields written out
 WRITTEN: Final = tuple((f.attr, f.name) for f in SHARED_FIELDS)

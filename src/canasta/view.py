@@ -32,12 +32,12 @@ from canasta.cards import (
     Card,
     card_str,
     make_deck,
+    read_cards,
 )
 from canasta.errors import PositionError
 from canasta.family import PileNote
 from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD, meld_from_cards
-from canasta.position import read_cards
 from canasta.rules import RuleSet
 from canasta.state import ASK_NAMES, PHASE_NAMES, SHARED_FIELDS
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from canasta.cards import CARD_RANK, IS_WILD, Card, card_str
+from canasta.cards import CARD_RANK, IS_WILD, Card, card_str, read_cards
 from canasta.exceptions import PositionError
 from canasta.families.italian.options import italian_rules
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
-from canasta.position import read_cards, read_meld
-from canasta.state import ANSWER_PHASE, FINAL_PHASE, MELD_PHASE, DrawMode, StateField, StatePart
+from canasta.state import ANSWER_PHASE, FINAL_PHASE, MELD_PHASE, DrawMode, StateField, StatePart, read_meld
 
 if TYPE_CHECKING:
     from canasta.game import Game
@@ -50,7 +49,7 @@ def _read_closed(g: Game, value: Any) -> list[list[Meld]]:
     for side, entries in enumerate(value):
         if not isinstance(entries, list):
             raise PositionError(f"closed[{side}] must be a list of closed canastas")
-        melds = [read_meld(g.rules, entry, f"closed[{side}][{i}]") for i, entry in enumerate(entries)]
+        melds = [read_meld(g, entry, f"closed[{side}][{i}]") for i, entry in enumerate(entries)]
         for i, m in enumerate(melds):
             if m.size != CANASTA_SIZE:
                 raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
