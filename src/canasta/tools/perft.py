@@ -20,7 +20,6 @@ the engine and compared with a newer one.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import random
@@ -65,7 +64,9 @@ def positions(preset: str) -> list[dict[str, int]]:
 
 
 def _hash_hand(game: Game, played: list[str]) -> str:
-    scores = [dataclasses.asdict(s) for s in game.result or []] if game.is_over() else []
+    # each side's score as its lines by name, its canastas and whether its cards in hand counted double
+    scores = [[[list(x) for x in s.lines()], list(s.canastas), s.penalty_doubled]
+              for s in game.result or []] if game.is_over() else []
     text = "\n".join(played) + "\n" + json.dumps(scores)
     return hashlib.sha256(text.encode()).hexdigest()
 
