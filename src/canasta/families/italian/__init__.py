@@ -86,9 +86,10 @@ class Italian(RuleFamily):
         return PileNote("open_pair" if italian_rules(rules).pozzo_take == "natural_pair_only" else "open")
 
     def blocked_notes(self, rules: RuleSet, fields: Mapping[str, Any], side: int, rank: int) -> list[PileNote]:
-        if italian_rules(rules).pozzo_closed_rank_block == "off" or side < 0:
+        house = italian_rules(rules)
+        if house.pozzo_closed_rank_block == "off" or side < 0:
             return []
-        own = italian_rules(rules).pozzo_closed_rank_block == "own_closed"
+        own = house.pozzo_closed_rank_block == "own_closed"
         notes = []
         closed: Sequence[Sequence[Sequence[Card]]] = fields.get("closed", ())
         for other, canastas in enumerate(closed):
@@ -172,10 +173,11 @@ class Italian(RuleFamily):
         # B.9.6: the pair (three if frozen) that takes the pozzo and its top card do not count
         head = list(group_cards(move.groups[0])) if move.groups else []
         r = g.rules
+        house = italian_rules(r)
         top_rank = CARD_RANK[g.pile[-1]] if g.pile else -1
         naturals = [c for c in head if not IS_WILD[c] and CARD_RANK[c] == top_rank]
-        if g.pile_frozen or italian_rules(r).pozzo_take == "natural_pair_only":
-            skip = italian_rules(r).frozen_pozzo_naturals if g.pile_frozen else 2
+        if g.pile_frozen or house.pozzo_take == "natural_pair_only":
+            skip = house.frozen_pozzo_naturals if g.pile_frozen else 2
         else:
             skip = min(len(naturals), 2)
         counted = list(cards)

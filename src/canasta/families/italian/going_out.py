@@ -63,6 +63,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
     be clean (B.9.2); the partner's answer is the caller's business."""
     side = g.side_of[seat]
     r = g.rules
+    house = italian_rules(r)
     melds = g.melds[side]
     rc = g.rank_counts[seat]
     # a quick necessary condition: a natural card with no meld of its rank to join and
@@ -74,7 +75,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
             loose += 1
             forced = x
     b = rc[THREE]
-    if b and not (italian_rules(r).black_three_melds != "never" and 3 <= b <= (6 if italian_rules(r).black_three_melds == "going_out_3_to_6"
+    if b and not (house.black_three_melds != "never" and 3 <= b <= (6 if house.black_three_melds == "going_out_3_to_6"
                                                                 else 4)):
         loose += b
         forced = THREE
@@ -102,7 +103,7 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
     clean, dirty, natural = italian.closed_counts(g, side)
     if not italian.requirement_met(r, clean, dirty, natural):
         wm = melds.get(WILD_MELD)
-        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if italian_rules(r).wild_canastas_count else 0
+        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if house.wild_canastas_count else 0
         if not italian.requirement_met(r, clean + can_clean + w, dirty + can_dirty + w, natural + can_dirty):
             return False
     open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
@@ -326,8 +327,9 @@ def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tupl
     when the wild meld is not blocking before the turn, after it, or at some
     state it passes through, since the moves can be ordered so.  ``forced``: the
     rank of a card that can only be the final discard (a caller's shortcut), or -1."""
-    top3 = 6 if italian_rules(r).black_three_melds == "going_out_3_to_6" else 4
-    final = italian_rules(r).final_discard
+    house = italian_rules(r)
+    top3 = 6 if house.black_three_melds == "going_out_3_to_6" else 4
+    final = house.final_discard
     wild_discard = final != "discard_not_wild_or_black3"
     counts = list(hand)
     start_disc = False
@@ -340,7 +342,7 @@ def going_out_possible(r: RuleSet, hand: tuple[int, ...], open_melds: tuple[tupl
         if forced == THREE and not three_out:
             continue
         nb = hand[THREE] - three_out
-        if nb and not (italian_rules(r).black_three_melds != "never" and 3 <= nb <= top3):
+        if nb and not (house.black_three_melds != "never" and 3 <= nb <= top3):
             continue
         c2 = list(counts)
         c2[THREE] = nb
@@ -355,19 +357,20 @@ def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int,
                discarded: bool) -> bool:
     """Can every card of ``counts`` be melded but one final discard (none yet
     chosen unless ``discarded``): the search over the ranks."""
+    house = italian_rules(r)
     by_key = {k: (n, d, j) for k, n, d, j in open_melds}
     ranks = [x for x in NATURAL_RANKS if counts[x] or x in by_key]
     options = []
     less = []  # the same with one card of the rank kept back as the final discard
     for x in ranks:
-        may_new = italian_rules(r).new_meld_after_close != "never" or x not in closed_ranks
+        may_new = house.new_meld_after_close != "never" or x not in closed_ranks
         opts = _rank_options(r, counts[x], by_key.get(x), may_new, clean_turn)
         options.append(opts)
         less.append(_rank_options(r, counts[x] - 1, by_key.get(x), may_new, clean_turn) if counts[x] else {})
         if not opts and not less[-1]:
             return False
     wild_opts = _wild_options(r, by_key.get(WILD_MELD), clean_turn)
-    final = italian_rules(r).final_discard
+    final = house.final_discard
     cap = 2  # the requirement never asks for more than two of a kind
 
     def finish(d: int, j: int, c: int, dt: int, nat: int, dirty_closed: bool, deuces_on_nat: bool) -> bool:
@@ -377,9 +380,9 @@ def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int,
             for wc, wd, w0_blocks, wf_blocks, between_free, w0_deuce, wf_deuce, between_deuce_free in outs:
                 if not italian.requirement_met(r, min(cap, c + wc), min(cap, dt + wd), nat):
                     continue
-                if italian_rules(r).wild_meld_obligation_all and wf_blocks:
+                if house.wild_meld_obligation_all and wf_blocks:
                     continue  # B.13.3: the open wild meld must be closed first
-                rule = italian_rules(r).open_deuce_meld
+                rule = house.open_deuce_meld
                 if rule == "no_dirty_canasta_while_deuce_meld_open" and dirty_closed and \
                         w0_blocks and wf_blocks and not between_free:
                     continue
@@ -427,6 +430,7 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                   ) -> dict[tuple[int, int], set[tuple[int, int, bool]]]:
     """For one natural rank: {(deuces, jokers) used: {(clean closed, dirty closed,
     a dirty canasta closed)}} over every way of melding all ``k`` naturals."""
+    house = italian_rules(r)
     ckey = (r, k, meld, may_new, clean_turn)
     cached = _RANK_OPTIONS.get(ckey)
     if cached is not None:
@@ -454,7 +458,7 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                     continue
                 if size == CANASTA_SIZE:
                     pure = dd + jj == 0
-                    chain(left - n, new_ok and italian_rules(r).new_meld_after_close != "never", d + dd, j + jj,
+                    chain(left - n, new_ok and house.new_meld_after_close != "never", d + dd, j + jj,
                           c + pure, dt + (not pure))
                 elif n == left:
                     add((d + dd, j + jj), (c, dt, dt > 0))
@@ -474,7 +478,7 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                 continue
             if size == CANASTA_SIZE:
                 pure = d + j == 0
-                chain(k - a, italian_rules(r).new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
+                chain(k - a, house.new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
             elif a == k:
                 add((dd, jj), (0, 0, False))
     return out

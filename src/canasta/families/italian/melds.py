@@ -68,6 +68,7 @@ def it_canasta(rules: RuleSet, meld: Meld) -> tuple[str, str | None, int]:
     """A closed Italian canasta: (kind, counts as 'clean'/'dirty'/None, bonus).
     Kinds: clean, dirty, clean_aces, dirty_aces, pinellata, dirty_deuces,
     toro_seduto, dirty_jokers (B.7, B.8)."""
+    house = italian_rules(rules)
     d, j = meld.deuces, meld.jokers
     if meld.rank == WILD_MELD:
         if j == 0:
@@ -77,12 +78,12 @@ def it_canasta(rules: RuleSet, meld: Meld) -> tuple[str, str | None, int]:
         elif d <= 1:
             kind, clean, bonus = "toro_seduto", "clean", 5000
         else:
-            kind, clean, bonus = "dirty_jokers", "dirty", italian_rules(rules).dirty_jokers_bonus
-        return kind, (clean if italian_rules(rules).wild_canastas_count else None), bonus
+            kind, clean, bonus = "dirty_jokers", "dirty", house.dirty_jokers_bonus
+        return kind, (clean if house.wild_canastas_count else None), bonus
     pure = d + j == 0
     if meld.rank == ACE:
         ace = 1000 if pure else 500
-        if italian_rules(rules).aces_bonus == "additive":
+        if house.aces_bonus == "additive":
             ace += 500 if pure else 300
         return ("clean_aces" if pure else "dirty_aces"), ("clean" if pure else "dirty"), ace
     return ("clean", "clean", 500) if pure else ("dirty", "dirty", 300)

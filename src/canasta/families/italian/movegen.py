@@ -55,6 +55,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
     seat = g.turn
     side = g.side_of[seat]
     r = g.rules
+    house = italian_rules(r)
     if not g.pile:
         return
     top = g.pile[-1]
@@ -65,11 +66,11 @@ def gen_takes(g: Game) -> Iterator[Move]:
     hand = g.hands[seat]
     k = rc[rt]
     frozen = g.pile_frozen
-    need = italian_rules(r).frozen_pozzo_naturals if frozen else 2
+    need = house.frozen_pozzo_naturals if frozen else 2
     options: list[tuple[int, int, int]] = []
     if k >= need:
         options.append((need, 0, 0))
-    if not frozen and italian_rules(r).pozzo_take == "classic":
+    if not frozen and house.pozzo_take == "classic":
         if rt in g.melds[side]:
             options.append((0, 0, 0))
         elif k >= 1:
@@ -88,7 +89,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
     # top card's meld is its own choice: more naturals of its rank, and wild cards.
     vals = g.card_value
     minimum = g.minimum(seat)
-    clean_only = italian_rules(r).dirty_opening_blocks_pozzo or italian_rules(r).opening_must_be_clean(minimum)
+    clean_only = house.dirty_opening_blocks_pozzo or house.opening_must_be_clean(minimum)
     heads: list[tuple[int, int, int]] = []
     for n0, d0, j0 in options:
         for extra in range(0, k - n0 + 1):
@@ -99,7 +100,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
                     if size <= CANASTA_SIZE and h not in heads and it_group_error(
                             r, 1 + h[0], h[1], h[2], False) is None:
                         heads.append(h)
-    skip = need if (frozen or italian_rules(r).pozzo_take == "natural_pair_only") else 2
+    skip = need if (frozen or house.pozzo_take == "natural_pair_only") else 2
     for n0, d0, j0 in heads:
         g0 = tuple(pick(hand, rt, n0) + wilds(hand, d0, j0))
         counted = sum(vals[c] for c in g0 if IS_WILD[c]) + sum(
@@ -173,6 +174,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     ``Game.materialize``), checked directly; moves that would leave the hand
     with fewer than two cards are checked in full."""
     r = g.rules
+    house = italian_rules(r)
     seat = g.turn
     side = g.side_of[seat]
     hand = g.hands[seat]
@@ -185,13 +187,13 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     wm = melds.get(WILD_MELD)
     wild_open = wm is not None
     deuce_open = wild_open and wm is not None and is_deuce_meld(r, wm)
-    blocks_dirty = italian_rules(r).open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
-        wild_open if italian_rules(r).wild_meld_obligation_all else deuce_open)
-    rgit = italian_rules(r).open_deuce_meld == "rgit" and deuce_open
-    jw = 2 if italian_rules(r).joker_counts_double else 1
+    blocks_dirty = house.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
+        wild_open if house.wild_meld_obligation_all else deuce_open)
+    rgit = house.open_deuce_meld == "rgit" and deuce_open
+    jw = 2 if house.joker_counts_double else 1
     append = out.append
     slow: list[Move] = []
-    never_again = italian_rules(r).new_meld_after_close == "never"
+    never_again = house.new_meld_after_close == "never"
     for x in NATURAL_RANKS:
         k = rc[x]
         m = melds.get(x)
@@ -272,7 +274,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                 else:
                     slow.append(Move(MELD, (tuple(wilds(hand, dd, jj)),)))
     b = rc[THREE]
-    if b >= 3 and italian_rules(r).black_three_melds != "never":
+    if b >= 3 and house.black_three_melds != "never":
         slow.append(Move(MELD, (tuple(pick(hand, THREE, b)),)))
     for move in slow:
         if g.is_legal(move):
@@ -305,6 +307,7 @@ def _legal_discards(g: Game, seat: int, rc: list[int]) -> list[Move]:
 
 def options(g: Game) -> list[Option]:
     """The Italian generating set (see :mod:`canasta.options`)."""
+    house = italian_rules(g.rules)
     phase = g.phase
     if phase == OVER:
         return []
@@ -313,19 +316,19 @@ def options(g: Game) -> list[Option]:
     out: list[Option] = []
     seat = g.turn
     if g.phase == DRAW_PHASE:
-        if g.stock and not (italian_rules(g.rules).opening_draws_one and not g.opened[g.side_of[seat]]):
+        if g.stock and not (house.opening_draws_one and not g.opened[g.side_of[seat]]):
             pile = g.pile
             if not pile:
                 return [_DRAW_MOVE]
             top = pile[-1]
-            need = italian_rules(g.rules).frozen_pozzo_naturals if g.pile_frozen else 2
+            need = house.frozen_pozzo_naturals if g.pile_frozen else 2
             if (not IS_NATURAL[top] or g.rank_counts[seat][CARD_RANK[top]] < need) and (
-                    italian_rules(g.rules).pozzo_take != "classic" or g.pile_frozen):
+                    house.pozzo_take != "classic" or g.pile_frozen):
                 return [_DRAW_MOVE]
         forced = g.forced_take()
         if g.stock and not forced:
             out.append(_DRAW_MOVE)
-            if italian_rules(g.rules).opening_draws_one and open_allowed(g):
+            if house.opening_draws_one and open_allowed(g):
                 out.append(Move(OPEN))
         out.extend(gen_takes(g))
         if not g.stock and not forced:

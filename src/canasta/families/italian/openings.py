@@ -49,15 +49,16 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
     they must be clean follows ``clean_only`` and the opening ``threshold`` (by
     default ``minimum``)."""
     r = g.rules
+    house = italian_rules(r)
     vals = g.card_value
-    clean_needed = clean_only or italian_rules(r).opening_must_be_clean(minimum if threshold is None else threshold)
+    clean_needed = clean_only or house.opening_must_be_clean(minimum if threshold is None else threshold)
     ranks = [x for x in NATURAL_RANKS if counts[x] >= 2]
     chosen: list[Spec] = []
     tail = [0] * (len(ranks) + 1)
     for i in range(len(ranks) - 1, -1, -1):
         tail[i] = tail[i + 1] + counts[ranks[i]] * vals[RANK_CARDS[ranks[i]][0]]
     dv, jv = DEUCE_VALUE, JOKER_VALUE
-    rgit = italian_rules(r).open_deuce_meld == "rgit"
+    rgit = house.open_deuce_meld == "rgit"
 
     def rec(i: int, value: int, deuces: int, jokers: int) -> Iterator[list[Spec]]:
         if i == len(ranks):

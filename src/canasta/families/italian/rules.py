@@ -67,6 +67,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
     (B.3.4), form the pozzo (B.4).  The randomness comes from ``stream`` (a fair
     deal) or from the game's seed."""
     r = g.rules
+    house = italian_rules(r)
     n = g.players
     rng: DealRandom = stream if stream is not None else random.Random(g.seed)
     deck = make_deck(r.packs)
@@ -83,7 +84,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
     lifted, rest = top_first[:lift], top_first[lift:]
     cutter = (g.dealer - g.step) % n  # the player on the dealer's right
     taken: list[Card] = []
-    if italian_rules(r).cut_wilds != "off":
+    if house.cut_wilds != "off":
         while lifted and IS_WILD[lifted[-1]]:
             taken.append(lifted.pop())
     g.stock = (rest + lifted)[::-1]  # the lifted packet goes under; the stock's top is its end
@@ -91,7 +92,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
         g.add_to_hand(cutter, c, known=True)
     part_of(g).cut_cards = taken
     quota = [r.hand_size] * n
-    if italian_rules(r).cut_wilds == "counts_toward_15":
+    if house.cut_wilds == "counts_toward_15":
         quota[cutter] = max(0, r.hand_size - len(taken))
     stock = g.stock
     for i in range(r.hand_size):
@@ -126,6 +127,7 @@ def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
 def form_pozzo(g: Game, rng: DealRandom) -> None:
     """B.4: turn cards until a natural one; put as many cards as its value under it."""
     r = g.rules
+    house = italian_rules(r)
     stock = g.stock
     specials: list[Card] = []
     frozen = False
@@ -137,11 +139,11 @@ def form_pozzo(g: Game, rng: DealRandom) -> None:
         if IS_NATURAL[c]:
             top = c
             break
-        if italian_rules(r).pozzo_special_card == "stay_in_pozzo":
+        if house.pozzo_special_card == "stay_in_pozzo":
             specials.append(c)
             if IS_WILD[c]:
                 frozen = True
-        elif italian_rules(r).pozzo_special_card == "bottom_and_turn_next":
+        elif house.pozzo_special_card == "bottom_and_turn_next":
             stock.insert(0, c)
         else:
             stock.insert(rng.randrange(len(stock) + 1), c)
@@ -151,7 +153,7 @@ def form_pozzo(g: Game, rng: DealRandom) -> None:
     under = [stock.pop() for _ in range(min(pozzo_count(top), len(stock)))]
     g.pile = specials + under + [top]
     g.pile_frozen = frozen
-    if italian_rules(r).pozzo_cards == "face_down" and under:
+    if house.pozzo_cards == "face_down" and under:
         part_of(g).hidden = [len(specials), len(specials) + len(under)]
     else:
         part_of(g).hidden = [0, 0]
@@ -194,6 +196,7 @@ def plan_groups(
     """Check meld groups for an Italian side.  Returns the plans, the melds that
     close (as they will be), and whether an open wild meld remains afterwards."""
     r = g.rules
+    house = italian_rules(r)
     side = g.side_of[seat]
     melds = g.melds[side]
     seen: set[int] = set()
@@ -226,7 +229,7 @@ def plan_groups(
             raise refuse("ONE_MELD_PER_RANK.italian", rank=key)
         seen.add(key)
         if key == THREE:
-            mode = italian_rules(r).black_three_melds
+            mode = house.black_three_melds
             if mode == "never":
                 raise refuse("THREES_NEVER_MELDED")
             if any(IS_WILD[c] for c in cards):
@@ -241,7 +244,7 @@ def plan_groups(
         m = melds.get(key)
         if key != WILD_MELD and m is None and target is not None:
             raise refuse("NO_SUCH_MELD", rank=key)
-        if key != WILD_MELD and m is None and italian_rules(r).new_meld_after_close == "never" and any(
+        if key != WILD_MELD and m is None and house.new_meld_after_close == "never" and any(
             x.rank == key for x in part_of(g).closed[side]
         ):
             raise refuse("RANK_CLOSED", rank=key)
@@ -270,8 +273,8 @@ def plan_groups(
             deuce_meld_after = is_deuce_meld(r, tmp)
         plans.append((key, cards))
     # B.8.5: no dirty canasta while a deuce meld (I-O38: any wild meld) stays open
-    rule = italian_rules(r).open_deuce_meld
-    blocking = wild_after if italian_rules(r).wild_meld_obligation_all else deuce_meld_after
+    rule = house.open_deuce_meld
+    blocking = wild_after if house.wild_meld_obligation_all else deuce_meld_after
     if rule == "no_dirty_canasta_while_deuce_meld_open" and blocking:
         for m in closing:
             if m.rank != WILD_MELD and m.deuces + m.jokers:
@@ -303,15 +306,16 @@ _NEEDS_CANASTAS: Final = {"clean_and_dirty": "NEEDS_CANASTAS", "two_incl_one_cle
 def finish_error(g: Game, seat: int, closing: Sequence[Meld], wild_after: bool) -> IllegalMoveError | None:
     """Why this seat may not go out with these canastas closing (None if it may)."""
     r = g.rules
+    house = italian_rules(r)
     side = g.side_of[seat]
     clean, dirty, natural = closed_counts(g, side, closing)
     if not requirement_met(r, clean, dirty, natural):
-        return refuse(_NEEDS_CANASTAS[italian_rules(r).going_out_requirement])
-    if wild_after and italian_rules(r).wild_meld_obligation_all:
+        return refuse(_NEEDS_CANASTAS[house.going_out_requirement])
+    if wild_after and house.wild_meld_obligation_all:
         return refuse("WILD_MELD_OPEN.going_out")
     if g.ask == ASK_NO:
         return refuse("PARTNER_SAID_NO.italian")
-    if italian_rules(r).asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES:
+    if house.asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES:
         return refuse("MUST_ASK")
     return None
 
@@ -341,13 +345,14 @@ def check_hand_after(g: Game, seat: int, left: list[int], closing: Sequence[Meld
 
 def opening_check(g: Game, seat: int, value: int, clean: bool, with_pozzo: bool) -> None:
     r = g.rules
+    house = italian_rules(r)
     need = g.minimum(seat)
     if value < need:
         raise refuse("INITIAL_MELD_TOO_LOW.pozzo" if with_pozzo else "INITIAL_MELD_TOO_LOW.italian",
                      value=value, need=need)
-    if not clean and italian_rules(r).opening_must_be_clean(need):
+    if not clean and house.opening_must_be_clean(need):
         raise refuse("OPENING_NOT_CLEAN", need=need)
-    if with_pozzo and not clean and italian_rules(r).dirty_opening_blocks_pozzo:
+    if with_pozzo and not clean and house.dirty_opening_blocks_pozzo:
         raise refuse("DIRTY_OPENING_NO_POZZO")
 
 
@@ -396,6 +401,7 @@ def plan_meld(g: Game, move: Move) -> MeldPlan:
 
 def plan_take(g: Game, move: Move) -> TakePlan:
     r = g.rules
+    house = italian_rules(r)
     seat = g.turn
     side = g.side_of[seat]
     if not g.pile:
@@ -406,7 +412,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
         raise refuse("PILE_BLOCKED.pozzo_wild")
     if IS_BLACK_THREE[top] or IS_RED_THREE[top]:
         raise refuse("PILE_BLOCKED.pozzo_three")
-    block = italian_rules(r).pozzo_closed_rank_block
+    block = house.pozzo_closed_rank_block
     if block != "off":
         own = block == "own_closed"
         for other in range(g.num_sides):
@@ -414,11 +420,11 @@ def plan_take(g: Game, move: Move) -> TakePlan:
                 raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
     g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=True)
     existing = g.melds[side].get(rt)
-    if existing is None and italian_rules(r).new_meld_after_close == "never" and any(m.rank == rt for m in part_of(g).closed[side]):
+    if existing is None and house.new_meld_after_close == "never" and any(m.rank == rt for m in part_of(g).closed[side]):
         raise refuse("RANK_CLOSED", rank=rt)  # I-O3: as for a new meld from the hand (B.6.4, B.10.9)
     frozen = g.pile_frozen
-    need_nat = italian_rules(r).frozen_pozzo_naturals if frozen else 2
-    if frozen or italian_rules(r).pozzo_take == "natural_pair_only":
+    need_nat = house.frozen_pozzo_naturals if frozen else 2
+    if frozen or house.pozzo_take == "natural_pair_only":
         if n0 < need_nat:
             raise refuse("FROZEN_NEEDS_NATURAL_PAIR.pozzo" if frozen else "NEEDS_NATURAL_PAIR",
                          need=need_nat, rank=rt)
@@ -441,15 +447,15 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     plans, closing, wild_after = plan_groups(g, seat, extras, skip_key=rt)
     if tn + td + tj == CANASTA_SIZE:
         closing = [head_meld, *closing]
-        if italian_rules(r).open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
-            wild_after if italian_rules(r).wild_meld_obligation_all else (wild_after and is_deuce_meld(r, g.melds[side][WILD_MELD])
+        if house.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
+            wild_after if house.wild_meld_obligation_all else (wild_after and is_deuce_meld(r, g.melds[side][WILD_MELD])
                                                           if WILD_MELD in g.melds[side] else False)
         ):
             raise refuse("WILD_MELD_OPEN")
     vals = g.card_value
     if not g.opened[side]:
         # B.9.6: the taking cards (the pair, three if frozen) and the top card do not count
-        skip = need_nat if (frozen or italian_rules(r).pozzo_take == "natural_pair_only") else min(n0, 2)
+        skip = need_nat if (frozen or house.pozzo_take == "natural_pair_only") else min(n0, 2)
         counted = [c for c in g0 if IS_WILD[c]] + [c for c in g0 if not IS_WILD[c]][skip:]
         value = sum(vals[c] for c in counted) + sum(vals[c] for grp in extras for c in group_cards(grp))
         clean = w0 == 0 and groups_are_clean(r, g, side, plans)
@@ -457,7 +463,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     elif part_of(g).clean_turn and (w0 or not groups_are_clean(r, g, side, plans)):
         raise refuse("OPENING_NOT_CLEAN.take")
     gained = 0
-    if italian_rules(r).pozzo_taking == "whole_pozzo":
+    if house.pozzo_taking == "whole_pozzo":
         gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     if sum(left) + gained < 1:
         raise refuse("KEEP_FINAL_DISCARD.pozzo")
@@ -493,16 +499,17 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
     """Take the pozzo (B.10.8): meld the top card, the rest into the hand
     (I-O32), then draw one card.  Returns False if the hand ended."""
     r = g.rules
+    house = italian_rules(r)
     side = g.side_of[seat]
     was_open = g.opened[side]
     top = g.pile.pop()
     lay_groups(g, seat, ((plan.rank, plan.shown), *plan.groups), extra=top)
-    if italian_rules(r).pozzo_taking == "whole_pozzo":
+    if house.pozzo_taking == "whole_pozzo":
         lo, hi = part_of(g).hidden
         for i, c in enumerate(g.pile):
             if IS_RED_THREE[c]:
                 g.red3[seat].append(c)
-                if italian_rules(r).red_three_in_pozzo == "replaced" and not g.draw_cards(seat, 1):
+                if house.red_three_in_pozzo == "replaced" and not g.draw_cards(seat, 1):
                     return False
             else:
                 g.add_to_hand(seat, c, known=not lo <= i < hi)
@@ -520,6 +527,7 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
 
 def score(g: Game) -> list[SideScore]:
     r = g.rules
+    house = italian_rules(r)
     vals = g.card_value
     went_side = g.side_of[g.went_out] if g.went_out >= 0 else -1
     out = []
@@ -538,7 +546,7 @@ def score(g: Game) -> list[SideScore]:
                 clean += 1
             elif counts == "dirty":
                 dirty += 1
-            if m.rank == WILD_MELD and not italian_rules(r).special_card_values_count:
+            if m.rank == WILD_MELD and not house.special_card_values_count:
                 continue
             meld_points += sum(vals[c] for c in m.cards)
         for m in g.melds[side].values():
@@ -546,19 +554,19 @@ def score(g: Game) -> list[SideScore]:
         went = side == went_side
         five = 0
         if went:
-            mode = italian_rules(r).five_canasta_bonus
+            mode = house.five_canasta_bonus
             if mode == "hoyle":
                 five = 2000 if clean >= 5 else (1000 if clean >= 4 and dirty >= 1 else 0)
             elif mode == "any_vs_all_clean":
                 five = 2000 if clean >= 5 else (1000 if total >= 5 else 0)
             elif clean + dirty >= 5 and clean >= 1 and dirty >= 1:
                 five = 2000 if clean >= 5 else 1000
-            if italian_rules(r).ten_canasta_bonus == "on" and total >= 10:
+            if house.ten_canasta_bonus == "on" and total >= 10:
                 five += 2000
         red = sum(len(g.red3[s]) for s in seats)
         red_points = red_three_score(r, red, clean, dirty)
         penalty = -sum(vals[c] * g.hands[s][c] for s in seats for c in range(NUM_CARDS) if g.hands[s][c])
-        doubled = italian_rules(r).unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]
+        doubled = house.unopened_pays_double and g.went_out >= 0 and not went and not g.opened[side]
         if doubled:
             penalty *= 2
         out.append(SideScore(meld_points=meld_points, canasta_bonuses=bonuses, red_threes=red_points,
