@@ -34,7 +34,15 @@ from canasta.cards import CARD_RANK, IS_RED_THREE, JOKER, NUM_CARDS, Card, card_
 from canasta.errors import CanastaError, PositionError
 from canasta.game import FAMILIES, Game, RuleFamily, family_of, set_position_codec
 from canasta.rules import RuleSet
-from canasta.state import SHARED_FIELDS, WRITTEN, StateField, StatePart, pile_frozen_by_cards, read_meld
+from canasta.state import (
+    SHARED_FIELDS,
+    WRITTEN,
+    StateField,
+    StatePart,
+    cards_in,
+    pile_frozen_by_cards,
+    read_meld,
+)
 
 FORMAT: Final = "canasta-position/1"
 #: the fields every position must give (a sketch, without ``format``, may leave out the rest)
@@ -255,16 +263,8 @@ def _cards_placed(g: Game) -> list[Card]:
     for holder, f in _fields(g):
         if f.placed:
             value = getattr(holder, f.attr)
-            _flatten(f.view(g, value) if f.view is not None else value, out)
+            cards_in(f.view(g, value) if f.view is not None else value, out)
     return out
-
-
-def _flatten(value: Any, out: list[Card]) -> None:
-    if isinstance(value, (tuple, list)):
-        for x in value:
-            _flatten(x, out)
-    else:
-        out.append(value)
 
 
 #: the shared fields :func:`game_from_position` derives when a position leaves them out (a

@@ -332,6 +332,16 @@ def pile_frozen_by_cards(rules: Any, pile: Sequence[Card], hidden: Sequence[int]
     return False
 
 
+def cards_in(value: Any, out: list[Card]) -> list[Card]:
+    """The cards of a field's view value (card codes in tuples or lists to any depth), appended to ``out``."""
+    if isinstance(value, (tuple, list)):
+        for x in value:
+            cards_in(x, out)
+    else:
+        out.append(value)
+    return out
+
+
 def _derive_pile_frozen(g: Any) -> bool:
     return pile_frozen_by_cards(g.rules, g.pile, list(g.face_down()))
 

@@ -39,7 +39,7 @@ from canasta.family import PileNote
 from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD, meld_from_cards
 from canasta.rules import RuleSet
-from canasta.state import ASK_NAMES, PHASE_NAMES, SHARED_FIELDS
+from canasta.state import ASK_NAMES, PHASE_NAMES, SHARED_FIELDS, cards_in
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class SeatView:
         out: list[Card] = []
         for f in part.FIELDS if part is not None else ():
             if f.placed:
-                _flatten(self.part_value(f.name, ()), out)
+                cards_in(self.part_value(f.name, ()), out)
         return out
 
     @property
@@ -266,14 +266,6 @@ def _value_of(data: Any, cards: bool, name: str) -> Any:
     if isinstance(data, list):
         return tuple(_value_of(x, cards, name) for x in data)
     return read_cards([data], name)[0] if cards else data
-
-
-def _flatten(value: Any, out: list[Card]) -> None:
-    if isinstance(value, (tuple, list)):
-        for x in value:
-            _flatten(x, out)
-    else:
-        out.append(value)
 
 
 def pile_note_list(view: SeatView) -> list[PileNote]:
