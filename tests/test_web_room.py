@@ -162,3 +162,50 @@ def test_a_created_table_rematches_in_one_click_with_the_same_seats_and_rules(cl
     assert new.status == "playing" and [s.kind for s in new.seats] == ["human", "human", "bot", "bot"]
     with client.websocket_connect(f"/ws/{new_id}") as ws:  # the seat token P1's page holds sits at the new table
         assert hello(ws, tokens[1])["seat"] == 1
+
+
+# ------------------------------------------------------------------ the order of a hand
+
+
+def order_answer(m: Msg) -> bool:
+    return m["type"] == "order" or (m["type"] == "error" and m.get("ref") == "order")
+
+
+def test_a_seats_order_of_its_hand_is_its_own_and_kept_across_a_restart(tmp_path: Path) -> None:
+    db = database(tmp_path)
+    with room_client(db) as first:
+        tid, tokens = human_table(first, [{}, {"kind": "open"}, {"kind": "bot"}, {"kind": "bot"}])
+        with first.websocket_connect(f"/ws/{tid}") as ann, first.websocket_connect(f"/ws/{tid}") as ann2, \
+                first.websocket_connect(f"/ws/{tid}") as bea, first.websocket_connect(f"/ws/{tid}") as watcher:
+            state = hello(ann, tokens[0])
+            hello(ann2, tokens[0])
+            hello(bea, tokens[1])
+            hello(watcher)
+            assert state["order"] is None  # nothing chosen yet: the page sorts by rank
+            hand = recv_until(ann, lambda m: m["type"] == "state" and bool(m["view"]))["view"]["hand"]
+            room = room_of(first, tid)
+            seq = room.seq
+            mine = list(reversed(hand))
+            ann.send_text(json.dumps({"type": "order", "sort": "suit", "cards": mine}))
+            said = recv_until(ann, order_answer)
+            assert said == {"type": "order", "seq": seq,
+                            "order": {"sort": "suit", "cards": mine, "hand": room.table.hand_number}}
+            assert recv_until(ann2, order_answer)["order"] == said["order"]  # the seat's other page
+            assert room.seq == seq  # not an event of the game: nobody else is told
+            for bad in ({"sort": "colour"}, {"sort": "rank", "cards": "8H 8S"}, {"sort": "rank", "cards": ["8X"]},
+                        {"sort": "rank", "cards": ["8H"] * 201}):
+                ann.send_text(json.dumps({"type": "order", **bad}))
+                assert recv_until(ann, order_answer)["code"] == "BAD_MESSAGE", bad
+            watcher.send_text(json.dumps({"type": "order", "sort": "rank"}))
+            assert recv_until(watcher, order_answer)["code"] == "SPECTATOR"
+            bea.send_text(json.dumps({"type": "order", "sort": "meld"}))
+            assert recv_until(bea, order_answer)["order"]["sort"] == "meld"
+            bea.send_text(json.dumps({"type": "sync"}))
+            assert recv_until(bea, lambda m: m["type"] == "state")["order"]["sort"] == "meld"
+            ann.send_text(json.dumps({"type": "sync"}))
+            assert recv_until(ann, lambda m: m["type"] == "state")["order"]["cards"] == mine
+            watcher.send_text(json.dumps({"type": "sync"}))
+            assert recv_until(watcher, lambda m: m["type"] == "state")["order"] is None
+    with room_client(db) as again, again.websocket_connect(f"/ws/{tid}") as ann:
+        state = hello(ann, tokens[0])
+        assert state["order"] == said["order"]  # read back from the database for the seat

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from canasta.bots import LEVELS
-from canasta.cards import parse_card, parse_rank
+from canasta.cards import card_str, parse_card, parse_rank
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
 from canasta.fairdeal import FairDeal, check_client_seed
 from canasta.i18n import DEFAULT, N_, translator
@@ -90,10 +90,12 @@ class Sink(Protocol):
 # no known type.
 RATES: dict[str, tuple[float, float]] = {"pace": (2.0, 8.0), "seed": (1.0, 8.0), "check": (10.0, 30.0),
                                          "sync": (1.0, 5.0), "hint": (2.0, 10.0), "ping": (5.0, 20.0),
-                                         "bad": (5.0, 20.0)}
+                                         "order": (4.0, 20.0), "bad": (5.0, 20.0)}
 PACE_SETTLE = 0.3  # seconds a table waits for more pace changes before it writes the last one
-MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping")  # a client's, after hello
-ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace"})  # only a seat's socket sends
+MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping", "order")  # a client's, after hello
+ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace", "order"})  # only a seat's socket sends
+SORTS = ("rank", "suit", "meld")  # how a person may have their hand sorted (the page does the sorting)
+MAX_ORDER = 200  # cards in a hand's own arrangement: more than any hand holds
 Reply = Callable[[dict[str, Any]], None]
 
 
@@ -345,6 +347,10 @@ class Room:
     said_by_lang: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]], dict[str, str]]] = field(default_factory=dict)
     notices: list[Notice] = field(default_factory=list)  # public notices of the current hand
     notice_count: int = 0  # the last notice's number at this table (the page shows a new one once)
+    #: seat -> how its person arranges their hand ({"sort", "cards", "hand"}): theirs alone, not an event
+    #: of the game; stored beside the table (Store.save_order) and read back when the seat connects
+    orders: dict[int, dict[str, Any]] = field(default_factory=dict)
+    order_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     # ---------------------------------------------------------------- status
 
@@ -519,6 +525,7 @@ class Room:
             out["view"] = None
             out["pile_notes"] = out["pile_note_keys"] = []
         out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
+        out["order"] = self.orders.get(seat) if seat >= 0 else None
         mine = self.table.client_seeds()[seat] if seat >= 0 and self.table.pending is not None else ""
         out["my_seed"] = mine or None
         return out
@@ -1033,6 +1040,11 @@ class Room:
 
     async def _arrive(self, conn: Conn) -> None:
         try:
+            with contextlib.suppress(Exception):  # the database away: the order this server holds, if any
+                found = await asyncio.wait_for(asyncio.to_thread(self.hub.store.load_order, self.id, conn.seat),
+                                               DB_TIMEOUT)
+                if found is not None:  # written here, or by another server of a cluster
+                    self.orders[conn.seat] = found
             await self.count_socket(conn.seat, +1)
         finally:
             if conn in self.conns and conn.last_sent_seq != self.seq:  # no event sent it the state
@@ -1242,6 +1254,38 @@ class Room:
             reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo"))
             return
         self.act(conn, self.aundo(conn.seat))
+
+    def on_order(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        """How this seat's person arranges their hand: sorted by ``sort``, or in their own order
+        (``cards``, the hand's cards as they lie, dragged into place).  Kept for the seat (a
+        reconnect, another of its pages, a restart find it), sent to its sockets only."""
+        sort, cards = msg.get("sort"), msg.get("cards")
+        if sort not in SORTS or not (cards is None or (isinstance(cards, list) and len(cards) <= MAX_ORDER
+                                                       and all(isinstance(c, str) for c in cards))):
+            reply(error("BAD_MESSAGE", f"an order is {{\"sort\": one of {', '.join(SORTS)}, \"cards\": the hand's "
+                        f"cards in your order (at most {MAX_ORDER}) or null}}", ref="order"))
+            return
+        try:
+            own = None if cards is None else [card_str(parse_card(c)) for c in cards]
+        except NotationError as exc:
+            reply(error("BAD_MESSAGE", f"{exc}: cards in notation (\"8H\")", ref="order"))
+            return
+        order = {"sort": sort, "cards": own, "hand": self.table.hand_number}
+        self.orders[conn.seat] = order
+        self.hub.spawn(self._save_order(conn, order))
+
+    async def _save_order(self, conn: Conn, order: dict[str, Any]) -> None:
+        """Store a seat's order, then tell its sockets (the one that sent it learns it is kept)."""
+        async with self.order_lock:  # one at a time, in the order they came: the last one stands
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.hub.store.save_order, self.id, conn.seat, order),
+                                       DB_TIMEOUT)
+            except Exception:  # kept by this server only; said to the page, which keeps its own
+                conn.send(say_error("NOT_SAVED", NOT_SAVED, ref="order") | {"seq": self.seq})
+                return
+        for c in self.conns:
+            if c.seat == conn.seat:
+                c.send({"type": "order", "order": order, "seq": self.seq})
 
     def on_next_hand(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t = self.table

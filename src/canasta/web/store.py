@@ -97,6 +97,13 @@ reviews_t = Table(
     Column("data", Text, nullable=False),  # JSON: the decisions (canasta.review.DecisionReview as dicts)
 )
 
+orders_t = Table(
+    "canasta_hand_orders", metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True),  # a seat's own arrangement of its hand: not an event of the game
+    Column("data", Text, nullable=False),  # JSON: {"sort": "rank"|"suit"|"meld", "cards": [...] or null, "hand": N}
+)
+
 #: the moves and notices of a database written before events: read once by Store.upgrade
 legacy = MetaData()
 legacy_moves_t = Table(
@@ -333,7 +340,24 @@ class Store:
             db.execute(reviews_t.insert().values(table_id=table_id, hand=hand, seat=seat, worlds=worlds,
                                                  data=json.dumps(data)))
 
+    def save_order(self, table_id: str, seat: int, data: dict[str, Any]) -> None:
+        """How a seat's person arranges their hand (the last one stands); seen by that seat only."""
+        key = (orders_t.c.table_id == table_id, orders_t.c.seat == seat)
+        with self.engine.begin() as db:
+            db.execute(delete(orders_t).where(*key))
+            db.execute(orders_t.insert().values(table_id=table_id, seat=seat, data=json.dumps(data)))
+
     # ------------------------------------------------------------------ reads
+
+    def load_order(self, table_id: str, seat: int) -> dict[str, Any] | None:
+        """A seat's arrangement of its hand (:meth:`save_order`), or None."""
+        with self.engine.connect() as db:
+            found = db.execute(select(orders_t.c.data).where(orders_t.c.table_id == table_id,
+                                                             orders_t.c.seat == seat)).scalar()
+        if found is None:
+            return None
+        data: dict[str, Any] = json.loads(found)
+        return data
 
     def load_review(self, table_id: str, hand: int, seat: int, worlds: int) -> dict[str, Any] | None:
         """The stored review of ``seat`` in ``hand`` computed with ``worlds``, or None."""
@@ -492,4 +516,4 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
 
 
 __all__ = ["DB_TIMEOUT", "Conflict", "Event", "NotSaved", "SeatRow", "Store", "TableRow", "apply_to_config", "apply_to_table",
-           "events_t", "hash_token", "normalise_url"]
+           "events_t", "hash_token", "normalise_url", "orders_t"]

@@ -185,6 +185,7 @@ function connect() {
     retry = 500;
     seedSentFor = null;
     checkSent = null; // a check lost with the old socket: the state after the hello asks again
+    ordersSent = 0; // so are orders in flight: the state after the hello has the one the server kept
     // no client seed here: it is sent once the next deal's commitment is on screen (maybeSendSeed)
     const hello = { type: "hello", seq: lastSeq, lang };
     if (saved && saved.token) hello.token = saved.token;
@@ -228,6 +229,7 @@ function onMessage(m) {
       dealt: v ? "true" : "false" });
     if (v) Object.assign(b, { toMove: v.to_move, phase: v.phase, hand: v.hand_number, stock: v.stock_size });
     trackFresh(prev, m);
+    takeOrder(m.order);
     render();
     if (before) animate(prev, m, before);
     maybeSendSeed();
@@ -236,6 +238,11 @@ function onMessage(m) {
     if (m.id !== checkId) { sendCheck(); return; } // the picked cards or the table changed meanwhile: ask again
     applyChecks(m);
     document.body.dataset.checked = m.id;
+  } else if (m.type === "order") {
+    ordersSent = Math.max(0, ordersSent - 1);
+    takeOrder(m.order);
+    document.body.dataset.orderSaved = `${m.order.sort}:${(m.order.cards || []).join(" ")}`;
+    if (hasView()) renderHand();
   } else if (m.type === "hint") {
     // the move in words, and in notation (as the command line and the bot protocol write it)
     $("hint").textContent = _("Hint: {text}", { text: prettyCards(m.text || m.move) }) + "  (";
@@ -247,6 +254,7 @@ function onMessage(m) {
     if (m.code === "BAD_TOKEN") { saved = null; localStorage.removeItem(storeKey); ws.close(); return; }
     if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
     if (m.ref === "pace") return; // a server without pace control: the select stays hidden
+    if (m.ref === "order") { ordersSent = Math.max(0, ordersSent - 1); return; } // kept on this page
     if (m.ref === "check" && m.code === "TOO_FAST") { checkSent = null; setTimeout(sendCheck, 300); return; }
     $("reason").textContent = m.message;
   }
@@ -878,8 +886,6 @@ function renderSides() {
       if (si === mySide) {
         el.classList.add("own");
         el.onclick = () => { target = target === rank ? null : rank; renderSides(); requestChecks(); };
-        el.ondragover = (e) => e.preventDefault();
-        el.ondrop = (e) => { e.preventDefault(); dropOnMeld(e, rank); };
       }
       row.appendChild(el);
     }
@@ -932,42 +938,119 @@ function multisetMinus(a, b) {
   return out;
 }
 
+// ------------------------------------------------------------------ the order of your hand
+
+// How this seat arranges its hand: sorted by rank, by suit or for melding, or in its own
+// order (cards dragged into place, for this hand only).  The server keeps it for the seat,
+// so a reconnect, another page of the seat and a restart find it (the "order" message).
+let order = { sort: "rank", cards: null, hand: 0 };
+let ordersSent = 0; // orders sent whose answer has not come back: the page's own stands meanwhile
+let shown = []; // the hand's indices as they are shown, in order
+const SUIT_ORDER = { S: 0, H: 1, C: 2, D: 3 }; // the colours alternate
+const byRank = (hand) => (a, b) => rankIndex(hand[a]) - rankIndex(hand[b]) || hand[a].localeCompare(hand[b]);
+
+function takeOrder(o) {
+  if (!o || ordersSent) return;
+  order = { sort: ["rank", "suit", "meld"].includes(o.sort) ? o.sort : "rank", cards: o.cards || null, hand: o.hand || 0 };
+}
+
+function setOrder(sort, cards) {
+  order = { sort, cards, hand: hasView() ? state.view.hand_number : 0 };
+  ordersSent += 1;
+  send({ type: "order", sort, cards });
+  if (hasView()) renderHand();
+}
+
+/** The hand's indices (those not laid aside) in the order shown, cut into groups of cards
+ * that overlap: [[indices], ...]. */
+function arrangement(v) {
+  const hand = v.hand;
+  const idx = hand.map((c, i) => i).filter((i) => !stagedIdx.has(i)).sort(byRank(hand));
+  const runs = (list, key) => {
+    const out = [];
+    for (const i of list) {
+      const k = key(i);
+      if (out.length && out[out.length - 1].key === k) out[out.length - 1].cards.push(i);
+      else out.push({ key: k, cards: [i] });
+    }
+    return out.map((g) => g.cards);
+  };
+  if (order.cards && order.hand === v.hand_number) {
+    const left = idx.slice();
+    const list = [];
+    for (const code of order.cards) {
+      const k = left.findIndex((i) => hand[i] === code);
+      if (k >= 0) list.push(left.splice(k, 1)[0]);
+    }
+    return runs(list.concat(left), (i) => rankOf(hand[i])); // cards come since (drawn, taken) go last
+  }
+  if (order.sort === "suit") {
+    const suit = (i) => (isWild(hand[i]) ? 9 : SUIT_ORDER[hand[i].slice(-1)]);
+    return runs(idx.slice().sort((a, b) => suit(a) - suit(b)), suit);
+  }
+  if (order.sort === "meld") {
+    // sets first (the most cards first), then pairs (a wild card makes them a meld), the wild
+    // cards, single cards, and threes last (they are not melded in play)
+    const count = {};
+    for (const i of idx) if (!isWild(hand[i])) count[rankOf(hand[i])] = (count[rankOf(hand[i])] || 0) + 1;
+    const tier = (i) => {
+      const c = hand[i];
+      if (isWild(c)) return 2;
+      if (rankOf(c) === "3") return 4;
+      const n = count[rankOf(c)];
+      return n >= 3 ? 0 : n === 2 ? 1 : 3;
+    };
+    const key = (i) => (isWild(hand[i]) ? "wild" : rankOf(hand[i]));
+    const list = idx.slice().sort((a, b) => tier(a) - tier(b) || (tier(a) === 0 ? count[rankOf(hand[b])] - count[rankOf(hand[a])] : 0)
+      || rankIndex(hand[a]) - rankIndex(hand[b]) || hand[a].localeCompare(hand[b]));
+    return runs(list, key);
+  }
+  return runs(idx, (i) => rankOf(hand[i]));
+}
+
+function renderSortBox() {
+  const own = !!(order.cards && hasView() && order.hand === state.view.hand_number);
+  for (const b of document.querySelectorAll("#sort-box button")) b.setAttribute("aria-pressed", String(!own && b.dataset.sort === order.sort));
+  document.body.dataset.sort = own ? "own" : order.sort;
+}
+
+for (const b of document.querySelectorAll("#sort-box button")) b.onclick = () => setOrder(b.dataset.sort, null);
+
 function renderHand() {
   const v = state.view;
   const box = $("hand");
   box.innerHTML = "";
-  const idx = v.hand.map((c, i) => i).filter((i) => !stagedIdx.has(i));
-  idx.sort((a, b) => rankIndex(v.hand[a]) - rankIndex(v.hand[b]) || v.hand[a].localeCompare(v.hand[b]));
   const freshLeft = {};
   for (const c of fresh) freshLeft[c] = (freshLeft[c] || 0) + 1;
-  let group = null;
-  let rank = null;
-  for (const i of idx) {
-    const c = v.hand[i];
-    if (rankOf(c) !== rank) {
-      rank = rankOf(c);
-      group = document.createElement("div");
-      group.className = "rankgroup";
-      group.dataset.rank = rank;
-      box.appendChild(group);
+  shown = [];
+  for (const cards of arrangement(v)) {
+    const group = document.createElement("div");
+    group.className = "rankgroup";
+    group.dataset.rank = rankOf(v.hand[cards[0]]);
+    box.appendChild(group);
+    for (const i of cards) {
+      shown.push(i);
+      const c = v.hand[i];
+      let cls = selected.has(i) ? "selected" : "";
+      if (freshLeft[c]) { freshLeft[c] -= 1; cls += " fresh"; }
+      const el = cardEl(c, cls.trim());
+      el.dataset.index = i;
+      if (cls.includes("fresh")) {
+        el.title = _("{card} (just drawn)", { card: el.title });
+        el.dataset.fresh = _("new"); // the mark under a card just drawn (style.css)
+      }
+      el.onclick = () => {
+        if (dragEnded) return; // the end of a drag, not a click
+        if (selected.has(i)) selected.delete(i); else selected.add(i);
+        el.classList.toggle("selected");
+        requestChecks();
+      };
+      el.onpointerdown = (e) => startDrag(e, i, el);
+      group.appendChild(el);
     }
-    let cls = selected.has(i) ? "selected" : "";
-    if (freshLeft[c]) { freshLeft[c] -= 1; cls += " fresh"; }
-    const el = cardEl(c, cls.trim());
-    el.dataset.index = i;
-    if (cls.includes("fresh")) {
-      el.title = _("{card} (just drawn)", { card: el.title });
-      el.dataset.fresh = _("new"); // the mark under a card just drawn (style.css)
-    }
-    el.onclick = () => {
-      if (selected.has(i)) selected.delete(i); else selected.add(i);
-      el.classList.toggle("selected");
-      requestChecks();
-    };
-    el.draggable = true;
-    el.ondragstart = (e) => e.dataTransfer.setData("text/plain", String(i));
-    group.appendChild(el);
   }
+  document.body.dataset.handOrder = shown.map((i) => v.hand[i]).join(" ");
+  renderSortBox();
   const st = $("staged");
   st.innerHTML = "";
   for (const g of staged) {
@@ -1014,27 +1097,130 @@ function fitHand() {
 }
 window.addEventListener("resize", () => { if (hasView()) { fitHand(); fitMelds(); } });
 
-// drag a card onto the pile to discard it
-$("pile").ondragover = (e) => e.preventDefault();
-$("pile").ondrop = (e) => {
-  e.preventDefault();
-  const i = draggedIndex(e);
-  if (i !== null) play("discard " + state.view.hand[i]);
-};
+// ------------------------------------------------------------------ dragging a card
 
-// drag a card onto one of your side's melds to add it (with the other selected
-// cards, when the dragged card is one of them); wild cards go to that meld
-function dropOnMeld(e, rank) {
-  const i = draggedIndex(e);
-  if (i === null) return;
+// With a mouse, a pen or a finger (pointer events): a card dragged onto the pile is
+// discarded; onto one of your side's melds, it joins it (with the other selected cards,
+// when it is one of them; wild cards go to that meld); within your hand, it moves there,
+// and the hand keeps your order.
+const DRAG_FROM = 6; // pixels a pointer moves before a press becomes a drag
+let drag = null; // {i, code, el, id, x0, y0, dx, dy, ghost, moved}
+let dragEnded = false; // the click that follows a drag is not a click
+
+function startDrag(e, i, el) {
+  if (drag || (e.pointerType === "mouse" && e.button !== 0) || !hasView() || state.seat < 0) return;
+  drag = { i, code: state.view.hand[i], el, id: e.pointerId, x0: e.clientX, y0: e.clientY, ghost: null, moved: false };
+  window.addEventListener("pointermove", moveDrag);
+  window.addEventListener("pointerup", endDrag);
+  window.addEventListener("pointercancel", cancelDrag);
+}
+
+function dropTarget(x, y) {
+  const under = document.elementFromPoint(x, y);
+  if (!under) return null;
+  if (under.closest("#pilebox")) return { kind: "pile", el: $("pile") };
+  const meld = under.closest(".sidepanel.mine .meld.own");
+  if (meld) return { kind: "meld", rank: meld.dataset.rank, el: meld };
+  if (under.closest("#hand, #dock-head")) return { kind: "hand", el: null };
+  return null;
+}
+
+/** Where in the hand a card let go at (x, y) goes: the index in ``shown`` it goes before. */
+function slotAt(x, y) {
+  const cards = [...document.querySelectorAll("#hand .card")].filter((el) => Number(el.dataset.index) !== drag.i);
+  if (!cards.length) return { at: 0, el: null };
+  const rects = cards.map((el) => el.getBoundingClientRect());
+  // the row: the cards whose height holds y, else the nearest ones
+  let rowTop = rects[0].top, best = Infinity;
+  for (const r of rects) {
+    const d = y < r.top ? r.top - y : y > r.bottom ? y - r.bottom : 0;
+    if (d < best - 1) { best = d; rowTop = r.top; }
+  }
+  const row = cards.map((el, k) => ({ el, r: rects[k] })).filter((c) => Math.abs(c.r.top - rowTop) < 4);
+  row.sort((a, b) => a.r.left - b.r.left);
+  // each card shows a strip up to the next one: the middle of that strip divides before from after
+  for (let k = 0; k < row.length; k++) {
+    const right = k + 1 < row.length ? Math.min(row[k + 1].r.left, row[k].r.right) : row[k].r.right;
+    if (x < (row[k].r.left + right) / 2) return { at: shown.indexOf(Number(row[k].el.dataset.index)), el: row[k].el, before: true };
+  }
+  const last = row[row.length - 1].el;
+  return { at: shown.indexOf(Number(last.dataset.index)) + 1, el: last, before: false };
+}
+
+function markDrop(t, x, y) {
+  for (const el of document.querySelectorAll(".drop-here, .drop-before, .drop-after")) el.classList.remove("drop-here", "drop-before", "drop-after");
+  if (!t) return;
+  if (t.el) t.el.classList.add("drop-here");
+  if (t.kind === "hand") {
+    const s = slotAt(x, y);
+    if (s.el) s.el.classList.add(s.before ? "drop-before" : "drop-after");
+  }
+}
+
+function moveDrag(e) {
+  if (!drag || e.pointerId !== drag.id) return;
+  if (!drag.moved) {
+    if (Math.hypot(e.clientX - drag.x0, e.clientY - drag.y0) < DRAG_FROM) return;
+    const r = drag.el.getBoundingClientRect();
+    drag.moved = true;
+    drag.dx = drag.x0 - r.left;
+    drag.dy = drag.y0 - r.top;
+    drag.ghost = cardEl(drag.code, "dragged");
+    Object.assign(drag.ghost.style, { width: `${r.width}px`, height: `${r.height}px` });
+    $("fly").appendChild(drag.ghost);
+    drag.el.classList.add("lifted");
+    document.body.classList.add("dragging");
+  }
+  e.preventDefault();
+  drag.ghost.style.transform = `translate(${e.clientX - drag.dx}px, ${e.clientY - drag.dy}px)`;
+  markDrop(dropTarget(e.clientX, e.clientY), e.clientX, e.clientY);
+}
+
+function stopDrag() {
+  window.removeEventListener("pointermove", moveDrag);
+  window.removeEventListener("pointerup", endDrag);
+  window.removeEventListener("pointercancel", cancelDrag);
+  if (drag && drag.ghost) drag.ghost.remove();
+  if (drag) drag.el.classList.remove("lifted");
+  document.body.classList.remove("dragging");
+  markDrop(null);
+  const was = drag;
+  drag = null;
+  return was;
+}
+
+function cancelDrag(e) {
+  if (drag && e.pointerId === drag.id) stopDrag();
+}
+
+function endDrag(e) {
+  if (!drag || e.pointerId !== drag.id) return;
+  const t = drag.moved ? dropTarget(e.clientX, e.clientY) : null;
+  const slot = t && t.kind === "hand" ? slotAt(e.clientX, e.clientY) : null;
+  const d = stopDrag();
+  if (!d.moved) return; // a press: the card's click selects it
+  dragEnded = true;
+  setTimeout(() => { dragEnded = false; }, 0);
+  document.body.dataset.draggedBy = e.pointerType; // mouse, pen or touch
+  if (!t || !hasView() || state.view.hand[d.i] !== d.code) return; // let go elsewhere, or the hand changed meanwhile
+  if (t.kind === "pile") play("discard " + d.code);
+  else if (t.kind === "meld") dropOnMeld(d.i, t.rank);
+  else if (slot) moveCard(d.i, slot.at);
+}
+
+/** Put hand card ``i`` at place ``at`` of the hand as shown: the hand is then in your own order. */
+function moveCard(i, at) {
+  const rest = shown.filter((k) => k !== i);
+  rest.splice(Math.max(0, Math.min(at, rest.length)), 0, i);
+  setOrder(order.sort, rest.map((k) => state.view.hand[k]));
+}
+
+// a card dropped onto one of your side's melds joins it (with the other selected cards, when
+// the dragged card is one of them); wild cards go to that meld
+function dropOnMeld(i, rank) {
   const idx = selected.has(i) ? [...selected].sort((a, b) => a - b) : [i];
   const cards = idx.map((k) => state.view.hand[k]);
   play("meld " + groupText({ cards, target: cards.some(isWild) ? rank : null }));
-}
-
-function draggedIndex(e) {
-  const i = Number(e.dataTransfer.getData("text/plain"));
-  return state && Number.isInteger(i) && state.view.hand[i] ? i : null;
 }
 
 // ------------------------------------------------------------------ scores, log, sheet

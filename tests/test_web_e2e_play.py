@@ -1,0 +1,171 @@
+"""End to end in a real headless Chromium: a player's own ways at the table.  The hand
+sorted by rank, by suit or for melding, and dragged into the player's own order with a
+mouse and with a finger (pointer events); the order is kept for the seat across a
+reconnect and a server restart.
+
+Skipped when Chromium or Playwright is missing, unless ``CANASTA_E2E_REQUIRED=1``,
+which makes it fail instead."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
+
+
+def _missing() -> str | None:
+    try:
+        import fastapi  # noqa: F401
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        return f"{exc.name} is not installed"
+    if not os.path.exists(CHROMIUM):
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+if _missing() and not REQUIRED:
+    pytest.skip(str(_missing()), allow_module_level=True)
+
+from playwright.sync_api import Browser, Page  # noqa: E402
+
+from canasta.web.devserver import ServerProcess  # noqa: E402
+from test_web_e2e import browser, data, quick_table  # noqa: E402, F401  (browser: the module's fixture)
+
+WAIT_MS = 30_000  # the longest one awaited event may take on a busy machine (not a pause)
+SUITS = {"S": 0, "H": 1, "C": 2, "D": 3}
+
+
+def shown(page: Page) -> list[str]:
+    """The hand as the page shows it, left to right."""
+    order: str = data(page, "handOrder")
+    return order.split()
+
+
+def wild(code: str) -> bool:
+    return code == "JK" or code[:-1] == "2"
+
+
+def saved(page: Page, sort: str, cards: list[str] | None) -> None:
+    """Wait until the server says it keeps this order for the seat."""
+    want = f"{sort}:{' '.join(cards or [])}"
+    page.wait_for_function("(want) => document.body.dataset.orderSaved === want", arg=want, timeout=WAIT_MS)
+
+
+def centre(page: Page, selector: str, dx: float = 0.0) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box["x"] + 6 + dx, box["y"] + box["height"] / 2
+
+
+def mouse_drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=8)
+    page.mouse.up()
+
+
+def touch_drag(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger on the screen (Chromium's touch input: the page sees pointer events of type touch)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]})
+    for k in range(1, 9):
+        x = start[0] + (end[0] - start[0]) * k / 8
+        y = start[1] + (end[1] - start[1]) * k / 8
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def seat_page(browser: Browser, url: str, table: str, token: dict[str, Any], **context: Any) -> Page:  # noqa: F811
+    """The table opened in a browser of its own, holding the seat's token."""
+    page = browser.new_context(**context).new_page()
+    page.add_init_script(f"localStorage.setItem('canasta:{table}', {json.dumps(json.dumps(token))})")
+    page.goto(f"{url}/t/{table}")
+    page.wait_for_selector("#hand .card", timeout=WAIT_MS)
+    return page
+
+
+def test_a_hand_sorted_and_dragged_into_order_is_kept_across_a_reconnect_and_a_restart(
+        browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    server = ServerProcess(str(tmp_path / "order.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        quick_table(page, server.url, 5)
+        hand = shown(page)
+        assert len(hand) == 11 and data(page, "sort") == "rank"
+
+        # by suit: each suit together (♠ ♥ ♣ ♦), the wild cards last
+        page.click("#sort-box button[data-sort=suit]")
+        saved(page, "suit", None)
+        by_suit = shown(page)
+        assert sorted(by_suit) == sorted(hand)
+        keys = [9 if wild(c) else SUITS[c[-1]] for c in by_suit]
+        assert keys == sorted(keys), by_suit
+        assert page.get_attribute("#sort-box button[data-sort=suit]", "aria-pressed") == "true"
+
+        # for melding: the largest set of one rank first, pairs before single cards
+        page.click("#sort-box button[data-sort=meld]")
+        saved(page, "meld", None)
+        for_melding = shown(page)
+        naturals = [c for c in for_melding if not wild(c) and c[:-1] != "3"]
+        counts = {c[:-1]: sum(1 for d in naturals if d[:-1] == c[:-1]) for c in naturals}
+        firsts = [counts[c[:-1]] for c in for_melding if not wild(c) and c[:-1] != "3"]
+        assert firsts == sorted(firsts, reverse=True), for_melding
+
+        # dragged with the mouse: the first card goes to the end of the hand
+        first = f'#hand .card[data-index="{page.get_attribute("#hand .card >> nth=0", "data-index")}"]'
+        last_box = page.locator("#hand .card").last.bounding_box()
+        assert last_box is not None
+        mouse_drag(page, centre(page, first), (last_box["x"] + last_box["width"] + 12, last_box["y"] + 20))
+        mine = for_melding[1:] + for_melding[:1]
+        saved(page, "meld", mine)
+        assert data(page, "draggedBy") == "mouse"
+        assert shown(page) == mine and data(page, "sort") == "own"
+        assert page.locator("#hand .card.selected").count() == 0  # a drag is not a click
+
+        # a reconnect finds it (the page opened again)
+        page.reload()
+        page.wait_for_selector("#hand .card", timeout=WAIT_MS)
+        page.wait_for_function("(want) => document.body.dataset.handOrder === want", arg=" ".join(mine), timeout=WAIT_MS)
+        assert data(page, "sort") == "own"
+        token = page.evaluate("() => JSON.parse(localStorage.getItem('canasta:' + location.pathname.split('/')[2]))")
+        table = page.url.rsplit("/", 1)[1]
+
+        # and so does another browser holding the seat, after the server was killed and started again
+        server.kill()
+        page.wait_for_function("() => document.getElementById('conn').textContent.includes('reconnecting')")
+        server.start()
+        page.wait_for_function("() => document.getElementById('conn').textContent === 'connected'", timeout=WAIT_MS)
+        phone = seat_page(browser, server.url, table, token, viewport={"width": 390, "height": 844}, has_touch=True)
+        phone.wait_for_function("(want) => document.body.dataset.handOrder === want", arg=" ".join(mine),
+                                timeout=WAIT_MS)
+
+        # on the phone, a finger drags the last card to the front
+        cards = phone.locator("#hand .card")
+        last = f'#hand .card[data-index="{cards.last.get_attribute("data-index")}"]'
+        first_box = cards.first.bounding_box()
+        assert first_box is not None
+        touch_drag(phone, centre(phone, last), (first_box["x"] + 2, first_box["y"] + first_box["height"] / 2))
+        again = mine[-1:] + mine[:-1]
+        saved(phone, "meld", again)
+        assert data(phone, "draggedBy") == "touch"
+        assert shown(phone) == again
+        # the seat's other page is told too
+        page.wait_for_function("(want) => document.body.dataset.handOrder === want", arg=" ".join(again),
+                               timeout=WAIT_MS)
+        # a sort chosen again puts the hand back in that order
+        phone.click("#sort-box button[data-sort=rank]")
+        saved(phone, "rank", None)
+        assert data(phone, "sort") == "rank"
+        assert not errors, errors
+    finally:
+        server.stop()
