@@ -275,11 +275,13 @@ def read_meld(g: Any, entry: Any, where: str) -> Meld:
             raise PositionError(f"{where}: {refuse(bad)}")
     elif m.wilds:
         raise PositionError(f"{where}: black threes are melded without wild cards")
-    for key, kind, start in (("owner", int, -1), ("turn", int, 0), ("concealed", bool, False)):
-        value = entry.get(key, start)
-        if type(value) is not kind:
-            raise PositionError(f"{key} must be {'a whole number' if kind is int else 'true or false'}, not {value!r}")
-        setattr(m, key, value)
+    owner, turn, concealed = entry.get("owner", -1), entry.get("turn", 0), entry.get("concealed", False)
+    for key, value in (("owner", owner), ("turn", turn)):
+        if type(value) is not int:
+            raise PositionError(f"{key} must be a whole number, not {value!r}")
+    if type(concealed) is not bool:
+        raise PositionError(f"concealed must be true or false, not {concealed!r}")
+    m.owner, m.turn, m.concealed = owner, turn, concealed
     return m
 
 
