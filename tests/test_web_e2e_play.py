@@ -169,3 +169,119 @@ def test_a_hand_sorted_and_dragged_into_order_is_kept_across_a_reconnect_and_a_r
         assert not errors, errors
     finally:
         server.stop()
+
+
+# ------------------------------------------------------------------ the chat, the title, the sound
+
+
+def table_by_api(page: Page, url: str, body: dict[str, Any]) -> str:
+    """A table made through the API, opened by its creator; its id."""
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    table: str = page.evaluate("""async (body) => {
+      const r = await fetch('/api/tables', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const d = await r.json();
+      if (!r.ok) throw new Error(JSON.stringify(d));
+      localStorage.setItem('canasta:' + d.table, JSON.stringify({ token: d.token, seat: d.seat }));
+      return d.table;
+    }""", body)
+    page.goto(f"{url}/t/{table}")
+    page.wait_for_selector("#hand .card", timeout=WAIT_MS)
+    return table
+
+
+def in_lang(browser: Browser, lang: str, width: int = 1280, height: int = 800) -> tuple[Page, list[str]]:  # noqa: F811
+    page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+    page.add_init_script(f"if (!localStorage.getItem('canasta:lang')) localStorage.setItem('canasta:lang', '{lang}')")
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page, errors
+
+
+MARKUP = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"><b>bold</b> & done'
+
+
+def test_the_chat_shows_text_as_text_in_each_readers_language_and_is_kept(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    server = ServerProcess(str(tmp_path / "chat.db"), args=["--bot-delay", "0.3", "--allow-fixed-seeds"]).start()
+    try:
+        ann, ann_errors = in_lang(browser, "en")
+        table = table_by_api(ann, server.url, {"preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 3,
+                                               "seats": [{}, {"kind": "bot"}, {"kind": "open"}, {"kind": "bot"}]})
+        bea, bea_errors = in_lang(browser, "it", 390, 844)
+        bea.goto(f"{server.url}/t/{table}")
+        bea.wait_for_selector("#join:not([hidden])")
+        bea.fill("#join-name", "Bea")
+        bea.click("#btn-join")
+        bea.wait_for_selector("#hand .card", timeout=WAIT_MS)
+        ann.wait_for_selector("#chat-panel:not([hidden])")
+        assert ann.is_visible("#chat-text") and ann.inner_text("#phrases").count("!") >= 4
+
+        # a line with markup in it reads as the characters typed, on every page
+        ann.fill("#chat-text", MARKUP)
+        ann.press("#chat-text", "Enter")
+        for page in (ann, bea):
+            page.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 1", timeout=WAIT_MS)
+            assert page.locator("#chat-log li span").text_content() == MARKUP
+            assert page.locator("#chat-log li b").text_content() == "Ann:"
+            assert page.locator("#chat-log script, #chat-log img, #chat-log span b").count() == 0
+            assert page.evaluate("() => window.__pwned") is None
+        # a quick phrase, said in each reader's language
+        bea.click("#phrases button[data-phrase=luck]")
+        ann.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 2", timeout=WAIT_MS)
+        assert ann.locator("#chat-log li").nth(1).inner_text() == "Bea: Good luck!"
+        bea.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 2", timeout=WAIT_MS)
+        assert bea.locator("#chat-log li").nth(1).inner_text() == "Bea: Buona fortuna!"
+
+        # kept with the table: the page opened again finds it
+        bea.reload()
+        bea.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 2", timeout=WAIT_MS)
+        assert bea.locator("#chat-log li span").first.text_content() == MARKUP
+
+        # a spectator of this table (it keeps its chat from spectators) sees no chat
+        watcher, watcher_errors = in_lang(browser, "en")
+        watcher.goto(f"{server.url}/t/{table}")
+        watcher.wait_for_selector("#hand, body[data-seq]", state="attached")
+        watcher.wait_for_function("() => document.body.dataset.seq !== undefined", timeout=WAIT_MS)
+        assert watcher.is_hidden("#chat-panel") and watcher.locator("#chat-log li").count() == 0
+
+        # too many lines at once: the seat's allowance runs out, and the page says so
+        ann.evaluate("() => { for (let k = 0; k < 8; k++) document.querySelector('#phrases button[data-phrase=hello]').click(); }")
+        ann.wait_for_function("() => document.getElementById('chat-error').textContent !== ''", timeout=WAIT_MS)
+        assert "too fast" in ann.inner_text("#chat-error")
+        assert not ann_errors and not bea_errors and not watcher_errors, ann_errors + bea_errors + watcher_errors
+    finally:
+        server.stop()
+
+
+WATCH_TITLE = """() => {
+  window.__titles = [document.title];
+  new MutationObserver(() => { if (window.__titles[window.__titles.length - 1] !== document.title) window.__titles.push(document.title); })
+    .observe(document.querySelector('title'), { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_the_tab_title_and_an_optional_sound_say_it_is_your_turn(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    from test_web_e2e import play_turn_or_wait
+
+    server = ServerProcess(str(tmp_path / "title.db"), args=["--bot-delay", "0.05", "--allow-fixed-seeds"]).start()
+    try:
+        page, errors = in_lang(browser, "en")
+        quick_table(page, server.url, 5)
+        assert page.is_visible("#turn-sound-box") and not page.is_checked("#turn-sound")  # off unless asked for
+        page.check("#turn-sound")
+        page.evaluate(WATCH_TITLE)
+        page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat", timeout=WAIT_MS)
+        page.wait_for_function("() => document.title === '● Your turn · Quick play'", timeout=WAIT_MS)
+        moves = 0
+        while moves < 2:  # draw, then discard: the turn passes
+            if play_turn_or_wait(page):
+                moves += 1
+        page.wait_for_function("() => window.__titles.includes('Quick play')", timeout=WAIT_MS)
+        # the bots play, and the title says it again when the turn is back, with the sound asked for
+        page.wait_for_function("() => window.__titles.lastIndexOf('● Your turn · Quick play') > window.__titles.indexOf('Quick play')",
+                               timeout=WAIT_MS)
+        page.wait_for_function("() => Number(document.body.dataset.turnCues || 0) >= 1", timeout=WAIT_MS)
+        assert page.evaluate("() => localStorage.getItem('canasta:turn-sound')") == "1"
+        assert not errors, errors
+    finally:
+        server.stop()

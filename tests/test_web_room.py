@@ -17,7 +17,8 @@ from starlette.testclient import WebSocketTestSession
 
 from canasta.bots import make_bot
 from canasta.i18n import translator
-from canasta.web.room import TIMED_OUT, TIMED_OUT_YOU
+from canasta.web.room import TIMED_OUT, TIMED_OUT_YOU, Room
+from canasta.web.store import Store
 from test_web import Msg, database, hello, human_table, recv_until, room_client, room_of
 
 
@@ -209,3 +210,82 @@ def test_a_seats_order_of_its_hand_is_its_own_and_kept_across_a_restart(tmp_path
     with room_client(db) as again, again.websocket_connect(f"/ws/{tid}") as ann:
         state = hello(ann, tokens[0])
         assert state["order"] == said["order"]  # read back from the database for the seat
+
+
+# ------------------------------------------------------------------ the table chat
+
+
+def chat_of(ws: WebSocketTestSession, n: int) -> list[Msg]:
+    """The chat as the next state with ``n`` lines has it."""
+    state = recv_until(ws, lambda m: m["type"] == "state" and len(m.get("chat") or []) >= n)
+    chat: list[Msg] = state["chat"]
+    return chat
+
+
+def client_store(client: TestClient) -> Store:
+    store: Store = client.app.state.hub.store  # type: ignore[attr-defined]
+    return store
+
+
+def plays_on_from_the_last_move(store: Store, room: Room) -> bool:
+    """A bot waits for the table's last event that is not a chat line (polled until the room and
+    the database agree on the last event: bots may be moving)."""
+    for _ in range(200):
+        events = store.events_after(room.id, 0)
+        seq, play_seq = room.seq, room.play_seq
+        if events and events[-1].num == seq:
+            last = max(e.num for e in events if e.kind != "chat")
+            return play_seq == last
+    return False
+
+
+def chat_refusal(ws: WebSocketTestSession) -> Msg:
+    return recv_until(ws, lambda m: m["type"] == "error" and m.get("ref") == "chat")
+
+
+def test_the_chat_is_kept_with_the_table_limited_per_seat_and_shown_to_spectators_if_allowed(tmp_path: Path) -> None:
+    db = database(tmp_path)
+    with room_client(db, chat_rate=(0.001, 3.0)) as first:
+        tid, tokens = human_table(first, [{}, {"kind": "open"}, {"kind": "bot"}, {"kind": "bot"}])
+        open_tid, _ = human_table(first, [{}, {"kind": "bot"}, {"kind": "bot"}, {"kind": "bot"}], chat_spectators=True)
+        assert first.post("/api/tables", json={"preset": "classic-4p", "name": "Ann", "seats": [{}, {}, {}, {}],
+                                               "chat_spectators": 1}).status_code == 400
+        room = room_of(first, tid)
+        with first.websocket_connect(f"/ws/{tid}") as ann, first.websocket_connect(f"/ws/{tid}") as ann2, \
+                first.websocket_connect(f"/ws/{tid}") as bea, first.websocket_connect(f"/ws/{tid}") as watcher:
+            assert hello(ann, tokens[0])["chat"] == []
+            hello(ann2, tokens[0])
+            hello(bea, tokens[1])
+            assert hello(watcher)["chat"] is None  # this table keeps its chat from spectators
+            recv_until(ann, lambda m: m["type"] == "state" and bool(m["view"]))
+            play_seq = room.play_seq
+            markup = "<script>window.pwned = 1</script>  <b>hi</b>\u0007"
+            ann.send_text(json.dumps({"type": "chat", "text": markup}))
+            (line,) = chat_of(bea, 1)
+            # kept as text (the page shows it as text): whitespace made single, control characters gone
+            assert line | {"id": 0, "at": 0} == {"id": 0, "seat": 0, "phrase": None, "at": 0,
+                                                 "text": "<script>window.pwned = 1</script> <b>hi</b>"}
+            assert line["id"] > play_seq  # numbered as the table's events are
+            assert plays_on_from_the_last_move(client_store(first), room)  # no bot waits again for a chat line
+            ann2.send_text(json.dumps({"type": "chat", "phrase": "gg"}))  # the seat's other page
+            assert chat_of(bea, 2)[-1] | {"id": 0, "at": 0} == {"id": 0, "seat": 0, "text": None, "phrase": "gg", "at": 0}
+            for bad in ({"text": ""}, {"text": "x" * 201}, {"text": 7}, {"phrase": "insult"}, {"phrase": "gg", "text": "x"}):
+                ann.send_text(json.dumps({"type": "chat", **bad}))
+                assert chat_refusal(ann)["code"] == "BAD_MESSAGE", bad
+            watcher.send_text(json.dumps({"type": "chat", "text": "hello"}))
+            assert chat_refusal(watcher)["code"] == "SPECTATOR"
+            # the seat's allowance is shared by its sockets: two lines said, one left, then refused
+            ann.send_text(json.dumps({"type": "chat", "phrase": "hello"}))
+            chat_of(bea, 3)
+            ann2.send_text(json.dumps({"type": "chat", "text": "one too many"}))
+            refused = chat_refusal(ann2)
+            assert refused["code"] == "TOO_FAST" and refused["message"] == "you are chatting too fast: wait a moment"
+            bea.send_text(json.dumps({"type": "chat", "text": "ciao"}))  # another seat has its own
+            assert [x["text"] or x["phrase"] for x in chat_of(ann, 4)] == [line["text"], "gg", "hello", "ciao"]
+            watcher.send_text(json.dumps({"type": "sync"}))
+            assert recv_until(watcher, lambda m: m["type"] == "state")["chat"] is None
+        with first.websocket_connect(f"/ws/{open_tid}") as watcher:
+            assert hello(watcher)["chat"] == []  # a table that lets spectators read its chat
+    with room_client(db) as again, again.websocket_connect(f"/ws/{tid}") as bea:
+        kept = hello(bea, tokens[1])["chat"]  # read back from the table's events
+        assert [x["text"] or x["phrase"] for x in kept] == [line["text"], "gg", "hello", "ciao"]

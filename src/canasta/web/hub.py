@@ -54,6 +54,7 @@ class Hub:
         room = Room(self, table_id, config, seats, table, seq, status, last_event_at=time.time())
         room.derive_timers(room.last_event_at)
         room.gone = {s.seat: (seq, room.last_event_at) for s in seats if s.kind == "human"}
+        room.play_seq = seq
         return room
 
     def after_create(self, room: Room) -> None:

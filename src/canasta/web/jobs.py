@@ -63,15 +63,16 @@ def decide_now(level: str, view: SeatView, seed: int) -> str:
 
 
 async def job_bot(hub: JobHost, table_id: str, num: int) -> None:
-    """The bot to move at event ``num`` plays (if the table is still there)."""
+    """The bot to move at event ``num`` plays (if the table is still there, as it was then: a chat
+    line since changes nothing of the play)."""
     room = await hub.afresh(table_id)
-    if room is not None and room.seq == num and room.needs_bot():
+    if room is not None and room.play_seq == num and room.needs_bot():
         t = room.table
         seat = t.to_move
         seed = decision_seed(t.seed, seat, t.hand_number, len(t.moves[-1]))
         text = await hub.decide(room.level(seat), t.view(seat), seed)
         async with room.writing():  # checked again as the table is when it is written
-            if room.seq == num and room.needs_bot() and room.table.to_move == seat:
+            if room.play_seq == num and room.needs_bot() and room.table.to_move == seat:
                 if text is None or room.table.why_not(seat, text) is not None:  # not in time (never illegal)
                     text = decide_now(FALLBACK_BOT, room.table.view(seat), seed)
                 await room.write("move", seat, text, None)  # lost to another writer: the table moved on

@@ -158,6 +158,11 @@ class Lobby:
             raise bad("review_others is true (once the match is over, anyone may review every seat) or false")
         if review_others:
             config["review_others"] = True
+        chat_spectators = body.get("chat_spectators", False)
+        if not isinstance(chat_spectators, bool):
+            raise bad("chat_spectators is true (spectators read the table's chat) or false")
+        if chat_spectators:
+            config["chat_spectators"] = True
         room = self.open_table(rules, seats, seed, fair, config)
         table, table_id = room.table, room.id
         return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
@@ -246,6 +251,7 @@ class Lobby:
                 "preset": room.table.rules.name,
                 "status": room.status, "target": room.table.rules.target,
                 "review_others": bool(room.config.get("review_others")),
+                "chat_spectators": bool(room.config.get("chat_spectators")),
                 "seats": [{"seat": s.seat, "name": room.table.names[s.seat], "kind": s.kind, "level": s.level,
                            "connected": room.connected(s.seat)} for s in room.seats]}
 

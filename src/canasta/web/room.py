@@ -24,6 +24,8 @@ Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
     {"type": "check", "id": 4, "selection": {"staged": [["8H", "8S"]], "cards": ["KH", "KS"], "target": null}}
                                    what would each action make of these cards, and is it legal?
     {"type": "hint"}  {"type": "undo"}  {"type": "next_hand"}  {"type": "ping"}
+    {"type": "order", "sort": "suit", "cards": ["8H", "KS"]}   how this seat arranges its hand (not an event)
+    {"type": "chat", "text": "..."}  {"type": "chat", "phrase": "gg"}   a line of the table chat (an event)
 
 Messages to a client: ``welcome``, ``state`` (carries ``seq``: the table's event
 number; a reconnecting client sends the last one it saw), ``check``, ``hint``,
@@ -90,12 +92,17 @@ class Sink(Protocol):
 # no known type.
 RATES: dict[str, tuple[float, float]] = {"pace": (2.0, 8.0), "seed": (1.0, 8.0), "check": (10.0, 30.0),
                                          "sync": (1.0, 5.0), "hint": (2.0, 10.0), "ping": (5.0, 20.0),
-                                         "order": (4.0, 20.0), "bad": (5.0, 20.0)}
+                                         "order": (4.0, 20.0), "chat": (4.0, 12.0), "bad": (5.0, 20.0)}
 PACE_SETTLE = 0.3  # seconds a table waits for more pace changes before it writes the last one
-MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping", "order")  # a client's, after hello
-ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace", "order"})  # only a seat's socket sends
+MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping", "order", "chat")  # after hello
+ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace", "order", "chat"})  # a seat's socket only
 SORTS = ("rank", "suit", "meld")  # how a person may have their hand sorted (the page does the sorting)
 MAX_ORDER = 200  # cards in a hand's own arrangement: more than any hand holds
+#: the table chat's quick phrases, by key: each page says them in its reader's language
+PHRASES = ("hello", "luck", "nice", "thanks", "moment", "oops", "gg")
+MAX_CHAT = 200  # characters of one chat line
+CHAT_KEPT = 40  # the last chat lines a state carries
+CHAT_RATE = (0.5, 5.0)  # chat lines per second and burst, per seat (all of its sockets together)
 Reply = Callable[[dict[str, Any]], None]
 
 
@@ -117,6 +124,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.guards.host_allowed); (): any
     review_worlds: int = DEFAULT_WORLDS  # worlds sampled per reviewed decision (tests: a few)
     review_workers: int = 1  # processes that compute reviews (0: a thread of the server process)
+    chat_rate: tuple[float, float] = CHAT_RATE  # chat lines a second and burst, per seat
 
 
 class Limiter:
@@ -176,6 +184,21 @@ def read_selection(data: Any) -> Selection | str:
     except NotationError as exc:
         return f"{exc}; {shape}"
     return Selection.of(groups[:-1], groups[-1], ranks[-1], ranks[:-1])
+
+
+def clean_chat(text: Any) -> str | None:
+    """A chat text as kept: its whitespace made single spaces, characters that are not printable
+    left out; None if that leaves nothing or more than :data:`MAX_CHAT` characters."""
+    if not isinstance(text, str):
+        return None
+    line = "".join(ch for ch in " ".join(text.split()) if ch.isprintable())
+    return line if 0 < len(line) <= MAX_CHAT else None
+
+
+def chat_line(ev: Event) -> dict[str, Any]:
+    """A chat event as the pages get it: its number, the seat, and its text or its phrase's key."""
+    phrase = (ev.data or {}).get("phrase")
+    return {"id": ev.num, "seat": ev.seat, "text": None if phrase else ev.line, "phrase": phrase, "at": ev.at}
 
 
 class Conn:
@@ -308,7 +331,8 @@ class Notice:
 
 ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
               "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at", "notices",
-              "notice_count")
+              "notice_count", "chat", "play_seq")
+TALK = frozenset({"chat"})  # events that say something and change nothing of the play (no bot waits for them)
 RETRIES = 3  # a change lost to another writer is re-checked against the truth and tried again
 
 
@@ -351,6 +375,9 @@ class Room:
     #: of the game; stored beside the table (Store.save_order) and read back when the seat connects
     orders: dict[int, dict[str, Any]] = field(default_factory=dict)
     order_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    chat: list[dict[str, Any]] = field(default_factory=list)  # the table's last chat lines (its chat events)
+    chat_limits: dict[int, Limiter] = field(default_factory=dict)  # seat -> its chat allowance
+    play_seq: int = -1  # the last event that was not talk (TALK): what a bot's move waits for
 
     # ---------------------------------------------------------------- status
 
@@ -434,6 +461,7 @@ class Room:
             "bot_delay": self.bot_delay, "turn_seconds": float(self.config.get("turn_seconds") or 0),
             "rematch": self.config.get("rematch"),  # the finished match's rematch (a table id), once made
             "review_others": bool(self.config.get("review_others")),  # every seat's review, once the match is over
+            "chat_spectators": bool(self.config.get("chat_spectators")),  # spectators read the chat
         }
 
     def note_timeout(self, seat: int, number: int) -> Notice:
@@ -526,6 +554,8 @@ class Room:
             out["pile_notes"] = out["pile_note_keys"] = []
         out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
         out["order"] = self.orders.get(seat) if seat >= 0 else None
+        # the chat: for the seats, and for spectators only at a table that lets them read it
+        out["chat"] = self.chat[-CHAT_KEPT:] if seat >= 0 or self.config.get("chat_spectators") else None
         mine = self.table.client_seeds()[seat] if seat >= 0 and self.table.pending is not None else ""
         out["my_seed"] = mine or None
         return out
@@ -570,8 +600,12 @@ class Room:
             self.note_timeout(ev.seat, ev.num)  # every process says it, and a reload from the events too
         elif k == "abandon":
             self.status = "abandoned"
+        elif k == "chat":
+            self.chat = [*self.chat, chat_line(ev)][-CHAT_KEPT:]
         self.seq = ev.num
-        self.last_event_at = ev.at
+        if k not in TALK:  # a word said does not make a bot wait again, nor lose the move it is choosing
+            self.play_seq = ev.num
+            self.last_event_at = ev.at
         self.last_active = ev.at
         if self.status != "abandoned":
             self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
@@ -798,7 +832,7 @@ class Room:
         jobs: list[tuple[str, str, tuple[Any, ...], float]] = []
         tid = self.id
         if self.needs_bot():
-            jobs.append(("bot", f"bot:{tid}:{self.seq}", (tid, self.seq), self.last_event_at + self.bot_delay))
+            jobs.append(("bot", f"bot:{tid}:{self.play_seq}", (tid, self.play_seq), self.last_event_at + self.bot_delay))
         if self.timer_key is not None and self.deadline is not None:
             h, turn, seat = self.timer_key
             jobs.append(("turn", f"turn:{tid}:{h}:{turn}:{seat}", (tid, h, turn, seat), self.deadline))
@@ -1286,6 +1320,36 @@ class Room:
         for c in self.conns:
             if c.seat == conn.seat:
                 c.send({"type": "order", "order": order, "seq": self.seq})
+
+    def on_chat(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        """A line of the table chat: a quick phrase (``phrase``, one of :data:`PHRASES`, said in
+        each reader's language) or a text of at most :data:`MAX_CHAT` characters (``text``, shown
+        as text, never as markup).  Kept with the table as its event; each seat has an allowance
+        (:attr:`Settings.chat_rate`) shared by its sockets."""
+        phrase, text = msg.get("phrase"), msg.get("text")
+        line = "" if phrase in PHRASES and text is None else clean_chat(text) if phrase is None else None
+        if line is None:
+            reply(error("BAD_MESSAGE", f"a chat line is {{\"phrase\": one of {', '.join(PHRASES)}}} or "
+                        f"{{\"text\": at most {MAX_CHAT} characters}}", ref="chat"))
+            return
+        if self.status not in LIVE and self.status != "finished":
+            reply(say_error("REFUSED", N_("this table is closed"), ref="chat"))
+            return
+        allowance = self.chat_limits.setdefault(conn.seat, Limiter({"chat": self.hub.settings.chat_rate}))
+        if allowance.take("chat") is not None:
+            reply(say_error("TOO_FAST", N_("you are chatting too fast: wait a moment"), ref="chat"))
+            return
+        self.act(conn, self.achat(conn.seat, line, phrase))
+
+    async def achat(self, seat: int, line: str, phrase: str | None) -> dict[str, Any] | None:
+        """Write a chat line as the table's next event."""
+        for _ in range(RETRIES):
+            try:
+                if await self.commit("chat", seat, line, {"phrase": phrase} if phrase else None):
+                    return None
+            except NotSaved:
+                return say_error("NOT_SAVED", NOT_SAVED, ref="chat")
+        return say_error("REFUSED", BUSY, ref="chat")
 
     def on_next_hand(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t = self.table

@@ -178,7 +178,7 @@ class TableRow:
 @dataclass
 class Event:
     """One change of a table, as stored: its number, what it is (``move``, ``undo``, ``deal``,
-    ``seed``, ``join``, ``pace``, ``presence``, ``auto_turn``, ``rematch``, ``abandon``), the seat
+    ``seed``, ``join``, ``pace``, ``presence``, ``auto_turn``, ``rematch``, ``abandon``, ``chat``), the seat
     it is of, its text and its data."""
 
     num: int

@@ -150,7 +150,7 @@ $("btn-create").onclick = async () => {
   }
   const body = { preset: p.name, name: myName(), seat: me, seats, options, target: Number($("target").value) || null,
     turn_seconds: Number($("timer").value), title: $("table-title").value, bot_delay: pace("create-pace"),
-    review_others: $("review-others").checked };
+    review_others: $("review-others").checked, chat_spectators: $("chat-spectators").checked };
   const seed = new URLSearchParams(location.search).get("seed"); // honoured only with --allow-fixed-seeds
   if (seed) body.seed = Number(seed);
   try {

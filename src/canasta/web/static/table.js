@@ -210,6 +210,7 @@ function onMessage(m) {
     if (m.words) words = m.words;
     title = m.title || "";
     $("title").textContent = tableTitle(m.title, m.host) || _("Canasta");
+    baseTitle = tableTitle(m.title, m.host) || _("Canasta table");
     $("conn").textContent = m.seat >= 0 ? _("connected") : _("watching");
     $("conn").className = "";
     if (m.seat < 0 && saved && saved.token) { saved = null; }
@@ -255,6 +256,7 @@ function onMessage(m) {
     if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
     if (m.ref === "pace") return; // a server without pace control: the select stays hidden
     if (m.ref === "order") { ordersSent = Math.max(0, ordersSent - 1); return; } // kept on this page
+    if (m.ref === "chat") { $("chat-error").textContent = m.message; return; }
     if (m.ref === "check" && m.code === "TOO_FAST") { checkSent = null; setTimeout(sendCheck, 300); return; }
     $("reason").textContent = m.message;
   }
@@ -1371,12 +1373,104 @@ function updateCountdown() {
   $("countdown2").textContent = text;
 }
 
+// ------------------------------------------------------------------ chat
+
+// quick phrases, by the key the server keeps (room.PHRASES): each page says them in its reader's language
+const PHRASES = { hello: _("Hello!"), luck: _("Good luck!"), nice: _("Nice play!"), thanks: _("Thanks!"),
+  moment: _("One moment, please."), oops: _("Oops!"), gg: _("Good game!") };
+
+for (const [key, text] of Object.entries(PHRASES)) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "secondary";
+  b.textContent = text;
+  b.dataset.phrase = key;
+  b.onclick = () => { $("chat-error").textContent = ""; send({ type: "chat", phrase: key }); };
+  $("phrases").appendChild(b);
+}
+
+$("chat-form").onsubmit = (e) => {
+  e.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text) return;
+  $("chat-error").textContent = "";
+  send({ type: "chat", text });
+  $("chat-text").value = "";
+};
+
+let chatShown = ""; // the last chat line drawn: the list is drawn again only when it changes
+
+/** The chat as the server keeps it (the last lines), each line as text: never as markup. */
+function renderChat() {
+  const lines = state.chat;
+  $("chat-panel").hidden = !Array.isArray(lines);
+  $("chat-say").hidden = state.seat < 0; // a spectator reads, at a table that lets them
+  if (!Array.isArray(lines)) return;
+  const key = lines.length ? `${lines[lines.length - 1].id}:${lines.length}` : "";
+  if (key === chatShown) return;
+  chatShown = key;
+  const log = $("chat-log");
+  log.innerHTML = "";
+  for (const line of lines) {
+    const li = document.createElement("li");
+    li.dataset.id = line.id;
+    if (line.seat === state.seat) li.classList.add("mine");
+    const who = document.createElement("b");
+    who.textContent = _("{name}:", { name: playerName(line.seat) });
+    const said = document.createElement("span");
+    said.textContent = line.phrase ? PHRASES[line.phrase] || line.phrase : line.text;
+    if (line.phrase) li.classList.add("phrase");
+    li.append(who, " ", said);
+    log.appendChild(li);
+  }
+  log.scrollTop = log.scrollHeight;
+  document.body.dataset.chat = lines.length ? lines[lines.length - 1].id : "";
+}
+
+// ------------------------------------------------------------------ your turn
+
+// the tab's title says when it is your turn (seen from another tab), and, if asked for
+// (off by default, remembered in this browser), a short sound plays when your turn comes
+const TURN_SOUND_KEY = "canasta:turn-sound";
+let baseTitle = document.title;
+let wasMyTurn = null; // null: not known yet (no sound for the turn the page opens on)
+$("turn-sound").checked = localStorage.getItem(TURN_SOUND_KEY) === "1";
+$("turn-sound").onchange = () => localStorage.setItem(TURN_SOUND_KEY, $("turn-sound").checked ? "1" : "0");
+
+function turnCue(myTurn) {
+  document.title = myTurn ? _("● Your turn · {title}", { title: baseTitle }) : baseTitle;
+  if (myTurn && wasMyTurn === false && $("turn-sound").checked) {
+    document.body.dataset.turnCues = String(Number(document.body.dataset.turnCues || 0) + 1);
+    chime();
+  }
+  wasMyTurn = myTurn;
+}
+
+function chime() {
+  try {
+    const ctx = new AudioContext();
+    const gain = ctx.createGain();
+    gain.gain.value = 0.06;
+    gain.connect(ctx.destination);
+    [660, 880].forEach((f, k) => {
+      const osc = ctx.createOscillator();
+      osc.frequency.value = f;
+      osc.connect(gain);
+      osc.start(ctx.currentTime + k * 0.14);
+      osc.stop(ctx.currentTime + k * 0.14 + 0.12);
+      if (k === 1) osc.onended = () => ctx.close();
+    });
+  } catch (e) { /* no sound here */ }
+}
+
 // ------------------------------------------------------------------ render
 
 function render() {
   const v = state.view;
   const waiting = !v;
   renderCommit();
+  renderChat();
+  $("turn-sound-box").hidden = state.seat < 0;
   $("waiting").hidden = !waiting;
   $("tablewrap").hidden = waiting;
   $("dock").hidden = waiting;
@@ -1406,6 +1500,7 @@ function render() {
   const mine = lastMoves()[seat];
   $("me-last").textContent = mine ? _("your last move: {move}", { move: moveWords(mine) }) : "";
   $("dock").classList.toggle("my-turn", myTurn);
+  turnCue(myTurn);
   $("btn-ask").hidden = !hasPartner();
   $("btn-undo").disabled = !state.undoable;
   $("btn-undo").title = state.undoable ? _("take back your last meld of this turn") : _("only melds laid in this turn can be taken back");
