@@ -41,7 +41,8 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/families/italian/__init__.py",
     "canasta/families/italian/going_out.py",
     "canasta/families/italian/melds.py",
-    "canasta/families/italian/movegen.py",  # (its options.py stays plain: ItalianRules is pickled with a rule set)
+    "canasta/families/italian/movegen.py",
+    "canasta/families/italian/options.py",
     "canasta/families/italian/openings.py",
     "canasta/families/italian/refusals.py",
     "canasta/families/italian/rules.py",
