@@ -285,3 +285,119 @@ def test_the_tab_title_and_an_optional_sound_say_it_is_your_turn(browser: Browse
         assert not errors, errors
     finally:
         server.stop()
+
+
+# ------------------------------------------------------------------ the keyboard
+
+FOCUS = """() => {
+  const a = document.activeElement;
+  return { code: a.dataset.code || null, inHand: !!a.closest('#hand'), selected: a.classList.contains('selected'),
+           pressed: a.getAttribute('aria-pressed'), label: a.getAttribute('aria-label') || '',
+           outline: getComputedStyle(a).outlineStyle + ' ' + getComputedStyle(a).outlineWidth };
+}"""
+
+
+def focus(page: Page) -> dict[str, Any]:
+    found: dict[str, Any] = page.evaluate(FOCUS)
+    return found
+
+
+def press_and_wait(page: Page, key: str) -> None:
+    """A key that plays a move: wait for the table's next event."""
+    seq = data(page, "seq")
+    page.keyboard.press(key)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=WAIT_MS)
+
+
+def checked(page: Page) -> None:
+    page.wait_for_function("() => document.body.dataset.checked === document.body.dataset.checking", timeout=WAIT_MS)
+
+
+def select_by_keys(page: Page, code: str) -> None:
+    """Go along the hand with the arrow keys to a card ``code`` not selected yet, and select it."""
+    page.keyboard.press("Home")
+    for _ in range(page.locator("#hand .card").count()):
+        now = focus(page)
+        assert now["inHand"], now
+        if now["code"] == code and not now["selected"]:
+            page.keyboard.press("Space")
+            assert focus(page)["pressed"] == "true"
+            return
+        page.keyboard.press("ArrowRight")
+    raise AssertionError(f"{code} is not in the hand: {data(page, 'handOrder')} {focus(page)}")
+
+
+def discard_by_keys(page: Page) -> None:
+    """Select card after card with Space until the page says one may be discarded, then X."""
+    page.keyboard.press("Home")
+    for _ in range(page.locator("#hand .card").count()):
+        page.keyboard.press("Space")
+        checked(page)
+        if page.is_enabled("#btn-discard"):
+            press_and_wait(page, "x")
+            return
+        page.keyboard.press("Space")
+        page.keyboard.press("ArrowRight")
+    raise AssertionError("no card may be discarded")
+
+
+def test_a_turn_is_played_with_the_keyboard_alone(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+    server = ServerProcess(str(tmp_path / "keys.db"), args=["--bot-delay", "0.05", "--allow-fixed-seeds"]).start()
+    try:
+        page, errors = in_lang(browser, "en")
+        quick_table(page, server.url, 5)
+        page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat", timeout=WAIT_MS)
+        for _ in range(60):  # Tab reaches the hand (one stop)
+            page.keyboard.press("Tab")
+            if focus(page)["inHand"]:
+                break
+        now = focus(page)
+        assert now["inHand"] and now["outline"].startswith("solid"), now  # the focus is seen
+        assert now["label"].endswith(("of spades", "of hearts", "of diamonds", "of clubs")) or now["label"] == "Joker"
+        labels = page.eval_on_selector_all("#hand .card", "cs => cs.map((c) => [c.getAttribute('role'), c.getAttribute('aria-label')])")
+        assert all(role == "button" and label for role, label in labels)
+        melded: list[str] = []
+        turns = 0
+        while turns < 6 and not (melded and turns >= 2):
+            page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat "
+                                   "|| document.body.dataset.handOver === 'true'", timeout=WAIT_MS)
+            if data(page, "handOver") == "true":
+                break
+            assert focus(page)["inHand"]  # the keyboard stayed in the hand while the others played
+            checked(page)
+            press_and_wait(page, "d" if page.is_enabled("#btn-draw") else "t")
+            assert data(page, "phase") == "meld" and focus(page)["inHand"]
+            if not melded:
+                page.keyboard.press("h")
+                page.wait_for_function("() => document.getElementById('hint').textContent.startsWith('Hint:')")
+                text = page.inner_text("#hint")
+                move = text[text.rindex("(") + 1: text.rindex(")")]
+                if move.startswith("meld ") and ":" not in move:
+                    groups = [g.split() for g in move[5:].split(" + ")]
+                    for k, group in enumerate(groups):
+                        for code in group:
+                            select_by_keys(page, code)
+                        if k < len(groups) - 1:
+                            page.keyboard.press("g")
+                    checked(page)
+                    assert page.is_enabled("#btn-meld"), page.inner_text("#reason")
+                    before = page.locator("#hand .card").count()
+                    press_and_wait(page, "m")
+                    assert page.locator("#hand .card").count() == before - sum(len(g) for g in groups)
+                    melded.append(move)
+                    mine = page.locator(".sidepanel.mine .meld.own").first
+                    assert (mine.get_attribute("aria-label") or "").endswith("press to add your selected wild cards to it")
+                    assert mine.get_attribute("tabindex") == "0"
+                    page.locator("#hand .card[tabindex='0']").focus()
+            if data(page, "handOver") != "true":
+                discard_by_keys(page)
+            turns += 1
+        assert melded, "no meld was laid with the keyboard"
+        assert page.locator("#log li.mine").count() >= 3
+        page.keyboard.press("?")
+        assert page.is_visible("#keys-modal")
+        page.keyboard.press("Escape")
+        assert page.is_hidden("#keys-modal")
+        assert not errors, errors
+    finally:
+        server.stop()

@@ -6,7 +6,7 @@
 // moves is flown from where it was to where it went, found by comparing each
 // state with the one before.
 import { _, endReasonTexts, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
-import { cardEl, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
+import { cardEl, cardName, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
 import { RANK_WORDS, levelName, pileNoteText, seatName, tableTitle } from "/static/words.js";
 
 translatePage();
@@ -496,10 +496,6 @@ $("btn-sheet-close").onclick = () => { $("sheet-modal").hidden = true; };
 for (const id of ["btn-sheet", "btn-sheet2"]) $(id).onclick = () => { if (state) showSheet(); };
 $("btn-invite").onclick = showInvite;
 $("btn-invite-close").onclick = () => { $("invite-modal").hidden = true; };
-document.addEventListener("keydown", (e) => {
-  if (e.key !== "Escape") return;
-  for (const id of ["sheet-modal", "invite-modal", "fair-modal"]) $(id).hidden = true;
-});
 
 function showInvite() {
   const base = `${location.origin}/t/${tableId}`;
@@ -841,6 +837,8 @@ function meldEl(cards, key, closed = false) {
   }
   el.appendChild(lab);
   el.title = [w.rank, w.count, w.wild, w.status, closed ? _("closed") : ""].filter(Boolean).join(", ");
+  el.setAttribute("role", "group");
+  el.setAttribute("aria-label", el.title);
   return el;
 }
 
@@ -876,6 +874,8 @@ function renderSides() {
       lab.className = "meldlabel";
       lab.innerHTML = `<span class="mrank"></span>`;
       lab.firstChild.textContent = ngettext("red three", "red threes", reds.length);
+      r.setAttribute("role", "group");
+      r.setAttribute("aria-label", ngettext("{n} red three", "{n} red threes", reds.length));
       r.appendChild(lab);
       row.appendChild(r);
     }
@@ -888,6 +888,18 @@ function renderSides() {
       if (si === mySide) {
         el.classList.add("own");
         el.onclick = () => { target = target === rank ? null : rank; renderSides(); requestChecks(); };
+        // a button for the keyboard: the meld your selected wild cards go to
+        el.tabIndex = 0;
+        el.setAttribute("role", "button");
+        el.setAttribute("aria-pressed", String(target === rank));
+        el.setAttribute("aria-label", _("{meld}; your side's meld: press to add your selected wild cards to it", { meld: el.title }));
+        el.onkeydown = (e) => {
+          if (e.key !== " " && e.key !== "Enter") return;
+          e.preventDefault();
+          el.click();
+          const again = document.querySelector(`.sidepanel.mine .meld[data-rank="${rank}"]`);
+          if (again) again.focus({ preventScroll: true });
+        };
       }
       row.appendChild(el);
     }
@@ -1021,6 +1033,8 @@ for (const b of document.querySelectorAll("#sort-box button")) b.onclick = () =>
 function renderHand() {
   const v = state.view;
   const box = $("hand");
+  const hadFocus = box.contains(document.activeElement); // the keyboard was in the hand: it stays there
+  const wasAt = handFocus ? Math.max(0, shown.indexOf(handFocus.i)) : 0;
   box.innerHTML = "";
   const freshLeft = {};
   for (const c of fresh) freshLeft[c] = (freshLeft[c] || 0) + 1;
@@ -1041,10 +1055,15 @@ function renderHand() {
         el.title = _("{card} (just drawn)", { card: el.title });
         el.dataset.fresh = _("new"); // the mark under a card just drawn (style.css)
       }
+      el.setAttribute("role", "button");
+      el.setAttribute("aria-label", el.title);
+      el.setAttribute("aria-pressed", String(selected.has(i)));
+      el.tabIndex = -1;
       el.onclick = () => {
         if (dragEnded) return; // the end of a drag, not a click
         if (selected.has(i)) selected.delete(i); else selected.add(i);
         el.classList.toggle("selected");
+        el.setAttribute("aria-pressed", String(selected.has(i)));
         requestChecks();
       };
       el.onpointerdown = (e) => startDrag(e, i, el);
@@ -1053,6 +1072,12 @@ function renderHand() {
   }
   document.body.dataset.handOrder = shown.map((i) => v.hand[i]).join(" ");
   renderSortBox();
+  // the hand is one stop of the Tab key: the card that had it keeps it (the same card, else the same place)
+  const els = [...box.querySelectorAll(".card")];
+  const same = handFocus && (els.find((el) => Number(el.dataset.index) === handFocus.i && el.dataset.code === handFocus.code)
+    || els.find((el) => el.dataset.code === handFocus.code));
+  const stop = same || els[Math.min(wasAt, els.length - 1)];
+  if (stop) focusCard(stop, hadFocus);
   const st = $("staged");
   st.innerHTML = "";
   for (const g of staged) {
@@ -1098,6 +1123,69 @@ function fitHand() {
   box.style.setProperty("--step", `${Math.round(step)}px`);
 }
 window.addEventListener("resize", () => { if (hasView()) { fitHand(); fitMelds(); } });
+
+// ------------------------------------------------------------------ the keyboard
+
+// Your hand is one stop of the Tab key: the arrow keys go from card to card, Space or Enter
+// selects, Shift with an arrow moves the card in your hand.  Letters press the buttons
+// (D draw, T take, M meld, X discard, G + group, C or Escape clear, U undo, H hint, A may I go
+// out?, E end the hand, O announce opening, N next hand; Y and N answer your partner), and ? shows them.
+let handFocus = null; // {i, code}: the hand's card that takes the keyboard's focus
+
+function focusCard(el, now) {
+  for (const c of document.querySelectorAll("#hand .card")) c.tabIndex = -1;
+  el.tabIndex = 0;
+  handFocus = { i: Number(el.dataset.index), code: el.dataset.code };
+  if (now) el.focus({ preventScroll: true });
+}
+
+$("hand").addEventListener("keydown", (e) => {
+  const el = e.target.closest && e.target.closest(".card");
+  if (!el || e.ctrlKey || e.metaKey || e.altKey) return;
+  const els = [...document.querySelectorAll("#hand .card")];
+  const k = els.indexOf(el);
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+  if (step && e.shiftKey) { // the card moves: your own order
+    e.preventDefault();
+    const i = Number(el.dataset.index);
+    const at = shown.indexOf(i) + step;
+    if (at >= 0 && at < shown.length) { handFocus = { i, code: el.dataset.code }; moveCard(i, at); }
+  } else if (step || e.key === "Home" || e.key === "End") {
+    e.preventDefault();
+    const to = e.key === "Home" ? 0 : e.key === "End" ? els.length - 1 : Math.max(0, Math.min(els.length - 1, k + step));
+    focusCard(els[to], true);
+  } else if (e.key === " " || e.key === "Enter") {
+    e.preventDefault();
+    el.click();
+  }
+});
+
+const KEYS = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", g: "btn-group", c: "btn-clear", u: "btn-undo",
+  h: "btn-hint", a: "btn-ask", e: "btn-end", o: "btn-open", n: "btn-deal2" };
+
+document.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || !e.target || !e.target.closest) return;
+  if (e.target.closest("input, textarea, select, [contenteditable]")) return;
+  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  const open = document.querySelector(".modal:not([hidden])");
+  if (e.key === "Escape") {
+    if (open) for (const id of ["sheet-modal", "invite-modal", "fair-modal", "keys-modal"]) $(id).hidden = true;
+    else if (hasView() && (selected.size || staged.length || target)) clearSelection();
+    return;
+  }
+  if (e.key === "?") { $("keys-modal").hidden = !$("keys-modal").hidden; return; }
+  let id = null;
+  if (open && open.id === "ask-modal") id = { y: "ask-yes", n: "ask-no" }[key];
+  else if (open && open.id === "sheet-modal") id = { n: "btn-next" }[key];
+  else if (!open) id = KEYS[key];
+  const b = id ? $(id) : null;
+  if (!b || b.disabled || b.hidden || b.offsetParent === null) return;
+  e.preventDefault();
+  b.click();
+});
+
+$("btn-keys").onclick = () => { $("keys-modal").hidden = false; };
+$("btn-keys-close").onclick = () => { $("keys-modal").hidden = true; };
 
 // ------------------------------------------------------------------ dragging a card
 
