@@ -431,3 +431,23 @@ def test_literal_choices_match_the_options() -> None:
     assert checked >= 30
     fields = {f.name for f in dataclasses.fields(RuleSet)} | {f.name for f in dataclasses.fields(ItalianRules)}
     assert fields >= {o.field for o in CLASSIC_OPTIONS + ITALIAN_OPTIONS}
+
+
+def test_a_family_keeps_its_own_options_in_its_part(tmp_path: Path) -> None:
+    """Italian's options live in its part of the rule set; a Classic rules file holds none of
+    them, and a file that still lists them at their defaults (as files once did) reads the same."""
+    from canasta.families.italian.options import ITALIAN_OPTIONS, ItalianRules
+
+    classic, italian = RuleSet.preset("classic-4p"), RuleSet.preset("italian-4p")
+    assert classic.part is None and isinstance(italian.part, ItalianRules)
+    own = {o.field for o in ITALIAN_OPTIONS} - {"target", "direction"}
+    assert not own & set(classic.to_dict()) and own <= set(italian.to_dict())
+    old_file = {**classic.to_dict(), **{o.field: o.choices[0] for o in ITALIAN_OPTIONS if o.field in own}}
+    assert RuleSet.from_dict(old_file) == classic
+    changed = italian.with_options({"I-O8": "classic", "frozen_pozzo_naturals": 2})
+    assert (changed.get("pozzo_take"), changed.get("frozen_pozzo_naturals")) == ("classic", 2)
+    assert changed.non_default_options() == {"I-O8": "classic", "I-O9": 2}
+    save_rules(changed, tmp_path / "house.toml")
+    assert load_rules(tmp_path / "house.toml") == changed and hash(load_rules(tmp_path / "house.toml")) == hash(changed)
+    with pytest.raises(RulesError, match="I-O8"):
+        italian.with_options({"pozzo_take": "sometimes"})
