@@ -510,7 +510,7 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
             not clean_turn or wild_meld_is_clean(d, j))
 
     def deuce_open(shape: tuple[int, int] | None) -> bool:
-        return shape is not None and wild_meld_kind(r, shape[0], shape[1]) == "deuce"
+        return shape is not None and wild_meld_kind(italian_rules(r), shape[0], shape[1]) == "deuce"
 
     def blocking(shape: tuple[int, int] | None) -> bool:
         return shape is not None and (italian_rules(r).wild_meld_obligation_all or deuce_open(shape))

@@ -4,22 +4,22 @@ cards only (B.8) and what a closed canasta is worth (B.7)."""
 from __future__ import annotations
 
 from canasta.cards import ACE
-from canasta.families.italian.options import italian_rules
+from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.rules import RuleSet
 
 
-def it_wild_count(rules: RuleSet, deuces: int, jokers: int) -> int:
+def it_wild_count(house: ItalianRules, deuces: int, jokers: int) -> int:
     """Wild cards as the limits count them (I-O2: a joker may count as two)."""
-    return deuces + (2 * jokers if italian_rules(rules).joker_counts_double else jokers)
+    return deuces + (2 * jokers if house.joker_counts_double else jokers)
 
 
-def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
+def it_limit_error(house: ItalianRules, naturals: int, wilds: int) -> str | None:
     """B.6.2 / I-O1 for a meld with this many natural and (counted) wild cards:
     None, or the key of its refusal."""
     if naturals < 2:
         return "NEEDS_TWO_NATURALS.italian"
-    mode = italian_rules(rules).it_wild_limit
+    mode = house.it_wild_limit
     if mode == "max3":
         if wilds > 3:
             return "TOO_MANY_WILDS.italian"
@@ -33,11 +33,11 @@ def it_limit_error(rules: RuleSet, naturals: int, wilds: int) -> str | None:
     return None
 
 
-def wild_meld_kind(rules: RuleSet, deuces: int, jokers: int) -> str | None:
+def wild_meld_kind(house: ItalianRules, deuces: int, jokers: int) -> str | None:
     """How a meld of wild cards only reads (B.8.0): ``'deuce'`` (deuces natural,
     jokers wild), ``'joker'`` (jokers natural, deuces wild), or None if neither."""
-    as_deuces = it_limit_error(rules, deuces, jokers * (2 if italian_rules(rules).joker_counts_double else 1)) is None
-    as_jokers = it_limit_error(rules, jokers, deuces) is None
+    as_deuces = it_limit_error(house, deuces, jokers * (2 if house.joker_counts_double else 1)) is None
+    as_jokers = it_limit_error(house, jokers, deuces) is None
     if as_deuces and (deuces >= jokers or not as_jokers):
         return "deuce"
     if as_jokers:
@@ -52,11 +52,12 @@ def it_group_error(rules: RuleSet, naturals: int, deuces: int, jokers: int, wild
         return "MELD_OVER_SEVEN"
     if size < 3:
         return "MELD_TOO_SMALL.italian"
+    house = italian_rules(rules)
     if wild_meld:
-        if wild_meld_kind(rules, deuces, jokers) is None:
+        if wild_meld_kind(house, deuces, jokers) is None:
             return "BAD_WILD_MELD"
         return None
-    return it_limit_error(rules, naturals, it_wild_count(rules, deuces, jokers))
+    return it_limit_error(house, naturals, it_wild_count(house, deuces, jokers))
 
 
 def wild_meld_is_clean(deuces: int, jokers: int) -> bool:
@@ -73,7 +74,7 @@ def it_canasta(rules: RuleSet, meld: Meld) -> tuple[str, str | None, int]:
     if meld.rank == WILD_MELD:
         if j == 0:
             kind, clean, bonus = "pinellata", "clean", 3000
-        elif wild_meld_kind(rules, d, j) == "deuce":
+        elif wild_meld_kind(house, d, j) == "deuce":
             kind, clean, bonus = "dirty_deuces", "dirty", 2000
         elif d <= 1:
             kind, clean, bonus = "toro_seduto", "clean", 5000

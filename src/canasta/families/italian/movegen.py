@@ -21,7 +21,7 @@ from canasta.cards import (
 from canasta.families.italian.going_out import italian_can_go_out
 from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
-from canasta.families.italian.options import italian_rules
+from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.rules import is_deuce_meld, open_allowed
 from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD
@@ -38,7 +38,6 @@ from canasta.options import (
     NEW_WILD_OPT,
     Option,
 )
-from canasta.rules import RuleSet
 from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, DRAW_PHASE, OVER, DrawMode
 
 if TYPE_CHECKING:
@@ -186,7 +185,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
     clean_turn = part_of(g).clean_turn
     wm = melds.get(WILD_MELD)
     wild_open = wm is not None
-    deuce_open = wild_open and wm is not None and is_deuce_meld(r, wm)
+    deuce_open = wild_open and wm is not None and is_deuce_meld(house, wm)
     blocks_dirty = house.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (
         wild_open if house.wild_meld_obligation_all else deuce_open)
     rgit = house.open_deuce_meld == "rgit" and deuce_open
@@ -209,12 +208,12 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
             if (deuces or jokers) and not clean_turn and not (closes and blocks_dirty):
                 nat = m.naturals
                 counted = m.deuces + jw * m.jokers
-                if deuces and not rgit and it_limit_ok(r, nat, counted + 1):
+                if deuces and not rgit and it_limit_ok(house, nat, counted + 1):
                     if hsize >= 3:
                         append(DEUCE_ON_OPT + x)
                     else:
                         slow.append(Move(MELD, ((-(x + 1), pick(hand, TWO, 1)[0]),)))
-                if jokers and it_limit_ok(r, nat, counted + jw):
+                if jokers and it_limit_ok(house, nat, counted + jw):
                     if hsize >= 3:
                         append(JOKER_ON_OPT + x)
                     else:
@@ -234,9 +233,9 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
             if k >= 3:
                 append(NEW_THREE_OPT + x)
             if not clean_turn:
-                if deuces and not rgit and it_limit_ok(r, 2, 1):
+                if deuces and not rgit and it_limit_ok(house, 2, 1):
                     append(NEW_PAIR_DEUCE_OPT + x)
-                if jokers and it_limit_ok(r, 2, jw):
+                if jokers and it_limit_ok(house, 2, jw):
                     append(NEW_PAIR_JOKER_OPT + x)
     if deuces or jokers:
         if wild_open and wm is not None:
@@ -245,7 +244,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                     if (dd and not deuces) or (jj and not jokers):
                         continue
                     nd, nj = wm.deuces + dd, wm.jokers + jj
-                    if wild_meld_kind(r, nd, nj) is None or (clean_turn and not wild_meld_is_clean(nd, nj)):
+                    if wild_meld_kind(house, nd, nj) is None or (clean_turn and not wild_meld_is_clean(nd, nj)):
                         continue
                     if hsize >= 3:
                         append(code)
@@ -255,9 +254,9 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                 # (B.8.0: 2 jokers + 2 deuces reads as neither kind; 3 deuces + 2 jokers does)
                 for dd, jj in ((2, 0), (1, 1), (0, 2)):
                     nd, nj = wm.deuces + dd, wm.jokers + jj
-                    if dd > deuces or jj > jokers or nd + nj > CANASTA_SIZE or wild_meld_kind(r, nd, nj) is None:
+                    if dd > deuces or jj > jokers or nd + nj > CANASTA_SIZE or wild_meld_kind(house, nd, nj) is None:
                         continue
-                    if any(wild_meld_kind(r, wm.deuces + a, wm.jokers + b) is not None and (
+                    if any(wild_meld_kind(house, wm.deuces + a, wm.jokers + b) is not None and (
                             not clean_turn or wild_meld_is_clean(wm.deuces + a, wm.jokers + b))
                            for a, b in ((1, 0), (0, 1)) if a <= dd and b <= jj):
                         continue  # reached one card at a time
@@ -265,7 +264,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
         elif deuces + jokers >= 3:
             for jj in range(4):
                 dd = 3 - jj
-                if dd > deuces or jj > jokers or wild_meld_kind(r, dd, jj) is None:
+                if dd > deuces or jj > jokers or wild_meld_kind(house, dd, jj) is None:
                     continue
                 if clean_turn and not wild_meld_is_clean(dd, jj):
                     continue
@@ -281,11 +280,11 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
             append(move)
 
 
-def it_limit_ok(rules: RuleSet, naturals: int, wilds: int) -> bool:
+def it_limit_ok(house: ItalianRules, naturals: int, wilds: int) -> bool:
     """B.6.2 / I-O1 as a quick test."""
     if naturals < 2:
         return False
-    mode = italian_rules(rules).it_wild_limit
+    mode = house.it_wild_limit
     if mode == "italian_1_or_2":
         return wilds <= (1 if naturals == 2 else 2)
     if mode == "max3":

@@ -71,7 +71,7 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
                         continue
                     if clean_needed and not wild_meld_is_clean(d, j):
                         continue
-                    if rgit and d + j < CANASTA_SIZE and wild_meld_kind(r, d, j) == "deuce" and any(
+                    if rgit and d + j < CANASTA_SIZE and wild_meld_kind(house, d, j) == "deuce" and any(
                             q[2] for q in chosen):
                         continue  # I-O14 rgit: no deuces on natural melds beside an open deuce meld
                     if value + d * dv + j * jv >= minimum:

@@ -34,7 +34,7 @@ from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import opening_options
-from canasta.families.italian.options import italian_rules
+from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.moves import Group, Move, group_cards, group_target
@@ -186,8 +186,8 @@ def requirement_met(rules: RuleSet, clean: int, dirty: int, natural: int) -> boo
     return clean >= 1 and dirty >= 1
 
 
-def is_deuce_meld(rules: RuleSet, m: Meld) -> bool:
-    return wild_meld_kind(rules, m.deuces, m.jokers) == "deuce"
+def is_deuce_meld(house: ItalianRules, m: Meld) -> bool:
+    return wild_meld_kind(house, m.deuces, m.jokers) == "deuce"
 
 
 def plan_groups(
@@ -203,7 +203,7 @@ def plan_groups(
     plans: list[GroupPlan] = []
     closing: list[Meld] = []
     wild_after = WILD_MELD in melds
-    deuce_meld_after = wild_after and is_deuce_meld(r, melds[WILD_MELD])
+    deuce_meld_after = wild_after and is_deuce_meld(house, melds[WILD_MELD])
     adds_deuces_to_naturals = False
     for grp in groups:
         cards = group_cards(grp)
@@ -270,7 +270,7 @@ def plan_groups(
             wild_after = True
             tmp = Meld(key)
             tmp.deuces, tmp.jokers = td, tj
-            deuce_meld_after = is_deuce_meld(r, tmp)
+            deuce_meld_after = is_deuce_meld(house, tmp)
         plans.append((key, cards))
     # B.8.5: no dirty canasta while a deuce meld (I-O38: any wild meld) stays open
     rule = house.open_deuce_meld
@@ -448,7 +448,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     if tn + td + tj == CANASTA_SIZE:
         closing = [head_meld, *closing]
         if house.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
-            wild_after if house.wild_meld_obligation_all else (wild_after and is_deuce_meld(r, g.melds[side][WILD_MELD])
+            wild_after if house.wild_meld_obligation_all else (wild_after and is_deuce_meld(house, g.melds[side][WILD_MELD])
                                                           if WILD_MELD in g.melds[side] else False)
         ):
             raise refuse("WILD_MELD_OPEN")
