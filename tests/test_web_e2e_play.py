@@ -214,7 +214,10 @@ def test_the_chat_shows_text_as_text_in_each_readers_language_and_is_kept(browse
         bea.click("#btn-join")
         bea.wait_for_selector("#hand .card", timeout=WAIT_MS)
         ann.wait_for_selector("#chat-panel:not([hidden])")
-        assert ann.is_visible("#chat-text") and ann.inner_text("#phrases").count("!") >= 4
+        assert ann.is_visible("#chat-text")
+        ann.click("#phrase-menu summary")  # the quick phrases open over the chat
+        assert ann.inner_text("#phrases").count("!") >= 4
+        ann.click("#phrase-menu summary")
 
         # a line with markup in it reads as the characters typed, on every page
         ann.fill("#chat-text", MARKUP)
@@ -226,6 +229,7 @@ def test_the_chat_shows_text_as_text_in_each_readers_language_and_is_kept(browse
             assert page.locator("#chat-log script, #chat-log img, #chat-log span b").count() == 0
             assert page.evaluate("() => window.__pwned") is None
         # a quick phrase, said in each reader's language
+        bea.click("#phrase-menu summary")
         bea.click("#phrases button[data-phrase=luck]")
         ann.wait_for_function("() => document.querySelectorAll('#chat-log li').length === 2", timeout=WAIT_MS)
         assert ann.locator("#chat-log li").nth(1).inner_text() == "Bea: Good luck!"

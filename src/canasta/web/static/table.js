@@ -5,7 +5,7 @@
 // side's melds with their count and canasta status in words.  Every card that
 // moves is flown from where it was to where it went, found by comparing each
 // state with the one before.
-import { _, endReasonTexts, lang, languagePicker, ngettext, number, translatePage } from "/static/i18n.js";
+import { _, endReasonTexts, lang, languagePicker, ngettext, number, pgettext, translatePage } from "/static/i18n.js";
 import { cardEl, cardName, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
 import { RANK_WORDS, levelName, pileNoteText, seatName, tableTitle } from "/static/words.js";
 
@@ -807,6 +807,31 @@ function meldWords(cards, closed = false) {
   return { rank, count, wild, status, clean };
 }
 
+// a canasta's kind in one word, for a meld shown as a chip when room is short
+const SHORT_STATUS = { natural: pgettext("canasta, short", "natural"), mixed: pgettext("canasta, short", "mixed"),
+  clean: pgettext("canasta, short", "clean"), dirty: pgettext("canasta, short", "dirty") };
+
+/** A meld as a chip: its rank, its count (5/7, or the cards of a canasta) and its status, nothing else. */
+function meldChip(cards, closed, w) {
+  const chip = document.createElement("div");
+  chip.className = "meldchip";
+  const rank = document.createElement("b");
+  rank.textContent = w.rank;
+  const count = document.createElement("span");
+  count.className = "mcount";
+  count.textContent = w.status ? String(cards.length) : `${cards.length}/7`;
+  chip.append(rank, count);
+  if (w.status) {
+    const kind = words.canastas[w.clean ? 0 : 1];
+    const st = document.createElement("span");
+    st.className = "mstatus";
+    st.textContent = SHORT_STATUS[kind] || w.status;
+    chip.appendChild(st);
+  }
+  if (closed) { const c = document.createElement("span"); c.className = "mstatus closedword"; c.textContent = _("closed"); chip.appendChild(c); }
+  return chip;
+}
+
 function meldEl(cards, key, closed = false) {
   const el = document.createElement("div");
   const w = meldWords(cards, closed);
@@ -836,6 +861,7 @@ function meldEl(cards, key, closed = false) {
     lab.appendChild(line);
   }
   el.appendChild(lab);
+  el.appendChild(meldChip(cards, closed, w));
   el.title = [w.rank, w.count, w.wild, w.status, closed ? _("closed") : ""].filter(Boolean).join(", ");
   el.setAttribute("role", "group");
   el.setAttribute("aria-label", el.title);
@@ -873,7 +899,7 @@ function renderSides() {
       const lab = document.createElement("div");
       lab.className = "meldlabel";
       lab.innerHTML = `<span class="mrank"></span>`;
-      lab.firstChild.textContent = ngettext("red three", "red threes", reds.length);
+      lab.firstChild.textContent = ngettext("{n} red three", "{n} red threes", reds.length);
       r.setAttribute("role", "group");
       r.setAttribute("aria-label", ngettext("{n} red three", "{n} red threes", reds.length));
       r.appendChild(lab);
@@ -913,22 +939,37 @@ function renderSides() {
     p.appendChild(row);
     (si === mySide ? us : them).appendChild(p);
   }
-  fitMelds();
 }
 
-/** Many melds (an Italian hand): smaller meld cards rather than a row out of sight. */
+/** Many melds (a long Italian hand): the table is made to fit the room it has, step by step,
+ * rather than left with melds out of sight: smaller meld cards (the side with the most melds
+ * first), closed canastas as chips, smaller cards again, every meld of a side as a chip (its
+ * rank, count and status), then the plates and the centre made smaller.  On a phone the room
+ * is what the screen shows above your hand; elsewhere the table's own box. */
+const FIT_STEPS = [["side", "dense"], ["side", "dense"], ["both", "closed-chips"], ["side", "denser"], ["side", "denser"],
+  ["side", "chips"], ["side", "chips"], ["felt", "tight"], ["felt", "tighter"]];
+
 function fitMelds() {
   const felt = $("felt");
   const boxes = [$("sides-them"), $("sides-us")];
-  for (const box of boxes) box.classList.remove("dense", "denser");
-  if (window.innerWidth <= 760) return; // a phone scrolls the whole table instead
-  for (const cls of ["dense", "denser"]) {
-    if (felt.scrollHeight <= felt.clientHeight + 2) return;
-    // the side with more melds gives way first
-    const [a, b] = boxes.slice().sort((x, y) => y.offsetHeight - x.offsetHeight);
-    a.classList.add(cls);
-    if (felt.scrollHeight > felt.clientHeight + 2) b.classList.add(cls);
+  for (const box of boxes) box.classList.remove("dense", "denser", "closed-chips", "chips");
+  felt.classList.remove("tight", "tighter");
+  const phone = window.innerWidth <= 760;
+  const middle = $("middle");
+  const pad = phone ? parseFloat(getComputedStyle(middle).paddingTop) + parseFloat(getComputedStyle(middle).paddingBottom) : 0;
+  const fits = () => (phone ? felt.offsetHeight <= middle.clientHeight - pad - 1 : felt.scrollHeight <= felt.clientHeight + 1);
+  let steps = 0;
+  for (const [where, cls] of FIT_STEPS) {
+    if (fits()) break;
+    steps += 1;
+    if (where === "felt") felt.classList.add(cls);
+    else if (where === "both") boxes.forEach((b) => b.classList.add(cls));
+    else {
+      const left = boxes.filter((b) => !b.classList.contains(cls)).sort((x, y) => y.offsetHeight - x.offsetHeight);
+      if (left.length) left[0].classList.add(cls);
+    }
   }
+  felt.dataset.fit = String(steps);
 }
 
 // ------------------------------------------------------------------ your hand
@@ -1094,9 +1135,12 @@ function renderHand() {
     st.appendChild(s);
   }
   fitHand();
+  if (document.body.dataset.fitted !== undefined) requestAnimationFrame(fitted); // the dock's height may have changed
 }
 
-/** Card size and overlap so the whole hand fits in a few rows of the screen's width. */
+/** Card size and overlap so the whole hand fits in a few rows of the screen's width: as few
+ * rows as the cards allow without becoming too small (one row on a short laptop screen, two on
+ * a phone), more rows before smaller cards than that. */
 function fitHand() {
   const box = $("hand");
   const W = box.clientWidth;
@@ -1104,25 +1148,36 @@ function fitHand() {
   const phone = window.innerWidth <= 760;
   const groups = box.children.length;
   const n = box.querySelectorAll(".card").length;
-  let cw = phone ? Math.min(54, Math.floor(W / 7)) : 76;
   const gap = phone ? 5 : 10;
-  const maxRows = phone ? 3 : 2;
-  let step = cw * 0.55;
-  for (let tries = 0; tries < 8; tries++) {
-    let ok = false;
-    for (let rows = 1; rows <= maxRows && !ok; rows++) {
-      const room = rows * W * 0.9 - groups * cw - (groups - 1) * gap;
-      const s = n > groups ? room / (n - groups) : cw;
-      if (s >= cw * 0.36) { step = Math.min(s, cw * 0.55); ok = true; }
+  const start = phone ? Math.min(54, Math.floor(W / 7)) : 76;
+  const smallest = phone ? 40 : 50; // as small as a card is made before another row is taken
+  const rows = phone ? [2, 3] : window.innerHeight < 820 ? [1, 2] : [2, 2];
+  const stepFor = (cw, r) => {
+    const room = r * W * 0.9 - groups * cw - (groups - 1) * gap;
+    const s = n > groups ? room / (n - groups) : cw;
+    return s >= cw * 0.36 ? Math.min(s, cw * 0.55) : null;
+  };
+  let found = null;
+  for (const maxRows of rows) {
+    for (let cw = start; !found && cw >= (maxRows === rows[rows.length - 1] ? 24 : smallest); cw = Math.floor(cw * 0.9)) {
+      for (let r = 1; r <= maxRows && !found; r++) {
+        const s = stepFor(cw, r);
+        if (s !== null) found = { cw, step: s };
+      }
     }
-    if (ok) break;
-    cw = Math.floor(cw * 0.88);
-    step = cw * 0.36;
+    if (found) break;
   }
-  box.style.setProperty("--cw", `${cw}px`);
-  box.style.setProperty("--step", `${Math.round(step)}px`);
+  if (!found) found = { cw: 24, step: 24 * 0.36 };
+  box.style.setProperty("--cw", `${found.cw}px`);
+  box.style.setProperty("--step", `${Math.round(found.step)}px`);
 }
-window.addEventListener("resize", () => { if (hasView()) { fitHand(); fitMelds(); } });
+window.addEventListener("resize", () => { if (hasView()) { fitHand(); fitted(); } });
+
+/** Fit the table, then say so (what the tests wait on). */
+function fitted() {
+  fitMelds();
+  if (state) document.body.dataset.fitted = String(state.seq);
+}
 
 // ------------------------------------------------------------------ the keyboard
 
@@ -1185,6 +1240,12 @@ document.addEventListener("keydown", (e) => {
 });
 
 $("btn-keys").onclick = () => { $("keys-modal").hidden = false; };
+// on a phone the header is one line: its menu opens the rest
+$("btn-menu").onclick = () => {
+  const open = $("bar").classList.toggle("open");
+  $("btn-menu").setAttribute("aria-expanded", String(open));
+  if (hasView()) requestAnimationFrame(fitted);
+};
 $("btn-keys-close").onclick = () => { $("keys-modal").hidden = true; };
 
 // ------------------------------------------------------------------ dragging a card
@@ -1396,13 +1457,14 @@ function showSheet() {
   let run = Array(nSides).fill(0);
   for (const h of hands) {
     run = run.map((t, s) => t + h.scores[s].total);
-    history += `<tr><td>${escapeHtml(_("Hand {hand}", { hand: h.hand }))}<br><span class="muted">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
+    history += `<tr><td>${escapeHtml(_("Hand {hand}", { hand: h.hand }))} <span class="muted how-ended">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
   }
   // texts are looked up outside nested template strings, where the catalog's extractor finds them
   const handWords = last ? _("Hand {hand}", { hand: last.hand }) : "";
   const runningWords = _("Running totals (playing to {target})", { target: state.target });
+  // the hand's lines beside the running totals (one above the other on a narrow screen)
   $("sheet").innerHTML = last
-    ? `<table class="sheet"><tr><th>${escapeHtml(handWords)}</th>${head}</tr>${body}</table><h3>${escapeHtml(runningWords)}</h3><table class="sheet"><tr><th></th>${head}</tr>${history}</table>`
+    ? `<div class="sheet-cols"><div><table class="sheet"><tr><th>${escapeHtml(handWords)}</th>${head}</tr>${body}</table></div><div><h3>${escapeHtml(runningWords)}</h3><table class="sheet history"><tr><th></th>${head}</tr>${history}</table></div></div>`
     : `<p>${escapeHtml(_("No hand has been scored yet."))}</p>`;
   $("sheet-how").textContent = state.match_over ? resultText() : last && state.hand_over ? howEnded(last, true) : "";
   $("sheet-title").textContent = state.match_over ? _("The match is over") : state.hand_over && last ? _("Hand {hand} is over", { hand: last.hand }) : _("Score sheet");
@@ -1473,7 +1535,7 @@ for (const [key, text] of Object.entries(PHRASES)) {
   b.className = "secondary";
   b.textContent = text;
   b.dataset.phrase = key;
-  b.onclick = () => { $("chat-error").textContent = ""; send({ type: "chat", phrase: key }); };
+  b.onclick = () => { $("chat-error").textContent = ""; send({ type: "chat", phrase: key }); $("phrase-menu").open = false; };
   $("phrases").appendChild(b);
 }
 
@@ -1611,7 +1673,8 @@ function render() {
   updateTimer();
   showNotices();
   if (seat >= 0) requestChecks();
-  requestAnimationFrame(fitMelds); // the banner and the hand change the room the melds have
+  fitMelds(); // (the room the melds have is known once the banner and the hand are drawn)
+  requestAnimationFrame(fitted);
 }
 
 // ------------------------------------------------------------------ moving cards
