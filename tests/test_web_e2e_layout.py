@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,11 +84,12 @@ def make_table(server: ServerProcess, body: dict[str, Any]) -> dict[str, Any]:
     return made
 
 
-def play_person(server: ServerProcess, table: dict[str, Any], stop_at: int | None = None, hoard: bool = False) -> int:
+def play_person(server: ServerProcess, table: dict[str, Any], stop_at: int | None = None, hoard: bool = False,
+                until: Callable[[dict[str, Any]], bool] | None = None) -> int:
     """Play seat 0 (a basic bot's choices from its own view) until the hand is over, or until
-    its ``stop_at``-th turn begins (then it waits there); the person's turns counted.  A
-    hoarding person never melds after drawing or taking: they discard the first card the
-    server allows, so their hand grows."""
+    its ``stop_at``-th turn begins, or a turn of it begins with ``until(view)`` true (then it
+    waits there); the person's turns counted.  A hoarding person never melds after drawing or
+    taking: they discard the first card the server allows, so their hand grows."""
     from websockets.sync.client import connect
 
     from canasta.bots import make_bot
@@ -112,7 +113,7 @@ def play_person(server: ServerProcess, table: dict[str, Any], stop_at: int | Non
                 continue
             if view["phase"] == "draw":
                 turns += 1
-                if turns == stop_at:
+                if turns == stop_at or (until is not None and until(view)):
                     return turns
             move = str(chooser.choose(SeatView.from_dict({**view, "rules": rules})))
             if hoard and view["phase"] == "meld" and not move.startswith("discard"):
