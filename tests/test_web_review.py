@@ -65,7 +65,7 @@ def test_a_player_reviews_their_own_hand_once_it_is_over(tmp_path: Path) -> None
             code, refused = ask(client, tid, token=tokens[0], hand=1)
             assert code == 409 and "still being played" in refused["detail"]  # never a hand in play
             code, refused = ask(client, tid, lang="it", token=tokens[0], hand=1)
-            assert code == 409 and refused["detail"].startswith("questa mano"), refused
+            assert code == 409 and refused["detail"].startswith("questa smazzata"), refused
             play(client, ws, tid, "hand_over")
         seen, review = until_done(client, tid, token=tokens[0], hand=1)
         assert seen and all(0 <= d <= t for d, t in seen) and seen[0][1] == seen[-1][1]  # decisions done / total
