@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from canasta.game import Game
 from canasta.moves import Move
 from canasta.rules import RuleSet
+from chromium import browser, shots  # noqa: F401  (the browser tests' fixtures: one Chromium per module, screenshots)
 
 #: a random hand that has not ended by then never will
 MAX_MOVES = 3000

@@ -11,7 +11,6 @@ Skipped when Chromium or Playwright is missing, unless ``CANASTA_E2E_REQUIRED=1`
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -19,44 +18,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from chromium import skip_unless_ready
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
 MATCH_SEED = 12  # a classic-2p deal whose match, at MATCH_TARGET, needs more than one hand (seeded bots decide by decision_seed)
 MATCH_TARGET = 1500
 
 
-def _missing() -> str | None:
-    try:
-        import fastapi  # noqa: F401
-        import playwright.sync_api  # noqa: F401
-    except ImportError as exc:
-        return f"{exc.name} is not installed"
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    return None
+skip_unless_ready()
 
-
-if _missing() and not REQUIRED:
-    pytest.skip(str(_missing()), allow_module_level=True)
-
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page  # noqa: E402
 
 from canasta.web.devserver import ServerProcess  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    reason = _missing()
-    if reason:
-        pytest.fail(f"the end-to-end test is required here but {reason}")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def data(page: Page, key: str) -> Any:

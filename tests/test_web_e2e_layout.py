@@ -17,39 +17,24 @@ temporary directory.  Skipped when Chromium or Playwright is missing, unless
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
+from chromium import skip_unless_ready
+
 LONG_HAND_SEED = 5  # an italian-4p deal whose first hand ends with 7 melds on one side, 12 on the other, 10 closed
 HOARD_SEED = 2  # an italian-4p deal where a person who never melds holds 21 cards at the hand's end
 WAIT_MS = 30_000
 
 
-def _missing() -> str | None:
-    try:
-        import fastapi  # noqa: F401
-        import playwright.sync_api  # noqa: F401
-        import websockets  # noqa: F401
-    except ImportError as exc:
-        return f"{exc.name} is not installed"
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    return None
-
-
-if _missing() and not REQUIRED:
-    pytest.skip(str(_missing()), allow_module_level=True)
+skip_unless_ready()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
 
 from canasta.web.devserver import ServerProcess  # noqa: E402
-from test_web_e2e import browser  # noqa: E402, F401  (the module's fixture)
 from test_web_e2e_room import play_match_over_a_socket  # noqa: E402
 
 SIZES = [(1366, 768), (1280, 720), (390, 844)]
@@ -63,13 +48,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    where = Path(os.environ.get("CANASTA_E2E_SHOTS") or tmp_path)
-    where.mkdir(parents=True, exist_ok=True)
-    return where
 
 
 def make_table(server: ServerProcess, body: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +122,7 @@ def long_hands(server: ServerProcess) -> dict[str, dict[str, Any]]:
     return {"melded": last_turn(server, LONG_HAND_SEED, False), "held": last_turn(server, HOARD_SEED, True)}
 
 
-def open_as(browser: Browser, url: str, table: dict[str, Any], lang: str, width: int, height: int  # noqa: F811
+def open_as(browser: Browser, url: str, table: dict[str, Any], lang: str, width: int, height: int
             ) -> tuple[Page, list[str]]:
     """The table opened by its person, in ``lang``, at ``width``×``height``; its script errors."""
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
@@ -209,7 +187,7 @@ def settled(page: Page) -> None:
 @pytest.mark.parametrize("lang", ["en", "it"])
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_at_the_end_of_a_long_italian_hand_the_whole_table_is_in_sight(
-        browser: Browser, server: ServerProcess, long_hands: dict[str, dict[str, Any]], shots: Path,  # noqa: F811
+        browser: Browser, server: ServerProcess, long_hands: dict[str, dict[str, Any]], shots: Path,
         lang: str, width: int, height: int, position: str) -> None:
     page, errors = open_as(browser, server.url, long_hands[position], lang, width, height)
     try:
@@ -248,7 +226,7 @@ SHEET_FITS = """() => {
 
 
 @pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
-def test_the_match_end_sheet_fits_a_768_pixel_window(browser: Browser, server: ServerProcess, shots: Path,  # noqa: F811
+def test_the_match_end_sheet_fits_a_768_pixel_window(browser: Browser, server: ServerProcess, shots: Path,
                                                      preset: str) -> None:
     table = make_table(server, {"preset": preset, "seed": 5})
     play_match_over_a_socket(server, table["table"], table["token"])

@@ -9,34 +9,17 @@ which makes it fail instead."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
+from chromium import skip_unless_ready
 
-CHROMIUM = "/usr/bin/chromium"
-REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
-
-
-def _missing() -> str | None:
-    try:
-        import fastapi  # noqa: F401
-        import playwright.sync_api  # noqa: F401
-    except ImportError as exc:
-        return f"{exc.name} is not installed"
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    return None
-
-
-if _missing() and not REQUIRED:
-    pytest.skip(str(_missing()), allow_module_level=True)
+skip_unless_ready()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
 
 from canasta.web.devserver import ServerProcess  # noqa: E402
-from test_web_e2e import browser, data, quick_table  # noqa: E402, F401  (browser: the module's fixture)
+from test_web_e2e import data, quick_table  # noqa: E402
 
 WAIT_MS = 30_000  # the longest one awaited event may take on a busy machine (not a pause)
 SUITS = {"S": 0, "H": 1, "C": 2, "D": 3}
@@ -83,7 +66,7 @@ def touch_drag(page: Page, start: tuple[float, float], end: tuple[float, float])
     cdp.detach()
 
 
-def seat_page(browser: Browser, url: str, table: str, token: dict[str, Any], **context: Any) -> Page:  # noqa: F811
+def seat_page(browser: Browser, url: str, table: str, token: dict[str, Any], **context: Any) -> Page:
     """The table opened in a browser of its own, holding the seat's token."""
     page = browser.new_context(**context).new_page()
     page.add_init_script(f"localStorage.setItem('canasta:{table}', {json.dumps(json.dumps(token))})")
@@ -93,7 +76,7 @@ def seat_page(browser: Browser, url: str, table: str, token: dict[str, Any], **c
 
 
 def test_a_hand_sorted_and_dragged_into_order_is_kept_across_a_reconnect_and_a_restart(
-        browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+        browser: Browser, tmp_path: Path) -> None:
     server = ServerProcess(str(tmp_path / "order.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -190,7 +173,7 @@ def table_by_api(page: Page, url: str, body: dict[str, Any]) -> str:
     return table
 
 
-def in_lang(browser: Browser, lang: str, width: int = 1280, height: int = 800) -> tuple[Page, list[str]]:  # noqa: F811
+def in_lang(browser: Browser, lang: str, width: int = 1280, height: int = 800) -> tuple[Page, list[str]]:
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     page.add_init_script(f"if (!localStorage.getItem('canasta:lang')) localStorage.setItem('canasta:lang', '{lang}')")
     errors: list[str] = []
@@ -201,7 +184,7 @@ def in_lang(browser: Browser, lang: str, width: int = 1280, height: int = 800) -
 MARKUP = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"><b>bold</b> & done'
 
 
-def test_the_chat_shows_text_as_text_in_each_readers_language_and_is_kept(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+def test_the_chat_shows_text_as_text_in_each_readers_language_and_is_kept(browser: Browser, tmp_path: Path) -> None:
     server = ServerProcess(str(tmp_path / "chat.db"), args=["--bot-delay", "0.3", "--allow-fixed-seeds"]).start()
     try:
         ann, ann_errors = in_lang(browser, "en")
@@ -264,7 +247,7 @@ WATCH_TITLE = """() => {
 }"""
 
 
-def test_the_tab_title_and_an_optional_sound_say_it_is_your_turn(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+def test_the_tab_title_and_an_optional_sound_say_it_is_your_turn(browser: Browser, tmp_path: Path) -> None:
     from test_web_e2e import play_turn_or_wait
 
     server = ServerProcess(str(tmp_path / "title.db"), args=["--bot-delay", "0.05", "--allow-fixed-seeds"]).start()
@@ -345,7 +328,7 @@ def discard_by_keys(page: Page) -> None:
     raise AssertionError("no card may be discarded")
 
 
-def test_a_turn_is_played_with_the_keyboard_alone(browser: Browser, tmp_path: Path) -> None:  # noqa: F811
+def test_a_turn_is_played_with_the_keyboard_alone(browser: Browser, tmp_path: Path) -> None:
     server = ServerProcess(str(tmp_path / "keys.db"), args=["--bot-delay", "0.05", "--allow-fixed-seeds"]).start()
     try:
         page, errors = in_lang(browser, "en")

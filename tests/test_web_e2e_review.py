@@ -11,56 +11,19 @@ which makes it fail instead."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from chromium import skip_unless_ready
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
 WAIT_MS = 120_000  # the longest any one awaited event may take on a busy machine (not a pause)
 
 
-def _missing() -> str | None:
-    try:
-        import fastapi  # noqa: F401
-        import playwright.sync_api  # noqa: F401
-        import websockets  # noqa: F401
-    except ImportError as exc:
-        return f"{exc.name} is not installed"
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    return None
+skip_unless_ready()
 
-
-if _missing() and not REQUIRED:
-    pytest.skip(str(_missing()), allow_module_level=True)
-
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page  # noqa: E402
 
 from canasta.web.devserver import ServerProcess  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    reason = _missing()
-    if reason:
-        pytest.fail(f"the end-to-end test is required here but {reason}")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    where = Path(os.environ.get("CANASTA_E2E_SHOTS") or tmp_path)
-    where.mkdir(parents=True, exist_ok=True)
-    return where
 
 
 def page_in(browser: Browser, lang: str, width: int, height: int, table: str = "", seat: dict[str, Any] | None = None

@@ -11,36 +11,19 @@ temporary directory.  Skipped when Chromium or Playwright is missing, unless
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-import pytest
+from chromium import skip_unless_ready
 
-CHROMIUM = "/usr/bin/chromium"
-REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
 WAIT_MS = 30_000
 
 
-def _missing() -> str | None:
-    try:
-        import fastapi  # noqa: F401
-        import playwright.sync_api  # noqa: F401
-        import websockets  # noqa: F401
-    except ImportError as exc:
-        return f"{exc.name} is not installed"
-    if not os.path.exists(CHROMIUM):
-        return f"{CHROMIUM} is missing (apt-get install chromium)"
-    return None
-
-
-if _missing() and not REQUIRED:
-    pytest.skip(str(_missing()), allow_module_level=True)
+skip_unless_ready()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
 
 from canasta.web.devserver import ServerProcess  # noqa: E402
-from test_web_e2e import browser  # noqa: E402, F401  (the module's fixture)
 from test_web_e2e_layout import (  # noqa: E402
     HOARD_SEED,
     IN_SIGHT,
@@ -57,13 +40,6 @@ from test_web_e2e_room import play_match_over_a_socket  # noqa: E402
 
 DESKTOP = (1280, 800)
 PHONE = (390, 844)
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    where = Path(os.environ.get("CANASTA_E2E_SHOTS") or tmp_path)
-    where.mkdir(parents=True, exist_ok=True)
-    return where
 
 
 def melds_each(n: int) -> Any:

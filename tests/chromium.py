@@ -1,0 +1,61 @@
+"""What the tests in a real browser share: Debian's Chromium, driven by Playwright.
+
+A test module calls :func:`skip_unless_ready` before it imports Playwright: without
+Chromium, Playwright, FastAPI or websockets the module is skipped, unless
+``CANASTA_E2E_REQUIRED=1`` (CI), which makes its tests fail instead.  It imports the
+``browser`` fixture (one Chromium per module) and ``shots`` (where screenshots go:
+``CANASTA_E2E_SHOTS`` if set, else the test's temporary directory) from here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+REQUIRED = os.environ.get("CANASTA_E2E_REQUIRED") == "1"
+
+
+def missing() -> str | None:
+    """What the browser tests lack here, or None."""
+    try:
+        import fastapi  # noqa: F401
+        import playwright.sync_api  # noqa: F401
+        import websockets  # noqa: F401
+    except ImportError as exc:
+        return f"{exc.name} is not installed"
+    if not os.path.exists(CHROMIUM):
+        return f"{CHROMIUM} is missing (apt-get install chromium)"
+    return None
+
+
+def skip_unless_ready() -> None:
+    """Skip the calling module when something is missing, unless the tests are required."""
+    reason = missing()
+    if reason and not REQUIRED:
+        pytest.skip(reason, allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    reason = missing()
+    if reason:
+        pytest.fail(f"the end-to-end test is required here but {reason}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    where = Path(os.environ.get("CANASTA_E2E_SHOTS") or tmp_path)
+    where.mkdir(parents=True, exist_ok=True)
+    return where
