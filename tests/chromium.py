@@ -59,3 +59,20 @@ def shots(tmp_path: Path) -> Path:
     where = Path(os.environ.get("CANASTA_E2E_SHOTS") or tmp_path)
     where.mkdir(parents=True, exist_ok=True)
     return where
+
+
+def open_table(page: Any, url: str, body: dict[str, Any], timeout_ms: float = 60_000) -> str:
+    """A table made through the card room's API (``POST /api/tables`` with ``body``), opened by
+    its creator in ``page`` once the hand is shown; its id."""
+    page.goto(url + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    table: str = page.evaluate("""async (body) => {
+      const r = await fetch('/api/tables', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const d = await r.json();
+      if (!r.ok) throw new Error(JSON.stringify(d));
+      localStorage.setItem('canasta:' + d.table, JSON.stringify({ token: d.token, seat: d.seat }));
+      return d.table;
+    }""", body)
+    page.goto(f"{url}/t/{table}")
+    page.wait_for_selector("#hand .card", timeout=timeout_ms)
+    return table

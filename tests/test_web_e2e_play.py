@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chromium import skip_unless_ready
+from chromium import open_table, skip_unless_ready
 
 skip_unless_ready()
 
@@ -157,22 +157,6 @@ def test_a_hand_sorted_and_dragged_into_order_is_kept_across_a_reconnect_and_a_r
 # ------------------------------------------------------------------ the chat, the title, the sound
 
 
-def table_by_api(page: Page, url: str, body: dict[str, Any]) -> str:
-    """A table made through the API, opened by its creator; its id."""
-    page.goto(url + "/")
-    page.wait_for_selector("body[data-ready=true]")
-    table: str = page.evaluate("""async (body) => {
-      const r = await fetch('/api/tables', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const d = await r.json();
-      if (!r.ok) throw new Error(JSON.stringify(d));
-      localStorage.setItem('canasta:' + d.table, JSON.stringify({ token: d.token, seat: d.seat }));
-      return d.table;
-    }""", body)
-    page.goto(f"{url}/t/{table}")
-    page.wait_for_selector("#hand .card", timeout=WAIT_MS)
-    return table
-
-
 def in_lang(browser: Browser, lang: str, width: int = 1280, height: int = 800) -> tuple[Page, list[str]]:
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     page.add_init_script(f"if (!localStorage.getItem('canasta:lang')) localStorage.setItem('canasta:lang', '{lang}')")
@@ -188,8 +172,8 @@ def test_the_chat_shows_text_as_text_in_each_readers_language_and_is_kept(browse
     server = ServerProcess(str(tmp_path / "chat.db"), args=["--bot-delay", "0.3", "--allow-fixed-seeds"]).start()
     try:
         ann, ann_errors = in_lang(browser, "en")
-        table = table_by_api(ann, server.url, {"preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 3,
-                                               "seats": [{}, {"kind": "bot"}, {"kind": "open"}, {"kind": "bot"}]})
+        table = open_table(ann, server.url, {"preset": "classic-4p", "name": "Ann", "seat": 0, "seed": 3,
+                                             "seats": [{}, {"kind": "bot"}, {"kind": "open"}, {"kind": "bot"}]})
         bea, bea_errors = in_lang(browser, "it", 390, 844)
         bea.goto(f"{server.url}/t/{table}")
         bea.wait_for_selector("#join:not([hidden])")

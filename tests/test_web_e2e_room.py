@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from chromium import skip_unless_ready
+from chromium import open_table, skip_unless_ready
 
 TURN_SECONDS = 10  # the shortest timer the lobby offers
 WAIT_MS = 60_000  # the longest any one awaited event may take on a busy machine (not a pause)
@@ -45,22 +45,6 @@ def page_in(browser: Browser, lang: str, width: int, height: int) -> tuple[Page,
     return page, errors
 
 
-def timed_table(page: Page, url: str, body: dict[str, Any]) -> str:
-    """A table made through the API, opened by its creator; its id."""
-    page.goto(url + "/")
-    page.wait_for_selector("body[data-ready=true]")
-    table: str = page.evaluate("""async (body) => {
-      const r = await fetch('/api/tables', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const d = await r.json();
-      if (!r.ok) throw new Error(JSON.stringify(d));
-      localStorage.setItem('canasta:' + d.table, JSON.stringify({ token: d.token, seat: d.seat }));
-      return d.table;
-    }""", body)
-    page.goto(f"{url}/t/{table}")
-    page.wait_for_selector("#hand .card")
-    return table
-
-
 @pytest.mark.parametrize(("lang", "width", "height"), [("en", 1366, 768), ("it", 390, 844),
                                                        ("it", 1366, 768), ("en", 390, 844)])
 def test_the_turn_timer_flashes_then_every_page_is_told_the_computer_played(
@@ -69,7 +53,7 @@ def test_the_turn_timer_flashes_then_every_page_is_told_the_computer_played(
     server = ServerProcess(str(tmp_path / "timer.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page, errors = page_in(browser, lang, width, height)
-        table = timed_table(page, server.url, {
+        table = open_table(page, server.url, {
             "preset": "classic-2p", "name": "Ann", "seat": 0, "seed": 11, "turn_seconds": TURN_SECONDS,
             "seats": [{}, {"kind": "bot", "level": "basic"}]})
         watcher, watcher_errors = page_in(browser, other, 1280, 800)  # a spectator, in the other language
@@ -144,7 +128,7 @@ def test_a_created_table_rematches_in_one_click(browser: Browser, tmp_path: Path
     server = ServerProcess(str(tmp_path / "rematch.db"), args=["--bot-delay", "0", "--allow-fixed-seeds"]).start()
     try:
         page, errors = page_in(browser, "it", 1366, 768)
-        table = timed_table(page, server.url, {
+        table = open_table(page, server.url, {
             "preset": "classic-2p", "name": "Ann", "seat": 0, "seed": 11, "target": 100, "title": "Venerdì",
             "options": {"C-O2": True}, "seats": [{}, {"kind": "bot", "level": "random"}]})
         token = page.evaluate(f"() => JSON.parse(localStorage.getItem('canasta:{table}')).token")
