@@ -11,6 +11,7 @@ temporary directory.  Skipped when Chromium or Playwright is missing, unless
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,8 @@ def test_the_end_of_a_hand_and_of_a_match(browser: Browser, server: ServerProces
     page, errors = open_as(browser, server.url, match, "it", 1366, 768)
     page.wait_for_selector("#sheet-modal:visible", timeout=WAIT_MS)
     assert page.is_visible("#btn-rematch2") and not errors, errors
+    totals = page.locator("#sheet .history td.num").all_inner_texts()  # past 15.000: Italian separators
+    assert any(re.fullmatch(r"\d{1,3}(\.\d{3})+", t) for t in totals), totals
     page.screenshot(path=str(shots / "table-match-end-desktop.png"))
     page.context.close()
 

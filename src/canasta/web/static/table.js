@@ -1380,7 +1380,7 @@ function renderScores() {
   const v = state.view;
   const rows = state.totals.map((t, i) => {
     const mine = rules && rules.cutthroat ? i === state.seat : state.seat >= 0 && v.side_of[state.seat] === i;
-    return `<tr${mine ? ' class="mine"' : ""}><td>${escapeHtml(scoreName(i))}</td><td class="num">${t}</td></tr>`;
+    return `<tr${mine ? ' class="mine"' : ""}><td>${escapeHtml(scoreName(i))}</td><td class="num">${number(t)}</td></tr>`;
   }).join("");
   let note = _("Playing to {target} · hand {hand}", { target: state.target, hand: v.hand_number });
   if (state.seat >= 0) note += " · " + ngettext("your first meld needs {n} point", "your first meld needs {n} points", state.players[state.seat].minimum);
@@ -1449,7 +1449,7 @@ function showSheet() {
     for (const k of [...lines, "total"]) {
       if (k === "total" || shared.includes(k) || last.scores.some((x) => x[k])) {
         const label = labels[k] || k.replaceAll("_", " ");
-        body += `<tr${k === "total" ? ' class="total"' : ""}><td>${escapeHtml(label)}</td>${last.scores.map((s) => `<td class="num">${s[k] ?? ""}</td>`).join("")}</tr>`;
+        body += `<tr${k === "total" ? ' class="total"' : ""}><td>${escapeHtml(label)}</td>${last.scores.map((s) => `<td class="num">${typeof s[k] === "number" ? number(s[k]) : ""}</td>`).join("")}</tr>`;
       }
     }
   }
@@ -1457,7 +1457,7 @@ function showSheet() {
   let run = Array(nSides).fill(0);
   for (const h of hands) {
     run = run.map((t, s) => t + h.scores[s].total);
-    history += `<tr><td>${escapeHtml(_("Hand {hand}", { hand: h.hand }))} <span class="muted how-ended">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${t}</td>`).join("")}</tr>`;
+    history += `<tr><td>${escapeHtml(_("Hand {hand}", { hand: h.hand }))} <span class="muted how-ended">${escapeHtml(howEnded(h, h === last))}</span></td>${run.map((t) => `<td class="num">${number(t)}</td>`).join("")}</tr>`;
   }
   // texts are looked up outside nested template strings, where the catalog's extractor finds them
   const handWords = last ? _("Hand {hand}", { hand: last.hand }) : "";
