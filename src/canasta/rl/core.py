@@ -23,9 +23,17 @@ import numpy as np
 import numpy.typing as npt
 
 from canasta.game import Game
-from canasta.moves import DISCARD, MELD, TAKE, Group, Move, group_cards
+from canasta.moves import DISCARD, MELD, TAKE, Move
 from canasta.play.match import Match
-from canasta.rl.encoding import KIND_OF, NUM_ACTIONS, NUM_KINDS, Decision, FloatArray, Observer, action_name
+from canasta.rl.encoding import CODES_OF_KIND as CODES_OF_KIND  # the suits' table, defined with the encoding
+from canasta.rl.encoding import (
+    NUM_ACTIONS,
+    Decision,
+    FloatArray,
+    Observer,
+    action_name,
+    resuit,
+)
 from canasta.rules import RuleSet
 
 REWARDS: Final = ("hand", "match")
@@ -36,9 +44,8 @@ ILLEGAL_HAND: Final = -20_000.0
 #: the same with match rewards (a lost match is -1 at worst)
 ILLEGAL_MATCH: Final = -2.0
 _STAMPS: Final = itertools.count(1)  # process-wide, never reused: see Observer.encode
-#: per card kind of the observation, the card codes of that kind (the suits an action leaves open)
-CODES_OF_KIND: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(c for c, k in enumerate(KIND_OF) if k == kind) for kind in range(NUM_KINDS))
+#: mask dtypes built straight from the decision's bytes (one byte per action)
+_BYTE_MASKS: Final = (np.int8, np.bool_, np.uint8)
 
 
 def _suits_seed(game: Game) -> int:
@@ -189,12 +196,17 @@ class ActionTable:
         return [] if self.over else self.decision.legal_actions()
 
     def mask(self, dtype: type = np.int8) -> npt.NDArray[Any]:
+        """The legal actions of the seat to move as a new array of ``dtype``, 1 where legal
+        (all zeros once the episode is over)."""
+        if self.over:
+            return np.zeros(NUM_ACTIONS, dtype=dtype)
+        d = self._decision
+        if d is None:
+            d = self._decision = Decision(self.game)
+        if dtype in _BYTE_MASKS:
+            return np.frombuffer(d.mask_bytes(), dtype)
         m: npt.NDArray[Any] = np.zeros(NUM_ACTIONS, dtype=dtype)
-        if not self.over:
-            d = self._decision
-            if d is None:
-                d = self._decision = Decision(self.game)
-            m[d.legal_list()] = 1
+        m[d.legal_list()] = 1
         return m
 
     def observe(self, seat: int) -> FloatArray:
@@ -206,12 +218,15 @@ class ActionTable:
         An illegal action raises :class:`~canasta.rl.encoding.EncodingError` and changes nothing."""
         if self.over:
             raise ValueError("the episode is over: reset the table")
-        move = self.decision.apply(int(action))
+        d = self._decision
+        if d is None:
+            d = self._decision = Decision(self.game)
+        move = d.apply(int(action))
         if move is None:
             return None
         self._decision = None
         if self.random_suits:
-            move = self.resuit(move)
+            move = resuit(self.game, move, self.suits)
         self.play(move, checked=False)
         return move
 
@@ -221,28 +236,7 @@ class ActionTable:
         kinds (the generating set picks suits in a fixed order, which would tell the table which
         suits the hand does *not* hold: discarding 9C would say "no other nine"); the move
         played is the same up to suits."""
-        if move.kind != DISCARD and move.kind != MELD and move.kind != TAKE:
-            return move
-        hand = self.game.hands[self.game.turn]
-        need: dict[int, int] = {}
-        for grp in move.groups:
-            for c in group_cards(grp):
-                k = KIND_OF[c]
-                need[k] = need.get(k, 0) + 1
-        picks: dict[int, list[int]] = {}
-        for k, m in need.items():
-            held = [c for c in CODES_OF_KIND[k] for _ in range(hand[c])]
-            if len(held) > m and any(c != held[0] for c in held):  # a choice of suits
-                picks[k] = self.suits.sample(held, m)
-        if not picks:
-            return move
-        groups: list[Group] = []
-        for grp in move.groups:
-            cards = group_cards(grp)
-            head = grp[:len(grp) - len(cards)]
-            new = sorted(picks[KIND_OF[c]].pop() if KIND_OF[c] in picks else c for c in cards)
-            groups.append(head + tuple(new))
-        return Move(move.kind, tuple(groups))
+        return resuit(self.game, move, self.suits)
 
     def play(self, move: Move, checked: bool = True) -> None:
         """Play an engine move of the seat to move (a bot's); ``checked=False`` only for a move

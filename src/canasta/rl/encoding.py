@@ -29,6 +29,8 @@ observation.
 
 from __future__ import annotations
 
+import itertools
+import random
 import struct
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, TypeAlias
@@ -318,6 +320,19 @@ class Decision:
                 self._legal = out
         return self._legal
 
+    def mask_bytes(self) -> bytearray:
+        """The legal actions now as ``NUM_ACTIONS`` bytes, 1 for a legal action (a new buffer:
+        ``np.frombuffer`` makes it an int8, uint8 or bool mask without a copy)."""
+        buf = bytearray(NUM_ACTIONS)
+        single = self._single
+        if single is not None:  # every move one action: no prefix
+            for a in single:
+                buf[a] = 1
+        else:
+            for a in self.legal_list():
+                buf[a] = 1
+        return buf
+
     def mask(self, out: BoolArray | None = None) -> BoolArray:
         m = np.zeros(NUM_ACTIONS, dtype=np.bool_) if out is None else out
         if out is not None:
@@ -403,6 +418,14 @@ SCORE_SCALE: Final = 1000.0
 MINIMUM_SCALE: Final = 100.0
 SIZE_SCALE: Final = 10.0
 TURN_SCALE: Final = 100.0
+# the scales as float32 values (what the layout's ``scale`` holds), as Python floats: an integer
+# feature times one of them in double precision is exact, then rounded to float32 once
+_SCORE_F: Final = float(np.float32(1 / SCORE_SCALE))
+_MINIMUM_F: Final = float(np.float32(1 / MINIMUM_SCALE))
+_SIZE_F: Final = float(np.float32(1 / SIZE_SCALE))
+_TURN_F: Final = float(np.float32(1 / TURN_SCALE))
+#: stamps for calls that give none (negative: the table's stamps count up from 1)
+_FRESH: Final = itertools.count(-1, -1)
 
 
 def _kinds_of(counts: Sequence[int]) -> tuple[int, ...]:
@@ -442,6 +465,40 @@ def pending_features(prefix: Sequence[int]) -> list[int]:
     return out
 
 
+#: per card kind of the observation, the card codes of that kind (the suits an action leaves open)
+CODES_OF_KIND: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(c for c, k in enumerate(KIND_OF) if k == kind) for kind in range(NUM_KINDS))
+
+
+def resuit(game: Game, move: Move, rng: random.Random) -> Move:
+    """``move`` (of the seat to move in ``game``) with the suits of its cards drawn uniformly
+    among the cards of each kind the hand holds, from ``rng``
+    (:meth:`canasta.rl.core.ActionTable.resuit`)."""
+    kind = move.kind
+    if kind != DISCARD and kind != MELD and kind != TAKE:
+        return move
+    hand = game.hands[game.turn]
+    need: dict[int, int] = {}
+    for grp in move.groups:
+        for c in group_cards(grp):
+            k = KIND_OF[c]
+            need[k] = need.get(k, 0) + 1
+    picks: dict[int, list[int]] = {}
+    for k, m in need.items():
+        held = [c for c in CODES_OF_KIND[k] for _ in range(hand[c])]
+        if len(held) > m and any(c != held[0] for c in held):  # a choice of suits
+            picks[k] = rng.sample(held, m)
+    if not picks:
+        return move
+    groups: list[Group] = []
+    for grp in move.groups:
+        cards = group_cards(grp)
+        head = grp[:len(grp) - len(cards)]
+        new = sorted(picks[KIND_OF[c]].pop() if KIND_OF[c] in picks else c for c in cards)
+        groups.append(head + tuple(new))
+    return Move(move.kind, tuple(groups))
+
+
 class Observer:
     """Observation vectors of one rule set (``size`` floats; layout in ``docs/rl.md``)."""
 
@@ -475,15 +532,31 @@ class Observer:
             at += width
         self.size = at
         self._clean_cache: dict[tuple[int, ...], str | None] = {}
-        self._per_seat: dict[tuple[int, ...], tuple[list[int], list[tuple[int, int]], list[int]]] = {}
-        self._tails: dict[tuple[int, ...], tuple[int, ...]] = {}
         self._known_kinds: dict[tuple[int, ...], tuple[int, ...]] = {}
-        self._meld_stamp = -1
-        self._const_stamp = -1
-        self._seat_consts: list[tuple[list[int], list[tuple[int, int]], list[int]] | None] = []
-        self._pile_stamp = -1
-        self._sides: list[list[int]] = []
-        self._pile: list[int] = []
+        # the fast path's blocks as float32 bytes, reused while their stamps hold (see encode)
+        self._meld_stamp = 0
+        self._pile_stamp = 0
+        self._const_stamp = 0
+        self._consts_of: dict[tuple[int, ...], tuple[list[tuple[int, int]], list[list[int]]]] = {}
+        self._seat_consts: list[tuple[int, int]] = []
+        self._side_orders: list[list[int]] = []
+        self._seat_keys: list[tuple[int, int, bool, bool, bool] | None] = [None] * n
+        self._seat_bytes: list[bytes] = [b""] * n
+        self._seat_known: list[list[int]] = [[] for _ in range(n)]  # each block's known cards
+        self._seat_meld_stamp = [0] * n  # the stamps at which each block was last found valid
+        self._seat_pile_stamp = [0] * n
+        self._side_bytes: list[bytes] = []
+        self._pile_bytes = b""
+        self._tail_bytes: dict[tuple[int, ...], bytes] = {}
+        self._pack_hand = struct.Struct(f"{NUM_KINDS}f").pack
+        self._pack_seat = struct.Struct(f"{SEAT_FEATURES}f").pack
+        self._pack_side = struct.Struct(f"{SIDE_FEATURES}f").pack
+        self._pack_pile = struct.Struct(f"{PILE_FEATURES}f").pack
+        self._pack_two = struct.Struct("2f").pack
+        tail_width = self.slices["pending"].start - self.slices["phase"].start
+        self._pack_tail = struct.Struct(f"{tail_width}f").pack
+        self._pack_pending = struct.Struct(f"{PENDING_FEATURES}f").pack
+        self._no_pending_bytes = bytes(4 * PENDING_FEATURES)
         self._order = [_order(n, self.step, s) for s in range(n)]
         self._rel = [[order.index(s) for s in range(n)] for order in self._order]
         self._pack = struct.Struct(f"{self.size}i").pack
@@ -563,90 +636,123 @@ class Observer:
 
         ``stamps`` (from :class:`canasta.rl.core.ActionTable`): numbers that change whenever the
         melds (first), the pile (second) or the scores and sides (third) may have changed; with
-        them those parts are reused from the last call instead of computed again."""
+        them the parts those decide are reused from earlier calls instead of computed again: the
+        sides' and the pile's blocks, and each seat's block while its hand size, red threes and
+        flags stay (and its known cards, compared again once the melds or the pile have changed:
+        a card leaves or joins what the table knows of a hand only then).
+
+        The vector is gathered as float32 bytes, block by block (each block packed once and
+        kept while it holds), and joined into the returned array: the scaled features are
+        multiplied by their float32 scale in double precision, which is exact, and rounded
+        to float32 once, as ``int32 * float32`` rounds them (:meth:`encode_view` computes the
+        same vector the plain way)."""
         g = game
+        n = self.n
+        if stamps is None:  # nothing may be reused: stamps of this call alone
+            fresh = next(_FRESH)
+            stamps = (fresh, fresh, fresh)
+        m_stamp, p_stamp, c_stamp = stamps
+        if c_stamp != self._const_stamp:
+            self._new_consts(g, c_stamp)
+        if m_stamp != self._meld_stamp or p_stamp != self._pile_stamp:
+            if m_stamp != self._meld_stamp:
+                pack_side = self._pack_side
+                self._side_bytes = [pack_side(*self._side_block(g, side)) for side in range(self.nsides)]
+                self._meld_stamp = m_stamp
+            if p_stamp != self._pile_stamp:
+                block = self._pile_block(g)
+                self._pile_bytes = self._pack_pile(block[0] * _SIZE_F, *block[1:])
+                self._pile_stamp = p_stamp
         rc = g.rank_counts[seat]
         hand = g.hands[seat]
         red = hand[5] + hand[6]
-        out: list[int] = [rc[0], rc[1] - red, red, *rc[2:13], rc[13]]
-        if stamps is not None and stamps[2] == self._const_stamp:
-            per = self._seat_consts[seat]
-            if per is None:
-                per = self._seat_consts[seat] = self._seat_setup(g, seat)
-        else:
-            key = (seat, *g.start_scores, *g.side_of)
-            per = self._per_seat.get(key)
-            if per is None:
-                per = self._seat_setup(g, seat)
-                self._per_seat[key] = per
-            if stamps is not None:
-                self._const_stamp = stamps[2]
-                self._seat_consts = [None] * self.n
-                self._seat_consts[seat] = per
-        seats, consts, order = per
+        parts: list[bytes] = [self._pack_hand(rc[0], rc[1] - red, red, rc[2], rc[3], rc[4], rc[5], rc[6], rc[7],
+                                              rc[8], rc[9], rc[10], rc[11], rc[12], rc[13])]
         hsize = g.hand_sizes
-        known_all = g.known
         red3 = g.red3
         has_melded = g.has_melded
         added = g.added_to_partner
         pending3 = g.red3_pending
-        known_kinds = self._known_kinds
-        for s, const in zip(seats, consts, strict=True):
-            known = known_all[s]
-            if any(known):
-                kt = tuple(known)
-                kinds = known_kinds.get(kt)
-                if kinds is None:
-                    kinds = _kinds_of(known)
-                    if len(known_kinds) > 65536:
-                        known_kinds.clear()
-                    known_kinds[kt] = kinds
-            else:
-                kinds = _ZERO_KINDS
-            out += (hsize[s], *kinds, len(red3[s]), has_melded[s], added[s], pending3[s], *const)
-        if stamps is None or stamps[0] != self._meld_stamp:
-            self._sides = [self._side_block(g, side) for side in range(self.nsides)]
-            self._meld_stamp = -1 if stamps is None else stamps[0]
-        sides = self._sides
-        for side in order:
-            out += sides[side]
-        if stamps is None or stamps[1] != self._pile_stamp:
-            self._pile = self._pile_block(g)
-            self._pile_stamp = -1 if stamps is None else stamps[1]
-        out += self._pile
-        out.append(len(g.stock))
-        out.append(g.turn_no)
+        known = g.known
+        keys = self._seat_keys
+        seat_bytes = self._seat_bytes
+        seat_known = self._seat_known
+        seen_m = self._seat_meld_stamp
+        seen_p = self._seat_pile_stamp
+        for s in self._order[seat]:
+            key = (hsize[s], len(red3[s]), has_melded[s], added[s], pending3[s])
+            if keys[s] != key or ((seen_m[s] != m_stamp or seen_p[s] != p_stamp) and known[s] != seat_known[s]):
+                # its known cards change only when a card is melded, taken or discarded
+                keys[s] = key
+                seat_known[s] = known[s][:]
+                seat_bytes[s] = self._seat_block(g, s, key)
+            seen_m[s] = m_stamp
+            seen_p[s] = p_stamp
+            parts.append(seat_bytes[s])
+        side_bytes = self._side_bytes
+        for side in self._side_orders[seat]:
+            parts.append(side_bytes[side])
+        parts.append(self._pile_bytes)
+        parts.append(self._pack_two(len(g.stock) * _SIZE_F, g.turn_no * _TURN_F))
         rel = self._rel[seat]
         lone = g.lone_seat
         went = g.went_out
         to_move = g.to_move
         clean, draw_mode = g.turn_marks()
         tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, clean, draw_mode,
-                    rel[to_move], rel[g.turn], rel[lone] if lone >= 0 else self.n,
-                    rel[went] if went >= 0 else self.n)
-        tail = self._tails.get(tail_key)
+                    rel[to_move], rel[g.turn], rel[lone] if lone >= 0 else n, rel[went] if went >= 0 else n)
+        tail = self._tail_bytes.get(tail_key)
         if tail is None:
-            tail = self._tail_of(*tail_key)
-            self._tails[tail_key] = tail
-        out += tail
-        out += pending_features(pending) if pending and seat == to_move else self._no_pending
-        return self._array(out)
+            tail = self._pack_tail(*self._tail_of(*tail_key))
+            self._tail_bytes[tail_key] = tail
+        parts.append(tail)
+        if pending and seat == to_move:
+            parts.append(self._pack_pending(*pending_features(pending)))
+        else:
+            parts.append(self._no_pending_bytes)
+        return np.frombuffer(bytearray().join(parts), np.float32)  # a new writable array
+
+    def _new_consts(self, g: Game, c_stamp: int) -> None:
+        """Per hand (and cut-throat sides): each seat's (score, minimum), the order of the sides
+        from each seat."""
+        key = (*g.start_scores, *g.side_of)
+        consts = self._consts_of.get(key)
+        if consts is None:
+            cut = self.rules.cutthroat
+            scores: list[tuple[int, int]] = []
+            for s in range(self.n):
+                score = g.start_scores[s] if cut else g.start_scores[g.side_of[s]]
+                scores.append((score, self.rules.minimum_for(score)))
+            orders = [_side_order(self._order[s], g.side_of, self.nsides) for s in range(self.n)]
+            consts = (scores, orders)
+            if len(self._consts_of) > 4096:
+                self._consts_of.clear()
+            self._consts_of[key] = consts
+        self._seat_consts, self._side_orders = consts
+        self._const_stamp = c_stamp
+        self._seat_keys = [None] * self.n
+
+    def _seat_block(self, g: Game, s: int, key: tuple[int, int, bool, bool, bool]) -> bytes:
+        """Seat ``s``'s block: hand size, the kinds of its known cards, red threes, flags,
+        score and minimum."""
+        known = g.known[s]
+        if any(known):
+            kt = tuple(known)
+            kinds = self._known_kinds.get(kt)
+            if kinds is None:
+                kinds = _kinds_of(known)
+                if len(self._known_kinds) > 65536:
+                    self._known_kinds.clear()
+                self._known_kinds[kt] = kinds
+        else:
+            kinds = _ZERO_KINDS
+        score, minimum = self._seat_consts[s]
+        return self._pack_seat(key[0], *kinds, key[1], key[2], key[3], key[4],
+                               score * _SCORE_F, minimum * _MINIMUM_F)
 
     def _array(self, out: list[int]) -> FloatArray:
         raw = np.frombuffer(self._pack(*out), dtype=np.int32)
         return np.multiply(raw, self.scale, dtype=np.float32)  # a new writable array
-
-    def _seat_setup(self, g: Game, seat: int) -> tuple[list[int], list[tuple[int, int]], list[int]]:
-        """Per hand (and cut-throat sides): the seat order, each seat's (score, minimum), the side order."""
-        seats = self._order[seat]
-        cut = self.rules.cutthroat
-        consts = []
-        for s in seats:
-            score = g.start_scores[s] if cut else g.start_scores[g.side_of[s]]
-            consts.append((score, self.rules.minimum_for(score)))
-        if len(self._per_seat) > 4096:
-            self._per_seat.clear()
-        return seats, consts, _side_order(seats, g.side_of, self.nsides)
 
     def _tail_of(self, phase: int, ask: int, took: bool, melded: bool, touched: bool, clean: bool,
                  draw_mode: int, to_move: int, turn: int, lone: int, went_out: int) -> tuple[int, ...]:
