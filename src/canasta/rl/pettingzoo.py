@@ -18,6 +18,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
@@ -76,6 +78,19 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
         mask = t.mask() if not t.over and seat == t.game.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
         return {"observation": t.observe(seat), "action_mask": mask}
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """AECEnv's ``last``, with the observation built here (one call less a step)."""
+        agent = self.agent_selection
+        if observe:
+            seat = self._seat[agent]
+            t = self.table
+            mask = t.mask() if not t.over and seat == t.game.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
+            obs: dict[str, np.ndarray] | None = {"observation": t.observe(seat), "action_mask": mask}
+        else:
+            obs = None
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
+                self.infos[agent])
+
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -132,9 +147,10 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's order enforcement, with ``last()``, ``agents`` and ``agent_selection`` going
-    straight to the environment (inherited, they read attributes through two ``__getattr__``
-    layers, several times a step)."""
+    """PettingZoo's order enforcement, with ``last()``, ``step()``, ``agents``, ``agent_selection``
+    and ``agent_iter()`` going straight to the environment (inherited, they read attributes
+    through two ``__getattr__`` layers and a chain of calls, several times a step); the checks
+    and errors are PettingZoo's."""
 
     @property
     def agents(self) -> list[str]:
@@ -155,6 +171,41 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
             raise AttributeError("last cannot be called before reset")
         result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
         return result
+
+    def step(self, action: int | None) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
+
+class _AgentIterable(AECOrderEnforcingIterable):  # type: ignore[misc]
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    """PettingZoo's iterator over the agent to act, reading the wrapped environment directly."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        agent: str = env.agent_selection
+        return agent
 
 
 def raw_env(rules: RuleSet | str = "classic-4p", **kwargs: Any) -> CanastaAECEnv:
