@@ -424,6 +424,7 @@ _SCORE_F: Final = float(np.float32(1 / SCORE_SCALE))
 _MINIMUM_F: Final = float(np.float32(1 / MINIMUM_SCALE))
 _SIZE_F: Final = float(np.float32(1 / SIZE_SCALE))
 _TURN_F: Final = float(np.float32(1 / TURN_SCALE))
+_FLOAT32: Final = np.dtype(np.float32)
 #: stamps for calls that give none (negative: the table's stamps count up from 1)
 _FRESH: Final = itertools.count(-1, -1)
 
@@ -543,6 +544,7 @@ class Observer:
         self._seat_keys: list[tuple[int, int, bool, bool, bool] | None] = [None] * n
         self._seat_bytes: list[bytes] = [b""] * n
         self._seat_known: list[list[int]] = [[] for _ in range(n)]  # each block's known cards
+        self._seat_kinds: list[tuple[int, ...]] = [_ZERO_KINDS] * n  # and their kinds
         self._seat_meld_stamp = [0] * n  # the stamps at which each block was last found valid
         self._seat_pile_stamp = [0] * n
         self._side_bytes: list[bytes] = []
@@ -680,14 +682,17 @@ class Observer:
         seen_m = self._seat_meld_stamp
         seen_p = self._seat_pile_stamp
         for s in self._order[seat]:
-            key = (hsize[s], len(red3[s]), has_melded[s], added[s], pending3[s])
-            if keys[s] != key or ((seen_m[s] != m_stamp or seen_p[s] != p_stamp) and known[s] != seat_known[s]):
+            if (seen_m[s] != m_stamp or seen_p[s] != p_stamp) and known[s] != seat_known[s]:
                 # its known cards change only when a card is melded, taken or discarded
-                keys[s] = key
                 seat_known[s] = known[s][:]
-                seat_bytes[s] = self._seat_block(g, s, key)
+                self._seat_kinds[s] = self._kinds(known[s])
+                keys[s] = None
             seen_m[s] = m_stamp
             seen_p[s] = p_stamp
+            key = (hsize[s], len(red3[s]), has_melded[s], added[s], pending3[s])
+            if keys[s] != key:
+                keys[s] = key
+                seat_bytes[s] = self._seat_block(s, key)
             parts.append(seat_bytes[s])
         side_bytes = self._side_bytes
         for side in self._side_orders[seat]:
@@ -710,7 +715,7 @@ class Observer:
             parts.append(self._pack_pending(*pending_features(pending)))
         else:
             parts.append(self._no_pending_bytes)
-        return np.frombuffer(bytearray().join(parts), np.float32)  # a new writable array
+        return np.frombuffer(bytearray().join(parts), _FLOAT32)  # a new writable array
 
     def _new_consts(self, g: Game, c_stamp: int) -> None:
         """Per hand (and cut-throat sides): each seat's (score, minimum), the order of the sides
@@ -732,22 +737,26 @@ class Observer:
         self._const_stamp = c_stamp
         self._seat_keys = [None] * self.n
 
-    def _seat_block(self, g: Game, s: int, key: tuple[int, int, bool, bool, bool]) -> bytes:
+    def _kinds(self, known: list[int]) -> tuple[int, ...]:
+        """The kinds of a seat's known cards (counts per card code)."""
+        if not any(known):
+            return _ZERO_KINDS
+        kt = tuple(known)
+        kinds = self._known_kinds.get(kt)
+        if kinds is None:
+            kinds = _kinds_of(known)
+            if len(self._known_kinds) > 65536:
+                self._known_kinds.clear()
+            self._known_kinds[kt] = kinds
+        return kinds
+
+    def _seat_block(self, s: int, key: tuple[int, int, bool, bool, bool]) -> bytes:
         """Seat ``s``'s block: hand size, the kinds of its known cards, red threes, flags,
         score and minimum."""
-        known = g.known[s]
-        if any(known):
-            kt = tuple(known)
-            kinds = self._known_kinds.get(kt)
-            if kinds is None:
-                kinds = _kinds_of(known)
-                if len(self._known_kinds) > 65536:
-                    self._known_kinds.clear()
-                self._known_kinds[kt] = kinds
-        else:
-            kinds = _ZERO_KINDS
+        k = self._seat_kinds[s]
         score, minimum = self._seat_consts[s]
-        return self._pack_seat(key[0], *kinds, key[1], key[2], key[3], key[4],
+        return self._pack_seat(key[0], k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11],
+                               k[12], k[13], k[14], key[1], key[2], key[3], key[4],
                                score * _SCORE_F, minimum * _MINIMUM_F)
 
     def _array(self, out: list[int]) -> FloatArray:
