@@ -49,6 +49,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/families/italian/state.py",
     "canasta/view.py",
     "canasta/rl/encoding.py",
+    "canasta/rl/core.py",
     "canasta/bots/base.py",
     "canasta/bots/heuristic.py",
     "canasta/bots/inference.py",

@@ -80,6 +80,20 @@ def match_rewards(rules: RuleSet, match: Match) -> list[float]:
     return [1.0 if slot[s] == match.winner else -1.0 / (k - 1) for s in range(n)]
 
 
+#: what an :class:`ActionTable` pickles (its stamps are drawn anew instead)
+_STATE: Final = ("reward", "reward_scale", "max_hands", "observer", "n", "rng", "random_suits", "suits", "match",
+                 "game", "_decision", "last_move", "moves", "over")
+
+
+def _restore(rules: RuleSet, state: dict[str, Any]) -> ActionTable:
+    """An unpickled :class:`ActionTable`."""
+    table = ActionTable(rules)
+    for name, value in state.items():
+        setattr(table, name, value)
+    table._fresh_stamps()
+    return table
+
+
 class ActionTable:
     """A hand (or a match) of Canasta played by action indices."""
 
@@ -130,10 +144,12 @@ class ActionTable:
         self.over = False
         self._fresh_stamps()
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # unpickled, perhaps in another process: stamps are drawn anew from this process's count
-        self.__dict__.update(state)
-        self._fresh_stamps()
+    # -- pickling (and deep copies): the attributes, then stamps drawn anew from this process's
+    # count (it may be another process); by a reduce of its own, as a compiled class has no
+    # ``__dict__``
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (self.rules, {name: getattr(self, name) for name in _STATE}))
 
     def _fresh_stamps(self) -> None:
         self.stamps = (next(_STAMPS), next(_STAMPS), next(_STAMPS))
@@ -212,6 +228,27 @@ class ActionTable:
     def observe(self, seat: int) -> FloatArray:
         d = self._decision
         return self.observer.encode(self.game, seat, d.prefix if d is not None else (), self.stamps)
+
+    def observation(self, seat: int) -> dict[str, npt.NDArray[Any]]:
+        """PettingZoo's observation of ``seat``: ``observation`` (:meth:`observe`) and
+        ``action_mask`` (int8: :meth:`mask` for the seat to act, all zeros for another)."""
+        if not self.over and seat == self.game.to_move:
+            mask = self.mask()
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": self.observe(seat), "action_mask": mask}
+
+    def try_step(self, action: int) -> bool:
+        """:meth:`step` if ``action`` is legal now (True), else nothing (False)."""
+        if self.over or not 0 <= action < NUM_ACTIONS:
+            return False
+        d = self._decision
+        if d is None:
+            d = self._decision = Decision(self.game)
+        if action not in d.legal_set():
+            return False
+        self.step(action)
+        return True
 
     def step(self, action: int) -> Move | None:
         """Apply an action of the seat to move; returns the engine move once one is complete.

@@ -73,23 +73,13 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
         self.agent_selection = agent_name(self.table.to_move)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
-        t = self.table
-        mask = t.mask() if not t.over and seat == t.game.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": t.observe(seat), "action_mask": mask}
+        return self.table.observation(self._seat[agent])
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """AECEnv's ``last``, with the observation built here (one call less a step)."""
+        """AECEnv's ``last``, with the observation asked of the table here (one call less a step)."""
         agent = self.agent_selection
-        if observe:
-            seat = self._seat[agent]
-            t = self.table
-            mask = t.mask() if not t.over and seat == t.game.to_move else np.zeros(NUM_ACTIONS, dtype=np.int8)
-            obs: dict[str, np.ndarray] | None = {"observation": t.observe(seat), "action_mask": mask}
-        else:
-            obs = None
-        return (obs, self._cumulative_rewards[agent], self.terminations[agent], self.truncations[agent],
-                self.infos[agent])
+        return (self.table.observation(self._seat[agent]) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -100,8 +90,7 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
             raise ValueError(f"{agent} must act: give an action index")
         t = self.table
         self._cumulative_rewards[agent] = 0.0
-        act = int(action)
-        if not 0 <= act < NUM_ACTIONS or act not in t.decision.legal_set():
+        if not t.try_step(int(action)):
             # PettingZoo's TerminateIllegalWrapper, built in: the episode ends, the agent pays
             for other in self.agents:
                 self.terminations[other] = True
@@ -111,7 +100,6 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
             self.rewards[agent] = float(self.illegal_reward)
             self._accumulate_rewards()
             return
-        t.step(act)
         if t.over:
             for a, r in zip(self.possible_agents, t.rewards(), strict=True):
                 self.rewards[a] = r
@@ -120,7 +108,7 @@ class CanastaAECEnv(AECEnv):  # type: ignore[misc]
             # every agent sees the end once, starting with the one that acted
             self.agent_selection = agent
         else:
-            self.agent_selection = self.possible_agents[t.to_move]
+            self.agent_selection = self.possible_agents[t.game.to_move]
         if self.render_mode == "human":
             self.render()
 
