@@ -408,12 +408,12 @@ SEAT_FEATURES: Final = 6 + NUM_KINDS + 1  # hand size, known kinds, red threes, 
 SIDE_FEATURES: Final = 2 + 4 * MELD_SLOTS + MELD_SLOTS + 2
 PILE_FEATURES: Final = 3 + NUM_KINDS + NUM_KINDS + 1
 PENDING_FEATURES: Final = 4 + 3 * MELD_SLOTS
-_ZERO_KINDS: Final = (0,) * NUM_KINDS
-_ZERO_MELDS: Final = [0] * (4 * MELD_SLOTS)
-_ZERO_CLOSED: Final = (0,) * (MELD_SLOTS + 2)
 #: one-hot top card: a kind, face down, or (last) an empty pile
 _TOP_HOT: Final = [tuple(1 if i == k else 0 for i in range(NUM_KINDS + 1)) for k in range(NUM_KINDS + 2)]
 _SLOT: Final = {key: 4 * _slot(key) for key in (*GROUP_KEYS, WILD_MELD)}
+#: where a meld slot's four features start in a side's block, and where its closed canastas start
+_SIDE_SLOT: Final = {key: 2 + at for key, at in _SLOT.items()}
+_SIDE_CLOSED: Final = 2 + 4 * MELD_SLOTS
 SCORE_SCALE: Final = 1000.0
 MINIMUM_SCALE: Final = 100.0
 SIZE_SCALE: Final = 10.0
@@ -425,6 +425,21 @@ _MINIMUM_F: Final = float(np.float32(1 / MINIMUM_SCALE))
 _SIZE_F: Final = float(np.float32(1 / SIZE_SCALE))
 _TURN_F: Final = float(np.float32(1 / TURN_SCALE))
 _FLOAT32: Final = np.dtype(np.float32)
+#: the counts 0 .. 1023 as float objects, shared: the fast path's blocks are lists of them, which a
+#: float32 ``struct`` packs without converting each integer (the packs hold at most 162 cards)
+_FLOATS: Final[tuple[object, ...]] = tuple(float(i) for i in range(1024))
+_ZERO_F: Final = _FLOATS[0]
+_ZERO_KINDS_F: Final[tuple[object, ...]] = (_ZERO_F,) * NUM_KINDS
+
+
+def _fl(x: int) -> object:
+    """A count (or a flag) as a float object, shared when small."""
+    return _FLOATS[x] if 0 <= x < 1024 else float(x)
+
+
+_ZERO_SIDE_F: Final[list[object]] = [_ZERO_F] * SIDE_FEATURES
+_TOP_HOT_F: Final = [tuple(_FLOATS[x] for x in hot) for hot in _TOP_HOT]
+
 #: stamps for calls that give none (negative: the table's stamps count up from 1)
 _FRESH: Final = itertools.count(-1, -1)
 
@@ -471,6 +486,26 @@ CODES_OF_KIND: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(c for c, k in enumerate(KIND_OF) if k == kind) for kind in range(NUM_KINDS))
 
 
+def _sample(rng: random.Random, population: list[int], k: int) -> list[int]:
+    """``rng.sample(population, k)``: the same draws and the same result, as CPython's
+    ``Random.sample`` makes them for a population of at most 21 (a pool, one ``getrandbits``
+    draw below each remaining size, redrawn while too large); larger ones are left to it."""
+    n = len(population)
+    if n > 21:
+        return rng.sample(population, k)
+    pool = population[:]
+    result: list[int] = []
+    for i in range(k):
+        size = n - i
+        bits = size.bit_length()
+        j = rng.getrandbits(bits)
+        while j >= size:
+            j = rng.getrandbits(bits)
+        result.append(pool[j])
+        pool[j] = pool[size - 1]
+    return result
+
+
 def resuit(game: Game, move: Move, rng: random.Random) -> Move:
     """``move`` (of the seat to move in ``game``) with the suits of its cards drawn uniformly
     among the cards of each kind the hand holds, from ``rng``
@@ -488,7 +523,7 @@ def resuit(game: Game, move: Move, rng: random.Random) -> Move:
     for k, m in need.items():
         held = [c for c in CODES_OF_KIND[k] for _ in range(hand[c])]
         if len(held) > m and any(c != held[0] for c in held):  # a choice of suits
-            picks[k] = rng.sample(held, m)
+            picks[k] = _sample(rng, held, m)
     if not picks:
         return move
     groups: list[Group] = []
@@ -533,7 +568,7 @@ class Observer:
             at += width
         self.size = at
         self._clean_cache: dict[tuple[int, ...], str | None] = {}
-        self._known_kinds: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._known_kinds: dict[tuple[int, ...], tuple[object, ...]] = {}
         # the fast path's blocks as float32 bytes, reused while their stamps hold (see encode)
         self._meld_stamp = 0
         self._pile_stamp = 0
@@ -544,10 +579,11 @@ class Observer:
         self._seat_keys: list[tuple[int, int, bool, bool, bool] | None] = [None] * n
         self._seat_bytes: list[bytes] = [b""] * n
         self._seat_known: list[list[int]] = [[] for _ in range(n)]  # each block's known cards
-        self._seat_kinds: list[tuple[int, ...]] = [_ZERO_KINDS] * n  # and their kinds
+        self._seat_kinds: list[tuple[object, ...]] = [_ZERO_KINDS_F] * n  # and their kinds
         self._seat_meld_stamp = [0] * n  # the stamps at which each block was last found valid
         self._seat_pile_stamp = [0] * n
-        self._side_bytes: list[bytes] = []
+        self._side_bytes: list[bytes] = [b""] * self.nsides
+        self._side_values: list[list[object]] = [[] for _ in range(self.nsides)]
         self._pile_bytes = b""
         self._tail_bytes: dict[tuple[int, ...], bytes] = {}
         self._pack_hand = struct.Struct(f"{NUM_KINDS}f").pack
@@ -658,18 +694,23 @@ class Observer:
             self._new_consts(g, c_stamp)
         if m_stamp != self._meld_stamp or p_stamp != self._pile_stamp:
             if m_stamp != self._meld_stamp:
-                pack_side = self._pack_side
-                self._side_bytes = [pack_side(*self._side_block(g, side)) for side in range(self.nsides)]
+                side_values = self._side_values
+                for side in range(self.nsides):  # most often one side's melds changed: the mover's
+                    values = self._side_block(g, side)
+                    if values != side_values[side]:
+                        side_values[side] = values
+                        self._side_bytes[side] = self._pack_side(*values)
                 self._meld_stamp = m_stamp
             if p_stamp != self._pile_stamp:
-                block = self._pile_block(g)
-                self._pile_bytes = self._pack_pile(block[0] * _SIZE_F, *block[1:])
+                self._pile_bytes = self._pack_pile(*self._pile_block(g))
                 self._pile_stamp = p_stamp
         rc = g.rank_counts[seat]
         hand = g.hands[seat]
         red = hand[5] + hand[6]
-        parts: list[bytes] = [self._pack_hand(rc[0], rc[1] - red, red, rc[2], rc[3], rc[4], rc[5], rc[6], rc[7],
-                                              rc[8], rc[9], rc[10], rc[11], rc[12], rc[13])]
+        fl = _FLOATS
+        parts: list[bytes] = [self._pack_hand(fl[rc[0]], fl[rc[1] - red], fl[red], fl[rc[2]], fl[rc[3]], fl[rc[4]],
+                                              fl[rc[5]], fl[rc[6]], fl[rc[7]], fl[rc[8]], fl[rc[9]], fl[rc[10]],
+                                              fl[rc[11]], fl[rc[12]], fl[rc[13]])]
         hsize = g.hand_sizes
         red3 = g.red3
         has_melded = g.has_melded
@@ -737,14 +778,14 @@ class Observer:
         self._const_stamp = c_stamp
         self._seat_keys = [None] * self.n
 
-    def _kinds(self, known: list[int]) -> tuple[int, ...]:
-        """The kinds of a seat's known cards (counts per card code)."""
+    def _kinds(self, known: list[int]) -> tuple[object, ...]:
+        """The kinds of a seat's known cards (counts per card code), as float objects."""
         if not any(known):
-            return _ZERO_KINDS
+            return _ZERO_KINDS_F
         kt = tuple(known)
         kinds = self._known_kinds.get(kt)
         if kinds is None:
-            kinds = _kinds_of(known)
+            kinds = tuple(_fl(x) for x in _kinds_of(known))
             if len(self._known_kinds) > 65536:
                 self._known_kinds.clear()
             self._known_kinds[kt] = kinds
@@ -755,8 +796,8 @@ class Observer:
         score and minimum."""
         k = self._seat_kinds[s]
         score, minimum = self._seat_consts[s]
-        return self._pack_seat(key[0], k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10], k[11],
-                               k[12], k[13], k[14], key[1], key[2], key[3], key[4],
+        return self._pack_seat(_fl(key[0]), k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10],
+                               k[11], k[12], k[13], k[14], _fl(key[1]), _fl(key[2]), _fl(key[3]), _fl(key[4]),
                                score * _SCORE_F, minimum * _MINIMUM_F)
 
     def _array(self, out: list[int]) -> FloatArray:
@@ -777,22 +818,35 @@ class Observer:
         out += self._seat_hot1[went_out]
         return tuple(int(x) for x in out)
 
-    def _side_block(self, g: Game, side: int) -> list[int]:
-        slot = _SLOT
-        block = _ZERO_MELDS[:]
+    def _side_block(self, g: Game, side: int) -> list[object]:
+        """A side's block (opened, canastas, each meld slot's naturals, deuces, jokers and
+        concealed flag, its closed canastas), as float objects."""
+        out = _ZERO_SIDE_F[:]
         canastas = 0
         for key, m in g.melds[side].items():
-            b = slot[key]
-            block[b:b + 4] = (m.naturals, m.deuces, m.jokers, m.concealed)
-            if m.naturals + m.deuces + m.jokers >= CANASTA_SIZE and key != THREE:
+            b = _SIDE_SLOT[key]
+            n = m.naturals
+            d = m.deuces
+            j = m.jokers
+            out[b] = _fl(n)
+            out[b + 1] = _fl(d)
+            out[b + 2] = _fl(j)
+            out[b + 3] = _fl(int(m.concealed))
+            if n + d + j >= CANASTA_SIZE and key != THREE:
                 canastas += 1
-        out: list[int] = [g.opened[side], canastas]
-        out += block
+        out[0] = _fl(int(g.opened[side]))
+        out[1] = _fl(canastas)
         closed = g.set_aside(side)
-        out += self._closed_block([m.cards for m in closed]) if closed else _ZERO_CLOSED
+        if closed:
+            at = _SIDE_CLOSED
+            for x in self._closed_block([m.cards for m in closed]):
+                out[at] = _fl(x)
+                at += 1
         return out
 
-    def _pile_block(self, g: Game) -> list[int]:
+    def _pile_block(self, g: Game) -> list[object]:
+        """The pile's block (size, face-down cards, frozen, the face-up cards' kinds, the top's
+        kind one-hot), as float objects."""
         pile = g.pile
         lo, hi = g.face_down()
         npile = len(pile)
@@ -805,12 +859,9 @@ class Observer:
         else:
             for c in pile:
                 kinds[kind_of[c]] += 1
-        out: list[int] = [npile, max(0, min(hi, npile) - lo), g.pile_frozen]
-        out += kinds
-        if pile:
-            out += _TOP_HOT[NUM_KINDS if lo <= npile - 1 < hi else kind_of[pile[-1]]]
-        else:
-            out += _TOP_HOT[NUM_KINDS + 1]
+        out: list[object] = [npile * _SIZE_F, _fl(max(0, min(hi, npile) - lo)), _fl(int(g.pile_frozen))]
+        out += [_fl(x) for x in kinds]
+        out += _TOP_HOT_F[NUM_KINDS if pile and lo <= npile - 1 < hi else kind_of[pile[-1]] if pile else NUM_KINDS + 1]
         return out
 
     # -- from a seat view (the definition)
