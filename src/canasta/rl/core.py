@@ -46,6 +46,7 @@ ILLEGAL_MATCH: Final = -2.0
 _STAMPS: Final = itertools.count(1)  # process-wide, never reused: see Observer.encode
 #: mask dtypes built straight from the decision's bytes (one byte per action)
 _BYTE_MASKS: Final = (np.int8, np.bool_, np.uint8)
+_INT8: Final = np.dtype(np.int8)
 
 
 def _suits_seed(game: Game) -> int:
@@ -232,11 +233,16 @@ class ActionTable:
     def observation(self, seat: int) -> dict[str, npt.NDArray[Any]]:
         """PettingZoo's observation of ``seat``: ``observation`` (:meth:`observe`) and
         ``action_mask`` (int8: :meth:`mask` for the seat to act, all zeros for another)."""
-        if not self.over and seat == self.game.to_move:
-            mask = self.mask()
+        g = self.game
+        d = self._decision
+        if not self.over and seat == g.to_move:
+            if d is None:
+                d = self._decision = Decision(g)
+            mask = np.frombuffer(d.mask_bytes(), _INT8)
         else:
-            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": self.observe(seat), "action_mask": mask}
+            mask = np.zeros(NUM_ACTIONS, _INT8)
+        return {"observation": self.observer.encode(g, seat, d.prefix if d is not None else (), self.stamps),
+                "action_mask": mask}
 
     def try_step(self, action: int) -> bool:
         """:meth:`step` if ``action`` is legal now (True), else nothing (False)."""
