@@ -425,6 +425,8 @@ _MINIMUM_F: Final = float(np.float32(1 / MINIMUM_SCALE))
 _SIZE_F: Final = float(np.float32(1 / SIZE_SCALE))
 _TURN_F: Final = float(np.float32(1 / TURN_SCALE))
 _FLOAT32: Final = np.dtype(np.float32)
+_PHASES: Final = len(PHASE_NAMES)
+_ASKS: Final = len(ASK_NAMES)
 #: the counts 0 .. 1023 as float objects, shared: the fast path's blocks are lists of them, which a
 #: float32 ``struct`` packs without converting each integer (the packs hold at most 162 cards)
 _FLOATS: Final[tuple[object, ...]] = tuple(float(i) for i in range(1024))
@@ -576,7 +578,8 @@ class Observer:
         self._consts_of: dict[tuple[int, ...], tuple[list[tuple[int, int]], list[list[int]]]] = {}
         self._seat_consts: list[tuple[int, int]] = []
         self._side_orders: list[list[int]] = []
-        self._seat_keys: list[tuple[int, int, bool, bool, bool] | None] = [None] * n
+        self._seat_size = [-1] * n  # each seat's block: its hand size and flags, its bytes
+        self._seat_flags = [0] * n
         self._seat_bytes: list[bytes] = [b""] * n
         self._seat_known: list[list[int]] = [[] for _ in range(n)]  # each block's known cards
         self._seat_kinds: list[tuple[object, ...]] = [_ZERO_KINDS_F] * n  # and their kinds
@@ -585,7 +588,7 @@ class Observer:
         self._side_bytes: list[bytes] = [b""] * self.nsides
         self._side_values: list[list[object]] = [[] for _ in range(self.nsides)]
         self._pile_bytes = b""
-        self._tail_bytes: dict[tuple[int, ...], bytes] = {}
+        self._tail_bytes: dict[int, bytes] = {}
         self._pack_hand = struct.Struct(f"{NUM_KINDS}f").pack
         self._pack_seat = struct.Struct(f"{SEAT_FEATURES}f").pack
         self._pack_side = struct.Struct(f"{SIDE_FEATURES}f").pack
@@ -717,7 +720,8 @@ class Observer:
         added = g.added_to_partner
         pending3 = g.red3_pending
         known = g.known
-        keys = self._seat_keys
+        seat_size = self._seat_size
+        seat_flags = self._seat_flags
         seat_bytes = self._seat_bytes
         seat_known = self._seat_known
         seen_m = self._seat_meld_stamp
@@ -727,13 +731,16 @@ class Observer:
                 # its known cards change only when a card is melded, taken or discarded
                 seat_known[s] = known[s][:]
                 self._seat_kinds[s] = self._kinds(known[s])
-                keys[s] = None
+                seat_size[s] = -1
             seen_m[s] = m_stamp
             seen_p[s] = p_stamp
-            key = (hsize[s], len(red3[s]), has_melded[s], added[s], pending3[s])
-            if keys[s] != key:
-                keys[s] = key
-                seat_bytes[s] = self._seat_block(s, key)
+            size = hsize[s]
+            flags = (len(red3[s]) * 8 + (4 if has_melded[s] else 0) + (2 if added[s] else 0)
+                     + (1 if pending3[s] else 0))
+            if size != seat_size[s] or flags != seat_flags[s]:
+                seat_size[s] = size
+                seat_flags[s] = flags
+                seat_bytes[s] = self._seat_block(s, size, flags)
             parts.append(seat_bytes[s])
         side_bytes = self._side_bytes
         for side in self._side_orders[seat]:
@@ -745,11 +752,22 @@ class Observer:
         went = g.went_out
         to_move = g.to_move
         clean, draw_mode = g.turn_marks()
-        tail_key = (g.phase, g.ask, g.took_pile, g.melded_now, g.touched_old, clean, draw_mode,
-                    rel[to_move], rel[g.turn], rel[lone] if lone >= 0 else n, rel[went] if went >= 0 else n)
+        phase = g.phase
+        ask = g.ask
+        took = g.took_pile
+        melded = g.melded_now
+        touched = g.touched_old
+        rel_to_move = rel[to_move]
+        rel_turn = rel[g.turn]
+        rel_lone = rel[lone] if lone >= 0 else n
+        rel_went = rel[went] if went >= 0 else n
+        # the tail's parts as one number (each part below its one-hot's width)
+        tail_key = ((((((((((rel_went * (n + 1) + rel_lone) * n + rel_turn) * n + rel_to_move) * 3 + draw_mode) * 2
+                        + clean) * 2 + touched) * 2 + melded) * 2 + took) * _ASKS + ask) * _PHASES + phase)
         tail = self._tail_bytes.get(tail_key)
         if tail is None:
-            tail = self._pack_tail(*self._tail_of(*tail_key))
+            tail = self._pack_tail(*self._tail_of(phase, ask, took, melded, touched, clean, draw_mode,
+                                                  rel_to_move, rel_turn, rel_lone, rel_went))
             self._tail_bytes[tail_key] = tail
         parts.append(tail)
         if pending and seat == to_move:
@@ -776,7 +794,7 @@ class Observer:
             self._consts_of[key] = consts
         self._seat_consts, self._side_orders = consts
         self._const_stamp = c_stamp
-        self._seat_keys = [None] * self.n
+        self._seat_size = [-1] * self.n
 
     def _kinds(self, known: list[int]) -> tuple[object, ...]:
         """The kinds of a seat's known cards (counts per card code), as float objects."""
@@ -791,14 +809,15 @@ class Observer:
             self._known_kinds[kt] = kinds
         return kinds
 
-    def _seat_block(self, s: int, key: tuple[int, int, bool, bool, bool]) -> bytes:
-        """Seat ``s``'s block: hand size, the kinds of its known cards, red threes, flags,
-        score and minimum."""
+    def _seat_block(self, s: int, size: int, flags: int) -> bytes:
+        """Seat ``s``'s block: hand size, the kinds of its known cards, red threes, has melded,
+        added to its partner, red threes to lay out (``flags``: red threes * 8 + those three
+        bits), score and minimum."""
         k = self._seat_kinds[s]
         score, minimum = self._seat_consts[s]
-        return self._pack_seat(_fl(key[0]), k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10],
-                               k[11], k[12], k[13], k[14], _fl(key[1]), _fl(key[2]), _fl(key[3]), _fl(key[4]),
-                               score * _SCORE_F, minimum * _MINIMUM_F)
+        return self._pack_seat(_fl(size), k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10],
+                               k[11], k[12], k[13], k[14], _fl(flags >> 3), _fl(flags >> 2 & 1), _fl(flags >> 1 & 1),
+                               _fl(flags & 1), score * _SCORE_F, minimum * _MINIMUM_F)
 
     def _array(self, out: list[int]) -> FloatArray:
         raw = np.frombuffer(self._pack(*out), dtype=np.int32)
