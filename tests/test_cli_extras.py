@@ -35,12 +35,24 @@ def test_bench_env_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("table classic-4p:") and "ratio" in out
 
 
+# the advice names the extra as it installs where canasta runs: from the source checkout it was
+# started in, or as an installed package (a compiled build is one)
+INSTALLS = [(True, "pip install -e '.[{extra}]'"), (False, "pip install 'canasta[{extra}]'")]
+
+
+def _installed_as(monkeypatch: pytest.MonkeyPatch, checkout: bool) -> None:
+    monkeypatch.setattr(cli, "_checkout", lambda: Path.cwd().resolve() if checkout else None)
+
+
+@pytest.mark.parametrize(("checkout", "advice"), INSTALLS)
 def test_bench_env_without_the_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          checkout: bool, advice: str) -> None:
+    _installed_as(monkeypatch, checkout)
     monkeypatch.setattr(cli, "_missing", lambda *names: [n for n in names if n == "pettingzoo"])
     assert cli.main(["bench", "--env", "pettingzoo", "--seconds", "0.05"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "canasta: error: bench --env pettingzoo needs pettingzoo: pip install -e '.[rl]'"
+    assert err == "canasta: error: bench --env pettingzoo needs pettingzoo: " + advice.format(extra="rl")
 
 
 def test_bench_env_refuses_a_bad_seconds_value(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,10 +78,14 @@ def test_arena_on_ray_reports_and_saves_like_the_process_pool(tmp_path: Path,
     assert all(verify(g) == [] for g in games)
 
 
+@pytest.mark.parametrize(("checkout", "advice"), INSTALLS)
 def test_arena_on_ray_without_ray_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       checkout: bool, advice: str) -> None:
+    _installed_as(monkeypatch, checkout)
     monkeypatch.setattr(cli, "_missing", lambda *names: list(names))
     assert cli.main(["arena", "--bots", "basic,random", "--games", "2", "--ray", "--save",
                      str(tmp_path / "x.cgn")]) == 2
-    assert capsys.readouterr().err.strip() == "canasta: error: arena --ray needs ray: pip install -e '.[cluster]'"
+    err = capsys.readouterr().err.strip()
+    assert err == "canasta: error: arena --ray needs ray: " + advice.format(extra="cluster")
     assert not (tmp_path / "x.cgn").exists()
