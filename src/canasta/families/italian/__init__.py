@@ -68,7 +68,7 @@ class Italian(RuleFamily):
         return italian_rules(rules).frozen_pozzo_naturals
 
     def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
-        return it_group_error(rules, meld.naturals, meld.deuces, meld.jokers, meld.rank == WILD_MELD)
+        return it_group_error(italian_rules(rules), meld.naturals, meld.deuces, meld.jokers, meld.rank == WILD_MELD)
 
     def going_out_met(self, g: Game, side: int) -> bool:
         return play.requirement_met(g.rules, *play.closed_counts(g, side))

@@ -165,6 +165,7 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
     """The search of :func:`_opening_way_out` (the partner's leave is taken as given:
     the caller has checked it)."""
     r = g.rules
+    house = italian_rules(r)
     rc = g.rank_counts[seat]
     vals = g.card_value
     deuce_v = vals[RANK_CARDS[TWO][0]]
@@ -190,7 +191,7 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
     wild_groups: list[tuple[int, int]] = [(0, 0)]
     for d in range(min(nd, CANASTA_SIZE) + 1):
         for j in range(min(nj, CANASTA_SIZE - d) + 1):
-            if d + j >= 3 and it_group_error(r, 0, d, j, True) is None and (not clean or wild_meld_is_clean(d, j)):
+            if d + j >= 3 and it_group_error(house, 0, d, j, True) is None and (not clean or wild_meld_is_clean(d, j)):
                 wild_groups.append((d, j))
     ranks = [x for x in NATURAL_RANKS if rc[x] >= 2]
     for wd, wj in wild_groups:
@@ -200,18 +201,19 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
             if works(chosen + spec):
                 return True
     b = rc[THREE]
-    if b >= 3 and italian_rules(r).black_three_melds != "never":
+    if b >= 3 and house.black_three_melds != "never":
         return any(works(spec) for spec in _whole_openings(r, rc, b))
     return False
 
 
 def _shapes(r: RuleSet, k: int, deuces: int, jokers: int, clean: bool) -> list[tuple[int, int, int]]:
     """The legal groups (naturals, deuces, jokers) of a natural rank from ``k`` naturals."""
+    house = italian_rules(r)
     out = []
     for n in range(2, min(k, CANASTA_SIZE) + 1):
         for d in range(0 if clean else min(deuces, 3) + 1):
             for j in range(0 if clean else min(jokers, 3) + 1):
-                if 3 <= n + d + j <= CANASTA_SIZE and it_group_error(r, n, d, j, False) is None:
+                if 3 <= n + d + j <= CANASTA_SIZE and it_group_error(house, n, d, j, False) is None:
                     out.append((n, d, j))
     return out
 
@@ -265,6 +267,7 @@ def _whole_openings(r: RuleSet, rc: list[int], b: int) -> Iterator[list[_Spec]]:
     out at once: each natural rank in one group, the wild cards spread over them and
     a wild-card group, the black threes in theirs; at most one card kept back as the
     final discard (which the engine then judges)."""
+    house = italian_rules(r)
     ranks = [x for x in NATURAL_RANKS if rc[x]]
     if any(rc[x] > CANASTA_SIZE + 1 for x in ranks):
         return
@@ -288,7 +291,7 @@ def _whole_openings(r: RuleSet, rc: list[int], b: int) -> Iterator[list[_Spec]]:
                 continue
             for dd in range(min(d, 3) + 1):
                 for jj in range(min(j, 3) + 1):
-                    if 3 <= n + dd + jj <= CANASTA_SIZE and it_group_error(r, n, dd, jj, False) is None:
+                    if 3 <= n + dd + jj <= CANASTA_SIZE and it_group_error(house, n, dd, jj, False) is None:
                         chosen.append((x, n, dd, jj))
                         yield from rec(i + 1, d - dd, j - jj, kept or keep == 1)
                         chosen.pop()
@@ -420,7 +423,7 @@ def _melds_all(r: RuleSet, counts: tuple[int, ...], open_melds: tuple[tuple[int,
 
 
 def _natural_shape_ok(r: RuleSet, n: int, d: int, j: int) -> bool:
-    return it_group_error(r, n, d, j, False) is None
+    return it_group_error(italian_rules(r), n, d, j, False) is None
 
 
 _RANK_OPTIONS: dict[tuple[object, ...], dict[tuple[int, int], set[tuple[int, int, bool]]]] = {}
@@ -496,6 +499,7 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
     turn, deuce meld open before, after, no deuce meld open at some point)}}.
     The open meld grows (maybe closing at seven), then new ones may follow, each
     closing at seven but the last; "blocking" is the I-O14/I-O38 state."""
+    house = italian_rules(r)
     ckey = (r, meld, clean_turn)
     cached = _WILD_OPTIONS.get(ckey)
     if cached is not None:
@@ -506,14 +510,14 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
     _WILD_OPTIONS[ckey] = out
 
     def legal(d: int, j: int) -> bool:
-        return 3 <= d + j <= CANASTA_SIZE and it_group_error(r, 0, d, j, True) is None and (
+        return 3 <= d + j <= CANASTA_SIZE and it_group_error(house, 0, d, j, True) is None and (
             not clean_turn or wild_meld_is_clean(d, j))
 
     def deuce_open(shape: tuple[int, int] | None) -> bool:
-        return shape is not None and wild_meld_kind(italian_rules(r), shape[0], shape[1]) == "deuce"
+        return shape is not None and wild_meld_kind(house, shape[0], shape[1]) == "deuce"
 
     def blocking(shape: tuple[int, int] | None) -> bool:
-        return shape is not None and (italian_rules(r).wild_meld_obligation_all or deuce_open(shape))
+        return shape is not None and (house.wild_meld_obligation_all or deuce_open(shape))
 
     def counted(d: int, j: int) -> tuple[int, int]:
         tmp = Meld(WILD_MELD)

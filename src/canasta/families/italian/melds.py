@@ -45,14 +45,14 @@ def wild_meld_kind(house: ItalianRules, deuces: int, jokers: int) -> str | None:
     return None
 
 
-def it_group_error(rules: RuleSet, naturals: int, deuces: int, jokers: int, wild_meld: bool) -> str | None:
-    """A whole Italian meld after a move: None, or the key of its refusal."""
+def it_group_error(house: ItalianRules, naturals: int, deuces: int, jokers: int, wild_meld: bool) -> str | None:
+    """A whole Italian meld after a move: None, or the key of its refusal (``house``: the
+    rule set's Italian options, read once by the caller)."""
     size = naturals + deuces + jokers
     if size > CANASTA_SIZE:
         return "MELD_OVER_SEVEN"
     if size < 3:
         return "MELD_TOO_SMALL.italian"
-    house = italian_rules(rules)
     if wild_meld:
         if wild_meld_kind(house, deuces, jokers) is None:
             return "BAD_WILD_MELD"

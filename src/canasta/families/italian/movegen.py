@@ -97,7 +97,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
                     h = (n0 + extra, d0 + dd, j0 + jj)
                     size = 1 + sum(h)
                     if size <= CANASTA_SIZE and h not in heads and it_group_error(
-                            r, 1 + h[0], h[1], h[2], False) is None:
+                            house, 1 + h[0], h[1], h[2], False) is None:
                         heads.append(h)
     skip = need if (frozen or house.pozzo_take == "natural_pair_only") else 2
     for n0, d0, j0 in heads:

@@ -67,7 +67,7 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
                 yield list(chosen)
             for d in range(0, min(deuces, CANASTA_SIZE) + 1):
                 for j in range(0, min(jokers, CANASTA_SIZE - d) + 1):
-                    if d + j < 3 or it_group_error(r, 0, d, j, True) is not None:
+                    if d + j < 3 or it_group_error(house, 0, d, j, True) is not None:
                         continue
                     if clean_needed and not wild_meld_is_clean(d, j):
                         continue
@@ -88,7 +88,7 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
             (d, j) for d in range(min(deuces, 3) + 1) for j in range(min(jokers, 3) + 1)]
         for n in range(2, min(counts[x], CANASTA_SIZE) + 1):
             for d, j in wild_opts:
-                if n + d + j < 3 or n + d + j > CANASTA_SIZE or it_group_error(r, n, d, j, False) is not None:
+                if n + d + j < 3 or n + d + j > CANASTA_SIZE or it_group_error(house, n, d, j, False) is not None:
                     continue
                 chosen.append((x, n, d, j))
                 yield from rec(i + 1, value + n * v + d * dv + j * jv, deuces - d, jokers - j)

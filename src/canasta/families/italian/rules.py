@@ -254,7 +254,7 @@ def plan_groups(
         tn = nat + (m.naturals if m else 0)
         td = d + (m.deuces if m else 0)
         tj = j + (m.jokers if m else 0)
-        bad = it_group_error(r, tn, td, tj, key == WILD_MELD)
+        bad = it_group_error(house, tn, td, tj, key == WILD_MELD)
         if bad is not None:
             raise refuse(bad)
         if key != WILD_MELD and d:
@@ -435,7 +435,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     tn = 1 + n0 + (existing.naturals if existing else 0)
     td = d0 + (existing.deuces if existing else 0)
     tj = j0 + (existing.jokers if existing else 0)
-    bad = it_group_error(r, tn, td, tj, False)
+    bad = it_group_error(house, tn, td, tj, False)
     if bad is not None:
         raise refuse(bad)
     head_meld = Meld(rt)
