@@ -149,7 +149,8 @@ class RuleSet:
         return hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare))
 
     def __hash__(self) -> int:
-        return typing.cast(int, self.__dict__["_hash"])
+        kept: int = self.__dict__["_hash"]  # (no typing.cast: a call at every cache lookup)
+        return kept
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

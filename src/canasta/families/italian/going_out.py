@@ -20,7 +20,7 @@ from canasta.errors import IllegalMoveError
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from
-from canasta.families.italian.options import italian_rules
+from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.state import part_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
 from canasta.moves import MELD, Move
@@ -48,22 +48,22 @@ def italian_can_go_out(g: Game, assume_yes: bool = False) -> bool:
     search is exact and always completes."""
     seat = g.turn
     side = g.side_of[seat]
-    r = g.rules
-    if g.ask == ASK_NO or (italian_rules(r).asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES
+    house = italian_rules(g.rules)
+    if g.ask == ASK_NO or (house.asking_partner == "required" and g.has_partner(seat) and g.ask != ASK_YES
                            and not assume_yes):
         return False  # a "no", or asking is required and has not been answered yes (B.13.4)
     if g.opened[side]:
-        return _opened_way_out(g, seat, part_of(g).clean_turn)
+        return _opened_way_out(g, seat, part_of(g).clean_turn, house)
     return _opening_way_out(g, seat)
 
 
-def _opened_way_out(g: Game, seat: int, clean_turn: bool) -> bool:
+def _opened_way_out(g: Game, seat: int, clean_turn: bool, house: ItalianRules) -> bool:
     """The going-out search for the team's melds as they are on the table (for an
     unopened team, none), ``clean_turn`` saying whether the rest of the turn must
-    be clean (B.9.2); the partner's answer is the caller's business."""
+    be clean (B.9.2); ``house``: the rule set's Italian options. The partner's answer
+    is the caller's business."""
     side = g.side_of[seat]
     r = g.rules
-    house = italian_rules(r)
     melds = g.melds[side]
     rc = g.rank_counts[seat]
     # a quick necessary condition: a natural card with no meld of its rank to join and
@@ -144,8 +144,9 @@ def _opening_way_out(g: Game, seat: int) -> bool:
     if g.phase not in (MELD_PHASE, ANSWER_PHASE) or part_of(g).opening_draw == DrawMode.UNANNOUNCED:
         return False
     need = g.minimum(seat)
-    clean = italian_rules(r).opening_must_be_clean(need)
-    if not _opened_way_out(g, seat, clean):
+    house = italian_rules(r)
+    clean = house.opening_must_be_clean(need)
+    if not _opened_way_out(g, seat, clean, house):
         return False
     key = (r, tuple(g.rank_counts[seat]), need)
     found = _OPENING_ANSWERS.get(key)
@@ -185,7 +186,7 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
         after.family.lay(after, seat, plan)
         if after.hand_sizes[seat] == 0:
             return True  # went out in the opening itself (I-O23 discard_optional)
-        return _opened_way_out(after, seat, part_of(after).clean_turn)
+        return _opened_way_out(after, seat, part_of(after).clean_turn, house)
 
     # the wild-card group of the opening: none, or any legal one from the hand
     wild_groups: list[tuple[int, int]] = [(0, 0)]
@@ -433,11 +434,11 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
                   ) -> dict[tuple[int, int], set[tuple[int, int, bool]]]:
     """For one natural rank: {(deuces, jokers) used: {(clean closed, dirty closed,
     a dirty canasta closed)}} over every way of melding all ``k`` naturals."""
-    house = italian_rules(r)
     ckey = (r, k, meld, may_new, clean_turn)
     cached = _RANK_OPTIONS.get(ckey)
     if cached is not None:
         return cached
+    house = italian_rules(r)
     if len(_RANK_OPTIONS) >= _OPTIONS_KEPT:
         _RANK_OPTIONS.clear()
     out: dict[tuple[int, int], set[tuple[int, int, bool]]] = {}

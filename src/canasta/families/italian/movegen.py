@@ -306,7 +306,6 @@ def _legal_discards(g: Game, seat: int, rc: list[int]) -> list[Move]:
 
 def options(g: Game) -> list[Option]:
     """The Italian generating set (see :mod:`canasta.options`)."""
-    house = italian_rules(g.rules)
     phase = g.phase
     if phase == OVER:
         return []
@@ -315,6 +314,7 @@ def options(g: Game) -> list[Option]:
     out: list[Option] = []
     seat = g.turn
     if g.phase == DRAW_PHASE:
+        house = italian_rules(g.rules)
         if g.stock and not (house.opening_draws_one and not g.opened[g.side_of[seat]]):
             pile = g.pile
             if not pile:
@@ -336,11 +336,14 @@ def options(g: Game) -> list[Option]:
     side = g.side_of[seat]
     rc = g.rank_counts[seat]
     if g.ask == ASK_NONE or g.ask == ASK_NO:
+        announced = False  # an unopened team that announced a one-card draw opens before discarding
         if g.opened[side]:
             fast_meld_options(g, out)
-        elif part_of(g).opening_draw != DrawMode.UNANNOUNCED:
-            out.extend(opening_options(g))
-        announced = part_of(g).opening_draw == DrawMode.ANNOUNCED and not g.opened[side]  # open before discarding
+        else:
+            opening_draw = part_of(g).opening_draw
+            if opening_draw != DrawMode.UNANNOUNCED:
+                out.extend(opening_options(g))
+            announced = opening_draw == DrawMode.ANNOUNCED
         if not announced and g.hand_sizes[seat] >= 2:
             out.extend([r for r in _ALL_RANKS if rc[r]])
         elif not announced:
