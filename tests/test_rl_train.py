@@ -7,6 +7,7 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,15 +52,23 @@ def test_export_plays_as_the_model() -> None:
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=1, device="cpu",
                         policy_kwargs={"net_arch": {"pi": [32, 32], "vf": [32]}})
     policy = export_sb3(model, "italian-4p")
-    obs, _ = env.reset(seed=2)
-    for _ in range(40):
+    obs = _plays_alike(env, model, policy, 40, seeds=(2, 3))
+    assert np.isfinite(policy.logits(obs)).all()
+
+
+def _plays_alike(env: Any, model: Any, policy: NumpyPolicy, steps: int, seeds: tuple[int, int]) -> Any:
+    """Play ``steps`` steps of ``env`` by the model's deterministic choice (reset with the first
+    seed, and with the second after a hand ends), asserting the numpy policy chooses the same
+    at each; the last observation."""
+    obs, _ = env.reset(seed=seeds[0])
+    for _ in range(steps):
         mask = env.action_masks()
         expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
         assert policy.act(obs, mask) == int(expected)
         obs, _, done, _, _ = env.step(int(expected))
         if done:
-            obs, _ = env.reset(seed=3)
-    assert np.isfinite(policy.logits(obs)).all()
+            obs, _ = env.reset(seed=seeds[1])
+    return obs
 
 
 BASELINE = EXAMPLE.parent / "baseline.py"
@@ -103,14 +112,7 @@ def test_a_numpy_policy_loads_into_a_ppo_model() -> None:
     back = export_sb3(model, "classic-4p")
     for (w, b), (w2, b2) in zip(shipped.layers, back.layers, strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)
-    obs, _ = env.reset(seed=6)
-    for _ in range(30):
-        mask = env.action_masks()
-        expected, _ = model.predict(obs, action_masks=mask, deterministic=True)
-        assert shipped.act(obs, mask) == int(expected)
-        obs, _, done, _, _ = env.step(int(expected))
-        if done:
-            obs, _ = env.reset(seed=7)
+    _plays_alike(env, model, shipped, 30, seeds=(6, 7))
     small = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=1, device="cpu",
                         policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}})
     with pytest.raises(ValueError):
