@@ -61,6 +61,14 @@ def shots(tmp_path: Path) -> Path:
     return where
 
 
+def page_errors(page: Any) -> list[str]:
+    """The list the page's uncaught script errors are added to from now on (a test asserts
+    it stays empty)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
+
+
 def open_table(page: Any, url: str, body: dict[str, Any], timeout_ms: float = 60_000) -> str:
     """A table made through the card room's API (``POST /api/tables`` with ``body``), opened by
     its creator in ``page`` once the hand is shown; its id."""

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from chromium import skip_unless_ready
+from chromium import page_errors, skip_unless_ready
 
 MATCH_SEED = 12  # a classic-2p deal whose match, at MATCH_TARGET, needs more than one hand (seeded bots decide by decision_seed)
 MATCH_TARGET = 1500
@@ -305,8 +305,7 @@ def test_a_person_plays_a_hand_at_a_desktop_table(browser: Browser, tmp_path: Pa
     server = ServerProcess(str(tmp_path / "e2e.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         quick_table(page, server.url, 5)
         page.evaluate(WATCH_FLIGHTS)
         assert page.locator("#hand .card").count() == 11
@@ -361,8 +360,7 @@ def test_on_a_phone_the_hand_and_buttons_stay_on_screen(browser: Browser, tmp_pa
     server = ServerProcess(str(tmp_path / "phone.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True)
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         quick_table(page, server.url, 7)
         check_the_table_layout(page)
         samples = 0
@@ -391,8 +389,7 @@ def test_a_match_deals_on_until_it_is_won(browser: Browser, tmp_path: Path) -> N
     server = ServerProcess(str(tmp_path / "match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": MATCH_TARGET,
                                      "level": "random", "bot_delay": 0})
         assert "North" in page.inner_text("#slot-top")  # two players: the other sits across
@@ -429,8 +426,7 @@ def test_italian_table_words_and_the_pozzo(browser: Browser, tmp_path: Path) -> 
     server = ServerProcess(str(tmp_path / "it.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         api_table(page, server.url, {"name": "Ann", "preset": "italian-4p", "seed": 5, "bot_delay": 0})
         assert page.inner_text("#btn-take") == "Take the pozzo"
         info = page.inner_text("#pile-info")
@@ -527,8 +523,7 @@ def test_a_fair_deal_is_committed_then_revealed_in_the_page(browser: Browser, tm
     server = ServerProcess(str(tmp_path / "fair.db"), args=["--bot-delay", "0.02"]).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         page.goto(server.url + "/?pace=0")
         page.wait_for_selector("body[data-ready=true]")
         page.fill("#name", "Ann")
@@ -615,8 +610,7 @@ def in_language(browser: Browser, lang: str, **size: int) -> Page:
 def lobby_in(browser: Browser, server: ServerProcess, lang: str) -> tuple[Page, list[str]]:
     """The lobby in ``lang``, ready, and the page's script errors as they come."""
     page = in_language(browser, lang)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = page_errors(page)
     page.goto(server.url + "/")
     page.wait_for_selector("body[data-ready=true]")
     return page, errors

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from chromium import skip_unless_ready
+from chromium import page_errors, skip_unless_ready
 
 LONG_HAND_SEED = 5  # an italian-4p deal whose first hand ends with 7 melds on one side, 12 on the other, 10 closed
 HOARD_SEED = 2  # an italian-4p deal where a person who never melds holds 21 cards at the hand's end
@@ -129,8 +129,7 @@ def open_as(browser: Browser, url: str, table: dict[str, Any], lang: str, width:
     page.add_init_script(f"localStorage.setItem('canasta:lang', '{lang}');"
                          f"localStorage.setItem('canasta:{table['table']}', "
                          f"{json.dumps(json.dumps({'token': table['token'], 'seat': 0}))})")
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = page_errors(page)
     page.goto(f"{url}/t/{table['table']}")
     return page, errors
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chromium import open_table, skip_unless_ready
+from chromium import open_table, page_errors, skip_unless_ready
 
 skip_unless_ready()
 
@@ -80,8 +80,7 @@ def test_a_hand_sorted_and_dragged_into_order_is_kept_across_a_reconnect_and_a_r
     server = ServerProcess(str(tmp_path / "order.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        errors = page_errors(page)
         quick_table(page, server.url, 5)
         hand = shown(page)
         assert len(hand) == 11 and data(page, "sort") == "rank"
@@ -160,8 +159,7 @@ def test_a_hand_sorted_and_dragged_into_order_is_kept_across_a_reconnect_and_a_r
 def in_lang(browser: Browser, lang: str, width: int = 1280, height: int = 800) -> tuple[Page, list[str]]:
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     page.add_init_script(f"if (!localStorage.getItem('canasta:lang')) localStorage.setItem('canasta:lang', '{lang}')")
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = page_errors(page)
     return page, errors
 
 

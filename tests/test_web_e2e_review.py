@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chromium import skip_unless_ready
+from chromium import page_errors, skip_unless_ready
 
 WAIT_MS = 120_000  # the longest any one awaited event may take on a busy machine (not a pause)
 
@@ -33,8 +33,7 @@ def page_in(browser: Browser, lang: str, width: int, height: int, table: str = "
     page.add_init_script(f"localStorage.setItem('canasta:lang', '{lang}')")
     if seat is not None:
         page.add_init_script(f"localStorage.setItem('canasta:{table}', {json.dumps(json.dumps(seat))})")
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = page_errors(page)
     return page, errors
 
 

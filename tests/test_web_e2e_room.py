@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from chromium import open_table, skip_unless_ready
+from chromium import open_table, page_errors, skip_unless_ready
 
 TURN_SECONDS = 10  # the shortest timer the lobby offers
 WAIT_MS = 60_000  # the longest any one awaited event may take on a busy machine (not a pause)
@@ -40,8 +40,7 @@ def page_in(browser: Browser, lang: str, width: int, height: int) -> tuple[Page,
     """A page whose reader chose ``lang`` (as the language menu remembers it), and its script errors."""
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     page.add_init_script(f"if (!localStorage.getItem('canasta:lang')) localStorage.setItem('canasta:lang', '{lang}')")
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = page_errors(page)
     return page, errors
 
 
