@@ -73,9 +73,10 @@ ISMCTS = STRENGTH / "ismcts"
 ISMCTS_SECTION = "## The outside yardstick: OpenSpiel's ISMCTS\n"
 
 
-def _ismcts_rows() -> list[dict[str, str]]:
+def _section_rows(title: str) -> list[dict[str, str]]:
+    """The rows of the table with a record column in the section ``title`` of strength.md."""
     page = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
-    section = page[page.index(ISMCTS_SECTION) + len(ISMCTS_SECTION):].split("\n## ")[0]
+    section = page[page.index(title) + len(title):].split("\n## ")[0]
     tables: list[list[str]] = [[]]  # the section's tables, each its lines; the results' has a record column
     for line in section.splitlines():
         if line.startswith("|"):
@@ -94,7 +95,7 @@ def _ismcts_rows() -> list[dict[str, str]]:
 
 def _ismcts_kept() -> list[tuple[dict[str, str], Path]]:
     out: list[tuple[dict[str, str], Path]] = []
-    for row in _ismcts_rows():
+    for row in _section_rows(ISMCTS_SECTION):
         names = re.findall(r"`(docs/strength/ismcts/[^`]+\.cgn\.gz)`", row["record"])
         out.extend((row, ROOT / name) for name in names)
     return out
@@ -124,3 +125,40 @@ def test_the_ismcts_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, 
     assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
     wall = f"{d['A']['mean_decision_ms']:.0f} / {d['B']['mean_decision_ms']:.0f} ms"
     assert row["wall ms per decision in the run, expert / ISMCTS"] == wall
+
+
+# -- the expert's budget: more worlds against the family's default, iteration budgets (docs/strength/budget/)
+
+BUDGET = STRENGTH / "budget"
+BUDGET_SECTION = "## The expert's budget: more worlds\n"
+
+
+def _budget_kept() -> list[tuple[dict[str, str], Path]]:
+    out: list[tuple[dict[str, str], Path]] = []
+    for row in _section_rows(BUDGET_SECTION):
+        names = re.findall(r"`(docs/strength/budget/[^`]+\.cgn\.gz)`", row["record"])
+        out.extend((row, ROOT / name) for name in names)
+    return out
+
+
+def test_every_budget_record_is_named_by_a_row() -> None:
+    named = {path for _, path in _budget_kept()}
+    assert named, "the budget table of docs/strength.md names no record in docs/strength/budget/"
+    assert set(BUDGET.glob("*.cgn.gz")) == named, "a record in docs/strength/budget/ that no row names"
+
+
+@pytest.mark.parametrize("row_path", _budget_kept(), ids=lambda rp: rp[1].name)
+def test_the_budget_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    games, errors = read_file(path)
+    assert errors == []
+    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    assert d["rules"] == row["preset"]
+    assert d["bots"] == [row["more worlds"].strip("`"), row["default worlds"].strip("`")]
+    assert all(b.startswith("expert:i") for b in d["bots"])
+    assert f"--bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert row["more worlds' hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
