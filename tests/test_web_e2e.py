@@ -28,6 +28,7 @@ skip_unless_ready()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
 
+from canasta.i18n import translator  # noqa: E402
 from canasta.web.devserver import ServerProcess  # noqa: E402
 
 
@@ -686,6 +687,9 @@ def test_a_whole_match_in_italian(browser: Browser, tmp_path: Path) -> None:
         api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": MATCH_TARGET,
                                      "level": "random", "bot_delay": 0})
         assert page.evaluate("document.documentElement.lang") == "it"
+        for n in (300, 7800, 16505, -1500):  # the page writes numbers as the terminal and the server's messages do
+            page_number = page.evaluate("async (n) => (await import('/static/i18n.js')).number(n)", n)
+            assert page_number == translator("it").number(n), (n, page_number)
         assert page.inner_text("#btn-draw") == "Pesca" and page.inner_text("#btn-take") == "Prendi il pozzo"
         assert "Nord" in page.inner_text("#slot-top")  # the bot's compass name, in Italian
         page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat", timeout=10000)

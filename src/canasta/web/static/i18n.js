@@ -39,7 +39,9 @@ export const endReasonTexts = catalog.end_reasons || {};
 document.documentElement.lang = lang === PSEUDO ? "en" : lang;
 const messages = catalog.messages || {};
 const pluralTable = catalog.plural || [];
-const numbers = new Intl.NumberFormat(lang === PSEUDO ? "en" : lang);
+// grouped from four digits on, as the terminal and the server's messages write them (Italian 7.800:
+// Chromium's own Italian rule writes 7800 but 16.505, which mixed the two forms on one score sheet)
+const numbers = new Intl.NumberFormat(lang === PSEUDO ? "en" : lang, { useGrouping: "always" });
 
 // the pseudo-language marks every text that went through the catalog, so a test finds the rest
 const ACCENTS = { a: "á", e: "é", i: "í", o: "ö", u: "ü", c: "ç", n: "ñ", s: "ş", y: "ý", A: "Á", E: "É", O: "Ö", U: "Ü" };
