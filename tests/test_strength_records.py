@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,10 +55,7 @@ def test_every_kept_record_is_in_the_readme_and_every_named_record_is_kept() -> 
 @pytest.mark.parametrize("row_path", _kept(_rows()), ids=lambda rp: rp[1].name)
 def test_the_readme_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
     row, path = row_path
-    games, errors = read_file(path)
-    assert errors == []
-    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
-    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    d = _whole_tally(path)
     assert d["rules"] == row["preset"]
     assert d["bots"] == ["expert", "advanced"]
     assert row["hands"].replace(",", "") == str(d["hands"])
@@ -93,12 +91,26 @@ def _section_rows(title: str) -> list[dict[str, str]]:
     return rows
 
 
-def _ismcts_kept() -> list[tuple[dict[str, str], Path]]:
+def _section_kept(title: str, folder: str) -> list[tuple[dict[str, str], Path]]:
+    """Each row of the section's table with each record of ``docs/strength/FOLDER/`` it names."""
     out: list[tuple[dict[str, str], Path]] = []
-    for row in _section_rows(ISMCTS_SECTION):
-        names = re.findall(r"`(docs/strength/ismcts/[^`]+\.cgn\.gz)`", row["record"])
+    for row in _section_rows(title):
+        names = re.findall(rf"`(docs/strength/{folder}/[^`]+\.cgn\.gz)`", row["record"])
         out.extend((row, ROOT / name) for name in names)
     return out
+
+
+def _whole_tally(path: Path) -> dict[str, Any]:
+    """What ``canasta arena --tally PATH`` says, asserting the record reads and holds only whole games."""
+    games, errors = read_file(path)
+    assert errors == []
+    d: dict[str, Any] = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    return d
+
+
+def _ismcts_kept() -> list[tuple[dict[str, str], Path]]:
+    return _section_kept(ISMCTS_SECTION, "ismcts")
 
 
 def test_every_ismcts_record_is_named_by_a_row() -> None:
@@ -111,10 +123,7 @@ def test_every_ismcts_record_is_named_by_a_row() -> None:
 @pytest.mark.parametrize("row_path", _ismcts_kept(), ids=lambda rp: rp[1].name)
 def test_the_ismcts_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
     row, path = row_path
-    games, errors = read_file(path)
-    assert errors == []
-    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
-    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    d = _whole_tally(path)
     assert d["rules"] == row["preset"]
     assert d["bots"] == [row["expert"].strip("`"), row["ISMCTS"].strip("`")]
     assert d["bots"][0].partition(":")[0] == "expert" and d["bots"][1].partition(":")[0] == "ismcts"
@@ -134,11 +143,7 @@ BUDGET_SECTION = "## The expert's budget: more worlds\n"
 
 
 def _budget_kept() -> list[tuple[dict[str, str], Path]]:
-    out: list[tuple[dict[str, str], Path]] = []
-    for row in _section_rows(BUDGET_SECTION):
-        names = re.findall(r"`(docs/strength/budget/[^`]+\.cgn\.gz)`", row["record"])
-        out.extend((row, ROOT / name) for name in names)
-    return out
+    return _section_kept(BUDGET_SECTION, "budget")
 
 
 def test_every_budget_record_is_named_by_a_row() -> None:
@@ -150,10 +155,7 @@ def test_every_budget_record_is_named_by_a_row() -> None:
 @pytest.mark.parametrize("row_path", _budget_kept(), ids=lambda rp: rp[1].name)
 def test_the_budget_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
     row, path = row_path
-    games, errors = read_file(path)
-    assert errors == []
-    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
-    assert d["errors"] == [] and d["cut_off_games_not_counted"] == [], (d["errors"], d["cut_off_games_not_counted"])
+    d = _whole_tally(path)
     assert d["rules"] == row["preset"]
     assert d["bots"] == [row["more worlds"].strip("`"), row["default worlds"].strip("`")]
     assert all(b.startswith("expert:i") for b in d["bots"])
