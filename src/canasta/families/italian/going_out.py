@@ -500,11 +500,11 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
     turn, deuce meld open before, after, no deuce meld open at some point)}}.
     The open meld grows (maybe closing at seven), then new ones may follow, each
     closing at seven but the last; "blocking" is the I-O14/I-O38 state."""
-    house = italian_rules(r)
     ckey = (r, meld, clean_turn)
     cached = _WILD_OPTIONS.get(ckey)
     if cached is not None:
         return cached
+    house = italian_rules(r)
     if len(_WILD_OPTIONS) >= _OUT_ANSWERS_KEPT:
         _WILD_OPTIONS.clear()
     out: dict[tuple[int, int], set[_WildOutcome]] = {}
