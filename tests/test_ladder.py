@@ -68,7 +68,8 @@ def test_ladder_command_plays_then_tallies_the_same_figures(tmp_path: Path, caps
                                                                          q["won_b"])
     assert cli.main(args[:-1] + ["--markdown", "--tally", *files]) == 0
     md = capsys.readouterr().out
-    assert md.startswith("`canasta ladder --rules classic-2p --bots random,basic,advanced")
+    assert md.startswith("`canasta ladder --rules classic-2p --bots random,basic,advanced --seed 5")
+    assert "--games" not in md.splitlines()[0], "a ladder tallied whole plays no games: its command names none"
     assert "| rank | bot | Elo | 95% interval | hands played |" in md and "| random vs basic |" in md
 
 

@@ -693,8 +693,8 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     save_dir = Path(args.save_dir) if args.save_dir else Path("runs")
     if args.save_dir and not save_dir.is_dir():
         raise CanastaError(_("--save-dir {dir} is not a folder (create it first)").format(dir=repr(args.save_dir)))
-    earlier = [path for a, b in pairs_to_play(specs, saved, args.pairs == "adjacent")
-               if (path := save_path(save_dir, args.rules.name, a, b, args.seed)).exists()]
+    to_play = pairs_to_play(specs, saved, args.pairs == "adjacent")
+    earlier = [path for a, b in to_play if (path := save_path(save_dir, args.rules.name, a, b, args.seed)).exists()]
     if earlier and not args.force:
         raise CanastaError(_("{files} hold the games of an earlier run: --tally them, choose another --seed or "
                              "--save-dir, or add --force to overwrite them").format(
@@ -722,7 +722,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(ladder.as_dict()))
     elif args.markdown:
-        print(ladder.markdown(_ladder_command(args)))
+        print(ladder.markdown(_ladder_command(args, played=bool(to_play))))
     else:
         print(ladder.table())
     if args.plot:
@@ -730,10 +730,12 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     return 0
 
 
-def _ladder_command(args: argparse.Namespace) -> str:
-    """The command line that made a ladder (as docs/strength.md shows it)."""
-    parts = ["canasta ladder", f"--rules {args.rules.name}", f"--bots {args.bots}", f"--games {args.games}",
-             f"--seed {args.seed}"]
+def _ladder_command(args: argparse.Namespace, played: bool = True) -> str:
+    """The command line that made a ladder (as docs/strength.md shows it); without ``--games``
+    when every pair was tallied from records (``played`` False), as it then plays nothing."""
+    parts = ["canasta ladder", f"--rules {args.rules.name}", f"--bots {args.bots}"]
+    parts += [f"--games {args.games}"] if played else []
+    parts.append(f"--seed {args.seed}")
     if args.max_hands != 60:
         parts.append(f"--max-hands {args.max_hands}")
     if args.pairs != "all":
