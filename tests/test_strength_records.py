@@ -1,15 +1,19 @@
 """The strength figures (``docs/strength.md``, linked from the README) come from the records
 kept in ``docs/strength/``.
 
-Every row of the "Strength" table of ``docs/strength.md`` that names a kept record must say what
-``canasta arena --tally RECORD`` says of it: the hands, the expert's share of hands
-won with its interval, its share of games and the score per hand.  Tallying replays
-every game through the engine, so a record the engine no longer accepts fails here
-too (the figures would then describe a different game)."""
+The tables of every preset and of the decision times are printed from their records by
+``docs/strength/tables.py``, and the page must hold exactly those lines.  Every other row that
+names a kept record must say what ``canasta arena --tally RECORD`` says of it: the hands, the
+expert's share of hands won with its interval, its share of games and the score per hand.  The
+strength ladders must be what ``canasta ladder --tally`` makes of the kept records, playing no
+game.  Tallying replays every game through the engine, so a record the engine no longer accepts
+fails here too (the figures would then describe a different game)."""
 
 from __future__ import annotations
 
 import re
+import runpy
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +24,79 @@ from canasta.tools.arena import tally
 
 ROOT = Path(__file__).resolve().parents[1]
 STRENGTH = ROOT / "docs" / "strength"
+PAGE = ROOT / "docs" / "strength.md"
+
+
+@cache
+def _tables() -> dict[str, Any]:
+    """docs/strength/tables.py's functions (it is a script of the docs, not a module of the package)."""
+    return runpy.run_path(str(STRENGTH / "tables.py"))
+
+
+def _page() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+def test_the_table_of_every_preset_is_what_its_records_tally_to() -> None:
+    lines = _tables()["presets_table"]()
+    assert len(lines) == 2 + len(_tables()["RUNS"])
+    assert "\n".join(lines) + "\n" in _page()
+
+
+def test_every_presets_record_is_a_run_of_the_table() -> None:
+    runs = {_tables()["record_path"](preset, seed) for preset, _, seeds in _tables()["RUNS"] for seed, _ in seeds}
+    kept = set((STRENGTH / "presets").glob("*.cgn.gz"))
+    assert kept, "docs/strength/presets/ holds no record"
+    assert kept <= runs, sorted(str(p) for p in kept - runs)
+
+
+def test_the_decision_times_table_is_what_the_timing_records_hold() -> None:
+    lines = _tables()["timing_table"]()
+    assert len(lines) > 2 + 12, "a timing record of every preset, in each engine"
+    assert "\n".join(lines) + "\n" in _page()
+    presets = {line.split("|")[1].strip() for line in lines[2:]}
+    assert presets == {preset for preset, _, _ in _tables()["RUNS"]}
+
+
+LADDERS = {
+    "classic-4p": ("random,basic,policy:classic-4p,advanced,expert:i90,ismcts:16",
+                   ["docs/strength/rl/ladder/ladder-classic-4p-basic-vs-policy_classic-4p-1.cgn.gz",
+                    "docs/strength/rl/ladder/ladder-classic-4p-policy_classic-4p-vs-advanced-1.cgn.gz",
+                    "docs/strength/rl/ladder/ladder-classic-4p-random-vs-basic-1.cgn.gz",
+                    "docs/strength/presets/arena-classic-4p-expert-vs-advanced-1201.cgn.gz",
+                    "docs/strength/ismcts/arena-classic-4p-expert-i90-vs-ismcts16-1.cgn.gz"]),
+    "italian-4p": ("random,basic,policy:italian-4p,advanced,expert:i40,ismcts:22",
+                   ["docs/strength/rl/ladder/ladder-italian-4p-basic-vs-policy_italian-4p-1.cgn.gz",
+                    "docs/strength/rl/ladder/ladder-italian-4p-policy_italian-4p-vs-advanced-1.cgn.gz",
+                    "docs/strength/rl/ladder/ladder-italian-4p-random-vs-basic-1.cgn.gz",
+                    "docs/strength/presets/arena-italian-4p-expert-vs-advanced-1201.cgn.gz",
+                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-1.cgn.gz",
+                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-2.cgn.gz"]),
+}
+
+
+@pytest.mark.parametrize("preset", sorted(LADDERS))
+def test_the_ladder_is_what_the_kept_records_make_of_it_playing_nothing(
+        preset: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("open_spiel", reason="the ladder names ismcts, which needs the rl extra")
+    from canasta import cli
+    from canasta.tools import ladder
+
+    def no_play(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"the ladder played a pair: {args[1]}")
+
+    monkeypatch.setattr(ladder, "run_arena", no_play)
+    monkeypatch.chdir(ROOT)
+    bots, records = LADDERS[preset]
+    assert cli.main(["ladder", "--rules", preset, "--bots", bots, "--pairs", "adjacent", "--seed", "1",
+                     "--save-dir", str(tmp_path), "--tally", *records, "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("tallied from") == len(bots.split(",")) - 1, out
+    assert out.strip() in _page(), out
 
 
 def _rows() -> list[dict[str, str]]:
-    page = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
-    section = page[page.index("## Strength\n"):]
+    section = _page()[_page().index(EARLIER_SECTION):]
     lines = [line for line in section.splitlines() if line.startswith("|")]
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     rows = []
@@ -36,24 +108,30 @@ def _rows() -> list[dict[str, str]]:
     return rows
 
 
+# -- earlier runs: the clock-bound expert on the pure engine (docs/strength/earlier/)
+
+EARLIER_SECTION = "## Earlier runs\n"
+
+
 def _kept(rows: list[dict[str, str]]) -> list[tuple[dict[str, str], Path]]:
     out: list[tuple[dict[str, str], Path]] = []
     for row in rows:
-        names = re.findall(r"`(docs/strength/[^`]+\.cgn\.gz)`", row["record"])
+        names = re.findall(r"`(docs/strength/earlier/[^`]+\.cgn\.gz)`", row["record"])
         out.extend((row, ROOT / name) for name in names)
     return out
 
 
-def test_every_kept_record_is_in_the_readme_and_every_named_record_is_kept() -> None:
+def test_every_earlier_record_is_named_by_a_row_and_every_named_record_is_kept() -> None:
     rows = _rows()
     named = {path for _, path in _kept(rows)}
-    assert named, "the Strength table of docs/strength.md names no record in docs/strength/"
+    assert named, "the earlier runs' table of docs/strength.md names no record in docs/strength/earlier/"
     assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set(STRENGTH.glob("*.cgn.gz")) == named, "a record in docs/strength/ that no row of docs/strength.md names"
+    assert set((STRENGTH / "earlier").glob("*.cgn.gz")) == named, "a record in docs/strength/earlier/ no row names"
+    assert not list(STRENGTH.glob("*.cgn.gz")), "a record loose in docs/strength/: each table has its folder"
 
 
 @pytest.mark.parametrize("row_path", _kept(_rows()), ids=lambda rp: rp[1].name)
-def test_the_readme_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+def test_the_earlier_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
     row, path = row_path
     d = _whole_tally(path)
     assert d["rules"] == row["preset"]

@@ -7,9 +7,10 @@
 The presets' runs are data (:data:`RUNS`): for each preset the expert at the family's own
 number of worlds as an iteration budget (``expert:i90`` in Classic, ``expert:i40`` in Italian: no
 clock, so the play and the figures do not depend on the machine or its load) against the
-advanced player, on duplicate deals of seed 1201, matches of at most five hands.  A row gives
-the command with the games its record holds, which plays exactly those games again (a match's
-deal depends on the seed and its number only); a run stopped with Ctrl-C says so.
+advanced player, on duplicate deals of seed 1201 (and 1202 where that held too few hands),
+matches of at most five hands.  A row counts a preset's records together; a run stopped with
+Ctrl-C says how many of its games it kept (the command with that number of games plays exactly
+those games again: a match's deals depend on the seed and its number only).
 ``tests/test_strength_records.py`` asserts that docs/strength.md holds exactly these lines.
 """
 
@@ -18,70 +19,76 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from canasta.play.record import read_file
+from canasta.play.record import GameRecord, read_file
 from canasta.tools.arena import tally
 
 HERE = Path(__file__).resolve().parent
-SEED = 1201
 MAX_HANDS = 5
 
-#: (preset, the expert's iteration budget, the games the run was started with)
-RUNS: list[tuple[str, str, int]] = [
-    ("classic-4p", "expert:i90", 220),
-    ("classic-2p", "expert:i90", 130),
-    ("classic-3p", "expert:i90", 130),
-    ("classic-3p-cutthroat", "expert:i90", 130),
-    ("classic-6p", "expert:i90", 130),
-    ("classic-6p-3x2", "expert:i90", 130),
-    ("italian-4p", "expert:i40", 210),
-    ("italian-2p", "expert:i40", 130),
-    ("italian-3p", "expert:i40", 130),
-    ("italian-5p", "expert:i40", 130),
-    ("italian-6p", "expert:i40", 130),
-    ("italian-6p-3x2", "expert:i40", 130),
+#: (preset, the expert's iteration budget, the runs: (seed, the games it was started with));
+#: a preset whose first run held fewer than 600 hands got a second run on the next seed's deals
+RUNS: list[tuple[str, str, list[tuple[int, int]]]] = [
+    ("classic-4p", "expert:i90", [(1201, 220)]),
+    ("classic-2p", "expert:i90", [(1201, 130), (1202, 40)]),
+    ("classic-3p", "expert:i90", [(1201, 130)]),
+    ("classic-3p-cutthroat", "expert:i90", [(1201, 130)]),
+    ("classic-6p", "expert:i90", [(1201, 130)]),
+    ("classic-6p-3x2", "expert:i90", [(1201, 130)]),
+    ("italian-4p", "expert:i40", [(1201, 210)]),
+    ("italian-2p", "expert:i40", [(1201, 130)]),
+    ("italian-3p", "expert:i40", [(1201, 130)]),
+    ("italian-5p", "expert:i40", [(1201, 130)]),
+    ("italian-6p", "expert:i40", [(1201, 130)]),
+    ("italian-6p-3x2", "expert:i40", [(1201, 130)]),
 ]
 
 
-def record_path(preset: str) -> Path:
-    return HERE / "presets" / f"arena-{preset}-expert-vs-advanced-{SEED}.cgn.gz"
+def record_path(preset: str, seed: int) -> Path:
+    return HERE / "presets" / f"arena-{preset}-expert-vs-advanced-{seed}.cgn.gz"
 
 
-def command(preset: str, bot: str, games: int) -> str:
+def command(preset: str, bot: str, seed: int, games: int) -> str:
     return (f"canasta arena --rules {preset} --bots {bot},advanced --games {games} --max-hands {MAX_HANDS} "
-            f"--jobs 1 --seed {SEED} --save docs/strength/presets/{record_path(preset).name}")
-
-
-def whole_tally(path: Path) -> dict[str, Any]:
-    """What ``canasta arena --tally PATH`` says of a record that must read whole."""
-    games, errors = read_file(path)
-    if errors:
-        raise SystemExit(f"{path}: {errors[0]}")
-    d: dict[str, Any] = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
-    if d["errors"] or d["cut_off_games_not_counted"]:
-        raise SystemExit(f"{path}: {(d['errors'] + d['cut_off_games_not_counted'])[0]}")
-    return d
+            f"--jobs 1 --seed {seed} --save docs/strength/presets/{record_path(preset, seed).name}")
 
 
 def presets_table() -> list[str]:
+    """One row a preset, its runs' records tallied together (as ``canasta arena --tally A B`` does)."""
     lines = ["| preset | expert | games | hands | expert's hands won [95%] | games won | per hand "
-             "| hands gone out | record |",
+             "| hands gone out | records |",
              "|---|---|---|---|---|---|---|---|---|"]
-    for preset, bot, planned in RUNS:
-        path = record_path(preset)
-        if not path.is_file():
+    for preset, bot, runs in RUNS:
+        games: list[GameRecord] = []
+        names: list[str] = []
+        kept: list[str] = []
+        stopped = []
+        for seed, planned in runs:
+            path = record_path(preset, seed)
+            if not path.is_file():
+                continue
+            got, errors = read_file(path)
+            if errors:
+                raise SystemExit(f"{path}: {errors[0]}")
+            games += got
+            names += [f"{path.name}, game {i}" for i in range(1, len(got) + 1)]
+            kept.append(f"`docs/strength/presets/{path.name}`")
+            if len(got) < planned:
+                stopped.append(f"seed {seed}: {len(got)} of {planned}")
+        if not games:
             lines.append(f"| {preset} | `{bot}` | not run | | | | | | |")
             continue
-        d = whole_tally(path)
+        d = tally(games, names).as_dict()
+        if d["errors"] or d["cut_off_games_not_counted"]:
+            raise SystemExit(f"{preset}: {(d['errors'] + d['cut_off_games_not_counted'])[0]}")
         if d["rules"] != preset or d["bots"] != [bot, "advanced"]:
-            raise SystemExit(f"{path}: holds {d['bots']} on {d['rules']}, not {bot} against advanced on {preset}")
+            raise SystemExit(f"{preset}: the records hold {d['bots']} on {d['rules']}, not {bot} against advanced")
         lo, hi = d["A"]["hands_won_ci95"]
-        games = f"{d['games']}" + ("" if d["games"] >= planned else f" (stopped; {planned} planned)")
+        played = f"{d['games']}" + (f" (stopped: {', '.join(stopped)})" if stopped else "")
         lines.append(
-            f"| {preset} | `{bot}` | {games} | {d['hands']:,} | **{d['A']['hands_won_pct']}% [{lo}, {hi}]** "
+            f"| {preset} | `{bot}` | {played} | {d['hands']:,} | **{d['A']['hands_won_pct']}% [{lo}, {hi}]** "
             f"| {d['A']['games_won_pct']}% | {d['mean_score_diff_per_hand_A_minus_B']:+.0f} "
-            f"| {d['hands_went_out_pct']}% | `docs/strength/presets/{path.name}` |")
+            f"| {d['hands_went_out_pct']}% | {', '.join(kept)} |")
     return lines
 
 
@@ -105,7 +112,7 @@ def main(argv: list[str]) -> int:
     elif what == "timing":
         print("\n".join(timing_table()))
     elif what == "commands":
-        print("\n".join(command(p, b, g) for p, b, g in RUNS))
+        print("\n".join(command(p, b, seed, g) for p, b, runs in RUNS for seed, g in runs))
     else:
         print(f"unknown table {what!r}: presets, timing or commands", file=sys.stderr)
         return 2
