@@ -95,54 +95,6 @@ def test_the_ladder_is_what_the_kept_records_make_of_it_playing_nothing(
     assert out.strip() in _page(), out
 
 
-def _rows() -> list[dict[str, str]]:
-    section = _page()[_page().index(EARLIER_SECTION):]
-    lines = [line for line in section.splitlines() if line.startswith("|")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    rows = []
-    for line in lines[2:]:
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) != len(header):
-            break  # the table has ended
-        rows.append(dict(zip(header, cells, strict=True)))
-    return rows
-
-
-# -- earlier runs: the clock-bound expert on the pure engine (docs/strength/earlier/)
-
-EARLIER_SECTION = "## Earlier runs\n"
-
-
-def _kept(rows: list[dict[str, str]]) -> list[tuple[dict[str, str], Path]]:
-    out: list[tuple[dict[str, str], Path]] = []
-    for row in rows:
-        names = re.findall(r"`(docs/strength/earlier/[^`]+\.cgn\.gz)`", row["record"])
-        out.extend((row, ROOT / name) for name in names)
-    return out
-
-
-def test_every_earlier_record_is_named_by_a_row_and_every_named_record_is_kept() -> None:
-    rows = _rows()
-    named = {path for _, path in _kept(rows)}
-    assert named, "the earlier runs' table of docs/strength.md names no record in docs/strength/earlier/"
-    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set((STRENGTH / "earlier").glob("*.cgn.gz")) == named, "a record in docs/strength/earlier/ no row names"
-    assert not list(STRENGTH.glob("*.cgn.gz")), "a record loose in docs/strength/: each table has its folder"
-
-
-@pytest.mark.parametrize("row_path", _kept(_rows()), ids=lambda rp: rp[1].name)
-def test_the_earlier_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
-    row, path = row_path
-    d = _whole_tally(path)
-    assert d["rules"] == row["preset"]
-    assert d["bots"] == ["expert", "advanced"]
-    assert row["hands"].replace(",", "") == str(d["hands"])
-    lo, hi = d["A"]["hands_won_ci95"]
-    assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
-    assert f"{d['A']['games_won_pct']}% of {d['games']} games" in row["expert's hands won [95%]"]
-    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
-
-
 # -- the outside yardstick: the expert against OpenSpiel's ISMCTS (docs/strength/ismcts/)
 
 ISMCTS = STRENGTH / "ismcts"
@@ -241,4 +193,34 @@ def test_the_budget_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, 
     assert row["hands"].replace(",", "") == str(d["hands"])
     lo, hi = d["A"]["hands_won_ci95"]
     assert row["more worlds' hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+
+
+# -- earlier runs: the clock-bound expert on the pure engine (docs/strength/earlier/)
+
+EARLIER_SECTION = "## Earlier runs\n"
+
+
+def _earlier_kept() -> list[tuple[dict[str, str], Path]]:
+    return _section_kept(EARLIER_SECTION, "earlier")
+
+
+def test_every_earlier_record_is_named_by_a_row_and_every_named_record_is_kept() -> None:
+    named = {path for _, path in _earlier_kept()}
+    assert named, "the earlier runs' table of docs/strength.md names no record in docs/strength/earlier/"
+    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
+    assert set((STRENGTH / "earlier").glob("*.cgn.gz")) == named, "a record in docs/strength/earlier/ no row names"
+    assert not list(STRENGTH.glob("*.cgn.gz")), "a record loose in docs/strength/: each table has its folder"
+
+
+@pytest.mark.parametrize("row_path", _earlier_kept(), ids=lambda rp: rp[1].name)
+def test_the_earlier_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    d = _whole_tally(path)
+    assert d["rules"] == row["preset"]
+    assert d["bots"] == ["expert", "advanced"]
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
+    assert f"{d['A']['games_won_pct']}% of {d['games']} games" in row["expert's hands won [95%]"]
     assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
