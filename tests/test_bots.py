@@ -274,6 +274,34 @@ def test_expert_values_a_position_by_the_familys_own_scoring() -> None:
         < expert.SQUASH
 
 
+def test_expert_values_a_lone_players_position_against_the_best_other_or_the_mean() -> None:
+    """Three lone players (classic-3p): a rollout's position counts the lead over the best
+    other player (``rivals="best"``, Classic's search) or over the others' mean; with two
+    sides (classic-4p) the two are one value.  A finished hand always counts the lead over
+    the best other."""
+    from canasta.bots import expert
+    from canasta.family import SearchTuning
+    from canasta.position import game_from_position
+
+    kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
+    hands = [["5C", "6C", "7C"], ["5H", "6S", "7D"], ["9C", "4C", "8D"]]
+    g = game_from_position({"rules": "classic-3p", "dealer": 2, "turn": 0, "phase": "meld", "hands": hands,
+                            "melds": [[["5H", "5S", "5D"]], [kings], []], "stock_seed": 1, "turn_number": 9,
+                            "has_melded": [True, True, False]})
+    totals = [float(s.total) for s in g.family.score(g)]
+    squash = expert.SQUASH
+    best = expert._value(g, 0, "best")
+    mean = expert._value(g, 0, "mean")
+    assert best == pytest.approx(squash * math.tanh((totals[0] - max(totals[1:])) / squash))
+    assert mean == pytest.approx(squash * math.tanh((totals[0] - sum(totals[1:]) / 2) / squash))
+    assert mean > best  # the player with the canasta is far ahead of the third
+    two_sides = _classic_melds([[kings], [["5H", "5S", "5D"]]])
+    assert expert._value(two_sides, 1, "mean") == expert._value(two_sides, 1, "best")
+    assert expert._rough_value(g, 0, "mean") > expert._rough_value(g, 0, "best")
+    with pytest.raises(ValueError, match="rivals"):
+        SearchTuning(worlds=8, drop_z=None, scored=True, rivals="worst")
+
+
 def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fake clock: dealing the first world takes 0.85 s of a 1 s budget, so no
     rollout may start (they stop at 80% of the budget) and the guide's move is played."""

@@ -284,10 +284,15 @@ def test_bots_play_a_hand(level: str) -> None:
 
 
 def test_the_expert_uses_the_familys_search() -> None:
-    from canasta.bots.expert import _search
+    from dataclasses import replace
+
+    from canasta.bots.expert import ExpertBot
 
     game = Game(_rules(), seed=5)
-    assert _search(game) is NoPile.search
+    bot = ExpertBot(1)
+    assert bot._search(game) is NoPile.search
+    bot.tuning = replace(NoPile.search, rivals="mean")  # a variant's own search wins over the family's
+    assert bot._search(game) is bot.tuning
 
 
 def test_the_terminal_app_shows_and_plays_it(tmp_path: Path) -> None:

@@ -122,6 +122,14 @@ class SearchTuning:
     worlds: int  # most sampled worlds per decision, when the budget names none
     drop_z: float | None  # a choice this many standard errors behind the best is dropped (None: never)
     scored: bool  # value positions by the family's scoring (else the rough value of the first version)
+    #: where three or more sides play, a rollout's position (the hand not over) is valued against
+    #: the best other side ("best") or the others' mean ("mean"); a finished hand always counts
+    #: its lead over the best other side
+    rivals: str = "best"
+
+    def __post_init__(self) -> None:
+        if self.rivals not in ("best", "mean"):
+            raise ValueError(f"SearchTuning.rivals is 'best' or 'mean', not {self.rivals!r}")
 
 
 __all__ = ["PILE_NOTES", "FamilyWords", "MeldCount", "PileNote", "PlayTuning", "SearchTuning"]

@@ -56,6 +56,7 @@ class ExpertBot(Bot):
     look_every = 6  # worlds between drops
     rollout_depth: int | None = 40  # decisions before a rollout is scored where it stands (None: to the end)
     infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
+    tuning: SearchTuning | None = None  # a variant's own search (None: the family's, RuleFamily.search)
 
     def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
         """``budget``: seconds and/or worlds per decision (default: one second, and
@@ -102,7 +103,7 @@ class ExpertBot(Bot):
         done = 0
         assert self.budget is not None
         seconds = self.budget.seconds
-        search = _search(g)
+        search = self._search(g)
         worlds = self.budget.iterations or (search.worlds if self.family_worlds else math.inf)
         # rollouts stop early enough that the engine step in progress (rarely up to
         # ~0.2 s in Italian: opening and going-out searches) still ends within budget
@@ -204,27 +205,32 @@ class ExpertBot(Bot):
                 break
             g.play_unchecked(g.materialize(options[0]) if len(options) == 1 else policy.pick(g, options))
             steps += 1
-        return _value(g, me) if _search(g).scored else _rough_value(g, me)
+        search = self._search(g)
+        return _value(g, me, search.rivals) if search.scored else _rough_value(g, me, search.rivals)
+
+    def _search(self, g: Game) -> SearchTuning:
+        """How the expert searches in ``g``'s family: the family's :attr:`search`, unless
+        this bot names its own :attr:`tuning` (a variant measured against it)."""
+        return self.tuning or g.family.search
 
 
-def _search(g: Game) -> SearchTuning:
-    """How the expert searches in ``g``'s family (the family says)."""
-    return g.family.search
-
-
-def _lead(g: Game, me: int, totals: Sequence[float]) -> float:
-    """``me``'s total minus the best of the other sides' (``totals`` per side, or per
-    player in cut-throat, where ``me``'s partners of the moment are not others)."""
+def _lead(g: Game, me: int, totals: Sequence[float], rivals: str = "best") -> float:
+    """``me``'s total minus the best of the other sides' (``rivals="best"``) or their mean
+    (``totals`` per side, or per player in cut-throat, where ``me``'s partners of the moment
+    are not others)."""
     side = g.side_of[me]
     mine = me if g.rules.cutthroat else side
     others = [t for i, t in enumerate(totals) if (g.side_of[i] if g.rules.cutthroat else i) != side]
+    if rivals == "mean" and others:
+        return float(totals[mine] - sum(others) / len(others))
     return float(totals[mine] - max(others, default=0.0))
 
 
-def _value(g: Game, me: int) -> float:
+def _value(g: Game, me: int, rivals: str = "best") -> float:
     """``me``'s side's score minus the best other side's, were the hand to end now
     (its real score once it has ended), with ``PROGRESS`` points per card beyond
-    three in melds not yet canastas, squashed by ``SQUASH``."""
+    three in melds not yet canastas, squashed by ``SQUASH``; an unfinished hand's lead is
+    over the best other side or, ``rivals="mean"``, the others' mean."""
     result = g.result if g.is_over() and g.result else g.family.score(g)
     totals = [float(s.total) for s in result]
     if not g.is_over():
@@ -235,21 +241,27 @@ def _value(g: Game, me: int) -> float:
                 for i in range(len(totals)):
                     if (g.side_of[i] if g.rules.cutthroat else i) == side:
                         totals[i] += grow
-    return SQUASH * math.tanh(_lead(g, me, totals) / SQUASH)
+    return SQUASH * math.tanh(_lead(g, me, totals, "best" if g.is_over() else rivals) / SQUASH)
 
 
-def _rough_value(g: Game, me: int) -> float:
+def _rough_value(g: Game, me: int, rivals: str = "mean") -> float:
     """The first version's value: the score difference of a finished hand; of an
     unfinished one, melded points (any canasta 300) and red threes minus cards in
-    hand, against the other sides' mean."""
+    hand, against the other sides' mean (``rivals="mean"``) or the best of them."""
     if g.is_over():
         return _lead(g, me, [s.total for s in g.result or []])
     side = g.side_of[me]
     value = 0.0
+    best_other = -math.inf
     for s in range(g.num_sides):
         pts = sum(m.points for m in g.melds[s].values()) + sum(m.points + 300 for m in g.set_aside(s))
         pts += 300 * sum(1 for m in g.melds[s].values() if m.is_canasta)
         pts -= sum(g.card_value[c] * k for p in range(g.players) if g.side_of[p] == s for c, k in enumerate(g.hands[p]) if k)
         pts += 100 * sum(len(g.red3[p]) for p in range(g.players) if g.side_of[p] == s)
-        value += pts if s == side else -pts / max(1, g.num_sides - 1)
-    return value
+        if s == side:
+            value += pts
+        elif rivals == "mean":
+            value -= pts / max(1, g.num_sides - 1)
+        else:
+            best_other = max(best_other, pts)
+    return value if rivals == "mean" or best_other == -math.inf else value - best_other

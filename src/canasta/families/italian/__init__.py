@@ -57,7 +57,7 @@ class Italian(RuleFamily):
     play = PlayTuning(keep_pair_for_pile=False, track_shedding=False, black_three_discard=5, meld_takes_pile=False,
                       one_and_wild_takes=False, frozen_need=3, classic_scale=False)
     # the search measured at 70% of hands over 2,000 hands (issue 17)
-    search = SearchTuning(worlds=40, drop_z=None, scored=False)
+    search = SearchTuning(worlds=40, drop_z=None, scored=False, rivals="mean")
     # a review's Italian values run larger (docs/review.md: measured over 290 decisions, two seeds)
     review_marks = ReviewMarks(inaccuracy=120.0, mistake=400.0, blunder=1000.0)
 
