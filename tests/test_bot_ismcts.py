@@ -113,3 +113,41 @@ def test_sees_only_the_view() -> None:
     timed = make_bot("ismcts:0.05s", seed=2)
     assert g.why_illegal(timed.choose(view)) is None
     assert timed.simulations and all(n >= 1 for n in timed.simulations if n)  # type: ignore[attr-defined]
+
+
+def _partner_asked_without_a_canasta() -> Game:
+    """classic-4p: seat 0 asked "may I go out?" holding seven kings and a four, its side with
+    nothing melded yet; seat 2, its partner, answers.  Hardly a hand dealt at random can go out
+    here (none of 2,000)."""
+    from canasta.position import game_from_position
+
+    hands = [["KH", "KS", "KD", "KC", "KH", "KS", "KD", "4D"], ["5C", "6C", "7C", "9C", "4C"],
+             ["6H", "7S", "9D"], ["5H", "6S", "7D", "9S", "4H"]]
+    return game_from_position({"rules": "classic-4p", "dealer": 3, "turn": 0, "phase": "answer", "ask": "pending",
+                               "hands": hands, "melds": [[], [["5H", "5S", "5D"]]],
+                               "stock_seed": 1, "turn_number": 9, "has_melded": [True] * 4})
+
+
+@needs_openspiel
+def test_answers_a_partner_no_sampled_world_explains_by_the_rules_of_thumb() -> None:
+    """No world dealt from the answerer's view lets the asker go out, and a "yes" in one would
+    leave the asker no legal move (OpenSpiel's rollouts then fail on an empty action list): the
+    bot answers as the advanced player does, and the game's resampling keeps a state the
+    player cannot tell apart rather than deal an impossible one."""
+    import canasta.rl.openspiel as cos
+
+    g = _partner_asked_without_a_canasta()
+    assert g.to_move == 2
+    assert cos.plausible(g, 2)  # the real asker can go out after a yes
+    view = seat_view(g, 2)
+    assert not any(cos.plausible(sample_world(view, random.Random(s)), 2) for s in range(200))
+    for seed in range(3):
+        move = make_bot("ismcts:8", seed=seed).choose(view)
+        assert g.why_illegal(move) is None
+        assert move == make_bot("advanced", seed=seed).choose(view)
+    world = sample_world(view, random.Random(0))
+    state = cos.CanastaGame().new_initial_state()
+    state.table = cos.ActionTable(g.rules)
+    state.table.start(world)
+    again = state.resample_from_infostate(2, random.Random(5).random)
+    assert [again.table.game.hand(s) for s in range(4)] == [world.hand(s) for s in range(4)]

@@ -28,8 +28,10 @@ import time
 from typing import Any
 
 from canasta.bots.base import Bot, Budget
+from canasta.bots.heuristic import AdvancedBot
 from canasta.moves import Move
 from canasta.rules import PRESETS, RuleSet
+from canasta.state import ANSWER_PHASE, PHASE_NAMES
 from canasta.view import SeatView, sample_world
 
 #: the UCT exploration constant, in points of hand score (OpenSpiel's examples use 2 for
@@ -81,6 +83,7 @@ class IsmctsBot(Bot):
             n_rollouts=1, random_state=np.random.RandomState((seed + 1) & 0xFFFFFFFF))
         self._worlds = np.random.RandomState((seed + 2) & 0xFFFFFFFF)
         self._searchers: dict[str, Any] = {}
+        self._guide = AdvancedBot(seed)  # answers a partner's question that no sampled world explains
         self.simulations: list[int] = []  # per searched action, the simulations it ran
 
     def _searcher(self, rules: RuleSet) -> Any:
@@ -102,19 +105,22 @@ class IsmctsBot(Bot):
         # the game's own resampling: the unseen cards dealt anew from ``player``'s view
         return state.resample_from_infostate(player, self._worlds.random_sample)
 
-    def _root(self, searcher: Any, view: SeatView) -> Any:
+    def _root(self, searcher: Any, view: SeatView) -> tuple[Any, bool]:
         """A state of the OpenSpiel game that the view's seat cannot tell from the real one:
-        the view's unseen cards dealt at random (the real hidden cards are never seen)."""
+        the view's unseen cards dealt at random (the real hidden cards are never seen), and
+        whether it is plausible (``canasta.rl.openspiel.plausible``; else the last world tried)."""
         cos = self._cos
         rng = random.Random(int(self._worlds.randint(0, 2**31 - 1)))
+        found = False
         for _ in range(cos.RESAMPLE_TRIES):
             world = sample_world(view, rng)
             if cos.plausible(world, view.seat):
+                found = True
                 break
         state = searcher._game.new_initial_state()
         state.table = cos.ActionTable(view.rules)
         state.table.start(world)
-        return state
+        return state, found
 
     def _action(self, searcher: Any, state: Any) -> int:
         """The action ISMCTS picks at ``state`` within the budget."""
@@ -141,8 +147,15 @@ class IsmctsBot(Bot):
 
     def choose(self, view: SeatView) -> Move:
         searcher = self._searcher(view.rules)
-        state = self._root(searcher, view)
+        state, plausible = self._root(searcher, view)
         table = state.table
+        if not plausible and view.phase == PHASE_NAMES[ANSWER_PHASE]:
+            # the partner asked "may I go out?", so its hidden hand can go out; no world dealt
+            # from the view gave it such a hand (rare: say, a side with no canasta yet), and a
+            # "yes" there would leave the asker no legal move: answer by the advanced player's
+            # rules of thumb, as the expert does
+            game = table.game.copy()
+            return self._guide.pick(game, list(game.generate()))
         played = table.moves
         while table.moves == played:  # a move of several actions: each searched in turn
             state.apply_action(self._action(searcher, state))

@@ -245,6 +245,10 @@ class CanastaState(pyspiel.State):  # type: ignore[misc]
             world = sample_world(view, rng)
             if plausible(world, player):
                 break
+        else:
+            # no world dealt from the view fits what the table knows (say, a partner who asked to
+            # go out, which few hands can): this state is one the player cannot tell apart either
+            return self.clone()  # type: ignore[no-any-return]
         new.table.start(world)
         if player == self.table.to_move:  # the actions chosen so far are the player's own
             for a in self.table.pending:
