@@ -135,6 +135,7 @@ def test_answers_a_partner_no_sampled_world_explains_by_the_rules_of_thumb() -> 
     bot answers as the advanced player does, and the game's resampling keeps a state the
     player cannot tell apart rather than deal an impossible one."""
     import canasta.rl.openspiel as cos
+    from canasta.rl.core import ActionTable
 
     g = _partner_asked_without_a_canasta()
     assert g.to_move == 2
@@ -147,7 +148,8 @@ def test_answers_a_partner_no_sampled_world_explains_by_the_rules_of_thumb() -> 
         assert move == make_bot("advanced", seed=seed).choose(view)
     world = sample_world(view, random.Random(0))
     state = cos.CanastaGame().new_initial_state()
-    state.table = cos.ActionTable(g.rules)
+    state.table = ActionTable(g.rules)
     state.table.start(world)
     again = state.resample_from_infostate(2, random.Random(5).random)
+    assert again.table is not None
     assert [again.table.game.hand(s) for s in range(4)] == [world.hand(s) for s in range(4)]
