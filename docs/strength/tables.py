@@ -7,7 +7,7 @@
 The presets' runs are data (:data:`RUNS`): for each preset the expert at the family's own
 number of worlds as an iteration budget (``expert:i90`` in Classic, ``expert:i40`` in Italian: no
 clock, so the play and the figures do not depend on the machine or its load) against the
-advanced player, on duplicate deals of seed 1201 (and 1202 where that held too few hands),
+advanced player, on duplicate deals of seed 1201 (and 1202, then 1203, where that held too few hands),
 matches of at most five hands.  A row counts a preset's records together; a run stopped with
 Ctrl-C says how many of its games it kept (the command with that number of games plays exactly
 those games again: a match's deals depend on the seed and its number only).
@@ -36,11 +36,11 @@ RUNS: list[tuple[str, str, list[tuple[int, int]]]] = [
     ("classic-6p", "expert:i90", [(1201, 130)]),
     ("classic-6p-3x2", "expert:i90", [(1201, 130)]),
     ("italian-4p", "expert:i40", [(1201, 210)]),
-    ("italian-2p", "expert:i40", [(1201, 130)]),
-    ("italian-3p", "expert:i40", [(1201, 130)]),
+    ("italian-2p", "expert:i40", [(1201, 130), (1202, 86), (1203, 4)]),
+    ("italian-3p", "expert:i40", [(1201, 130), (1202, 46), (1203, 18)]),
     ("italian-5p", "expert:i40", [(1201, 130)]),
-    ("italian-6p", "expert:i40", [(1201, 130)]),
-    ("italian-6p-3x2", "expert:i40", [(1201, 130)]),
+    ("italian-6p", "expert:i40", [(1201, 130), (1202, 60), (1203, 2)]),
+    ("italian-6p-3x2", "expert:i40", [(1201, 130), (1202, 52)]),
 ]
 
 

@@ -2,6 +2,7 @@
 
     .venv/bin/python docs/strength/variants.py run classic-3p rivals-mean     # play it (Ctrl-C keeps whole deals)
     .venv/bin/python docs/strength/variants.py compare                         # the table of every kept variant
+    .venv/bin/python docs/strength/variants.py timing italian-4p drop --hands 10  # CPU and moves, same positions
 
 A variant is the expert with one change to its family's search (:class:`canasta.family.SearchTuning`),
 at the same iteration budget and with the same seeds as the preset's run in
@@ -10,24 +11,35 @@ advanced player on the same duplicate deals (seed 1201, matches of at most five 
 deals depend on its seed and number only, so hand k of game n is dealt alike in both runs and the
 two records are compared hand by hand.  Its record goes to ``docs/strength/variants/``.
 A variant the comparison shows better becomes the family's search, and its record the preset's.
+
+``timing`` puts the expert and the variant before the same positions (hands of the advanced
+player, seat 0 asking both at each of its decisions) and prints their CPU time per decision
+(``time.process_time``) and how often they choose the same move: what a variant costs, and how
+much it changes the play, before an arena run measures its strength.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import statistics
 import sys
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from canasta.bots.base import Budget
 from canasta.bots.expert import ExpertBot
+from canasta.bots.heuristic import AdvancedBot
 from canasta.family import SearchTuning
-from canasta.game import family_of
+from canasta.game import Game, family_of
+from canasta.native import engine
 from canasta.play.record import GameRecord, read_file
 from canasta.rules import RuleSet
 from canasta.tools.arena import Interrupted, run_arena, tally
+from canasta.view import seat_view
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -35,11 +47,16 @@ from tables import MAX_HANDS, RUNS, record_path  # noqa: E402
 
 SEED = 1201
 
-#: a variant's name, what it changes, and the change
+#: a variant's name, what it changes, and the change: fields of the family's SearchTuning, or of
+#: the expert itself (its class attributes, such as ``switch_z``)
 VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "rivals-mean": ("a rollout's position against the others' mean, not the best other side", {"rivals": "mean"}),
     "rivals-best": ("a rollout's position against the best other side, not the others' mean", {"rivals": "best"}),
     "drop": ("choices clearly behind the best dropped after 12 worlds, as in Classic (drop_z 1.5)", {"drop_z": 1.5}),
+    "drop-i60": ("the drop, and half as many worlds again (60)", {"drop_z": 1.5, "worlds": 60}),
+    "switch-0.5": ("leaves the advanced player's move for a gain of half a standard error, not one",
+                   {"switch_z": 0.5}),
+    "depth-80": ("rollouts of 80 decisions before a position is valued, not 40", {"rollout_depth": 80}),
 }
 
 
@@ -50,10 +67,13 @@ class Variant:
     name: str
     worlds: int
     tuning: SearchTuning
+    attributes: dict[str, object]
 
     def __call__(self, seed: int) -> ExpertBot:
         bot = ExpertBot(seed, Budget(iterations=self.worlds))
         bot.tuning = self.tuning
+        for key, value in self.attributes.items():
+            setattr(bot, key, value)
         return bot
 
 
@@ -74,10 +94,49 @@ def make_variant(preset: str, variant: str) -> Variant:
         raise SystemExit(f"unknown variant {variant!r}: choose {', '.join(VARIANTS)}")
     bot, _ = baseline(preset)
     search = family_of(RuleSet.preset(preset)).search
-    tuning = replace(search, **VARIANTS[variant][1])  # type: ignore[arg-type]
-    if tuning == search:
+    change = VARIANTS[variant][1]
+    attributes = {k: v for k, v in change.items() if k not in search.__dataclass_fields__}
+    unknown = [k for k in attributes if not hasattr(ExpertBot, k)]
+    if unknown:
+        raise SystemExit(f"{variant}: {', '.join(unknown)} is neither a SearchTuning field nor the expert's")
+    tuning = replace(search, **{k: v for k, v in change.items() if k not in attributes})  # type: ignore[arg-type]
+    if tuning == search and all(getattr(ExpertBot, k) == v for k, v in attributes.items()):
         raise SystemExit(f"{variant} is already {preset}'s search")
-    return Variant(f"{bot}+{variant}", int(bot.split(":i")[1]), tuning)
+    worlds = tuning.worlds if "worlds" in change else int(bot.split(":i")[1])
+    return Variant(f"{bot}+{variant}", worlds, tuning, attributes)
+
+
+def timing(preset: str, variant: str, hands: int, seed: int) -> None:
+    rules = RuleSet.preset(preset)
+    bot, _ = baseline(preset)
+    expert = ExpertBot(seed, Budget(iterations=int(bot.split(":i")[1])))
+    made = make_variant(preset, variant)
+    other = made(seed)
+    guide = AdvancedBot(seed)
+    cpu: tuple[list[float], list[float]] = ([], [])
+    same = 0
+    for hand in range(hands):
+        g = Game(rules, seed * 1000 + hand)
+        while not g.is_over():
+            view = seat_view(g, g.to_move)
+            if g.to_move != 0:
+                g.play(guide.choose(view))
+                continue
+            t0 = time.process_time()
+            move = expert.choose(view)
+            t1 = time.process_time()
+            theirs = other.choose(view)
+            cpu[0].append(t1 - t0)
+            cpu[1].append(time.process_time() - t1)
+            same += theirs == move
+            g.play(move)
+    n = len(cpu[0])
+    print(f"{preset}, {hands} hands (seed {seed}), engine {engine()}, load average {os.getloadavg()[0]:.2f}: "
+          f"{n} decisions of seat 0")
+    for name, times in ((bot, cpu[0]), (made.name, cpu[1])):
+        print(f"  {name}: CPU ms a decision, mean {1000 * statistics.mean(times):.1f}, "
+              f"worst {1000 * max(times):.0f}")
+    print(f"  CPU ratio {sum(cpu[1]) / sum(cpu[0]):.2f}; the same move in {same} of {n} ({100 * same / n:.0f}%)")
 
 
 def run(preset: str, variant: str, games: int | None) -> None:
@@ -149,9 +208,16 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("variant", choices=sorted(VARIANTS))
     play.add_argument("--games", type=int, default=None, help="default: the preset's seed-1201 run's games")
     sub.add_parser("compare", help="the table of every kept variant")
+    clock = sub.add_parser("timing", help="CPU per decision and moves of the expert and a variant, same positions")
+    clock.add_argument("preset")
+    clock.add_argument("variant", choices=sorted(VARIANTS))
+    clock.add_argument("--hands", type=int, default=10)
+    clock.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.preset, args.variant, args.games)
+    elif args.command == "timing":
+        timing(args.preset, args.variant, args.hands, args.seed)
     else:
         print("\n".join(compare_table()))
 
