@@ -64,14 +64,16 @@ LADDERS = {
                     "docs/strength/rl/ladder/ladder-classic-4p-policy_classic-4p-vs-advanced-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-classic-4p-random-vs-basic-1.cgn.gz",
                     "docs/strength/presets/arena-classic-4p-expert-vs-advanced-1201.cgn.gz",
-                    "docs/strength/ismcts/arena-classic-4p-expert-i90-vs-ismcts16-1.cgn.gz"]),
+                    "docs/strength/ismcts/arena-classic-4p-expert-i90-vs-ismcts16-1.cgn.gz",
+                    "docs/strength/ismcts/arena-classic-4p-expert-i90-vs-ismcts16-2.cgn.gz"]),
     "italian-4p": ("random,basic,policy:italian-4p,advanced,expert:i40,ismcts:22",
                    ["docs/strength/rl/ladder/ladder-italian-4p-basic-vs-policy_italian-4p-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-italian-4p-policy_italian-4p-vs-advanced-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-italian-4p-random-vs-basic-1.cgn.gz",
                     "docs/strength/presets/arena-italian-4p-expert-vs-advanced-1201.cgn.gz",
                     "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-1.cgn.gz",
-                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-2.cgn.gz"]),
+                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-2.cgn.gz",
+                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-3.cgn.gz"]),
 }
 
 
@@ -224,3 +226,60 @@ def test_the_earlier_row_is_what_the_record_tallies_to(row_path: tuple[dict[str,
     assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
     assert f"{d['A']['games_won_pct']}% of {d['games']} games" in row["expert's hands won [95%]"]
     assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+
+
+# -- the expert's search variants, each on a preset's kept deals (docs/strength/variants/)
+
+
+@cache
+def _variants() -> dict[str, Any]:
+    """docs/strength/variants.py's functions (a script of the docs, like tables.py)."""
+    return runpy.run_path(str(STRENGTH / "variants.py"))
+
+
+def test_the_variants_table_is_what_their_records_compare_to() -> None:
+    """Each variant's record against its preset's kept record, hand by hand on the same deals;
+    a variant's games are the expert's with the variant's one change (its label says which)."""
+    kept = sorted((STRENGTH / "variants").glob("*.cgn.gz"))
+    assert kept, "docs/strength/variants/ holds no record"
+    lines = _variants()["compare_table"]()
+    assert len(lines) == 2 + len(kept)
+    assert "\n".join(lines) + "\n" in _page()
+    for path, line in zip(kept, lines[2:], strict=True):
+        preset, variant = line.split("|")[1].strip(), line.split("|")[2].strip(" `")
+        d = _whole_tally(path)
+        assert d["rules"] == preset
+        bot = next(b for p, b, _ in _tables()["RUNS"] if p == preset)
+        assert d["bots"] == [f"python:{bot}+{variant}", "advanced"]
+
+
+def test_the_ismcts_pooled_rows_are_what_their_records_tally_to_together() -> None:
+    """The target's table: each preset's runs of one pairing counted together (as
+    ``canasta arena --tally A B ...`` does), every run of the results table in one row."""
+    page = _page()
+    section = page[page.index(ISMCTS_SECTION):].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "| records |" not in line
+            and line.count("docs/strength/ismcts/") >= 1 and "`--rules" not in line]
+    assert rows, "the ISMCTS section has no table of the runs counted together"
+    pooled: set[Path] = set()
+    for line in rows:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        paths = [ROOT / name for name in re.findall(r"`(docs/strength/ismcts/[^`]+\.cgn\.gz)`", cells[-1])]
+        games = []
+        for path in paths:
+            got, errors = read_file(path)
+            assert errors == []
+            games += got
+        d = tally(games).as_dict()
+        assert [d["rules"], *d["bots"]] == [cells[0], cells[1].strip("`"), cells[2].strip("`")], line
+        assert cells[3].replace(",", "") == str(d["hands"]), line
+        lo, hi = d["A"]["hands_won_ci95"]
+        assert cells[4] == f"**{d['A']['hands_won_pct']}% [{lo}, {hi}]**", line
+        pooled |= set(paths)
+    assert pooled == {path for _, path in _ismcts_kept() if "-expert-i" in path.name}
+
+
+def test_the_variants_pooled_table_is_what_their_records_compare_to() -> None:
+    lines = _variants()["pooled_table"]()
+    assert len(lines) > 2, "no variant tried in more than one preset"
+    assert "\n".join(lines) + "\n" in _page()

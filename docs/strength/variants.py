@@ -174,12 +174,10 @@ def _won(games: list[GameRecord], name: str) -> dict[tuple[str, int], int]:
     return out
 
 
-def compare_table() -> list[str]:
-    """One row a kept variant: its share of hands and the preset's expert's on the hands both
-    records hold (the same deals), the difference with its 95% interval over those hands."""
-    lines = ["| preset | variant | what it changes | hands both hold | variant's hands won | expert's "
-             "| difference [95%] | record |",
-             "|---|---|---|---|---|---|---|---|"]
+def _differences() -> list[tuple[str, str, Path, float, float, list[int]]]:
+    """Each kept variant's record: (preset, variant, record, the variant's and the expert's shares
+    of the hands both records hold, the variant's result minus the expert's on each such hand)."""
+    out = []
     for path in sorted((HERE / "variants").glob("arena-*-vs-advanced-*.cgn.gz")):
         m = re.fullmatch(r"arena-(.+)-expert-(.+)-vs-advanced-(\d+)\.cgn\.gz", path.name)
         if m is None:
@@ -189,14 +187,42 @@ def compare_table() -> list[str]:
         mine = _won(_read(path), path.name)
         both = sorted(set(base) & set(mine))
         n = len(both)
-        a = sum(mine[k] > 0 for k in both) / n
-        b = sum(base[k] > 0 for k in both) / n
-        d = [(mine[k] > 0) - (base[k] > 0) for k in both]
-        mean = sum(d) / n
-        se = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1) / n)
-        lines.append(f"| {preset} | `{variant}` | {VARIANTS[variant][0]} | {n:,} | {100 * a:.1f}% | {100 * b:.1f}% "
-                     f"| {100 * mean:+.1f} [{100 * (mean - 1.96 * se):+.1f}, {100 * (mean + 1.96 * se):+.1f}] "
-                     f"| `docs/strength/variants/{path.name}` |")
+        out.append((preset, variant, path, sum(mine[k] > 0 for k in both) / n, sum(base[k] > 0 for k in both) / n,
+                    [(mine[k] > 0) - (base[k] > 0) for k in both]))
+    return out
+
+
+def _interval(d: list[int]) -> str:
+    """The mean of ``d`` in points of hands won, with its 95% interval."""
+    n = len(d)
+    mean = sum(d) / n
+    se = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1) / n)
+    return f"{100 * mean:+.1f} [{100 * (mean - 1.96 * se):+.1f}, {100 * (mean + 1.96 * se):+.1f}]"
+
+
+def compare_table() -> list[str]:
+    """One row a kept variant: its share of hands and the preset's expert's on the hands both
+    records hold (the same deals), the difference with its 95% interval over those hands."""
+    lines = ["| preset | variant | what it changes | hands both hold | variant's hands won | expert's "
+             "| difference [95%] | record |",
+             "|---|---|---|---|---|---|---|---|"]
+    for preset, variant, path, a, b, d in _differences():
+        lines.append(f"| {preset} | `{variant}` | {VARIANTS[variant][0]} | {len(d):,} | {100 * a:.1f}% "
+                     f"| {100 * b:.1f}% | {_interval(d)} | `docs/strength/variants/{path.name}` |")
+    return lines
+
+
+def pooled_table() -> list[str]:
+    """A variant tried in several presets: the hands of all of them together."""
+    by_variant: dict[str, tuple[list[str], list[int]]] = {}
+    for preset, variant, _, _, _, d in _differences():
+        presets, diffs = by_variant.setdefault(variant, ([], []))
+        presets.append(preset)
+        diffs.extend(d)
+    lines = ["| variant | presets | hands | difference [95%] |", "|---|---|---|---|"]
+    for variant, (presets, diffs) in sorted(by_variant.items()):
+        if len(presets) > 1:
+            lines.append(f"| `{variant}` | {', '.join(presets)} | {len(diffs):,} | {_interval(diffs)} |")
     return lines
 
 
@@ -220,6 +246,8 @@ def main(argv: list[str] | None = None) -> None:
         timing(args.preset, args.variant, args.hands, args.seed)
     else:
         print("\n".join(compare_table()))
+        print()
+        print("\n".join(pooled_table()))
 
 
 if __name__ == "__main__":
