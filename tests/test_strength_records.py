@@ -103,8 +103,8 @@ ISMCTS = STRENGTH / "ismcts"
 ISMCTS_SECTION = "## The outside yardstick: OpenSpiel's ISMCTS\n"
 
 
-def _section_rows(title: str) -> list[dict[str, str]]:
-    """The rows of the table with a record column in the section ``title`` of strength.md."""
+def _section_rows(title: str, column: str = "record") -> list[dict[str, str]]:
+    """The rows of the table with a ``column`` column in the section ``title`` of strength.md."""
     page = (ROOT / "docs" / "strength.md").read_text(encoding="utf-8")
     section = page[page.index(title) + len(title):].split("\n## ")[0]
     tables: list[list[str]] = [[]]  # the section's tables, each its lines; the results' has a record column
@@ -113,7 +113,7 @@ def _section_rows(title: str) -> list[dict[str, str]]:
             tables[-1].append(line)
         elif tables[-1]:
             tables.append([])
-    lines = next(t for t in tables if t and "| record |" in t[0])
+    lines = next(t for t in tables if t and f"| {column} |" in t[0])
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     rows = []
     for line in lines[2:]:
@@ -256,25 +256,21 @@ def test_the_variants_table_is_what_their_records_compare_to() -> None:
 def test_the_ismcts_pooled_rows_are_what_their_records_tally_to_together() -> None:
     """The target's table: each preset's runs of one pairing counted together (as
     ``canasta arena --tally A B ...`` does), every run of the results table in one row."""
-    page = _page()
-    section = page[page.index(ISMCTS_SECTION):].split("\n## ")[0]
-    rows = [line for line in section.splitlines() if line.startswith("| ") and "| records |" not in line
-            and line.count("docs/strength/ismcts/") >= 1 and "`--rules" not in line]
+    rows = _section_rows(ISMCTS_SECTION, "records")
     assert rows, "the ISMCTS section has no table of the runs counted together"
     pooled: set[Path] = set()
-    for line in rows:
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        paths = [ROOT / name for name in re.findall(r"`(docs/strength/ismcts/[^`]+\.cgn\.gz)`", cells[-1])]
+    for row in rows:
+        paths = [ROOT / name for name in re.findall(r"`(docs/strength/ismcts/[^`]+\.cgn\.gz)`", row["records"])]
         games = []
         for path in paths:
             got, errors = read_file(path)
             assert errors == []
             games += got
         d = tally(games).as_dict()
-        assert [d["rules"], *d["bots"]] == [cells[0], cells[1].strip("`"), cells[2].strip("`")], line
-        assert cells[3].replace(",", "") == str(d["hands"]), line
+        assert [d["rules"], *d["bots"]] == [row["preset"], row["expert"].strip("`"), row["ISMCTS"].strip("`")], row
+        assert row["hands"].replace(",", "") == str(d["hands"]), row
         lo, hi = d["A"]["hands_won_ci95"]
-        assert cells[4] == f"**{d['A']['hands_won_pct']}% [{lo}, {hi}]**", line
+        assert row["expert's hands won [95%]"] == f"**{d['A']['hands_won_pct']}% [{lo}, {hi}]**", row
         pooled |= set(paths)
     assert pooled == {path for _, path in _ismcts_kept() if "-expert-i" in path.name}
 

@@ -85,6 +85,11 @@ def baseline(preset: str) -> tuple[str, int]:
     raise SystemExit(f"no run of {preset} in docs/strength/tables.py")
 
 
+def worlds_of(bot: str) -> int:
+    """The worlds of an ``expert:iN`` budget."""
+    return int(bot.split(":i")[1])
+
+
 def variant_path(preset: str, variant: str) -> Path:
     return HERE / "variants" / f"arena-{preset}-expert-{variant}-vs-advanced-{SEED}.cgn.gz"
 
@@ -102,14 +107,14 @@ def make_variant(preset: str, variant: str) -> Variant:
     tuning = replace(search, **{k: v for k, v in change.items() if k not in attributes})  # type: ignore[arg-type]
     if tuning == search and all(getattr(ExpertBot, k) == v for k, v in attributes.items()):
         raise SystemExit(f"{variant} is already {preset}'s search")
-    worlds = tuning.worlds if "worlds" in change else int(bot.split(":i")[1])
+    worlds = tuning.worlds if "worlds" in change else worlds_of(bot)
     return Variant(f"{bot}+{variant}", worlds, tuning, attributes)
 
 
 def timing(preset: str, variant: str, hands: int, seed: int) -> None:
     rules = RuleSet.preset(preset)
     bot, _ = baseline(preset)
-    expert = ExpertBot(seed, Budget(iterations=int(bot.split(":i")[1])))
+    expert = ExpertBot(seed, Budget(iterations=worlds_of(bot)))
     made = make_variant(preset, variant)
     other = made(seed)
     guide = AdvancedBot(seed)
