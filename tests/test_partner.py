@@ -8,7 +8,7 @@ from typing import Any
 
 from canasta.bots import make_bot
 from canasta.game import Game
-from canasta.moves import ASK, DISCARD, NO, YES
+from canasta.moves import ASK, DISCARD, NO, YES, Move
 from canasta.position import game_from_position
 from canasta.view import seat_view
 
@@ -133,3 +133,27 @@ def test_follows_a_way_out_over_several_melds_in_italian() -> None:
         assert move.kind != DISCARD or g.hand_sizes[0] == 1, f"discarded {move} with {g.hand_sizes[0]} cards"
         g.push(move)
     assert g.end_reason == "went out" and g.went_out == 0
+
+
+def test_after_a_yes_an_unopened_side_is_offered_only_openings_that_still_go_out() -> None:
+    """After a yes the player must go out (A.12.3).  Before the side has opened, the generating
+    set once offered every opening, also those that leave two cards and no canasta: played
+    unchecked (as the learning environments and the expert's rollouts play generated moves), the
+    player was left with no legal move at all.  A position a learned policy reached on hand 4 of a
+    match, its side needing 120 to open: only the openings that keep a way out are offered."""
+    hand = ["2H", "2D", "7S", "7H", "7D", "7D", "7C", "8S", "8D", "8D", "10C", "JK"]
+    g = _classic([hand, ["5C", "6C", "9C", "4C"], ["3S", "9C"], ["5H", "6S", "9S", "4H"]],
+                 [[], [["5S", "5H", "2D"], ["KS", "KS", "KH"]]], ask="yes", scores=[3130, 3255],
+                 has_melded=[False, True, False, True])
+    assert g.rules.minimum_for(3130) == 120
+    moves = [g.materialize(o) for o in g.options()]
+    assert moves, "a yes leaves the player a way out"
+    for move in moves:
+        assert g.is_legal(move), f"generated but refused: {move}"
+        after = g.copy()
+        after.play_unchecked(move)
+        assert after.is_over() or after.options(), f"{move} leaves no legal move"
+    out = g.copy()
+    out.play(Move.parse("meld 7S 7H 7D 7D 7C 2H 2D + 8S 8D 8D JK"))
+    out.play(Move.parse("discard 10C"))
+    assert out.is_over() and out.went_out == 0

@@ -362,7 +362,10 @@ def options(g: Game) -> list[Option]:
         return out
     maybe_out = True
     if not opened:
-        out.extend(gen_openings(g, False))
+        if g.ask == ASK_YES:  # a yes binds (A.12.3): only openings after which the player can still go out
+            out.extend([o for o in gen_openings(g, False) if g.is_legal(g.materialize(o))])
+        else:
+            out.extend(gen_openings(g, False))
     elif g.ask == ASK_YES:
         out.extend(gen_melds_checked(g))
     else:
