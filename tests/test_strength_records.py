@@ -70,7 +70,7 @@ LADDERS = {
                    ["docs/strength/rl/ladder/ladder-italian-4p-basic-vs-policy_italian-4p-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-italian-4p-policy_italian-4p-vs-advanced-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-italian-4p-random-vs-basic-1.cgn.gz",
-                    "docs/strength/presets/arena-italian-4p-expert-vs-advanced-1201.cgn.gz",
+                    "docs/strength/earlier/arena-italian-4p-expert-vs-advanced-1201.cgn.gz",
                     "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-1.cgn.gz",
                     "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-2.cgn.gz",
                     "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-3.cgn.gz"]),
@@ -198,7 +198,7 @@ def test_the_budget_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, 
     assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
 
 
-# -- earlier runs: the clock-bound expert on the pure engine (docs/strength/earlier/)
+# -- earlier runs: former experts (docs/strength/earlier/)
 
 EARLIER_SECTION = "## Earlier runs\n"
 
@@ -220,7 +220,7 @@ def test_the_earlier_row_is_what_the_record_tallies_to(row_path: tuple[dict[str,
     row, path = row_path
     d = _whole_tally(path)
     assert d["rules"] == row["preset"]
-    assert d["bots"] == ["expert", "advanced"]
+    assert d["bots"] == [row["expert"].strip("`"), "advanced"]
     assert row["hands"].replace(",", "") == str(d["hands"])
     lo, hi = d["A"]["hands_won_ci95"]
     assert f"{d['A']['hands_won_pct']}% [{lo}, {hi}]" in row["expert's hands won [95%]"]
@@ -246,11 +246,14 @@ def test_the_variants_table_is_what_their_records_compare_to() -> None:
     assert len(lines) == 2 + len(kept)
     assert "\n".join(lines) + "\n" in _page()
     for path, line in zip(kept, lines[2:], strict=True):
-        preset, variant = line.split("|")[1].strip(), line.split("|")[2].strip(" `")
+        cells = [c.strip(" `") for c in line.split("|")]
+        preset, variant, against = cells[1], cells[2], ROOT / cells[9]
         d = _whole_tally(path)
         assert d["rules"] == preset
-        bot = next(b for p, b, _ in _tables()["RUNS"] if p == preset)
-        assert d["bots"] == [f"python:{bot}+{variant}", "advanced"]
+        base = _whole_tally(against)
+        assert base["rules"] == preset and base["bots"][1] == "advanced"
+        assert d["bots"] == [f"python:{base['bots'][0]}+{variant}", "advanced"]
+        assert against.name == f"arena-{preset}-expert-vs-advanced-1201.cgn.gz", "the same deals: seed 1201"
 
 
 def test_the_ismcts_pooled_rows_are_what_their_records_tally_to_together() -> None:

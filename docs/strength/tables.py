@@ -5,7 +5,7 @@
     .venv/bin/python docs/strength/tables.py commands   # the arena commands that make the presets' records
 
 The presets' runs are data (:data:`RUNS`): for each preset the expert at the family's own
-number of worlds as an iteration budget (``expert:i90`` in Classic, ``expert:i40`` in Italian: no
+number of worlds as an iteration budget (``expert:i90`` in Classic, ``expert:i60`` in Italian: no
 clock, so the play and the figures do not depend on the machine or its load) against the
 advanced player, on duplicate deals of seed 1201 (and 1202, then 1203, where that held too few hands),
 matches of at most five hands.  A row counts a preset's records together; a run stopped with
@@ -35,12 +35,12 @@ RUNS: list[tuple[str, str, list[tuple[int, int]]]] = [
     ("classic-3p-cutthroat", "expert:i90", [(1201, 130), (1202, 10)]),
     ("classic-6p", "expert:i90", [(1201, 130)]),
     ("classic-6p-3x2", "expert:i90", [(1201, 130)]),
-    ("italian-4p", "expert:i40", [(1201, 210)]),
-    ("italian-2p", "expert:i40", [(1201, 130), (1202, 86), (1203, 4)]),
-    ("italian-3p", "expert:i40", [(1201, 130), (1202, 46), (1203, 18)]),
-    ("italian-5p", "expert:i40", [(1201, 130)]),
-    ("italian-6p", "expert:i40", [(1201, 130), (1202, 60), (1203, 2)]),
-    ("italian-6p-3x2", "expert:i40", [(1201, 130), (1202, 52)]),
+    ("italian-4p", "expert:i60", [(1201, 220), (1202, 60)]),
+    ("italian-2p", "expert:i60", [(1201, 140)]),
+    ("italian-3p", "expert:i60", [(1201, 140)]),
+    ("italian-5p", "expert:i60", [(1201, 140)]),
+    ("italian-6p", "expert:i60", [(1201, 140)]),
+    ("italian-6p-3x2", "expert:i60", [(1201, 140)]),
 ]
 
 
@@ -76,7 +76,7 @@ def presets_table() -> list[str]:
             if len(got) < planned:
                 stopped.append(f"seed {seed}: {len(got)} of {planned}")
         if not games:
-            lines.append(f"| {preset} | `{bot}` | not run | | | | | | |")
+            lines.append(f"| {preset} | `{bot}` | not run yet (a former expert's runs: \"Earlier runs\") | | | | | | |")
             continue
         d = tally(games, names).as_dict()
         if d["errors"] or d["cut_off_games_not_counted"]:

@@ -2,15 +2,18 @@
 
     .venv/bin/python docs/strength/variants.py run classic-3p rivals-mean     # play it (Ctrl-C keeps whole deals)
     .venv/bin/python docs/strength/variants.py compare                         # the table of every kept variant
-    .venv/bin/python docs/strength/variants.py timing italian-4p drop --hands 10  # CPU and moves, same positions
+    .venv/bin/python docs/strength/variants.py timing italian-4p no-drop-i40 --hands 10  # CPU and moves, same positions
 
 A variant is the expert with one change to its family's search (:class:`canasta.family.SearchTuning`),
 at the same iteration budget and with the same seeds as the preset's run in
-``docs/strength/tables.py`` (``expert:i90`` in Classic, ``expert:i40`` in Italian), against the
+``docs/strength/tables.py`` (``expert:i90`` in Classic, ``expert:i60`` in Italian), against the
 advanced player on the same duplicate deals (seed 1201, matches of at most five hands): a match's
 deals depend on its seed and number only, so hand k of game n is dealt alike in both runs and the
 two records are compared hand by hand.  Its record goes to ``docs/strength/variants/``.
-A variant the comparison shows better becomes the family's search, and its record the preset's.
+A variant the comparison shows better becomes the family's search, and the preset's runs are
+played again; the former expert's records move to ``docs/strength/earlier/``, where the variants
+measured against it still find them (a variant's record names its expert, ``expert:i40+drop-i60``,
+and is compared with the record of that expert on the same deals).
 
 ``timing`` puts the expert and the variant before the same positions (hands of the advanced
 player, seat 0 asking both at each of its decisions) and prints their CPU time per decision
@@ -57,6 +60,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "switch-0.5": ("leaves the advanced player's move for a gain of half a standard error, not one",
                    {"switch_z": 0.5}),
     "depth-80": ("rollouts of 80 decisions before a position is valued, not 40", {"rollout_depth": 80}),
+    "no-drop-i40": ("every choice in all of 40 worlds (the Italian search before drop-i60)",
+                    {"drop_z": None, "worlds": 40}),
 }
 
 
@@ -111,12 +116,22 @@ def make_variant(preset: str, variant: str) -> Variant:
     return Variant(f"{bot}+{variant}", worlds, tuning, attributes)
 
 
-def timing(preset: str, variant: str, hands: int, seed: int) -> None:
+def timing(preset: str, variant: str, hands: int, seed: int, plain: bool = False) -> None:
+    """``plain``: both at the default budget (the family's or the variant's worlds, and the
+    one-second clock: what the plain ``expert`` plays), each asked first at every other decision."""
     rules = RuleSet.preset(preset)
     bot, _ = baseline(preset)
-    expert = ExpertBot(seed, Budget(iterations=worlds_of(bot)))
     made = make_variant(preset, variant)
-    other = made(seed)
+    if plain:
+        bot = "expert"
+        expert = ExpertBot(seed)
+        other = ExpertBot(seed)
+        other.tuning = made.tuning
+        for key, value in made.attributes.items():
+            setattr(other, key, value)
+    else:
+        expert = ExpertBot(seed, Budget(iterations=worlds_of(bot)))
+        other = made(seed)
     guide = AdvancedBot(seed)
     cpu: tuple[list[float], list[float]] = ([], [])
     same = 0
@@ -127,18 +142,19 @@ def timing(preset: str, variant: str, hands: int, seed: int) -> None:
             if g.to_move != 0:
                 g.play(guide.choose(view))
                 continue
-            t0 = time.process_time()
-            move = expert.choose(view)
-            t1 = time.process_time()
-            theirs = other.choose(view)
-            cpu[0].append(t1 - t0)
-            cpu[1].append(time.process_time() - t1)
-            same += theirs == move
+            order = (0, 1) if not plain or len(cpu[0]) % 2 == 0 else (1, 0)
+            chosen = []
+            for i in order:
+                t0 = time.process_time()
+                chosen.append((i, (expert, other)[i].choose(view)))
+                cpu[i].append(time.process_time() - t0)
+            move = dict(chosen)[0]
+            same += dict(chosen)[1] == move
             g.play(move)
     n = len(cpu[0])
     print(f"{preset}, {hands} hands (seed {seed}), engine {engine()}, load average {os.getloadavg()[0]:.2f}: "
-          f"{n} decisions of seat 0")
-    for name, times in ((bot, cpu[0]), (made.name, cpu[1])):
+          f"{n} decisions of seat 0" + (", both at the default budget (worlds and the clock)" if plain else ""))
+    for name, times in ((bot, cpu[0]), (made.name if not plain else f"expert+{variant}", cpu[1])):
         print(f"  {name}: CPU ms a decision, mean {1000 * statistics.mean(times):.1f}, "
               f"worst {1000 * max(times):.0f}")
     print(f"  CPU ratio {sum(cpu[1]) / sum(cpu[0]):.2f}; the same move in {same} of {n} ({100 * same / n:.0f}%)")
@@ -179,20 +195,41 @@ def _won(games: list[GameRecord], name: str) -> dict[tuple[str, int], int]:
     return out
 
 
-def _differences() -> list[tuple[str, str, Path, float, float, list[int]]]:
-    """Each kept variant's record: (preset, variant, record, the variant's and the expert's shares
-    of the hands both records hold, the variant's result minus the expert's on each such hand)."""
+def _expert_of(games: list[GameRecord]) -> str:
+    """The name of the player a record sets against the advanced one."""
+    players = dict(p.split("=", 1) for p in games[0].headers.get("Players", "").split())
+    return next(name for name in players.values() if name != "advanced")
+
+
+def measured_against(preset: str, variant_games: list[GameRecord]) -> Path:
+    """The record a variant is compared with: the seed-1201 run, on the same deals, of the expert
+    the variant changed (its record names it: ``python:expert:i40+drop-i60``); the preset's run
+    (``docs/strength/presets/``), or a former expert's (``docs/strength/earlier/``)."""
+    expert = _expert_of(variant_games).removeprefix("python:").rsplit("+", 1)[0]
+    for path in (record_path(preset, SEED), HERE / "earlier" / record_path(preset, SEED).name):
+        if path.is_file() and _expert_of(_read(path)) == expert:
+            return path
+    raise SystemExit(f"{preset}: no kept seed-{SEED} run of {expert} to compare its variant with")
+
+
+def _differences() -> list[tuple[str, str, Path, Path, float, float, list[int]]]:
+    """Each kept variant's record: (preset, variant, record, the record it is compared with, the
+    variant's and the expert's shares of the hands both records hold, the variant's result minus
+    the expert's on each such hand)."""
     out = []
     for path in sorted((HERE / "variants").glob("arena-*-vs-advanced-*.cgn.gz")):
         m = re.fullmatch(r"arena-(.+)-expert-(.+)-vs-advanced-(\d+)\.cgn\.gz", path.name)
         if m is None:
             raise SystemExit(f"{path.name}: not a variant's record name")
         preset, variant = m.group(1), m.group(2)
-        base = _won(_read(record_path(preset, SEED)), record_path(preset, SEED).name)
-        mine = _won(_read(path), path.name)
+        games = _read(path)
+        against = measured_against(preset, games)
+        base = _won(_read(against), against.name)
+        mine = _won(games, path.name)
         both = sorted(set(base) & set(mine))
         n = len(both)
-        out.append((preset, variant, path, sum(mine[k] > 0 for k in both) / n, sum(base[k] > 0 for k in both) / n,
+        out.append((preset, variant, path, against, sum(mine[k] > 0 for k in both) / n,
+                    sum(base[k] > 0 for k in both) / n,
                     [(mine[k] > 0) - (base[k] > 0) for k in both]))
     return out
 
@@ -209,18 +246,19 @@ def compare_table() -> list[str]:
     """One row a kept variant: its share of hands and the preset's expert's on the hands both
     records hold (the same deals), the difference with its 95% interval over those hands."""
     lines = ["| preset | variant | what it changes | hands both hold | variant's hands won | expert's "
-             "| difference [95%] | record |",
-             "|---|---|---|---|---|---|---|---|"]
-    for preset, variant, path, a, b, d in _differences():
+             "| difference [95%] | record | compared with |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for preset, variant, path, against, a, b, d in _differences():
         lines.append(f"| {preset} | `{variant}` | {VARIANTS[variant][0]} | {len(d):,} | {100 * a:.1f}% "
-                     f"| {100 * b:.1f}% | {_interval(d)} | `docs/strength/variants/{path.name}` |")
+                     f"| {100 * b:.1f}% | {_interval(d)} | `docs/strength/variants/{path.name}` "
+                     f"| `{against.relative_to(HERE.parent.parent)}` |")
     return lines
 
 
 def pooled_table() -> list[str]:
     """A variant tried in several presets: the hands of all of them together."""
     by_variant: dict[str, tuple[list[str], list[int]]] = {}
-    for preset, variant, _, _, _, d in _differences():
+    for preset, variant, _, _, _, _, d in _differences():
         presets, diffs = by_variant.setdefault(variant, ([], []))
         presets.append(preset)
         diffs.extend(d)
@@ -244,11 +282,13 @@ def main(argv: list[str] | None = None) -> None:
     clock.add_argument("variant", choices=sorted(VARIANTS))
     clock.add_argument("--hands", type=int, default=10)
     clock.add_argument("--seed", type=int, default=1)
+    clock.add_argument("--plain", action="store_true",
+                       help="both at the default budget (worlds and the one-second clock), not an iteration budget")
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.preset, args.variant, args.games)
     elif args.command == "timing":
-        timing(args.preset, args.variant, args.hands, args.seed)
+        timing(args.preset, args.variant, args.hands, args.seed, args.plain)
     else:
         print("\n".join(compare_table()))
         print()

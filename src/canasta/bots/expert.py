@@ -17,9 +17,9 @@ side, the difference squashed so that one wild world does not outvote the
 rest; and the worlds go where the decision is close: after a first look (12
 worlds) and then every 6 worlds, a choice that trails the best one by more than
 ``drop_z`` standard errors over the same worlds is dropped, and the search stops
-when only the advanced player's choice is left.  Italian keeps the first
-version, measured at 70% of hands: a rough value (melded points, any canasta
-300, minus the cards in hand) and every choice tried in every world.
+when only the advanced player's choice is left.  Italian values a position
+roughly (melded points, any canasta 300, minus the cards in hand), and drops
+choices the same way over up to 60 worlds.
 
 The budget bounds each decision: the family's number of worlds, and one second:
 the clock starts with the decision, and rollouts stop at 65% of the time so
