@@ -74,8 +74,9 @@ class Variant:
     tuning: SearchTuning
     attributes: dict[str, object]
 
-    def __call__(self, seed: int) -> ExpertBot:
-        bot = ExpertBot(seed, Budget(iterations=self.worlds))
+    def __call__(self, seed: int, plain: bool = False) -> ExpertBot:
+        """``plain``: at the default budget (the tuning's worlds and the one-second clock)."""
+        bot = ExpertBot(seed) if plain else ExpertBot(seed, Budget(iterations=self.worlds))
         bot.tuning = self.tuning
         for key, value in self.attributes.items():
             setattr(bot, key, value)
@@ -124,14 +125,8 @@ def timing(preset: str, variant: str, hands: int, seed: int, plain: bool = False
     made = make_variant(preset, variant)
     if plain:
         bot = "expert"
-        expert = ExpertBot(seed)
-        other = ExpertBot(seed)
-        other.tuning = made.tuning
-        for key, value in made.attributes.items():
-            setattr(other, key, value)
-    else:
-        expert = ExpertBot(seed, Budget(iterations=worlds_of(bot)))
-        other = made(seed)
+    expert = ExpertBot(seed) if plain else ExpertBot(seed, Budget(iterations=worlds_of(bot)))
+    other = made(seed, plain)
     guide = AdvancedBot(seed)
     cpu: tuple[list[float], list[float]] = ([], [])
     same = 0
