@@ -38,7 +38,7 @@ RUNS: list[tuple[str, str, list[tuple[int, int]]]] = [
     ("italian-4p", "expert:i60", [(1201, 220), (1202, 60)]),
     ("italian-2p", "expert:i60", [(1201, 140)]),
     ("italian-3p", "expert:i60", [(1201, 140)]),
-    ("italian-5p", "expert:i60", [(1201, 140)]),
+    ("italian-5p", "expert:i60", [(1201, 140), (1202, 68)]),
     ("italian-6p", "expert:i60", [(1201, 140)]),
     ("italian-6p-3x2", "expert:i60", [(1201, 140)]),
 ]
