@@ -282,3 +282,19 @@ def test_the_variants_pooled_table_is_what_their_records_compare_to() -> None:
     lines = _variants()["pooled_table"]()
     assert len(lines) > 2, "no variant tried in more than one preset"
     assert "\n".join(lines) + "\n" in _page()
+
+
+def test_the_former_experts_table_is_what_the_records_compare_to() -> None:
+    """Today's run of a preset against the former expert's run on the same deals (seed 1201),
+    hand by hand: the table on the page is what the kept records give, and each row compares two
+    different experts' records of one preset."""
+    lines = _variants()["former_table"]()
+    assert len(lines) > 3, "no preset with both today's and a former expert's seed-1201 run"
+    assert "\n".join(lines) + "\n" in _page()
+    for line in lines[2:-1]:
+        cells = [c.strip(" `") for c in line.split("|")]
+        today, former = (ROOT / p.strip(" `") for p in cells[8].split(","))
+        d, e = _whole_tally(today), _whole_tally(former)
+        assert d["rules"] == e["rules"] == cells[1]
+        assert [d["bots"][0], e["bots"][0]] == [cells[2], cells[3]] and cells[2] != cells[3]
+        assert today.name == former.name == f"arena-{cells[1]}-expert-vs-advanced-1201.cgn.gz"

@@ -3,6 +3,7 @@
     .venv/bin/python docs/strength/variants.py run classic-3p rivals-mean     # play it (Ctrl-C keeps whole deals)
     .venv/bin/python docs/strength/variants.py compare                         # the table of every kept variant
     .venv/bin/python docs/strength/variants.py timing italian-4p no-drop-i40 --hands 10  # CPU and moves, same positions
+    .venv/bin/python docs/strength/variants.py former                          # today's expert against the former one
 
 A variant is the expert with one change to its family's search (:class:`canasta.family.SearchTuning`),
 at the same iteration budget and with the same seeds as the preset's run in
@@ -60,6 +61,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "switch-0.5": ("leaves the advanced player's move for a gain of half a standard error, not one",
                    {"switch_z": 0.5}),
     "depth-80": ("rollouts of 80 decisions before a position is valued, not 40", {"rollout_depth": 80}),
+    "melds-2": ("two melds besides the advanced player's tried as well (the best by its own meld scoring)",
+                {"meld_choices": 2}),
     "no-drop-i40": ("every choice in all of 40 worlds (the Italian search before drop-i60)",
                     {"drop_z": None, "worlds": 40}),
 }
@@ -250,6 +253,33 @@ def compare_table() -> list[str]:
     return lines
 
 
+def former_table() -> list[str]:
+    """Each preset whose expert has changed since an earlier run on the same deals (seed 1201,
+    ``docs/strength/earlier/``): today's run and the former one compared hand by hand on the hands
+    both records hold, as a variant is; then all of them together."""
+    lines = ["| preset | today | former | hands both hold | today's hands won | former's "
+             "| difference [95%] | records |",
+             "|---|---|---|---|---|---|---|---|"]
+    pooled: list[int] = []
+    for preset, _, _ in RUNS:
+        today = record_path(preset, SEED)
+        former = HERE / "earlier" / today.name
+        if not (today.is_file() and former.is_file()):
+            continue
+        games, earlier = _read(today), _read(former)
+        new, old = _won(games, today.name), _won(earlier, former.name)
+        both = sorted(set(new) & set(old))
+        d = [(new[k] > 0) - (old[k] > 0) for k in both]
+        pooled += d
+        lines.append(f"| {preset} | `{_expert_of(games)}` | `{_expert_of(earlier)}` | {len(d):,} "
+                     f"| {100 * sum(new[k] > 0 for k in both) / len(d):.1f}% "
+                     f"| {100 * sum(old[k] > 0 for k in both) / len(d):.1f}% | {_interval(d)} "
+                     f"| `docs/strength/presets/{today.name}`, `docs/strength/earlier/{former.name}` |")
+    if pooled:
+        lines.append(f"| all of them | | | {len(pooled):,} | | | {_interval(pooled)} | |")
+    return lines
+
+
 def pooled_table() -> list[str]:
     """A variant tried in several presets: the hands of all of them together."""
     by_variant: dict[str, tuple[list[str], list[int]]] = {}
@@ -272,6 +302,7 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("variant", choices=sorted(VARIANTS))
     play.add_argument("--games", type=int, default=None, help="default: the preset's seed-1201 run's games")
     sub.add_parser("compare", help="the table of every kept variant")
+    sub.add_parser("former", help="each preset's run against the former expert's on the same deals")
     clock = sub.add_parser("timing", help="CPU per decision and moves of the expert and a variant, same positions")
     clock.add_argument("preset")
     clock.add_argument("variant", choices=sorted(VARIANTS))
@@ -284,6 +315,8 @@ def main(argv: list[str] | None = None) -> None:
         run(args.preset, args.variant, args.games)
     elif args.command == "timing":
         timing(args.preset, args.variant, args.hands, args.seed, args.plain)
+    elif args.command == "former":
+        print("\n".join(former_table()))
     else:
         print("\n".join(compare_table()))
         print()

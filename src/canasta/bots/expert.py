@@ -55,6 +55,7 @@ class ExpertBot(Bot):
     first_look = 12  # worlds before the first drop
     look_every = 6  # worlds between drops
     rollout_depth: int | None = 40  # decisions before a rollout is scored where it stands (None: to the end)
+    meld_choices = 0  # melds besides the guide's tried too: the best by the guide's own meld scoring
     infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
     tuning: SearchTuning | None = None  # a variant's own search (None: the family's, RuleFamily.search)
 
@@ -185,6 +186,11 @@ class ExpertBot(Bot):
             for m in ranked[:3]:
                 if m not in out:
                     out.append(m)
+        if self.meld_choices:
+            melds = [m for m in moves if m.kind == MELD and m not in out]
+            late = len(g.stock) < self.guide.late_meld_stock
+            melds.sort(key=lambda m: -self.guide._meld_score(g, m, late))
+            out.extend(melds[:self.meld_choices])
         return out
 
     def _discard_rank(self, g: Game, move: Move, discards: list[Move]) -> int:
