@@ -63,6 +63,9 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "depth-80": ("rollouts of 80 decisions before a position is valued, not 40", {"rollout_depth": 80}),
     "melds-2": ("two melds besides the advanced player's tried as well (the best by its own meld scoring)",
                 {"meld_choices": 2}),
+    "discards-5": ("five discards tried, not three (the advanced player's ranking)", {"discard_choices": 5}),
+    "rough": ("a rollout's position valued roughly (melded points less cards held), not by the scoring",
+              {"scored": False}),
     "no-drop-i40": ("every choice in all of 40 worlds (the Italian search before drop-i60)",
                     {"drop_z": None, "worlds": 40}),
 }

@@ -55,6 +55,7 @@ class ExpertBot(Bot):
     first_look = 12  # worlds before the first drop
     look_every = 6  # worlds between drops
     rollout_depth: int | None = 40  # decisions before a rollout is scored where it stands (None: to the end)
+    discard_choices = 3  # the discards tried: the guide's and the next best by its own ranking
     meld_choices = 0  # melds besides the guide's tried too: the best by the guide's own meld scoring
     infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
     tuning: SearchTuning | None = None  # a variant's own search (None: the family's, RuleFamily.search)
@@ -183,7 +184,7 @@ class ExpertBot(Bot):
         discards = [m for m in moves if m.kind == DISCARD]
         if discards:
             ranked = sorted(discards, key=lambda m: self._discard_rank(g, m, discards))
-            for m in ranked[:3]:
+            for m in ranked[:self.discard_choices]:
                 if m not in out:
                     out.append(m)
         if self.meld_choices:
