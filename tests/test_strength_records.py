@@ -66,14 +66,13 @@ LADDERS = {
                     "docs/strength/presets/arena-classic-4p-expert-vs-advanced-1201.cgn.gz",
                     "docs/strength/ismcts/arena-classic-4p-expert-i90-vs-ismcts16-1.cgn.gz",
                     "docs/strength/ismcts/arena-classic-4p-expert-i90-vs-ismcts16-2.cgn.gz"]),
-    "italian-4p": ("random,basic,policy:italian-4p,advanced,expert:i40,ismcts:22",
+    "italian-4p": ("random,basic,policy:italian-4p,advanced,expert:i60,ismcts:22",
                    ["docs/strength/rl/ladder/ladder-italian-4p-basic-vs-policy_italian-4p-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-italian-4p-policy_italian-4p-vs-advanced-1.cgn.gz",
                     "docs/strength/rl/ladder/ladder-italian-4p-random-vs-basic-1.cgn.gz",
-                    "docs/strength/earlier/arena-italian-4p-expert-vs-advanced-1201.cgn.gz",
-                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-1.cgn.gz",
-                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-2.cgn.gz",
-                    "docs/strength/ismcts/arena-italian-4p-expert-i40-vs-ismcts22-3.cgn.gz"]),
+                    "docs/strength/presets/arena-italian-4p-expert-vs-advanced-1201.cgn.gz",
+                    "docs/strength/presets/arena-italian-4p-expert-vs-advanced-1202.cgn.gz",
+                    "docs/strength/ismcts/arena-italian-4p-expert-i60-vs-ismcts22-1.cgn.gz"]),
 }
 
 

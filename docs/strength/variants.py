@@ -60,6 +60,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "drop-i60": ("the drop, and half as many worlds again (60)", {"drop_z": 1.5, "worlds": 60}),
     "switch-0.5": ("leaves the advanced player's move for a gain of half a standard error, not one",
                    {"switch_z": 0.5}),
+    "switch-1.5": ("leaves the advanced player's move for a gain of one and a half standard errors, not one",
+                   {"switch_z": 1.5}),
     "depth-80": ("rollouts of 80 decisions before a position is valued, not 40", {"rollout_depth": 80}),
     "melds-2": ("two melds besides the advanced player's tried as well (the best by its own meld scoring)",
                 {"meld_choices": 2}),
