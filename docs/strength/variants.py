@@ -145,14 +145,13 @@ def timing(preset: str, variant: str, hands: int, seed: int, plain: bool = False
             if g.to_move != 0:
                 g.play(guide.choose(view))
                 continue
-            order = (0, 1) if not plain or len(cpu[0]) % 2 == 0 else (1, 0)
-            chosen = []
-            for i in order:
+            chosen = {}
+            for i in (0, 1) if not plain or len(cpu[0]) % 2 == 0 else (1, 0):
                 t0 = time.process_time()
-                chosen.append((i, (expert, other)[i].choose(view)))
+                chosen[i] = (expert, other)[i].choose(view)
                 cpu[i].append(time.process_time() - t0)
-            move = dict(chosen)[0]
-            same += dict(chosen)[1] == move
+            move = chosen[0]
+            same += chosen[1] == move
             g.play(move)
     n = len(cpu[0])
     print(f"{preset}, {hands} hands (seed {seed}), engine {engine()}, load average {os.getloadavg()[0]:.2f}: "
@@ -227,14 +226,19 @@ def _differences() -> list[tuple[str, str, Path, Path, float, float, list[int]]]
         preset, variant = m.group(1), m.group(2)
         games = _read(path)
         against = measured_against(preset, games)
-        base = _won(_read(against), against.name)
-        mine = _won(games, path.name)
-        both = sorted(set(base) & set(mine))
-        n = len(both)
-        out.append((preset, variant, path, against, sum(mine[k] > 0 for k in both) / n,
-                    sum(base[k] > 0 for k in both) / n,
-                    [(mine[k] > 0) - (base[k] > 0) for k in both]))
+        out.append((preset, variant, path, against, *_hand_by_hand(games, path, _read(against), against)))
     return out
+
+
+def _hand_by_hand(games: list[GameRecord], path: Path, other: list[GameRecord],
+                  other_path: Path) -> tuple[float, float, list[int]]:
+    """Two records of the same deals, on the hands both hold: each one's share of those hands won
+    against the advanced player, and on each hand the first's result minus the other's."""
+    mine, theirs = _won(games, path.name), _won(other, other_path.name)
+    both = sorted(set(mine) & set(theirs))
+    n = len(both)
+    return (sum(mine[k] > 0 for k in both) / n, sum(theirs[k] > 0 for k in both) / n,
+            [(mine[k] > 0) - (theirs[k] > 0) for k in both])
 
 
 def _interval(d: list[int]) -> str:
@@ -272,13 +276,10 @@ def former_table() -> list[str]:
         if not (today.is_file() and former.is_file()):
             continue
         games, earlier = _read(today), _read(former)
-        new, old = _won(games, today.name), _won(earlier, former.name)
-        both = sorted(set(new) & set(old))
-        d = [(new[k] > 0) - (old[k] > 0) for k in both]
+        a, b, d = _hand_by_hand(games, today, earlier, former)
         pooled += d
         lines.append(f"| {preset} | `{_expert_of(games)}` | `{_expert_of(earlier)}` | {len(d):,} "
-                     f"| {100 * sum(new[k] > 0 for k in both) / len(d):.1f}% "
-                     f"| {100 * sum(old[k] > 0 for k in both) / len(d):.1f}% | {_interval(d)} "
+                     f"| {100 * a:.1f}% | {100 * b:.1f}% | {_interval(d)} "
                      f"| `docs/strength/presets/{today.name}`, `docs/strength/earlier/{former.name}` |")
     if pooled:
         lines.append(f"| all of them | | | {len(pooled):,} | | | {_interval(pooled)} | |")
