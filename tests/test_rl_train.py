@@ -85,6 +85,8 @@ def test_baseline_recipe_smoke(tmp_path: Path) -> None:
     assert baseline.main(["--smoke", "--out", str(tmp_path), "--seed", "4"]) == 0
     record = json.loads((tmp_path / "bc" / "classic-4p.json").read_text(encoding="utf-8"))
     assert record["hands"] == 3 and record["decisions"] > 100 and len(record["losses"]) == 1
+    [dagger] = record["dagger"]  # one round of DAgger, fitted on the clone's decisions and its own
+    assert dagger["hands"] == 2 and dagger["decisions"] > 10 and len(dagger["losses"]) == 1
     clone = NumpyPolicy.load(tmp_path / "bc" / "classic-4p.npz")
     figures = json.loads((tmp_path / "finetune" / "figures.json").read_text(encoding="utf-8"))
     assert len(figures) == 1 and figures[0]["steps"] > 0

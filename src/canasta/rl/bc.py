@@ -1,4 +1,4 @@
-"""Behaviour cloning of the advanced player: the learned baseline's training script.
+"""Behaviour cloning of the advanced player, then DAgger: the learned baseline's training script.
 
 ``nice python -m canasta.rl.bc --rules classic-4p --hands 1500 --epochs 5 --seed 1`` plays ``hands`` hands
 of four ``advanced`` bots, records every action of their moves (the observation of the seat to
@@ -8,6 +8,14 @@ them by masked cross-entropy with torch (one thread), and saves it as a numpy po
 decisions are cheap (about 0.03 s of CPU a hand), so a few minutes give ~100k labelled
 decisions, where PPO against bots stayed below basic after 30 minutes (``docs/rl.md``).
 
+``--dagger N`` adds N rounds of DAgger (dataset aggregation): in ``--dagger-hands`` hands one side
+is the policy fitted last, its opponents ``--dagger-opponents`` bots in turn; each of its moves is
+its own with probability ``--dagger-share``, else the advanced player's, and the advanced player,
+seeing what that seat sees, labels every one of its decisions.  The policy is then fitted again,
+from the start, on all the decisions recorded so far.  A clone learns the advanced player's moves
+in positions of advanced players; DAgger teaches it the moves in the positions its own play and
+other opponents lead to (with random opponents among them: what the baseline is measured against).
+
 ``python -m canasta.rl.bc --rules classic-4p --measure random basic`` measures the shipped policy
 (1000 hands each, seed 5: what ``docs/strength/rl-bc-classic-4p.jsonl`` records).
 """
@@ -16,36 +24,77 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from canasta.bots import make_bot
+from canasta.bots import BotSpecError, make_bot
+from canasta.moves import Move
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rl.policy import NumpyPolicy
 from canasta.view import seat_view
 
+Decisions = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""Recorded decisions: observations, legal actions (bit-packed masks), the actions chosen."""
 
-def collect(rules: str, hands: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+
+def _record(table: ActionTable, seat: int, move: Move, out: tuple[list[np.ndarray], list[np.ndarray], list[int]]) -> None:
+    """Append the decisions of ``move`` (of ``seat``, to move in ``table``) to ``out``; the table is
+    stepped through the move's actions."""
+    obs, masks, acts = out
+    for a in table.decision.actions_for(move):
+        obs.append(table.observe(seat))
+        masks.append(np.packbits(table.mask(np.bool_)))
+        acts.append(a)
+        table.step(a)
+
+
+def collect(rules: str, hands: int, seed: int) -> Decisions:
+    """The decisions of ``hands`` hands of four advanced players."""
     table = ActionTable(rules)
     bots = [make_bot("advanced", seed=seed * 100 + s) for s in range(table.n)]
-    obs: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    acts: list[int] = []
+    out: tuple[list[np.ndarray], list[np.ndarray], list[int]] = ([], [], [])
     for h in range(hands):
         table.reset(seed * 1_000_003 + h)
         while not table.over:
             s = table.to_move
-            move = bots[s].choose(seat_view(table.game, s))
-            for a in table.decision.actions_for(move):
-                obs.append(table.observe(s))
-                masks.append(np.packbits(table.mask(np.bool_)))
-                acts.append(a)
-                table.step(a)
-    return np.stack(obs), np.stack(masks), np.asarray(acts, np.int64)
+            _record(table, s, bots[s].choose(seat_view(table.game, s)), out)
+    return np.stack(out[0]), np.stack(out[1]), np.asarray(out[2], np.int64)
+
+
+def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share: float,
+                   opponents: list[str]) -> Decisions:
+    """One round of DAgger: ``hands`` hands in which one side (the seats of one parity, changing
+    every hand) plays each move by ``policy`` with probability ``share``, else by the advanced
+    player, against ``opponents`` bots (one name per pair of hands, in turn); every decision of
+    that side is labelled with the advanced player's choice from the seat's view."""
+    table = ActionTable(rules)
+    rng = random.Random(seed)
+    out: tuple[list[np.ndarray], list[np.ndarray], list[int]] = ([], [], [])
+    for h in range(hands):
+        table.reset(seed * 1_000_003 + h)
+        learner = h % 2
+        name = opponents[(h // 2) % len(opponents)]
+        teachers = [make_bot("advanced", seed=rng.getrandbits(32)) for _ in range(table.n)]
+        others = {s: make_bot(name, seed=rng.getrandbits(32)) for s in range(table.n) if s % 2 != learner}
+        while not table.over:
+            s = table.to_move
+            view = seat_view(table.game, s)
+            if s in others:
+                table.play(others[s].choose(view))
+                continue
+            label = teachers[s].choose(view)
+            _record(table.copy(), s, label, out)
+            if rng.random() < share:  # the policy's own move, action by action
+                while table.step(policy.act(table.observe(s), table.mask(np.bool_))) is None:
+                    pass
+            else:
+                table.play(label)
+    return np.stack(out[0]), np.stack(out[1]), np.asarray(out[2], np.int64)
 
 
 def fit(obs: np.ndarray, masks: np.ndarray, acts: np.ndarray, seed: int, epochs: int,
@@ -105,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dagger", type=int, default=0, metavar="ROUNDS", help="rounds of DAgger after the clone")
+    ap.add_argument("--dagger-hands", type=int, default=8000, help="hands a round of DAgger plays")
+    ap.add_argument("--dagger-share", type=float, default=0.7,
+                    help="the share of the learning side's moves the policy plays (the rest the advanced player's)")
+    ap.add_argument("--dagger-opponents", default="advanced,random", help="the learning side's opponents, in turn")
     ap.add_argument("--out", default="src/canasta/rl/weights")
     ap.add_argument("--measure", nargs="*", metavar="OPPONENT",
                     help="measure the shipped policy against these bots (1000 hands each) instead of training")
@@ -113,19 +167,43 @@ def main(argv: list[str] | None = None) -> int:
         for opp in args.measure:
             print(json.dumps(measure(args.rules, opp, 1000)), flush=True)
         return 0
+    opponents = [name.strip() for name in args.dagger_opponents.split(",") if name.strip()]
+    if args.dagger < 0 or not 0.0 <= args.dagger_share <= 1.0 or not opponents:
+        ap.error("--dagger needs a number of rounds >= 0, --dagger-share a share from 0 to 1 and "
+                 "--dagger-opponents at least one bot")
+    for name in opponents:  # an unknown name is refused here, before any hand is played
+        try:
+            make_bot(name)
+        except BotSpecError as exc:
+            ap.error(f"--dagger-opponents: {exc}")
     t0 = time.process_time()
-    obs, masks, acts = collect(args.rules, args.hands, args.seed)
+    data = [collect(args.rules, args.hands, args.seed)]
     t1 = time.process_time()
-    policy, losses = fit(obs, masks, acts, args.seed, args.epochs, args.hidden)
+    policy, losses = fit(*data[0], args.seed, args.epochs, args.hidden)
     t2 = time.process_time()
+    record: dict[str, Any] = {"rules": args.rules, "hands": args.hands, "seed": args.seed, "epochs": args.epochs,
+                              "hidden": args.hidden, "decisions": len(data[0][2]), "losses": losses,
+                              "cpu_seconds_collect": round(t1 - t0, 1), "cpu_seconds_fit": round(t2 - t1, 1)}
+    rounds: list[dict[str, Any]] = []
+    for r in range(1, args.dagger + 1):  # round r plays from the seed + r
+        t0 = time.process_time()
+        data.append(collect_dagger(args.rules, policy, args.dagger_hands, args.seed + r, args.dagger_share,
+                                   opponents))
+        t1 = time.process_time()
+        obs, masks, acts = (np.concatenate(part) for part in zip(*data, strict=True))
+        policy, losses = fit(obs, masks, acts, args.seed, args.epochs, args.hidden)
+        rounds.append({"round": r, "hands": args.dagger_hands, "share": args.dagger_share, "opponents": opponents,
+                       "decisions": len(data[-1][2]), "losses": losses,
+                       "cpu_seconds_collect": round(t1 - t0, 1),
+                       "cpu_seconds_fit": round(time.process_time() - t1, 1)})
+    if rounds:
+        record["dagger"] = rounds
     policy.rules = args.rules
-    policy.meta = {"trained": "behaviour cloning of advanced", "hands": str(args.hands), "seed": str(args.seed)}
+    policy.meta = {"trained": "behaviour cloning of advanced" + (f", {args.dagger} rounds of DAgger" if rounds else ""),
+                   "hands": str(args.hands), "seed": str(args.seed)}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     policy.save(out / f"{args.rules}.npz")
-    record: dict[str, Any] = {"rules": args.rules, "hands": args.hands, "seed": args.seed, "epochs": args.epochs,
-                              "hidden": args.hidden, "decisions": len(acts), "losses": losses,
-                              "cpu_seconds_collect": round(t1 - t0, 1), "cpu_seconds_fit": round(t2 - t1, 1)}
     (out / f"{args.rules}.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(record))
     return 0
