@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="policies need numpy: pip install 'canasta[rl]'")
+pytest.importorskip("numpy", reason="policies need numpy: pip install 'canasta[rl]'")
+
+import numpy as np
 
 from canasta.rl.bc import collect_dagger, main
 from canasta.rl.encoding import NUM_ACTIONS, Observer
