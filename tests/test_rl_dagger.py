@@ -17,8 +17,9 @@ from canasta.rules import RuleSet
 
 def _policy(seed: int, inputs: int) -> NumpyPolicy:
     rng = np.random.default_rng(seed)
-    return NumpyPolicy([(rng.normal(size=(8, inputs)), np.zeros(8)), (rng.normal(size=(NUM_ACTIONS, 8)),
-                                                                        np.zeros(NUM_ACTIONS))])
+    f32 = np.float32
+    return NumpyPolicy([(rng.normal(size=(8, inputs)).astype(f32), np.zeros(8, f32)),
+                        (rng.normal(size=(NUM_ACTIONS, 8)).astype(f32), np.zeros(NUM_ACTIONS, f32))])
 
 
 @pytest.mark.parametrize(("share", "opponents"), [(1.0, ["random"]), (0.0, ["basic"]), (0.5, ["advanced", "random"])])
