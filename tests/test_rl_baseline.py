@@ -71,7 +71,7 @@ def _arena_rows() -> list[dict[str, str]]:
 def test_every_kept_arena_record_of_the_policies_is_named_in_rl_md() -> None:
     named = {re.search(r"`(docs/strength/rl/[^`]+)`", r["record"]).group(1) for r in _arena_rows()}  # type: ignore[union-attr]
     kept = {f"docs/strength/rl/{p.name}" for p in (STRENGTH / "rl").glob("*.cgn.gz")}
-    assert named == kept and len(kept) == 4
+    assert named == kept and len(kept) == 8
 
 
 @pytest.mark.parametrize("row", _arena_rows(), ids=lambda r: r["record"].split("/")[-1].strip("`"))

@@ -68,8 +68,8 @@ def collect(rules: str, hands: int, seed: int) -> Decisions:
 
 def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share: float,
                    opponents: list[str]) -> Decisions:
-    """One round of DAgger: ``hands`` hands in which one side (the seats of one parity, changing
-    every hand) plays each move by ``policy`` with probability ``share``, else by the advanced
+    """One round of DAgger: ``hands`` hands in which one side (seat 0's, then seat 1's, in turn)
+    plays each move by ``policy`` with probability ``share``, else by the advanced
     player, against ``opponents`` bots (one name per pair of hands, in turn); every decision of
     that side is labelled with the advanced player's choice from the seat's view."""
     table = ActionTable(rules)
@@ -77,10 +77,10 @@ def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share
     out: tuple[list[np.ndarray], list[np.ndarray], list[int]] = ([], [], [])
     for h in range(hands):
         table.reset(seed * 1_000_003 + h)
-        learner = h % 2
+        side_of = table.game.side_of
         name = opponents[(h // 2) % len(opponents)]
         teachers = [make_bot("advanced", seed=rng.getrandbits(32)) for _ in range(table.n)]
-        others = {s: make_bot(name, seed=rng.getrandbits(32)) for s in range(table.n) if s % 2 != learner}
+        others = {s: make_bot(name, seed=rng.getrandbits(32)) for s in range(table.n) if side_of[s] != side_of[h % 2]}
         while not table.over:
             s = table.to_move
             view = seat_view(table.game, s)

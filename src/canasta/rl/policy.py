@@ -23,8 +23,8 @@ from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer
 from canasta.view import SeatView, sample_world
 
 FORMAT = "canasta-policy/1"
-#: the shipped policies (``policy:classic-4p``): behaviour clones of the advanced player, see
-#: :mod:`canasta.rl.bc` and the figures in ``docs/rl.md``
+#: the shipped policies (``policy:classic-4p``): behaviour clones of the advanced player (Classic
+#: with a round of DAgger), see :mod:`canasta.rl.bc` and the figures in ``docs/rl.md``
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 
 
