@@ -102,3 +102,20 @@ def test_the_ladder_ratings_in_rl_md_are_what_the_kept_records_tally_to(
     rated = [line for line in capsys.readouterr().out.splitlines() if re.match(r"\| [1-4] \| ", line)]
     page = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text(encoding="utf-8")
     assert len(rated) == 4 and all(line in page for line in rated), rated
+
+
+def test_the_teachers_figure_in_rl_md_is_what_its_record_tallies_to() -> None:
+    """The advanced player on the Classic policy's single-hand deals: the figure the page sets
+    beside the policy's, from its kept record."""
+    from canasta.play.record import read_file
+    from canasta.tools.arena import tally
+
+    name = "docs/strength/rl/teacher/arena-classic-4p-advanced-vs-random-hands-901.cgn.gz"
+    games, errors = read_file(Path(__file__).resolve().parent.parent / name)
+    assert errors == []
+    d = tally(games, [f"game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    assert d["bots"] == ["advanced", "random"] and d["hands"] == 2000
+    lo, hi = d["A"]["hands_won_ci95"]
+    page = " ".join((Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text(encoding="utf-8").split())
+    assert f"`advanced`, wins {d['A']['hands_won_pct']}% [{lo}, {hi}] of the same 2,000 Classic deals" in page
+    assert name in page
