@@ -7,6 +7,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,15 +75,20 @@ def test_every_kept_arena_record_of_the_policies_is_named_in_rl_md() -> None:
     assert named == kept and len(kept) == 8
 
 
-@pytest.mark.parametrize("row", _arena_rows(), ids=lambda r: r["record"].split("/")[-1].strip("`"))
-def test_the_policy_arena_rows_are_what_their_records_tally_to(row: dict[str, str]) -> None:
+def _tally(name: str) -> dict[str, Any]:
+    """The figures ``canasta arena --tally`` gives for a kept record (``docs/strength/…``)."""
     from canasta.play.record import read_file
     from canasta.tools.arena import tally
 
-    path = Path(__file__).resolve().parent.parent / row["record"].strip("`")
+    path = Path(__file__).resolve().parent.parent / name
     games, errors = read_file(path)
     assert errors == []
-    d = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    return tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()
+
+
+@pytest.mark.parametrize("row", _arena_rows(), ids=lambda r: r["record"].split("/")[-1].strip("`"))
+def test_the_policy_arena_rows_are_what_their_records_tally_to(row: dict[str, str]) -> None:
+    d = _tally(row["record"].strip("`"))
     assert d["errors"] == [] and d["rules"] == row["preset"] and d["bots"][0] == f"policy:{row['preset']}"
     assert f"--bots {','.join(d['bots'])}" in row["command"] and str(d["hands"]) == row["hands"]
     lo, hi = d["A"]["hands_won_ci95"]
@@ -107,13 +113,8 @@ def test_the_ladder_ratings_in_rl_md_are_what_the_kept_records_tally_to(
 def test_the_teachers_figure_in_rl_md_is_what_its_record_tallies_to() -> None:
     """The advanced player on the Classic policy's single-hand deals: the figure the page sets
     beside the policy's, from its kept record."""
-    from canasta.play.record import read_file
-    from canasta.tools.arena import tally
-
     name = "docs/strength/rl/teacher/arena-classic-4p-advanced-vs-random-hands-901.cgn.gz"
-    games, errors = read_file(Path(__file__).resolve().parent.parent / name)
-    assert errors == []
-    d = tally(games, [f"game {i}" for i in range(1, len(games) + 1)]).as_dict()
+    d = _tally(name)
     assert d["bots"] == ["advanced", "random"] and d["hands"] == 2000
     lo, hi = d["A"]["hands_won_ci95"]
     page = " ".join((Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text(encoding="utf-8").split())

@@ -40,9 +40,14 @@ from canasta.view import seat_view
 
 Decisions = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Recorded decisions: observations, legal actions (bit-packed masks), the actions chosen."""
+_Recording = tuple[list[np.ndarray], list[np.ndarray], list[int]]
 
 
-def _record(table: ActionTable, seat: int, move: Move, out: tuple[list[np.ndarray], list[np.ndarray], list[int]]) -> None:
+def _stacked(out: _Recording) -> Decisions:
+    return np.stack(out[0]), np.stack(out[1]), np.asarray(out[2], np.int64)
+
+
+def _record(table: ActionTable, seat: int, move: Move, out: _Recording) -> None:
     """Append the decisions of ``move`` (of ``seat``, to move in ``table``) to ``out``; the table is
     stepped through the move's actions."""
     obs, masks, acts = out
@@ -57,13 +62,13 @@ def collect(rules: str, hands: int, seed: int) -> Decisions:
     """The decisions of ``hands`` hands of four advanced players."""
     table = ActionTable(rules)
     bots = [make_bot("advanced", seed=seed * 100 + s) for s in range(table.n)]
-    out: tuple[list[np.ndarray], list[np.ndarray], list[int]] = ([], [], [])
+    out: _Recording = ([], [], [])
     for h in range(hands):
         table.reset(seed * 1_000_003 + h)
         while not table.over:
             s = table.to_move
             _record(table, s, bots[s].choose(seat_view(table.game, s)), out)
-    return np.stack(out[0]), np.stack(out[1]), np.asarray(out[2], np.int64)
+    return _stacked(out)
 
 
 def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share: float,
@@ -74,7 +79,7 @@ def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share
     that side is labelled with the advanced player's choice from the seat's view."""
     table = ActionTable(rules)
     rng = random.Random(seed)
-    out: tuple[list[np.ndarray], list[np.ndarray], list[int]] = ([], [], [])
+    out: _Recording = ([], [], [])
     for h in range(hands):
         table.reset(seed * 1_000_003 + h)
         side_of = table.game.side_of
@@ -94,7 +99,7 @@ def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share
                     pass
             else:
                 table.play(label)
-    return np.stack(out[0]), np.stack(out[1]), np.asarray(out[2], np.int64)
+    return _stacked(out)
 
 
 def fit(obs: np.ndarray, masks: np.ndarray, acts: np.ndarray, seed: int, epochs: int,
