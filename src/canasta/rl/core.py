@@ -251,7 +251,7 @@ class ActionTable:
         d = self._decision
         if d is None:
             d = self._decision = Decision(self.game)
-        if action not in d.legal_set():
+        if not d.is_legal(action):
             return False
         self.step(action)
         return True

@@ -258,7 +258,7 @@ class Decision:
     ``apply(action)`` returns the engine move once a sequence is complete, else None.  The game
     must not change while a decision is in use."""
 
-    __slots__ = ("game", "_entries", "_opts", "prefix", "_single", "_legal")
+    __slots__ = ("game", "_entries", "_opts", "prefix", "_acts", "_buf", "_legal")
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -267,28 +267,33 @@ class Decision:
         self._entries: list[tuple[tuple[int, ...], Option]] | None = None
         opts = self._opts = game.options()
         table = _OPTION_ACTION
-        single: dict[int, Option] = {}
-        for opt in opts:  # the common case: every move is one action
+        # the common case, every move one action: each option's action, and the mask built as
+        # they are read (an action two options share plays the first of them)
+        acts: list[int] = []
+        buf = bytearray(NUM_ACTIONS)
+        for opt in opts:
             if opt.__class__ is not int:
                 seq = _option_actions(game, opt)
                 if len(seq) > 1:
                     self._entries = [(_option_actions(game, o), o) for o in opts]
-                    self._single: dict[int, Option] | None = None
+                    self._acts: list[int] | None = None
+                    self._buf: bytearray | None = None
                     return
                 a = seq[0]
             else:
                 a = table[opt]
-            if a not in single:
-                single[a] = opt
-        if -1 in single:
-            raise EncodingError("an option code without an action")
-        self._single = single
+                if a < 0:
+                    raise EncodingError("an option code without an action")
+            acts.append(a)
+            buf[a] = 1
+        self._acts = acts
+        self._buf = buf
 
-    def legal_set(self) -> frozenset[int] | dict[int, Option]:
-        """The legal actions now, for membership tests."""
-        if self._single is not None:
-            return self._single
-        return frozenset(self.legal_actions())
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` (an index below ``NUM_ACTIONS``) is legal now."""
+        if self._buf is not None:
+            return self._buf[action] == 1
+        return action in self.legal_list()
 
     def reset(self) -> None:
         """Forget the actions chosen so far."""
@@ -309,8 +314,8 @@ class Decision:
     def legal_list(self) -> list[int]:
         """:meth:`legal_actions` without the copy: do not change it."""
         if self._legal is None:
-            if self._single is not None:
-                self._legal = sorted(self._single)
+            if self._acts is not None:
+                self._legal = sorted(set(self._acts))
             else:
                 children, terminal = self._node(self.prefix)
                 out = sorted(children)
@@ -323,14 +328,11 @@ class Decision:
     def mask_bytes(self) -> bytearray:
         """The legal actions now as ``NUM_ACTIONS`` bytes, 1 for a legal action (a new buffer:
         ``np.frombuffer`` makes it an int8, uint8 or bool mask without a copy)."""
+        if self._buf is not None:  # every move one action: no prefix
+            return self._buf[:]
         buf = bytearray(NUM_ACTIONS)
-        single = self._single
-        if single is not None:  # every move one action: no prefix
-            for a in single:
-                buf[a] = 1
-        else:
-            for a in self.legal_list():
-                buf[a] = 1
+        for a in self.legal_list():
+            buf[a] = 1
         return buf
 
     def mask(self, out: BoolArray | None = None) -> BoolArray:
@@ -361,11 +363,11 @@ class Decision:
     def apply(self, action: int) -> Move | None:
         """Choose ``action``: the finished move, or None while the move is being built.
         An illegal action raises :class:`EncodingError` and changes nothing."""
-        if self._single is not None:
-            opt = self._single.get(action)
-            if opt is None:
+        acts = self._acts
+        if acts is not None:
+            if not (0 <= action < NUM_ACTIONS and self._buf is not None and self._buf[action]):
                 raise EncodingError(f"illegal action {action} ({action_name(action)})")
-            return self.game.materialize(opt)
+            return self.game.materialize(self._opts[acts.index(action)])
         if action == A_COMMIT:
             children, terminal = self._node(self.prefix)
             if not (terminal and children):
