@@ -220,6 +220,8 @@ class StepParts:
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = asdict(self)
         out["parts"] = {k: round(v, 3) for k, v in self.parts.items()}
+        out["engine_us"] = round(self.engine_us, 3)
+        out["pettingzoo_us"] = round(self.pettingzoo_us, 3)
         out["table_us"] = round(self.table_us, 3)
         return out
 
