@@ -186,3 +186,24 @@ def test_table_observations_reuse_nothing_stale(preset: str) -> None:
             table.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
     assert steps > 50
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+def test_is_legal_and_the_mask_agree_with_the_legal_actions(preset: str) -> None:
+    """At every step of a move (its first action and, for a move of several actions, the ones
+    after), ``is_legal``, the mask's bytes and ``legal_actions`` say the same, and no number
+    outside the action space is legal."""
+    rng = random.Random(11)
+    sequences = 0
+    for game in _positions(RuleSet.preset(preset), hands=3, seed=23):
+        d = Decision(game)
+        while True:
+            legal = d.legal_actions()
+            mask = d.mask_bytes()
+            assert [a for a in range(NUM_ACTIONS) if d.is_legal(a)] == legal
+            assert [a for a in range(NUM_ACTIONS) if mask[a]] == legal
+            assert not d.is_legal(-1) and not d.is_legal(NUM_ACTIONS)
+            if d.apply(legal[rng.randrange(len(legal))]) is not None:
+                break
+            sequences += 1
+    assert sequences > 0  # some moves took several actions

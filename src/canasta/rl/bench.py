@@ -15,9 +15,9 @@ same encoding, so each step includes theirs).
 ``--parts`` times a table step piece by piece instead (:func:`step_parts`): the engine's
 generating set, the actions and mask built from it, the observation, the harness's choice of
 action, and the step (the move built, its suits drawn, the engine's move played), in µs per
-step (the pieces in wall time, on one core: the process's CPU clock is too coarse and too dear
-to read around pieces of a microsecond; the whole steps in CPU time), with the bare engine's decision and the PettingZoo step (its calls on top of the
-table's) beside them.
+step, beside a bare engine decision and a whole PettingZoo step.  The pieces are timed in wall
+time on one core (the process's CPU clock is too coarse, and too dear to read, around pieces of
+a microsecond); the bare decision and the PettingZoo step in CPU time.
 """
 
 from __future__ import annotations

@@ -290,7 +290,9 @@ class Decision:
         self._buf = buf
 
     def is_legal(self, action: int) -> bool:
-        """Whether ``action`` (an index below ``NUM_ACTIONS``) is legal now."""
+        """Whether ``action`` is legal now (False for any number that is not an action)."""
+        if not 0 <= action < NUM_ACTIONS:
+            return False
         if self._buf is not None:
             return self._buf[action] == 1
         return action in self.legal_list()
