@@ -222,15 +222,18 @@ def quick_table(page: Page, url: str, seed: int, name: str = "Ann") -> None:
 
 
 def api_table(page: Page, url: str, body: dict[str, Any]) -> None:
-    """A table made through the API (any preset), then opened as its creator."""
+    """A table made through the API (any preset), then opened as its creator.  The page goes
+    to the table after the script has returned: a navigation started inside ``evaluate`` can
+    destroy the script's context before its result comes back (it did, on a busy machine)."""
     page.goto(url + "/")
-    page.evaluate("""async (body) => {
+    table = page.evaluate("""async (body) => {
       const r = await fetch('/api/quick', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const d = await r.json();
       localStorage.setItem('canasta:' + d.table, JSON.stringify({ token: d.token, seat: d.seat }));
-      location.href = '/t/' + d.table;
+      return d.table;
     }""", body)
-    page.wait_for_url("**/t/*")
+    assert isinstance(table, str) and table, f"the API made no table: {table!r}"
+    page.goto(f"{url}/t/{table}")
     page.wait_for_selector("#hand .card")
 
 
