@@ -132,7 +132,14 @@ def _section_kept(title: str, folder: str) -> list[tuple[dict[str, str], Path]]:
 
 
 def _whole_tally(path: Path) -> dict[str, Any]:
-    """What ``canasta arena --tally PATH`` says, asserting the record reads and holds only whole games."""
+    """What ``canasta arena --tally PATH`` says, asserting the record reads and holds only whole games
+    (worked out once a session: the tables compare one preset's run with each of its variants)."""
+    stat = path.stat()
+    return _whole_tally_once(path, stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _whole_tally_once(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
     games, errors = read_file(path)
     assert errors == []
     d: dict[str, Any] = tally(games, [f"{path.name}, game {i}" for i in range(1, len(games) + 1)]).as_dict()

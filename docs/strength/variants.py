@@ -32,6 +32,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 from canasta.bots.base import Budget
@@ -177,10 +178,29 @@ def run(preset: str, variant: str, games: int | None) -> None:
 
 
 def _read(path: Path) -> list[GameRecord]:
+    stat = path.stat()
+    return _read_once(path, stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _read_once(path: Path, mtime_ns: int, size: int) -> list[GameRecord]:
+    """A record read once a process while the file stays as it was (the tables read the same
+    kept records several times: a preset's run is compared with each of its variants)."""
     games, errors = read_file(path)
     if errors:
         raise SystemExit(f"{path}: {errors[0]}")
     return games
+
+
+def _won_of(path: Path) -> dict[tuple[str, int], int]:
+    """:func:`_won` of the record at ``path``, its games replayed once a process."""
+    stat = path.stat()
+    return _won_once(path, stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _won_once(path: Path, mtime_ns: int, size: int) -> dict[tuple[str, int], int]:
+    return _won(_read(path), path.name)
 
 
 def _won(games: list[GameRecord], name: str) -> dict[tuple[str, int], int]:
@@ -224,17 +244,15 @@ def _differences() -> list[tuple[str, str, Path, Path, float, float, list[int]]]
         if m is None:
             raise SystemExit(f"{path.name}: not a variant's record name")
         preset, variant = m.group(1), m.group(2)
-        games = _read(path)
-        against = measured_against(preset, games)
-        out.append((preset, variant, path, against, *_hand_by_hand(games, path, _read(against), against)))
+        against = measured_against(preset, _read(path))
+        out.append((preset, variant, path, against, *_hand_by_hand(path, against)))
     return out
 
 
-def _hand_by_hand(games: list[GameRecord], path: Path, other: list[GameRecord],
-                  other_path: Path) -> tuple[float, float, list[int]]:
+def _hand_by_hand(path: Path, other_path: Path) -> tuple[float, float, list[int]]:
     """Two records of the same deals, on the hands both hold: each one's share of those hands won
     against the advanced player, and on each hand the first's result minus the other's."""
-    mine, theirs = _won(games, path.name), _won(other, other_path.name)
+    mine, theirs = _won_of(path), _won_of(other_path)
     both = sorted(set(mine) & set(theirs))
     n = len(both)
     return (sum(mine[k] > 0 for k in both) / n, sum(theirs[k] > 0 for k in both) / n,
@@ -276,7 +294,7 @@ def former_table() -> list[str]:
         if not (today.is_file() and former.is_file()):
             continue
         games, earlier = _read(today), _read(former)
-        a, b, d = _hand_by_hand(games, today, earlier, former)
+        a, b, d = _hand_by_hand(today, former)
         pooled += d
         lines.append(f"| {preset} | `{_expert_of(games)}` | `{_expert_of(earlier)}` | {len(d):,} "
                      f"| {100 * a:.1f}% | {100 * b:.1f}% | {_interval(d)} "
