@@ -177,30 +177,37 @@ def run(preset: str, variant: str, games: int | None) -> None:
     print(report.table())
 
 
-def _read(path: Path) -> list[GameRecord]:
+# the tables read the same kept records several times (a preset's run is compared with each of
+# its variants): a record is read, and its games replayed, once a process while the file stays
+# as it was (its path, size and time of change)
+FileKey = tuple[Path, int, int]
+
+
+def _key(path: Path) -> FileKey:
     stat = path.stat()
-    return _read_once(path, stat.st_mtime_ns, stat.st_size)
+    return path, stat.st_size, stat.st_mtime_ns
+
+
+def _read(path: Path) -> list[GameRecord]:
+    return _read_once(_key(path))
 
 
 @cache
-def _read_once(path: Path, mtime_ns: int, size: int) -> list[GameRecord]:
-    """A record read once a process while the file stays as it was (the tables read the same
-    kept records several times: a preset's run is compared with each of its variants)."""
-    games, errors = read_file(path)
+def _read_once(key: FileKey) -> list[GameRecord]:
+    games, errors = read_file(key[0])
     if errors:
-        raise SystemExit(f"{path}: {errors[0]}")
+        raise SystemExit(f"{key[0]}: {errors[0]}")
     return games
 
 
 def _won_of(path: Path) -> dict[tuple[str, int], int]:
-    """:func:`_won` of the record at ``path``, its games replayed once a process."""
-    stat = path.stat()
-    return _won_once(path, stat.st_mtime_ns, stat.st_size)
+    """:func:`_won` of the record at ``path``."""
+    return _won_once(_key(path))
 
 
 @cache
-def _won_once(path: Path, mtime_ns: int, size: int) -> dict[tuple[str, int], int]:
-    return _won(_read(path), path.name)
+def _won_once(key: FileKey) -> dict[tuple[str, int], int]:
+    return _won(_read_once(key), key[0].name)
 
 
 def _won(games: list[GameRecord], name: str) -> dict[tuple[str, int], int]:

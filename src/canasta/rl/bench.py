@@ -264,10 +264,9 @@ def step_parts(rules: RuleSet | str = "classic-4p", seconds: float = 5.0, seed: 
     limit = clock() + int(seconds * 1e9)
     while clock() < limit:
         table.reset(seed + hands)
-        game = table.game
         while not table.over:
             t0 = clock()
-            game.options()
+            table.game.options()
             t1 = clock()
             mask = table.mask()
             t2 = clock()
@@ -278,13 +277,9 @@ def step_parts(rules: RuleSet | str = "classic-4p", seconds: float = 5.0, seed: 
             t4 = clock()
             table.step(action)
             t5 = clock()
-            spent[0] += t1 - t0 - tare
-            spent[1] += t2 - t1 - tare
-            spent[2] += t3 - t2 - tare
-            spent[3] += t4 - t3 - tare
-            spent[4] += t5 - t4 - tare
+            for i, (start, end) in enumerate(((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5))):
+                spent[i] += end - start - tare
             steps += 1
-            game = table.game
         hands += 1
     # the mask's time included the generating set again (the decision asks the engine itself)
     per = [x / steps / 1000 for x in spent]

@@ -246,7 +246,7 @@ class ActionTable:
 
     def try_step(self, action: int) -> bool:
         """:meth:`step` if ``action`` is legal now (True), else nothing (False)."""
-        if self.over or not 0 <= action < NUM_ACTIONS:
+        if self.over:
             return False
         d = self._decision
         if d is None:

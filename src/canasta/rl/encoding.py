@@ -268,15 +268,16 @@ class Decision:
         opts = self._opts = game.options()
         table = _OPTION_ACTION
         # the common case, every move one action: each option's action, and the mask built as
-        # they are read (an action two options share plays the first of them)
+        # they are read (an action two options share plays the first of them); ``_buf`` is None
+        # when some move takes several actions (the tree of ``entries`` then decides)
         acts: list[int] = []
         buf = bytearray(NUM_ACTIONS)
+        self._acts = acts
         for opt in opts:
             if opt.__class__ is not int:
                 seq = _option_actions(game, opt)
                 if len(seq) > 1:
                     self._entries = [(_option_actions(game, o), o) for o in opts]
-                    self._acts: list[int] | None = None
                     self._buf: bytearray | None = None
                     return
                 a = seq[0]
@@ -286,7 +287,6 @@ class Decision:
                     raise EncodingError("an option code without an action")
             acts.append(a)
             buf[a] = 1
-        self._acts = acts
         self._buf = buf
 
     def is_legal(self, action: int) -> bool:
@@ -316,7 +316,7 @@ class Decision:
     def legal_list(self) -> list[int]:
         """:meth:`legal_actions` without the copy: do not change it."""
         if self._legal is None:
-            if self._acts is not None:
+            if self._buf is not None:
                 self._legal = sorted(set(self._acts))
             else:
                 children, terminal = self._node(self.prefix)
@@ -365,11 +365,10 @@ class Decision:
     def apply(self, action: int) -> Move | None:
         """Choose ``action``: the finished move, or None while the move is being built.
         An illegal action raises :class:`EncodingError` and changes nothing."""
-        acts = self._acts
-        if acts is not None:
-            if not (0 <= action < NUM_ACTIONS and self._buf is not None and self._buf[action]):
+        if self._buf is not None:
+            if not self.is_legal(action):
                 raise EncodingError(f"illegal action {action} ({action_name(action)})")
-            return self.game.materialize(self._opts[acts.index(action)])
+            return self.game.materialize(self._opts[self._acts.index(action)])
         if action == A_COMMIT:
             children, terminal = self._node(self.prefix)
             if not (terminal and children):
