@@ -10,14 +10,17 @@ It is derandomized: a failure shows the same example on every run.
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from canasta.cards import card_str
+from canasta.cards import IS_RED_THREE, NATURAL_RANKS, RANK_CARDS, THREE, card_str
 from canasta.errors import IllegalMoveError
+from canasta.families.italian.options import italian_rules
 from canasta.game import Game
 from canasta.moves import ASK, DISCARD, TAKE, Move
 from canasta.position import game_from_position
@@ -52,8 +55,14 @@ def test_unopened_going_out_agrees_with_the_reference(seed: int, preset: str, ex
     says so (and only then), the ask is legal where there is a partner, and under
     I-O36 ``required`` ask -> yes leads out through the generated moves; a refused
     ask never hides a way out (forcing the yes opens none)."""
+    _agrees_with_the_reference(lambda rules: opening_out_position(rules, seed), seed, preset, extra)
+
+
+def _agrees_with_the_reference(draw: Callable[[RuleSet], Game | None], seed: int, preset: str,
+                               extra: dict[str, Any]) -> None:
+    """The checks of the property tests for the position ``draw`` makes under each I-O36 value."""
     # the way out where asking is optional: with a yes, required play is the same
-    free = opening_out_position(_rules(preset, extra, "customary_optional"), seed)
+    free = draw(_rules(preset, extra, "customary_optional"))
     assume(free is not None)
     assert free is not None
     assert not free.opened[free.side_of[free.turn]]
@@ -65,7 +74,7 @@ def test_unopened_going_out_agrees_with_the_reference(seed: int, preset: str, ex
     can = ref is not None
     event(f"a way out: {can}")
     for asking in ASKING:
-        g = opening_out_position(_rules(preset, extra, asking), seed)
+        g = draw(_rules(preset, extra, asking))
         assert g is not None and g.hand(0) == free.hand(0)
         where = f"{preset} {extra} I-O36={asking} seed {seed}, hand {' '.join(card_str(c) for c in g.hand(0))}"
         partner = g.has_partner(g.turn)
@@ -98,6 +107,81 @@ def test_unopened_going_out_agrees_with_the_reference(seed: int, preset: str, ex
         assert not h.can_go_out()
         moves = list(h.legal_moves)
         assert any(m.kind == DISCARD for m in moves), f"{where}: after a no the player cannot play on"
+
+
+#: options under which an opening that must be clean (B.9.2) can still go out in its turn: the
+#: going-out requirements that two clean canastas meet (I-O22), and clean openings at every minimum (I-O7)
+CLEAN_OUT: tuple[dict[str, Any], ...] = (
+    {"I-O22": "two_incl_one_clean"}, {"I-O22": "two_any"}, {"I-O22": "two_incl_one_clean", "I-O7": "always"},
+    {"I-O22": "two_any", "I-O7": "always", "I-O23": "discard_optional"}, {"I-O7": "always"}, {},
+)
+
+
+def clean_out_position(rules: RuleSet, seed: int) -> Game | None:
+    """A team that has not opened, holding natural cards only: two or three ranks of
+    five to nine cards and usually a loose card, at a team score whose opening must be
+    clean (0, or any under I-O7 ``always``); many such hands open and close two clean
+    canastas in one turn, many just miss."""
+    rng = random.Random(seed)
+    ranks = [x for x in NATURAL_RANKS if x != THREE]
+    rng.shuffle(ranks)
+    hand: list[str] = []
+    for rank in ranks[:rng.choice((2, 2, 3))]:
+        suits = [c for c in RANK_CARDS[rank] if not IS_RED_THREE[c]]
+        hand.extend(card_str(suits[i % len(suits)]) for i in range(rng.choice((5, 6, 7, 7, 7, 8, 9))))
+    if rng.random() < 0.75:
+        hand.append(card_str(RANK_CARDS[ranks[3]][0]))
+    n = rules.players
+    slots = n if rules.cutthroat else len(rules.teams)
+    scores = [rng.choice((0, 0, 3000, 6000)) if italian_rules(rules).clean_opening == "always" else 0
+              for _ in range(slots)]
+    return game_from_position({
+        "rules": rules.to_dict(), "dealer": n - 1, "turn": 0, "phase": "meld", "turn_number": 9,
+        "hands": [hand] + [[] for _ in range(n - 1)], "pile": [], "stock_seed": seed, "scores": scores,
+    })
+
+
+@settings(derandomize=True, max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(seed=st.integers(0, 10**6), preset=st.sampled_from(PRESETS), extra=st.sampled_from(CLEAN_OUT))
+def test_a_clean_opening_that_goes_out_agrees_with_the_reference(seed: int, preset: str,
+                                                                 extra: dict[str, Any]) -> None:
+    """The same checks where the opening must be clean and the hand has no wild card: a
+    clean opening's groups are natural ones, and two clean canastas may be all going
+    out needs (issue 49: the opening search found no clean group at all)."""
+    _agrees_with_the_reference(lambda rules: clean_out_position(rules, seed), seed, preset, extra)
+
+
+def test_the_clean_positions_hold_ways_out() -> None:
+    """That property test is not vacuous either: under I-O22 two_any some of its
+    positions go out and some do not."""
+    rules = RuleSet.preset("italian-4p", {"I-O22": "two_any"})
+    said = [g.can_go_out() for g in (clean_out_position(rules, s) for s in range(60)) if g is not None]
+    assert sum(said) >= 8 and len(said) - sum(said) >= 8
+
+
+def test_clean_canastas_at_fifty_open_and_go_out_in_one_turn() -> None:
+    """Sevens and nines at a team score of 0 (minimum 50, clean), under I-O22 two_any:
+    open with both canastas whole, discard the jack; asking is legal, and under
+    I-O36 required ask -> yes lets the same meld go out."""
+    hand = ["7S", "7H", "7D", "7C", "7S", "7H", "7D", "9S", "9H", "9D", "9C", "9S", "9H", "9D", "JC"]
+    meld = "meld 7S 7H 7D 7C 7S 7H 7D + 9S 9H 9D 9C 9S 9H 9D"
+    g = _position(hand=hand, score=0, options={"I-O22": "two_any"})
+    assert g.minimum(0) == 50
+    assert g.can_go_out() and g.why_illegal("ask") is None
+    h = g.copy()
+    h.push(meld)
+    h.push("discard JC")
+    assert h.went_out == 0
+    g = _position("required", hand=hand, score=0, options={"I-O22": "two_any"})
+    err = g.why_illegal(meld)
+    assert err is not None and err.code == "MUST_ASK"
+    g.push("ask")
+    g.push("yes")
+    assert g.can_go_out()
+    g.push(meld)
+    g.push("discard JC")
+    assert g.went_out == 0
 
 
 # ---------------------------------------------------------------------------- the three situations

@@ -212,8 +212,8 @@ def _shapes(r: RuleSet, k: int, deuces: int, jokers: int, clean: bool) -> list[t
     house = italian_rules(r)
     out = []
     for n in range(2, min(k, CANASTA_SIZE) + 1):
-        for d in range(0 if clean else min(deuces, 3) + 1):
-            for j in range(0 if clean else min(jokers, 3) + 1):
+        for d in range((0 if clean else min(deuces, 3)) + 1):  # a clean group: no wild card at all
+            for j in range((0 if clean else min(jokers, 3)) + 1):
                 if 3 <= n + d + j <= CANASTA_SIZE and it_group_error(house, n, d, j, False) is None:
                     out.append((n, d, j))
     return out
