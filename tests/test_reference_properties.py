@@ -25,6 +25,7 @@ from canasta.moves import Move
 from canasta.position import derived_fields, game_from_position, position_of
 from canasta.rules import PRESETS, RuleSet
 from canasta.tools.reference import (
+    WENT_OUT_AT,
     TooBig,
     compare,
     describe_difference,
@@ -110,7 +111,7 @@ def test_going_out_decision_matches_the_reference(preset: str, options: dict[str
         except TooBig:
             continue
         seat = game.turn
-        can = any(k[19] == seat for k in ends)  # went_out
+        can = any(k[WENT_OUT_AT] == seat for k in ends)
         said = italian_can_go_out(game, assume_yes=True) if rules.family == "italian" else game.can_go_out()
         assert said == can, f"{preset} {options} seed {104729 * seed + 3}: can_go_out says {said}"
         checked += 1

@@ -117,6 +117,13 @@ REFUSAL_FORMS: Final[dict[str, Refusal]] = _forms(
     ("MUST_GO_OUT", "A.12.3", "your partner said yes: you must go out this turn"),
     ("MUST_GO_OUT.after", "A.12.3",
      "your partner said yes: you must go out this turn, and after this you could not"),
+    ("MUST_GO_OUT.pile_below_minimum", "A.7.7",
+     "you took the pile below the minimum to go out concealed: you must go out this turn"),
+    ("MUST_GO_OUT.pile_below_minimum_after", "A.7.7",
+     "you took the pile below the minimum to go out concealed: you must go out this turn, and after this you "
+     "could not"),
+    ("BOUND_TO_GO_OUT", "A.7.7",
+     "you took the pile below the minimum to go out concealed: go out now, without asking"),
     # -- going out (A.12)
     ("NEEDS_CANASTA", "A.12.2", "you cannot go out: your side needs a canasta first, so keep a card to discard"),
     ("NEEDS_CANASTA.two_hands", "A.16.3",

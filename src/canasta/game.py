@@ -543,6 +543,7 @@ class Game(HandState):
         self.melded_now = False
         self.touched_old = False
         self.ask = ASK_NONE
+        self.must_go_out = False
         self.has_melded = [False] * self.players
         self.added_to_partner = [False] * self.players
         self.red3_pending = [False] * self.players
@@ -773,6 +774,7 @@ class Game(HandState):
         self.melded_now = False
         self.touched_old = False
         self.ask = ASK_NONE
+        self.must_go_out = False
         part = self.part
         if part is not None:
             part.begin_turn()
@@ -954,7 +956,7 @@ class Game(HandState):
         # MELD phase
         if kind == MELD:
             plan = self.family.plan_meld(self, move)
-            if self.ask == ASK_YES:
+            if self.ask == ASK_YES or self.must_go_out:
                 self._check_still_going_out(move, plan)
             return plan
         if kind == DISCARD:
@@ -964,6 +966,8 @@ class Game(HandState):
                 raise refuse(self.family.refusal("NO_PARTNER"))
             if self.ask != ASK_NONE:
                 raise refuse(self.family.refusal("ALREADY_ASKED"))
+            if self.must_go_out:
+                raise refuse("BOUND_TO_GO_OUT")
             if self.hand_sizes[self.turn] < 2:
                 raise refuse(self.family.refusal("ASK_TOO_LATE"))
             if not self.family.may_ask(self):
@@ -1052,15 +1056,18 @@ class Game(HandState):
                 raise err
         elif self.ask == ASK_YES:
             raise refuse(self.family.refusal("MUST_GO_OUT"))
+        elif self.must_go_out:
+            raise refuse("MUST_GO_OUT.pile_below_minimum")
         return c
 
     def _check_still_going_out(self, move: Move, plan: Plan) -> None:
-        """After a yes (A.12.3): refuse a meld after which the player could not go out."""
+        """After a yes (A.12.3), or a take below the minimum (A.7.7): refuse a meld after
+        which the player could not go out."""
         g = self.copy()
         g._execute(move, plan)
         if g.phase == OVER or g.family.can_go_out(g):
             return
-        raise refuse("MUST_GO_OUT.after")
+        raise refuse("MUST_GO_OUT.after" if self.ask == ASK_YES else "MUST_GO_OUT.pile_below_minimum_after")
 
     # ------------------------------------------------------------------ apply
 

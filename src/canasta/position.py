@@ -269,7 +269,7 @@ def _cards_placed(g: Game) -> list[Card]:
 
 #: the shared fields :func:`game_from_position` derives when a position leaves them out (a
 #: family's part may derive its own too: :func:`derived_fields`)
-DERIVED_FIELDS: Final = ("pile_frozen", "opened")
+DERIVED_FIELDS: Final = ("pile_frozen", "opened", "must_go_out")
 #: what a written position (one with ``format``) may not leave out: every field
 #: :func:`position_of` writes but ``stock`` (left out, the cards not placed elsewhere form it)
 #: and the :data:`DERIVED_FIELDS`

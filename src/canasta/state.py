@@ -344,6 +344,10 @@ def cards_in(value: Any, out: list[Card]) -> list[Card]:
     return out
 
 
+def _not_bound(g: Any) -> bool:
+    return False  # a position that leaves ``must_go_out`` out: no take below the minimum this turn
+
+
 def _derive_pile_frozen(g: Any) -> bool:
     return pile_frozen_by_cards(g.rules, g.pile, list(g.face_down()))
 
@@ -474,6 +478,7 @@ class HandState:
     melded_now: bool = field(metadata=_m("value", "melded_this_turn"))
     touched_old: bool = field(metadata=_m("value", "touched_old_melds"))  #: added to a meld laid before (C-O5)
     ask: int = field(metadata=_m("value", "ask", view=_ask_name, write=_ask_name, read=_named("ask", ASK_NAMES)))  #: an :class:`Ask`
+    must_go_out: bool = field(metadata=_m("value", "must_go_out", derive=_not_bound))  #: the turn must end by going out: the pile was taken below the minimum on the strength of going out concealed (A.7.7)
     has_melded: list[bool] = field(metadata=_m("list", "has_melded"))  #: per seat, in an earlier turn (C-O5)
     added_to_partner: list[bool] = field(metadata=_m("list", "added_to_partner"))  #: per seat (C-O5)
     red3_pending: list[bool] = field(metadata=_m("list", "red_threes_pending"))  #: per seat: dealt red threes not yet laid out
@@ -525,6 +530,7 @@ def snapshot(s: HandState) -> tuple[object, ...]:
         s.melded_now,
         s.touched_old,
         s.ask,
+        s.must_go_out,
         s.has_melded[:],
         s.added_to_partner[:],
         s.red3_pending[:],
@@ -558,6 +564,7 @@ def restore(s: HandState, t: tuple[object, ...]) -> None:
         s.melded_now,
         s.touched_old,
         s.ask,
+        s.must_go_out,
         s.has_melded,
         s.added_to_partner,
         s.red3_pending,
@@ -590,6 +597,7 @@ def copy_state(s: HandState, d: HandState) -> None:
     d.melded_now = s.melded_now
     d.touched_old = s.touched_old
     d.ask = s.ask
+    d.must_go_out = s.must_go_out
     d.has_melded = s.has_melded[:]
     d.added_to_partner = s.added_to_partner[:]
     d.red3_pending = s.red3_pending[:]

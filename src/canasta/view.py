@@ -69,6 +69,7 @@ class SeatView:
     melded_this_turn: bool
     touched_old_melds: bool
     ask: str
+    must_go_out: bool
     has_melded: tuple[bool, ...]
     added_to_partner: tuple[bool, ...]
     red_threes_pending: tuple[bool, ...]
@@ -168,6 +169,7 @@ class SeatView:
             "melded_this_turn": self.melded_this_turn,
             "touched_old_melds": self.touched_old_melds,
             "ask": self.ask,
+            "must_go_out": self.must_go_out,
             "has_melded": list(self.has_melded),
             "added_to_partner": list(self.added_to_partner),
             "red_threes_pending": list(self.red_threes_pending),
@@ -223,6 +225,7 @@ class SeatView:
                 side_of=tuple(int(x) for x in data["side_of"]), lone=int(data["lone"]),
                 took_pile=bool(data["took_pile"]), melded_this_turn=bool(data["melded_this_turn"]),
                 touched_old_melds=bool(data["touched_old_melds"]), ask=str(data["ask"]),
+                must_go_out=bool(data.get("must_go_out", False)),
                 has_melded=tuple(bool(x) for x in data["has_melded"]),
                 added_to_partner=tuple(bool(x) for x in data["added_to_partner"]),
                 red_threes_pending=tuple(bool(x) for x in data["red_threes_pending"]),

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Final
 
 from canasta.cards import (
     CARD_RANK,
@@ -87,6 +87,15 @@ def _meld_key(m: Any) -> tuple[object, ...]:
     return (m.rank, tuple(sorted(_cls(m.cards))), m.concealed, m.owner, m.turn)
 
 
+#: what each place of a :func:`state_key` holds
+STATE_KEY_NAMES: Final = (
+    "hands", "rc", "hsize", "stock", "pile", "pile_frozen", "melds", "red3", "opened", "turn", "phase", "turn_no",
+    "took_pile", "melded_now", "touched_old", "ask", "must_go_out", "has_melded", "added_to_partner", "red3_pending",
+    "went_out", "out_concealed", "end_reason", "side_of", "lone", "ncan", "the family's part")
+#: the place of the seat that went out (-1: none) in a :func:`state_key`
+WENT_OUT_AT: Final = STATE_KEY_NAMES.index("went_out")
+
+
 def state_key(game: Game) -> tuple[object, ...]:
     """The whole state of the table modulo suits: every field the engine keeps
     (``Game``'s snapshot), with each card written by its class and hands and melds
@@ -98,7 +107,7 @@ def state_key(game: Game) -> tuple[object, ...]:
         _cls(g.stock), _cls(g.pile), g.pile_frozen,
         tuple(tuple(sorted(_meld_key(m) for m in d.values())) for d in g.melds),
         tuple(tuple(sorted(_cls(x))) for x in g.red3), tuple(g.opened), g.turn, g.phase, g.turn_no,
-        g.took_pile, g.melded_now, g.touched_old, g.ask, tuple(g.has_melded), tuple(g.added_to_partner),
+        g.took_pile, g.melded_now, g.touched_old, g.ask, g.must_go_out, tuple(g.has_melded), tuple(g.added_to_partner),
         tuple(g.red3_pending), g.went_out, g.out_concealed, g.end_reason, tuple(g.side_of), g.lone_seat,
         tuple(g.canasta_counts), g.part.key(_CLASS.__getitem__) if g.part is not None else (),
     )
@@ -295,10 +304,7 @@ def compare(game: Game, limit: int = 20000) -> tuple[set[tuple[object, ...]], se
 def describe_difference(game: Game, key: tuple[object, ...]) -> str:
     """What an outcome holds that the start position does not (for failure messages)."""
     start = state_key(game)
-    names = ("hands", "rc", "hsize", "stock", "pile", "pile_frozen", "melds", "red3", "opened", "turn",
-             "phase", "turn_no", "took_pile", "melded_now", "touched_old", "ask", "has_melded",
-             "added_to_partner", "red3_pending", "went_out", "out_concealed", "end_reason", "side_of",
-             "lone", "ncan", "the family's part")
+    names = STATE_KEY_NAMES
     skip = {"rc", "hsize", "stock", "turn", "turn_no"}
     return "; ".join(f"{n}: {b}" for n, a, b in zip(names, start, key, strict=True) if a != b and n not in skip)
 
@@ -306,9 +312,12 @@ def describe_difference(game: Game, key: tuple[object, ...]) -> str:
 # ---------------------------------------------------------------------------- small positions
 
 
-def small_position(rules: Any, seed: int, max_hand: int = 7) -> Game | None:
+def small_position(rules: Any, seed: int, max_hand: int = 7, top_heavy: bool = False) -> Game | None:
     """A random small position of ``rules`` at the start of a turn (see the module
-    docstring), or None when the playout gave nothing usable."""
+    docstring), or None when the playout gave nothing usable.  ``top_heavy``: the
+    pile's top is a natural card and the mover holds four to seven of its rank with
+    up to three wild cards (every way of taking the pile, laying a canasta whole
+    with it and going out with it: see :func:`take_position`)."""
     rng = random.Random(seed)
     game = Game(rules, seed, dealer=seed % rules.players, scores=_scores(rules, rng))
     stop = rng.choice((0, 4, 8, 16, 30, 60, 100, 160))
@@ -340,7 +349,19 @@ def small_position(rules: Any, seed: int, max_hand: int = 7) -> Game | None:
             k -= 1
 
     top = parse_card(p["pile"][-1]) if p["pile"] else -1
-    if top >= 0 and IS_NATURAL[top] and rng.random() < 0.6:
+    if top_heavy:
+        if top < 0 or not IS_NATURAL[top]:
+            naturals = [c for c in pool if IS_NATURAL[c]]
+            if not naturals:
+                return None
+            top = naturals[rng.randrange(len(naturals))]
+            pool.remove(top)
+            by_rank[CARD_RANK[top]].remove(top)
+            p["pile"] = [*p["pile"], card_str(top)]
+        grab(CARD_RANK[top], rng.choice((4, 5, 5, 6, 6, 7)))
+        grab(TWO, rng.choice((0, 1, 1, 2, 3)))
+        grab(JOKER_RANK, rng.choice((0, 0, 1, 2)))
+    elif top >= 0 and IS_NATURAL[top] and rng.random() < 0.6:
         grab(CARD_RANK[top], rng.choice((1, 2, 2, 3, 3, 4, 4)))
     side = game.side_of[seat]
     melded = [m for m in p["melds"][side]]
@@ -388,6 +409,14 @@ def small_position(rules: Any, seed: int, max_hand: int = 7) -> Game | None:
     return game_from_position(p)
 
 
+def take_position(rules: Any, seed: int) -> Game | None:
+    """A random position at the start of a turn where the pile's top card meets four
+    to seven naturals of its rank and some wild cards in the mover's hand (up to ten
+    cards): the takes that lay a canasta whole (A.6.7), open with one, or go out
+    concealed with the pile (A.7.7, C-O6) are walked in full."""
+    return small_position(rules, seed, max_hand=10, top_heavy=True)
+
+
 def _scores(rules: Any, rng: random.Random) -> list[int]:
     slots = rules.players if rules.cutthroat else len(rules.teams)
     choices = [0, 0, 0, -50, 1600, 3100, 6200, 9100, 12500]
@@ -395,8 +424,20 @@ def _scores(rules: Any, rng: random.Random) -> list[int]:
 
 
 __all__ = [
-    "TooBig", "candidate_moves", "card_class", "compare", "generated_outcomes", "group_sets", "outcomes",
-    "reference_moves", "reference_outcomes", "small_position", "state_key",
+    "STATE_KEY_NAMES",
+    "WENT_OUT_AT",
+    "TooBig",
+    "candidate_moves",
+    "card_class",
+    "compare",
+    "generated_outcomes",
+    "group_sets",
+    "outcomes",
+    "reference_moves",
+    "reference_outcomes",
+    "small_position",
+    "state_key",
+    "take_position",
 ]
 
 

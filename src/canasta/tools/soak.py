@@ -108,6 +108,7 @@ def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None
 def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakReport | None = None) -> SoakReport:
     """Compare the generator with the reference on small positions (see the module docstring)."""
     from canasta.tools.reference import (
+        WENT_OUT_AT,
         TooBig,
         going_out_position,
         outcomes,
@@ -137,7 +138,7 @@ def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakRepor
                                     f"{len(gen - ref)} generated outcomes the reference lacks")
             if make is going_out_position:
                 seat = g.turn
-                can = any(key[19] == seat for key in ref)  # went_out
+                can = any(key[WENT_OUT_AT] == seat for key in ref)
                 said = g.family.may_ask(g)
                 if can != said:
                     rep.problems.append(f"going_out_position {seed + i}: the engine says {said}, the reference {can}")

@@ -15,7 +15,7 @@ from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
 from canasta.families.classic import movegen, options
 from canasta.families.classic import rules as classic_rules
-from canasta.families.classic.going_out import classic_plan
+from canasta.families.classic.going_out import classic_plan, qualifies_concealed
 from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
@@ -110,7 +110,7 @@ class Classic(RuleFamily):
             classic_rules.form_cutthroat_sides(g, seat)  # RG3: going out first makes the lone hand too
 
     def went_out_concealed(self, g: Game, seat: int) -> bool:
-        return classic_rules.qualifies_concealed(g, seat) and any(
+        return qualifies_concealed(g, seat) and any(
             m.owner == seat and m.turn == g.turn_no and m.is_canasta and m.rank != THREE
             for m in g.melds[g.side_of[seat]].values()
         )
@@ -124,7 +124,7 @@ class Classic(RuleFamily):
     def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
         seat = g.turn
         return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
-                and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != FINAL_PHASE and classic_rules.qualifies_concealed(g, seat)
+                and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != FINAL_PHASE and qualifies_concealed(g, seat)
                 and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
 
     def options(self, g: Game) -> list[Option]:

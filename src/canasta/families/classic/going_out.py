@@ -1,7 +1,10 @@
 """Classic going out (A.12): can the player to move meld every card but one this turn?
 
 Decided by :func:`classic_plan`, which also gives the melds of a way out (the
-generator offers it as one move).
+generator offers it as one move).  Going out concealed (A.12.6) is judged here
+too: who qualifies (:func:`qualifies_concealed`), and a take of the pile below the
+minimum, which C-O5 with C-O6 allows when the turn then goes out concealed
+(:func:`concealed_take_goes_out`).
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from canasta.cards import (
     BLACK_THREE_VALUE,
+    CARD_RANK,
     DEUCE_VALUE,
+    IS_RED_THREE,
     JOKER_RANK,
     JOKER_VALUE,
     NATURAL_RANKS,
@@ -18,12 +23,58 @@ from canasta.cards import (
     THREE,
     TWO,
 )
-from canasta.families.classic.rules import qualifies_concealed
 from canasta.melds import CANASTA_SIZE, Meld, wild_limit
-from canasta.state import ANSWER_PHASE, ASK_NO, MELD_PHASE
+from canasta.plans import TakePlan
+from canasta.state import ANSWER_PHASE, ASK_NO, MELD_PHASE, OVER
 
 if TYPE_CHECKING:
     from canasta.game import Game
+
+
+def qualifies_concealed(g: Game, seat: int) -> bool:
+    """Whether ``seat`` going out in this turn would go out concealed (A.12.6): nothing
+    melded in an earlier turn, nothing added to the partner's melds (C-O12), and the pile
+    not taken this turn where C-O6 says that cancels it."""
+    r = g.rules
+    if g.has_melded[seat] or g.added_to_partner[seat]:
+        return False
+    if g.took_pile and not r.concealed_out_may_take_pile:
+        return False
+    return not (g.touched_old and not r.concealed_out_may_add_to_partner)
+
+
+def may_take_concealed(g: Game, seat: int) -> bool:
+    """Whether ``seat``'s side, not yet melded, may take the pile below the minimum count on
+    the strength of going out concealed in this turn (A.7.7: C-O5 exempts a concealed going
+    out from the minimum; C-O6 lets that turn take the pile; with it ``false`` taking the pile
+    cancels the concealed going out, and with it the exemption)."""
+    r = g.rules
+    return (r.concealed_out_exempt_from_minimum and r.concealed_out_may_take_pile
+            and not g.has_melded[seat] and not g.added_to_partner[seat])
+
+
+def concealed_take_goes_out(g: Game, seat: int, plan: TakePlan) -> bool:
+    """Whether the take ``plan``, counting less than the minimum, leaves ``seat`` a way to go
+    out concealed in this turn (the caller has checked :func:`may_take_concealed`).  A quick
+    necessary condition first (after the take at most one card may be left with no meld of
+    its rank to join), then the take played on a copy and :func:`classic_plan`'s exact search."""
+    rc = g.rank_counts[seat][:]
+    for c in plan.shown:
+        rc[CARD_RANK[c]] -= 1
+    for _, cards in plan.groups:
+        for c in cards:
+            rc[CARD_RANK[c]] -= 1
+    for c in g.pile[:-1]:
+        if not IS_RED_THREE[c]:
+            rc[CARD_RANK[c]] += 1
+    laid = {plan.rank, *(rank for rank, _ in plan.groups)}
+    if sum(1 for x in NATURAL_RANKS if rc[x] == 1 and x not in laid) + (rc[THREE] in (1, 2)) > 1:
+        return False
+    after = g.copy()
+    after.family.take(after, seat, plan)
+    if after.phase == OVER:
+        return after.went_out == seat
+    return classic_plan(after, seat) is not None
 
 
 def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int, int, int, int]]] | None:

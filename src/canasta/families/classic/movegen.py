@@ -24,8 +24,8 @@ from canasta.cards import (
     Card,
 )
 from canasta.errors import IllegalMoveError, refuse
-from canasta.families.classic.going_out import classic_plan
-from canasta.families.classic.rules import finish_error, plan_take, qualifies_concealed
+from canasta.families.classic.going_out import classic_plan, may_take_concealed, qualifies_concealed
+from canasta.families.classic.rules import finish_error, plan_take
 from canasta.melds import CANASTA_SIZE, check_meld_shape, wild_limit
 from canasta.moves import ASK, DRAW, END, MELD, NO, TAKE, YES, Group, Move
 from canasta.options import (
@@ -100,9 +100,10 @@ def gen_takes(g: Game) -> Iterator[Move]:
                 options.append((1, 1, 0))
             if k >= 1 and rc[JOKER_RANK]:
                 options.append((1, 0, 1))
-    if opened and existing is None and k + 1 >= CANASTA_SIZE and (not frozen or k >= 2):
+    if opened and existing is None and k >= 2 and k + 1 + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
         # a canasta laid complete from the hand with the top card (A.6.7), with
-        # every number of the naturals held (the rest may be discarded or added later)
+        # every number of the naturals held and every number of wild cards that
+        # completes it (the rest may be discarded or added later)
         for kk in range(max(2, CANASTA_SIZE - 4), k + 1):
             for d, j in wild_splits(kk + 1, 0, rc[TWO], rc[JOKER_RANK]):
                 if kk + 1 + d + j >= CANASTA_SIZE and (kk, d, j) not in options:
@@ -124,6 +125,12 @@ def gen_takes(g: Game) -> Iterator[Move]:
             yield Move(TAKE, (tuple(g0),))
         else:
             base = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in g0)
+            if base < g.minimum(seat) and may_take_concealed(g, seat):
+                # below the minimum, to go out concealed in this turn (A.7.7, C-O5, C-O6); what
+                # the take could lay besides, the melds after it lay as well
+                move = Move(TAKE, (tuple(g0),))
+                if take_ok(g, move):
+                    yield move
             counts = rc[:]
             counts[rt] = 0  # all the top card's rank goes with it, if at all
             counts[TWO] -= d0
@@ -366,7 +373,7 @@ def options(g: Game) -> list[Option]:
             out.extend([o for o in gen_openings(g, False) if g.is_legal(g.materialize(o))])
         else:
             out.extend(gen_openings(g, False))
-    elif g.ask == ASK_YES:
+    elif g.ask == ASK_YES or g.must_go_out:
         out.extend(gen_melds_checked(g))
     else:
         maybe_out = fast_meld_options(g, out)
@@ -378,10 +385,10 @@ def options(g: Game) -> list[Option]:
     if hsize == 1:
         if finish_error(g, seat, g.canasta_counts[g.side_of[seat]]) is None:
             out.append(CARD_RANK[g.hand(seat)[0]])
-    elif g.ask != ASK_YES:
+    elif g.ask != ASK_YES and not g.must_go_out:
         rc = g.rank_counts[seat]
         out.extend([r for r in _ALL_RANKS if rc[r]])
-    if plan is not None and g.ask == ASK_NONE and hsize >= 2 and g.has_partner(seat):
+    if plan is not None and g.ask == ASK_NONE and hsize >= 2 and g.has_partner(seat) and not g.must_go_out:
         out.append(_ASK_MOVE)
     return out
 

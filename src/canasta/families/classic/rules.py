@@ -26,6 +26,11 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import IllegalMoveError, refuse
+from canasta.families.classic.going_out import (
+    concealed_take_goes_out,
+    may_take_concealed,
+    qualifies_concealed,
+)
 from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
 from canasta.moves import Group, Move, group_cards, group_target
 from canasta.plans import GroupPlan, MeldPlan, TakePlan
@@ -134,15 +139,25 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     groups = plan_groups(g, seat, side, extras, remaining, skip_rank=rt, going_out_ok=False)
     added = len(all_cards)
     value = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in all_cards)
-    if not g.opened[side]:
-        need = g.minimum(seat)
-        if value < need:
-            raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
+    need = 0 if g.opened[side] else g.minimum(seat)
+    if value < need and not may_take_concealed(g, seat):
+        raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
     gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     left = g.hand_sizes[seat] - added + gained
     canastas = canastas_after(g, side, [(rt, (*g0, top)), *groups])
     check_hand_after(g, seat, left, canastas)
-    return TakePlan(rt, g0, tuple(groups))
+    plan = TakePlan(rt, g0, tuple(groups))
+    if value < need and not concealed_take_goes_out(g, seat, plan):
+        # A.7.7 (C-O5, C-O6): below the minimum only as the start of a concealed going out
+        raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
+    return plan
+
+
+def take_count(g: Game, plan: TakePlan) -> int:
+    """What a take counts towards the minimum (A.7.4): the pile's top card and the cards
+    laid from the hand with it."""
+    return CARD_VALUE[g.pile[-1]] + sum(CARD_VALUE[c] for c in plan.shown) + sum(
+        CARD_VALUE[c] for _, cards in plan.groups for c in cards)
 
 
 def canastas_after(g: Game, side: int, groups: Sequence[GroupPlan]) -> int:
@@ -250,15 +265,6 @@ def plan_meld(g: Game, move: Move, final: bool = False) -> MeldPlan:
     return MeldPlan(tuple(groups))
 
 
-def qualifies_concealed(g: Game, seat: int) -> bool:
-    r = g.rules
-    if g.has_melded[seat] or g.added_to_partner[seat]:
-        return False
-    if g.took_pile and not r.concealed_out_may_take_pile:
-        return False
-    return not (g.touched_old and not r.concealed_out_may_add_to_partner)
-
-
 def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) -> None:
     """Lay planned groups ``(rank, cards)``; ``extra``: the pile's top card, added to the first."""
     side = g.side_of[seat]
@@ -286,7 +292,11 @@ def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) 
 
 
 def take(g: Game, seat: int, plan: TakePlan) -> None:
-    """Take the pile as planned by :func:`plan_take`."""
+    """Take the pile as planned by :func:`plan_take`.  A side's first take that counts less
+    than the minimum binds the turn to end by going out (``must_go_out``, A.7.7)."""
+    side = g.side_of[seat]
+    if not g.opened[side] and take_count(g, plan) < g.minimum(seat):
+        g.must_go_out = True
     pile = g.pile
     top = pile.pop()
     lay_groups(g, seat, ((plan.rank, plan.shown), *plan.groups), extra=top)
