@@ -123,6 +123,8 @@ class Classic(RuleFamily):
 
     def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
         seat = g.turn
+        if move.kind == TAKE:  # a take below the minimum is legal only as the start of a concealed going out
+            return self.opening_count(g, move, cards) < g.minimum(seat) and g.why_illegal(move) is None
         return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
                 and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != FINAL_PHASE and qualifies_concealed(g, seat)
                 and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
