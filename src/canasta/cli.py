@@ -152,6 +152,20 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=argtypes.whole, default=1, help=_("the first hand's seed"))
     c.add_argument("--end-only", action="store_true", help=_("check the invariants only at the end of each hand"))
 
+    k = command("soak", _("compare the move generator with the exhaustive reference on random positions of every "
+                          "preset: every end of a turn the rules allow must be reached by the generated moves"))
+    k.add_argument("--reference", type=argtypes.positive, default=100, metavar="N",
+                   help=_("seeds per preset; each gives up to three positions (small, near going out, many "
+                        "naturals meeting the pile's top card)"))
+    k.add_argument("--rules", type=argtypes.rules, action="append", metavar="RULES",
+                   help=_("a preset or rules file to check (may be given again); every preset if left out"))
+    k.add_argument("--seed", type=argtypes.whole, default=1, help=_("the first seed"))
+    k.add_argument("--limit", type=argtypes.positive, default=3000,
+                   help=_("states of one turn walked at most; a bigger position is counted as too big and left"))
+    k.add_argument("--record", metavar="FILE",
+                   help=_("append one JSON line per preset to FILE (what was walked, what was found, the CPU "
+                        "time and the load average)"))
+
     a = command("arena", _("two bots play matches on duplicate deals, in parallel"))
     a.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     a.add_argument("--bots", metavar="A,B",
@@ -518,6 +532,49 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     for p in rep.problems[:20]:
         print("  " + p)
     return 1 if rep.problems else 0
+
+
+def _cmd_soak(args: argparse.Namespace) -> int:
+    from canasta.tools.soak import reference_check, reference_record
+
+    every = [RuleSet.preset(name) for name in sorted(PRESETS)]
+    chosen: list[RuleSet] = args.rules or every
+    tty = sys.stderr.isatty()
+    records = []
+    found = 0
+    def ticker(name: str) -> Callable[[], None]:
+        done = [0]
+
+        def tick() -> None:
+            done[0] += 1
+            if tty:
+                print("\r" + _("{rules}: {done}/{total} seeds").format(rules=name, done=done[0], total=args.reference),
+                      end="", file=sys.stderr, flush=True)
+        return tick
+
+    for rules in chosen:
+        start = time.process_time()
+        rep = reference_check(rules, args.reference, args.seed, tick=ticker(rules.name), limit=args.limit)
+        cpu = time.process_time() - start
+        if tty:
+            print(file=sys.stderr)
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(rep.kinds.items()))
+        print(_("{rules}: {positions} positions ({kinds}), {states} ends of a turn compared; {gaps} not generated, "
+                "{refused} generated moves refused, {big} too big to walk; {problems} in {seconds} s CPU").format(
+            rules=rep.rules, positions=rep.positions, kinds=kinds, states=rep.states, gaps=rep.gaps,
+            refused=rep.refused, big=rep.too_big, problems=_count(len(rep.problems), "problem"),
+            seconds=current().number(cpu, 1)))
+        for p in rep.problems[:20]:
+            print("  " + p)
+        found += len(rep.problems)
+        records.append(reference_record(rep, args.reference, args.seed, cpu, args.limit))
+    if args.record:
+        with open(args.record, "a", encoding="utf-8") as f:
+            for line in records:
+                f.write(json.dumps(line) + "\n")
+    if len(chosen) > 1:
+        print(_("{presets} rule sets: {problems}").format(presets=len(chosen), problems=_count(found, "problem")))
+    return 1 if found else 0
 
 
 def _check_plot(path: str | None, force: bool) -> None:
@@ -927,7 +984,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from canasta.web.commands import run_serve
 
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
-                   "selfcheck": _cmd_selfcheck, "arena": _cmd_arena, "verify": _cmd_verify, "ladder": _cmd_ladder,
+                   "selfcheck": _cmd_selfcheck, "soak": _cmd_soak, "arena": _cmd_arena, "verify": _cmd_verify, "ladder": _cmd_ladder,
                    "play": run_play, "replay": _cmd_replay, "serve": run_serve, "review": run_review,
                    "config": _cmd_config}[args.command]
         return handler(args)

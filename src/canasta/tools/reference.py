@@ -411,10 +411,10 @@ def small_position(rules: Any, seed: int, max_hand: int = 7, top_heavy: bool = F
 
 def take_position(rules: Any, seed: int) -> Game | None:
     """A random position at the start of a turn where the pile's top card meets four
-    to seven naturals of its rank and some wild cards in the mover's hand (up to ten
+    to seven naturals of its rank and some wild cards in the mover's hand (up to eight
     cards): the takes that lay a canasta whole (A.6.7), open with one, or go out
     concealed with the pile (A.7.7, C-O6) are walked in full."""
-    return small_position(rules, seed, max_hand=10, top_heavy=True)
+    return small_position(rules, seed, max_hand=8, top_heavy=True)
 
 
 def _scores(rules: Any, rng: random.Random) -> list[int]:

@@ -9,19 +9,24 @@ Random hands are played through the public API; every engine step (listing the
 legal moves, then ``push`` of the chosen one) is timed, and the slowest step is
 reported with the hand's seed and the move number, so it can be replayed.
 ``--reference N`` also compares the generator with the exhaustive reference
-(:mod:`canasta.tools.reference`) on N small positions and N near-going-out positions,
-and the going-out decision with the reference's answer; it reports how many
-end-of-turn states were compared.  The exit status is 1 if anything disagreed.
+(:mod:`canasta.tools.reference`) on N seeds of each kind of position (small ones,
+ones near going out, ones where many naturals meet the pile's top card), and the
+going-out decision with the reference's answer; it reports how many end-of-turn
+states were compared.  The exit status is 1 if anything disagreed.  ``canasta soak
+--reference N`` does the same over every preset.
 """
 
 from __future__ import annotations
 
 import argparse
 import heapq
+import os
 import random
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from canasta.errors import IllegalMoveError
 from canasta.game import Game
@@ -41,6 +46,9 @@ class SoakReport:
     positions: int = 0
     states: int = 0
     too_big: int = 0
+    gaps: int = 0  # end-of-turn states some legal moves reach and the generated ones do not
+    refused: int = 0  # generated moves push refused
+    kinds: dict[str, int] = field(default_factory=dict)  # positions walked, by kind
     problems: list[str] = field(default_factory=list)
 
 
@@ -105,44 +113,73 @@ def soak(rules: RuleSet, hands: int, seed: int, report: SoakReport | None = None
     return rep
 
 
-def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakReport | None = None) -> SoakReport:
-    """Compare the generator with the reference on small positions (see the module docstring)."""
-    from canasta.tools.reference import (
-        WENT_OUT_AT,
-        TooBig,
-        going_out_position,
-        outcomes,
-        reference_moves,
-        small_position,
-    )
+#: the kinds of position the reference check walks, by name (see :mod:`canasta.tools.reference`)
+KINDS: Final = ("small", "near_going_out", "take")
+
+
+def _makers() -> dict[str, Callable[[RuleSet, int], Game | None]]:
+    from canasta.tools.reference import going_out_position, small_position, take_position
+
+    return {"small": small_position, "near_going_out": going_out_position, "take": take_position}
+
+
+def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakReport | None = None,
+                    tick: Callable[[], None] | None = None, limit: int = 3000,
+                    kinds: Sequence[str] = KINDS) -> SoakReport:
+    """Compare the generating set with the exhaustive reference on ``positions`` seeds of
+    each kind of position (:data:`KINDS`) from ``seed`` on: every end of the mover's turn
+    that some sequence of legal moves reaches must be reached through ``legal_moves``
+    (the generating set's promise, see :mod:`canasta.game`), every generated move must be
+    accepted, and near going out ``may_ask`` must agree with the walk.  ``tick`` is called
+    after each seed; a position whose turn has more than ``limit`` states is counted as too
+    big and left; ``kinds``: the kinds walked (all by default)."""
+    from canasta.tools.reference import WENT_OUT_AT, TooBig, outcomes, reference_moves
 
     rep = report or SoakReport(rules.name)
     for i in range(positions):
-        for make in (small_position, going_out_position):
+        for kind, make in _makers().items():
+            if kind not in kinds:
+                continue
             g = make(rules, seed + i)
             if g is None:
                 continue
             try:
-                ref = outcomes(g, reference_moves, 3000)
-                gen = outcomes(g, lambda x: list(x.legal_moves), 3000)
+                ref = outcomes(g, reference_moves, limit)
+                gen = outcomes(g, lambda x: list(x.legal_moves), limit)
             except TooBig:
                 rep.too_big += 1
                 continue
             except IllegalMoveError as exc:
-                rep.problems.append(f"{make.__name__} {seed + i}: a generated move was refused: {exc}")
+                rep.refused += 1
+                rep.problems.append(f"{kind} {seed + i}: a generated move was refused: {exc}")
                 continue
             rep.positions += 1
+            rep.kinds[kind] = rep.kinds.get(kind, 0) + 1
             rep.states += len(ref)
             if ref != gen:
-                rep.problems.append(f"{make.__name__} {seed + i}: {len(ref - gen)} outcomes not generated, "
+                rep.gaps += len(ref - gen)
+                rep.problems.append(f"{kind} {seed + i}: {len(ref - gen)} outcomes not generated, "
                                     f"{len(gen - ref)} generated outcomes the reference lacks")
-            if make is going_out_position:
+            if kind == "near_going_out":
                 seat = g.turn
                 can = any(key[WENT_OUT_AT] == seat for key in ref)
                 said = g.family.may_ask(g)
                 if can != said:
-                    rep.problems.append(f"going_out_position {seed + i}: the engine says {said}, the reference {can}")
+                    rep.problems.append(f"{kind} {seed + i}: the engine says it can go out: {said}, the reference "
+                                        f"{can}")
+        if tick is not None:
+            tick()
     return rep
+
+
+def reference_record(rep: SoakReport, per_preset: int, seed: int, cpu_seconds: float,
+                     limit: int = 3000) -> dict[str, object]:
+    """One JSON-ready line of a reference run (``canasta soak --record``)."""
+    return {"rules": rep.rules, "seeds": per_preset, "first_seed": seed, "limit": limit, "positions": rep.positions,
+            "kinds": dict(sorted(rep.kinds.items())), "states": rep.states, "not_generated": rep.gaps,
+            "refused": rep.refused, "too_big": rep.too_big, "problems": len(rep.problems),
+            "cpu_seconds": round(cpu_seconds, 1), "load_average": round(os.getloadavg()[0], 2),
+            "command": f"canasta soak --reference {per_preset} --rules {rep.rules} --seed {seed} --limit {limit}"}
 
 
 def main(argv: list[str] | None = None) -> int:
