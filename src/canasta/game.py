@@ -18,6 +18,19 @@ meld grows one card at a time, except the initial meld and canastas laid
 complete from the hand, which come whole).  ``move in game.legal_moves`` and
 ``push`` accept every legal move, in any suits and any size.
 
+The generating set promises two things, and every rule family keeps them:
+
+* *sound*: every move it lists is legal (``push`` accepts it);
+* *complete for the turn*: from any position, every end of the mover's turn that
+  some sequence of legal moves reaches (the state when the turn has passed or the
+  hand is over, read modulo suits: which copy of a card lies where, and what the
+  table saw picked up, aside) is reached by some sequence of listed moves.
+
+It does not promise to list every legal move: a move left out is one whose every
+outcome listed moves reach too (other suits, a meld laid in more or fewer steps).
+:mod:`canasta.tools.reference` checks the promise by brute force (``canasta soak
+--reference N``; ``docs/generation.md``).
+
 What a rule family adds is behind :class:`RuleFamily`, the hooks the game calls;
 the families themselves (``canasta.families.classic``, ``canasta.families.italian``,
 any other) register with :func:`register_family` and are never imported here.
@@ -325,7 +338,8 @@ class RuleFamily:
 
     # -- generation
     def options(self, g: Game) -> list[Option]:
-        """The generating set as options (see :mod:`canasta.options`)."""
+        """The generating set as options (see :mod:`canasta.options`): sound and complete
+        for the turn, as the docstring of :mod:`canasta.game` promises."""
         raise NotImplementedError
 
     def build_groups(self, hand: list[int], spec: Sequence[Spec]) -> list[Group]:

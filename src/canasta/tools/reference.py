@@ -1,7 +1,8 @@
 """A slow, obviously-correct reference for the move generator (small positions only).
 
 The engine's ``legal_moves`` iterates a *generating set*: one representative per
-choice that matters.  This module checks that claim by brute force.  From a
+choice that matters, sound and complete for the turn (the promise is written in
+:mod:`canasta.game`).  This module checks that promise by brute force.  From a
 position, :func:`reference_outcomes` plays out the rest of the mover's turn in
 every way ``push`` accepts: at each step it builds **every** candidate move from
 the cards in hand (every way of putting the hand's cards, card class by card

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import json
 import os
 import random
 import sys
@@ -182,6 +183,26 @@ def reference_record(rep: SoakReport, per_preset: int, seed: int, cpu_seconds: f
             "command": f"canasta soak --reference {per_preset} --rules {rep.rules} --seed {seed} --limit {limit}"}
 
 
+def reference_table(records: Sequence[dict[str, object]]) -> str:
+    """The Markdown table of a reference run's records (``--table FILE``; ``docs/generation.md``)."""
+    rows = ["| rules | seeds | positions (small, near going out, take) | ends of a turn compared | not generated "
+            "| generated moves refused | too big (> limit states) | CPU s | load average |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    total = [0, 0, 0, 0]
+    for r in records:
+        kinds = r["kinds"]
+        assert isinstance(kinds, dict)
+        split = ", ".join(str(kinds.get(k, 0)) for k in KINDS)
+        rows.append(f"| {r['rules']} | {r['seeds']} | {r['positions']} ({split}) | {r['states']:,} | {r['not_generated']} "
+                    f"| {r['refused']} | {r['too_big']} | {r['cpu_seconds']} | {r['load_average']} |")
+        for i, key in enumerate(("positions", "states", "not_generated", "refused")):
+            value = r[key]
+            assert isinstance(value, int)
+            total[i] += value
+    rows.append(f"| all {len(records)} | | {total[0]:,} | {total[1]:,} | {total[2]} | {total[3]} | | | |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m canasta.tools.soak", description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="italian-4p", help="a preset or a rules file")
@@ -189,7 +210,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="the first hand's seed")
     ap.add_argument("--reference", type=int, default=0, metavar="N",
                     help="also compare with the exhaustive reference on N small positions of each kind")
+    ap.add_argument("--table", metavar="FILE", help="print the Markdown table of a reference run's records and stop")
     args = ap.parse_args(argv)
+    if args.table:
+        try:
+            with open(args.table, encoding="utf-8") as f:
+                records = [json.loads(line) for line in f if line.strip()]
+            print(reference_table(records), end="")
+        except (OSError, ValueError, KeyError, AssertionError) as exc:
+            print(f"canasta.tools.soak: {args.table}: not a reference run's records ({exc})", file=sys.stderr)
+            return 2
+        return 0
     try:
         rules = resolve_rules(args.rules)
     except Exception as exc:  # a bad preset or rules file: one line, no traceback
