@@ -38,6 +38,7 @@ def _position(hand: list[str] | None = None, options: dict[str, Any] | None = No
 def test_a_take_below_the_minimum_that_goes_out_concealed_is_legal() -> None:
     g = _position()
     assert g.minimum(0) == 90 and not g.opened[0]
+    assert g.can_go_out()  # the going-out search sees the way out through the pile, before the take
     assert g.why_illegal(TAKE_ALL) is None
     count = g.meld_count(TAKE_ALL)
     assert count.count == 70 and not count.applies  # exempt: it goes out concealed (C-O5)
@@ -104,6 +105,7 @@ def test_without_the_exemption_the_minimum_holds(options: dict[str, Any]) -> Non
     err = g.why_illegal(TAKE_ALL)
     assert err is not None and err.code == "INITIAL_MELD_TOO_LOW"
     assert not any(m.kind == TAKE for m in g.legal_moves)
+    assert not g.can_go_out()
 
 
 def test_no_exemption_when_the_turn_cannot_go_out() -> None:
@@ -113,6 +115,7 @@ def test_no_exemption_when_the_turn_cannot_go_out() -> None:
     err = g.why_illegal(TAKE_ALL)
     assert err is not None and err.code == "INITIAL_MELD_TOO_LOW"
     assert not any(m.kind == TAKE for m in g.legal_moves)
+    assert not g.can_go_out()
 
 
 def test_a_take_that_reaches_the_minimum_binds_nothing() -> None:

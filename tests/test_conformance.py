@@ -583,13 +583,15 @@ def move_size(m: Move) -> int:
 
 def find_going_out(game: Game, depth: int = 4, budget: int = 4000) -> tuple[list[Move] | None, bool]:
     """A sequence of legal meld moves and a final discard that empties the hand of the
-    player to move (largest melds first), and whether the search was complete."""
+    player to move (largest melds first), and whether the search was complete; before
+    drawing, the sequence may begin by taking the pile (A.7.7: a concealed going out
+    with the pile)."""
     seat = game.turn
     spent = [0]
 
     def rec(d: int) -> list[Move] | None:
         moves = [m for m in game.legal_moves
-                 if m.kind == MELD or (m.kind == DISCARD and game.hand_sizes[seat] == 1)]
+                 if m.kind in (MELD, TAKE) or (m.kind == DISCARD and game.hand_sizes[seat] == 1)]
         moves.sort(key=lambda m: (m.kind == DISCARD, -move_size(m)))
         for m in moves:
             spent[0] += 1
@@ -599,7 +601,7 @@ def find_going_out(game: Game, depth: int = 4, budget: int = 4000) -> tuple[list
             try:
                 if game.went_out == seat:
                     return [m]
-                if m.kind == MELD and d > 1 and not game.is_over():
+                if m.kind in (MELD, TAKE) and d > 1 and not game.is_over():
                     rest = rec(d - 1)
                     if rest is not None:
                         return [m, *rest]

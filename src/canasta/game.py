@@ -1149,7 +1149,9 @@ class Game(HandState):
 
     def can_go_out(self, seat: int | None = None) -> bool:
         """Whether the player to move could go out in this turn from here
-        (melding all cards, or all but one and discarding it)."""
+        (melding all cards, or all but one and discarding it).  Before drawing, a
+        family may count the ways out that taking the pile opens (Classic does; a
+        draw from the stock is chance, not a way out)."""
         return self.family.can_go_out(self, seat)
 
     # ------------------------------------------------------------------ generation

@@ -25,7 +25,7 @@ from canasta.options import Option, Spec
 from canasta.plans import MeldPlan, TakePlan
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
-from canasta.state import FINAL_PHASE
+from canasta.state import DRAW_PHASE, FINAL_PHASE
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -100,7 +100,16 @@ class Classic(RuleFamily):
         return classic_plan(g) is not None
 
     def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        if g.phase == DRAW_PHASE and (seat is None or seat == g.turn):
+            # before drawing, only taking the pile is a sure step: a take after which the turn
+            # goes out (a take below the minimum is legal only so, A.7.7)
+            return any(self._out_after_take(g, take) for take in movegen.gen_takes(g))
         return classic_plan(g, seat) is not None
+
+    def _out_after_take(self, g: Game, take: Move) -> bool:
+        h = g.copy()
+        h.push(take)
+        return h.went_out == g.turn or classic_plan(h) is not None
 
     def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
         return classic_rules.finish_error(g, seat, g.canasta_counts[g.side_of[seat]])
