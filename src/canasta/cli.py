@@ -80,6 +80,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _games(text: str) -> int:
+    """``--games``: a whole number from 1 to :data:`canasta.tools.arena.MAX_GAMES` (a bigger
+    count is a slip, refused before any work)."""
+    from canasta.tools.arena import MAX_GAMES
+
+    value = argtypes.positive(text)
+    if value > MAX_GAMES:
+        raise argparse.ArgumentTypeError(
+            _("at most {most} matches a run, not {n} (a longer study: several runs with other --seed values, "
+              "counted together with --tally)").format(most=MAX_GAMES, n=value))
+    return value
+
+
 def LANG_HELP() -> str:
     return _("the language of this command: en, it (default: the one 'canasta config lang' remembers, else "
              "LANG/LC_ALL/LC_MESSAGES)")
@@ -115,6 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", metavar="LANG", help=LANG_HELP())
     p.add_argument("--version", action=_Version, help=_("print the version and which engine runs (compiled or pure)"))
     sub = p.add_subparsers(dest="command", metavar=_("COMMAND"), parser_class=_Parser)
+    from canasta.tools.arena import MAX_GAMES
+
     rules_help = _("a preset ({presets}) or a .toml/.json rules file").format(presets=", ".join(sorted(PRESETS)))
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
@@ -170,7 +185,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     a.add_argument("--bots", metavar="A,B",
                    help=_("two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND"))
-    a.add_argument("--games", type=argtypes.positive, default=100, help=_("matches (two per duplicate deal)"))
+    a.add_argument("--games", type=_games, default=100,
+                   help=_("matches (two per duplicate deal), at most {most}").format(most=MAX_GAMES))
     a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
                    help=_("processes playing at once (default: this machine's cores, %(default)s)"))
     a.add_argument("--seed", type=argtypes.whole, default=1, help=_("the run's seed: the same seed, the same deals"))
@@ -194,8 +210,9 @@ def _parser() -> argparse.ArgumentParser:
     lad.add_argument("--bots", default="random,basic,advanced,expert", metavar="A,B,...",
                      help=_("the bots: random, basic, advanced, expert[:SECONDS|:iN], cmd:COMMAND, policy:PATH "
                           "(the first is rated 0)"))
-    lad.add_argument("--games", type=argtypes.positive, default=20,
-                     help=_("matches per pair of bots (two per duplicate deal) for the pairs not tallied"))
+    lad.add_argument("--games", type=_games, default=20,
+                     help=_("matches per pair of bots (two per duplicate deal) for the pairs not tallied, at most "
+                            "{most}").format(most=MAX_GAMES))
     lad.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
                      help=_("processes playing at once (default: this machine's cores, %(default)s)"))
     lad.add_argument("--seed", type=argtypes.whole, default=1, help=_("the run's seed (deals and bootstrap)"))

@@ -27,7 +27,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +87,9 @@ class Progress:
 
 
 MOVE_REPORT_SECONDS = 0.25
+#: the most matches one run plays (``canasta arena --games``, and each pair of ``canasta ladder``):
+#: days of play for the fastest bots, so a bigger count is a slip (the command line refuses it)
+MAX_GAMES = 1_000_000
 #: a hand's tag in an arena record: how long each move's decision took, in milliseconds, in move
 #: order (so a tally of a stopped run still has the decision times)
 DECISION_TAG = "DecisionMs"  # one of canasta.play.record.HAND_TAGS
@@ -432,7 +435,7 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
                                "define its class at a module's top level, or run with jobs=1") from None
     report = ArenaReport(rules.name, (bot_label(specs[0]), bot_label(specs[1])))
     start = time.perf_counter()
-    tasks: list[_Task] = [(rules, specs, seed, i, max_hands, 0) for i in range(pairs)]
+    tasks = _tasks(rules, specs, seed, pairs, max_hands)  # made one at a time, as the games are played
     estimate = ProgressEstimate(2 * pairs, max_hands)
     heard: Callable[[Progress], None] | None = None
     if progress is not None:
@@ -566,13 +569,25 @@ def _seat_labels(game: GameRecord) -> list[str]:
     return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
 
 
-def _map(tasks: list[_Task], jobs: int, heard: Callable[[Progress], None] | None = None) -> Generator[list[GameResult], None, None]:
+def _tasks(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int,
+           max_hands: int) -> Iterator[_Task]:
+    """The duplicate pairs of a run, one at a time: nothing is planned ahead, so memory
+    stays flat however many games are asked for."""
+    return ((rules, specs, seed, i, max_hands, 0) for i in range(pairs))
+
+
+def _map(tasks: Iterable[_Task], jobs: int,
+         heard: Callable[[Progress], None] | None = None) -> Generator[list[GameResult], None, None]:
+    """Play ``tasks`` (in ``jobs`` processes), yielding each pair's games as they finish.
+    At most two tasks a process are handed out ahead (a pool's ``imap`` would read the
+    whole iterable at once)."""
     if jobs <= 1:
         for t in tasks:
             yield _worker(t, heard)
         return
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     queue = ctx.Queue() if heard is not None else None
+    finished: queue_module.SimpleQueue[tuple[bool, Any]] = queue_module.SimpleQueue()
 
     def drain() -> None:
         while queue is not None and heard is not None:
@@ -581,17 +596,37 @@ def _map(tasks: list[_Task], jobs: int, heard: Callable[[Progress], None] | None
             except queue_module.Empty:
                 return
 
+    def done(result: Any) -> None:
+        finished.put((True, result))
+
+    def failed(exc: BaseException) -> None:
+        finished.put((False, exc))
+
+    todo = iter(tasks)
+    more = True
+    pending = 0
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(queue,)) as pool:
-        results = pool.imap_unordered(_worker, tasks)
-        for _ in tasks:
+        while True:
+            while more and pending < 2 * jobs:
+                task = next(todo, None)
+                if task is None:
+                    more = False
+                    break
+                pool.apply_async(_worker, (task,), callback=done, error_callback=failed)
+                pending += 1
+            if not pending:
+                return
             while True:
                 try:
-                    done = results.next(timeout=0.2)
+                    ok, value = finished.get(timeout=0.2)
                     break
-                except multiprocessing.TimeoutError:
+                except queue_module.Empty:
                     drain()
+            pending -= 1
             drain()
-            yield done
+            if not ok:
+                raise value
+            yield value
 
 
 def plot(report: ArenaReport, path: Path) -> None:

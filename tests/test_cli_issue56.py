@@ -1,0 +1,79 @@
+"""Issue 56: absurd counts, clear refusals where an internal error was, a double count in
+``--tally``, and messages that named the wrong thing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from canasta.cli import main
+from canasta.tools.arena import MAX_GAMES
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse exits on bad arguments
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_refusal(code: int, err: str) -> str:
+    assert code == 2, err
+    assert "internal error" not in err and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+# -- item 1: absurd counts are refused, and a run is streamed, never planned up front ----------------
+
+@pytest.mark.parametrize("command", ["arena --bots random,basic", "ladder --bots random,basic"])
+def test_an_absurd_games_count_is_refused_in_one_line(command: str, capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for count in ("99999999999999999999", str(MAX_GAMES + 1)):
+        line = _one_line_refusal(*_run([*command.split(), "--games", count], capsys)[::2])
+        assert f"at most {MAX_GAMES} matches" in line and count in line
+    assert not (tmp_path / "runs").exists()  # nothing was started
+
+
+def test_games_help_says_the_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("arena", "ladder"):
+        code, out, _ = _run([command, "--help"], capsys)
+        assert code == 0
+        assert f"at most {MAX_GAMES}" in " ".join(out.split())
+
+
+STREAMED = """
+import resource, sys
+from canasta.tools.arena import Interrupted, run_arena
+size = [int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmSize:")][0] * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 300 * 2**20, resource.RLIM_INFINITY))
+
+def stop(estimate):
+    if estimate.games_done >= 1:
+        raise KeyboardInterrupt
+
+try:
+    run_arena("classic-2p", ("random", "random"), 10**20, 1, int(sys.argv[1]), max_hands=1, progress=stop)
+except Interrupted:
+    print("stopped after the first game")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_run_of_any_length_starts_in_flat_memory(jobs: int, tmp_path: Path) -> None:
+    """10**20 games under a 300 MB address-space cap: the first game is played and the run
+    stopped (planning every game first ran out of memory before the first)."""
+    script = tmp_path / "streamed.py"
+    script.write_text(STREAMED)
+    done = subprocess.run([sys.executable, str(script), str(jobs)], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "stopped after the first game" in done.stdout
