@@ -34,6 +34,7 @@ from canasta.tools.reference import (
     reference_moves,
     small_position,
     state_key,
+    take_position,
 )
 
 SKIP = {"C-O10", "C-O11", "I-O20", "I-O21"}  # player-count options: covered by their presets
@@ -66,7 +67,7 @@ def test_generating_set_is_complete_and_sound(preset: str, options: dict[str, An
     rules = RuleSet.preset(preset, options)
     compared = 0
     for seed in range(SEEDS_PER_CONFIG):
-        for make in (small_position, going_out_position):
+        for make in (small_position, going_out_position, take_position):
             game = make(rules, 7919 * seed + 11)
             if game is None:
                 continue
