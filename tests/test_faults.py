@@ -20,7 +20,9 @@ import json
 import os
 import shutil
 import signal
+import socket
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +37,7 @@ from instances import Postgres, Redis, postgres_binaries, redis_binary
 need("fastapi")
 httpx = need("httpx2")
 websockets_sync = need("websockets.sync.client")
+websockets_exceptions = need("websockets.exceptions")
 
 from canasta.bots import make_bot  # noqa: E402
 from canasta.view import SeatView  # noqa: E402
@@ -102,6 +105,10 @@ class Person:
     answers: dict[str, int] = field(default_factory=dict)
     state: Msg = field(default_factory=dict)
     waiting_since: int | None = None  # the seq at which a move was sent and not yet answered
+    #: where the page reconnects when its socket is closed (a load balancer's ready server); None: it does not
+    fallback: Callable[[], ServerProcess] | None = None
+    closed: list[tuple[float, int, str]] = field(default_factory=list)  # (when, code, reason) of closes seen
+    moved_to: list[tuple[float, ServerProcess]] = field(default_factory=list)  # reconnections, when and where
 
     def __post_init__(self) -> None:
         self.connect()
@@ -152,8 +159,19 @@ class Person:
                 and v["to_move"] == self.seat and not self.state["players"][self.seat]["bot_playing"])
 
     def step(self) -> None:
-        """Send a move if it is this person's turn and no move of theirs is unanswered."""
-        self.pump()
+        """Send a move if it is this person's turn and no move of theirs is unanswered; a closed
+        socket reconnects through :attr:`fallback`, as the page does behind a load balancer."""
+        try:
+            self.pump()
+        except websockets_exceptions.ConnectionClosed as exc:
+            if self.fallback is None:
+                raise
+            rcvd = exc.rcvd
+            self.closed.append((time.monotonic(), rcvd.code if rcvd else 1006, rcvd.reason if rcvd else ""))
+            target = self.fallback()
+            self.move_to(target)
+            self.moved_to.append((time.monotonic(), target))
+            return
         if self.waiting_since is not None or not self.my_move():
             return
         view = SeatView.from_dict({**self.state["view"], "rules": self.rules})
@@ -183,6 +201,17 @@ class Room:
                 return
             time.sleep(0.02)
 
+    def wait_for_a_turn(self, seconds: float = 30) -> None:
+        """Read until some person is to move (without playing it)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for p in self.people:
+                p.pump()
+                if p.my_move() and p.waiting_since is None:
+                    return
+            time.sleep(0.02)
+        raise AssertionError(f"nobody was to move for {seconds:g} s")
+
     def heads(self) -> dict[str, int]:
         """The last event number of each table, as people were last shown it."""
         out: dict[str, int] = {}
@@ -204,11 +233,77 @@ class Room:
             self.worker.stop()
 
 
-def start_room(pg: Postgres, rd: Redis | None, tables: int = 3) -> Room:
-    """Two servers and a worker on ``pg`` and ``rd``; one server on ``pg`` alone if ``rd`` is None."""
+class Link:
+    """A TCP path to a service that can be cut as a network partition cuts it: nothing is
+    refused, what is sent is held (connections and new connections hang) until it is healed."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target = target_port
+        self.open = threading.Event()
+        self.open.set()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url_of(self, url: str, port: int) -> str:
+        """``url`` (of the service on ``port``) through this path."""
+        return url.replace(f":{port}/", f":{self.port}/")
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._join, args=(client,), daemon=True).start()
+
+    def _join(self, client: socket.socket) -> None:
+        self.open.wait()
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+        except OSError:
+            client.close()
+            return
+        self.sockets += [client, upstream]
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := a.recv(65536):
+                self.open.wait()  # cut: held here, as the network holds it
+                b.sendall(data)
+        for end in (a, b):
+            with contextlib.suppress(OSError):
+                end.close()
+
+    def cut(self) -> None:
+        self.open.clear()
+
+    def heal(self) -> None:
+        self.open.set()
+
+    def close(self) -> None:
+        self.open.set()
+        self.listener.close()
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
+
+
+def start_room(pg: Postgres, rd: Redis | None, tables: int = 3,
+               s1_links: tuple[Link, Link] | None = None) -> Room:
+    """Two servers and a worker on ``pg`` and ``rd``; one server on ``pg`` alone if ``rd`` is None.
+    ``s1_links``: server 1 reaches PostgreSQL and Redis through these (so they can be cut)."""
     args = server_args(None if rd is None else rd.url)
     worker = None if rd is None else WorkerProcess(pg.url, args).start()
-    s1 = ServerProcess(pg.url, args=args).start()
+    if s1_links is not None and rd is not None:
+        db_link, redis_link = s1_links
+        s1 = ServerProcess(db_link.url_of(pg.url, pg.port),
+                           args=server_args(redis_link.url_of(rd.url, rd.port))).start()
+    else:
+        s1 = ServerProcess(pg.url, args=args).start()
     s2 = None if rd is None else ServerProcess(pg.url, args=args).start()
     room = Room(s1, s2, worker, [], [])
     for i in range(tables):
@@ -338,37 +433,173 @@ def test_postgresql_stopped_for_ten_seconds_loses_and_invents_nothing(own: tuple
         room.close()
 
 
+class Probes:
+    """What a load balancer and visitors send each server while a test runs, from threads: the
+    readiness probe (every 0.5 s), and in turn a table's page, the lobby's list, a table's
+    lobby entry and a new table.  Every answer is kept: (when, server, kind, status, seconds);
+    status 0: no answer within 15 s."""
+
+    def __init__(self, servers: list[ServerProcess], table: str) -> None:
+        self.answers: list[tuple[float, str, str, int, float]] = []
+        self.done = threading.Event()
+        create = {"preset": "classic-4p", "name": "Probe", "seat": 0,
+                  "seats": [{}, *[{"kind": "bot", "level": "basic"}] * 3]}
+        asks = [("readyz", "GET", "/readyz", None, 0.5), ("page", "GET", f"/t/{table}", None, 0.2),
+                ("lobby", "GET", "/api/tables", None, 0.2), ("table", "GET", f"/api/tables/{table}", None, 0.2),
+                ("create", "POST", "/api/tables", create, 0.2)]
+        self.threads = [threading.Thread(target=self._loop, args=(s, *ask), daemon=True) for s in servers for ask in asks]
+        for t in self.threads:
+            t.start()
+
+    def _loop(self, server: ServerProcess, kind: str, method: str, path: str, body: Msg | None, every: float) -> None:
+        """One kind of request to one server, again and again, each answer kept."""
+        with httpx.Client() as client:
+            while not self.done.wait(every):
+                began = time.monotonic()
+                try:
+                    status = client.request(method, server.url + path, timeout=15, json=body).status_code
+                except httpx.HTTPError:
+                    status = 0
+                self.answers.append((began, server.url, kind, status, time.monotonic() - began))
+
+    def stop(self) -> None:
+        self.done.set()
+        for t in self.threads:
+            t.join(20)
+
+    def between(self, start: float, end: float, kind: str | None = None) -> list[tuple[float, str, str, int, float]]:
+        return [a for a in self.answers if start <= a[0] < end and (kind is None or a[2] == kind)]
+
+
 def test_a_hung_postgresql_stalls_no_server(own: tuple[Postgres, Redis]) -> None:
-    """SIGSTOP on every PostgreSQL process: connections stay open and nothing answers.
-    The servers keep answering (no database call blocks the event loop), moves are
-    refused as not saved, and play resumes once the database does."""
+    """SIGSTOP on every PostgreSQL process: connections stay open and nothing answers.  While
+    a readiness probe, page loads, lobby calls and table creations go on at both servers,
+    every server keeps answering: /healthz within 100 ms, /readyz failing within about a
+    second (no address in its answer), every other request answered (a 503 at worst) within
+    the database timeout; moves are refused, and play resumes once the database answers."""
     pg, rd = own
     room = start_room(pg, rd)
-    slowest = 0.0
+    servers = [room.s1, room.s2]
+    assert room.s2 is not None
+    probes = Probes([room.s1, room.s2], room.tables[0])
+    health: list[float] = []
+    bodies: list[str] = []
     try:
+        room.play_for(2)
+        room.wait_for_a_turn()  # someone is to move when the database hangs: a move is tried during it
         paused = pg.pause()
+        hung = time.monotonic()
         try:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                room.play_for(0.5)
-                for server in (room.s1, room.s2):
-                    assert server is not None
-                    began = time.monotonic()
-                    r = httpx.get(f"{server.url}/healthz", timeout=10)
-                    slowest = max(slowest, time.monotonic() - began)
-                    assert r.status_code == 200, r.text
+            with httpx.Client() as client:
+                while time.monotonic() < hung + 10:
+                    room.play_for(0.1)
+                    for server in servers:
+                        assert server is not None
+                        began = time.monotonic()
+                        r = client.get(f"{server.url}/healthz", timeout=10)
+                        health.append(time.monotonic() - began)
+                        assert r.status_code == 200, r.text
+                        if time.monotonic() > hung + 2:
+                            ready = client.get(f"{server.url}/readyz", timeout=10)
+                            bodies.append(ready.text)
         finally:
             pg.resume(paused)
-        resumed = resume_time(room, time.monotonic())
+        back = time.monotonic()
+        resumed = resume_time(room, back)
         assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after PostgreSQL answered again"
         room.play_for(4)
-        refused = sum(p.answers.get("NOT_SAVED", 0) for p in room.people)
+        probes.stop()
+        refused = sum(p.answers.get("NOT_SAVED", 0) + p.answers.get("UNKNOWN", 0) for p in room.people)
         figures = check_stored(pg.url, room)
-        report(f"PostgreSQL hung 10 s (slowest /healthz {slowest:.2f} s)", room, resumed, figures)
+        during = probes.between(hung + 1.5, back)
+        ready = [a for a in during if a[2] == "readyz"]
+        others = [a for a in during if a[2] != "readyz"]
+        health.sort()
+        report(f"PostgreSQL hung 10 s (/healthz: {len(health)} asked, median {health[len(health) // 2] * 1000:.1f} ms, "
+               f"slowest {health[-1] * 1000:.1f} ms; /readyz: {len(ready)} probes, slowest "
+               f"{max((a[4] for a in ready), default=0) * 1000:.0f} ms; other requests: {len(others)}, slowest "
+               f"{max((a[4] for a in others), default=0):.2f} s, statuses "
+               f"{sorted({(a[2], a[3]) for a in others})})", room, resumed, figures)
         assert refused > 0, "no move was tried while the database hung: the test tested nothing"
-        assert slowest < 1.0, f"a server took {slowest:.2f} s to answer /healthz while the database hung"
+        assert health[-1] < 0.1, f"a server took {health[-1] * 1000:.0f} ms to answer /healthz while the database hung"
+        assert ready and all(a[3] == 503 for a in ready), f"readiness during the hang: {ready}"
+        assert max(a[4] for a in ready) < 1.5, f"a readiness probe took {max(a[4] for a in ready):.2f} s"
+        assert bodies and not any("127.0.0.1" in b or str(pg.port) in b for b in bodies), bodies
+        assert {a[2] for a in others} == {"page", "lobby", "table", "create"}, "some requests were never sent"
+        assert all(a[3] in (200, 503) for a in others), f"answers during the hang: {sorted({a[3] for a in others})}"
+        assert max(a[4] for a in others) < 7.0, f"a request took {max(a[4] for a in others):.1f} s"
+        after = probes.between(back + 2, time.monotonic(), "readyz")
+        assert after and after[-1][3] == 200, "readiness did not come back"
+    finally:
+        probes.stop()
+        room.close()
+
+
+@pytest.mark.parametrize("seconds", [30, 120])
+def test_a_server_cut_off_from_both_stores_hands_no_connected_seat_to_a_bot(own: tuple[Postgres, Redis],
+                                                                            seconds: int) -> None:
+    """Server 1 loses PostgreSQL and Redis (a network partition: nothing refused, nothing
+    answered) for 30 s or 120 s, far past the grace period.  It notices within seconds, fails
+    readiness and closes its sockets with a reason; the pages reconnect through the ready
+    server and play on; no connected person's seat goes to a bot (no take-over event, no turn
+    timer); after the partition server 1 is ready again."""
+    pg, rd = own
+    links = (Link(pg.port), Link(rd.port))
+    room = start_room(pg, rd, s1_links=links)
+    assert room.s2 is not None
+    servers = [room.s2, room.s1]
+
+    def ready_server() -> ServerProcess:
+        """The first server whose /readyz says ready (as a load balancer picks)."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for server in servers:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{server.url}/readyz", timeout=2).status_code == 200:
+                        return server
+            time.sleep(0.2)
+        raise AssertionError("no server was ready for 30 s")
+
+    try:
+        for p in room.people:
+            p.fallback = ready_server
+        cut_off = [p for p in room.people if p.server is room.s1]
+        assert cut_off
+        for link in links:
+            link.cut()
+        cut = time.monotonic()
+        room.play_for(GRACE - 2, until=lambda: all(p.moved_to for p in cut_off))
+        moved = [p.moved_to[0][0] - cut if p.moved_to else None for p in cut_off]
+        assert all(m is not None for m in moved), f"pages not reconnected {GRACE - 2} s into the partition"
+        seen = room.heads()
+        r = httpx.get(f"{room.s1.url}/readyz", timeout=5)
+        assert r.status_code == 503 and "127.0.0.1" not in r.text, r.text
+        room.play_for(max(0.0, cut + seconds - time.monotonic()))
+        moved_on = room.heads()
+        for link in links:
+            link.heal()
+        healed = time.monotonic()
+        while time.monotonic() < healed + 15:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{room.s1.url}/readyz", timeout=2).status_code == 200:
+                    break
+            room.play_for(0.5)
+        ready_again = time.monotonic() - healed
+        room.play_for(3)
+        figures = check_stored(pg.url, room)
+        closes = [c for p in cut_off for c in p.closed]
+        report(f"server 1 cut off from PostgreSQL and Redis for {seconds} s (its pages reconnected "
+               f"{min(m or 0 for m in moved):.1f}-{max(m or 0 for m in moved):.1f} s after the cut; "
+               f"ready again {ready_again:.1f} s after it healed)", room, 0.0, figures)
+        assert all(c[1] == 1012 and "reconnect" in c[2] for c in closes), closes
+        assert max(m or 0 for m in moved) < GRACE - 4, moved
+        assert all(moved_on[t] > seen[t] for t in room.tables), "play stopped during the partition"
+        assert ready_again < 15, "server 1 did not get ready again after the partition"
+        everyone_seated(room)
     finally:
         room.close()
+        for link in links:
+            link.close()
 
 
 def test_a_server_killed_its_players_go_on_at_the_other(own: tuple[Postgres, Redis]) -> None:

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import OperationalError
 
 from canasta.play.table import Table
-from canasta.web.store import Store
+from canasta.web.store import Store, Unreached
 from test_web import hello, human_table, recv_until, room_client, room_of, send
 
 
@@ -28,7 +28,8 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 class Outage:
-    """Make the store's writes fail (as a database that went away does) until ended."""
+    """Make the store's writes fail (as a database that went away does: no connection, so
+    nothing of the write is sent) until ended."""
 
     def __init__(self, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
         self.monkeypatch = monkeypatch
@@ -36,7 +37,7 @@ class Outage:
 
         def fail(*_args: Any, **_kw: Any) -> None:
             self.failed += 1
-            raise OperationalError("INSERT", {}, ConnectionRefusedError("connection refused"))
+            raise Unreached("OperationalError: connection refused")
 
         for name in ("append", "note_status"):  # every change of a table is an event appended
             monkeypatch.setattr(store, name, fail)
@@ -119,3 +120,45 @@ def test_a_table_that_cannot_be_read_is_answered_not_crashed(
     with client.websocket_connect(f"/ws/{tid}") as ws:
         msg = ws.receive_json()
         assert msg["code"] == "DB_UNAVAILABLE" and "try again" in msg["message"]
+
+
+def test_a_move_whose_commit_was_not_confirmed_is_said_unknown_and_played_once_when_sent_again(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database commits the move but its answer is lost (a hang past the timeout, a cut
+    connection): the player is told the outcome is unknown, not "nothing changed"; the move
+    sent again with the same key is answered with the stored result and is not played twice."""
+    tid, tokens = human_table(client, [{}, {"kind": "bot", "level": "basic"}, {"kind": "open"},
+                                       {"kind": "bot", "level": "basic"}])
+    store = client.app.state.hub.store  # type: ignore[attr-defined]
+    real = store.append
+    lost: list[int] = []
+
+    def commit_then_lose_the_answer(table_id: str, ev: Any, *args: Any) -> None:
+        real(table_id, ev, *args)
+        if not lost:
+            lost.append(ev.num)
+            raise OperationalError("COMMIT", {}, ConnectionResetError("server closed the connection unexpectedly"))
+
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        hello(ws, tokens[0])
+        recv_until(ws, lambda m: m["type"] == "state" and m["view"]["to_move"] == 0
+                   and m["view"]["phase"] == "draw")
+        monkeypatch.setattr(store, "append", commit_then_lose_the_answer)
+        send(ws, type="move", move="draw", key="k-1")
+        answer = recv_until(ws, lambda m: m["type"] in ("error", "moved"))
+        assert answer["type"] == "error" and answer["code"] == "UNKNOWN", answer
+        assert "not known" in answer["message"] and "nothing changed" not in answer["message"]
+        assert answer["key"] == "k-1" and answer["move"] == "draw"
+        send(ws, type="move", move="draw", key="k-1")  # the page sends it again with its key
+        states: list[dict[str, Any]] = []
+        again = recv_until(ws, lambda m: states.append(m) is None and m["type"] in ("error", "moved"))
+        assert again == {"type": "moved", "key": "k-1", "num": lost[0], "move": "draw", "again": True,
+                         "seq": again["seq"]}, again
+        if not any(m["type"] == "state" and m["seq"] >= lost[0] for m in states):  # the stored state
+            states.append(recv_until(ws, lambda m: m["type"] == "state" and m["seq"] >= lost[0]))
+        shown = [m for m in states if m["type"] == "state" and m["seq"] >= lost[0]][0]
+        assert shown["view"]["phase"] == "meld" and shown["log"][-1]["move"] == "draw"
+        send(ws, type="move", move="draw", key="k-1")  # a third time: still the stored result
+        assert recv_until(ws, lambda m: m["type"] in ("error", "moved"))["again"] is True
+    events = store.events_after(tid, 0)
+    assert [e.num for e in events if (e.data or {}).get("key") == "k-1"] == [lost[0]]

@@ -27,6 +27,7 @@ from canasta.web import health, lobby, pages, records, reviews, sockets
 from canasta.web.guards import HostCheck, Refusal, SecurityHeaders, normalise_origin
 from canasta.web.hub import Hub
 from canasta.web.language import choose
+from canasta.web.redact import said
 from canasta.web.room import DB_UNAVAILABLE, Settings
 from canasta.web.service import CardRoom
 from canasta.web.store import Store
@@ -84,7 +85,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     app.state.card_room = CardRoom(hub, store, cfg, allowed)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     app.add_exception_handler(Refusal, refused)  # type: ignore[arg-type]
-    app.add_exception_handler(SQLAlchemyError, database_away)  # type: ignore[arg-type]
+    app.add_exception_handler(SQLAlchemyError, database_away)
+    app.add_exception_handler(TimeoutError, database_away)  # a database call given up (Hub.db)
     for part in (pages, health, lobby, records, reviews, sockets):
         app.include_router(part.routes)
     return app
@@ -96,12 +98,13 @@ async def refused(request: Request, exc: Refusal) -> JSONResponse:
     return JSONResponse({"detail": exc.said(lang)}, status_code=exc.status_code, headers=exc.headers)
 
 
-async def database_away(request: Request, exc: SQLAlchemyError) -> JSONResponse:
-    """The database did not answer: 503, try again (nothing was changed)."""
-    print(f"canasta: {request.method} {request.url.path}: the database: {exc}", file=sys.stderr, flush=True)
+async def database_away(request: Request, exc: Exception) -> JSONResponse:
+    """The database did not answer: 503, try again (nothing was changed); the log line says why,
+    without a password; the answer says nothing of the database's address."""
+    print(f"canasta: {request.method} {request.url.path}: the database: {said(exc)}", file=sys.stderr, flush=True)
     lang = choose(request.query_params.get("lang"), request.headers.get("accept-language"))
-    said = translator(lang).gettext(DB_UNAVAILABLE)
-    return JSONResponse({"detail": said}, status_code=503, headers={"Retry-After": "2"})
+    text = translator(lang).gettext(DB_UNAVAILABLE)
+    return JSONResponse({"detail": text}, status_code=503, headers={"Retry-After": "2"})
 
 
 __all__ = ["create_app"]

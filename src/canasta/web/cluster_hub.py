@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from canasta.errors import CanastaError
-from canasta.web.hub import Hub
+from canasta.web.hub import READY_TIMEOUT, Hub, NotReady
+from canasta.web.redact import redact, said
 from canasta.web.room import Room, Settings
 from canasta.web.store import Event, Store
 
@@ -45,6 +46,9 @@ OUTBOX = 10_000  # publications and jobs waiting for Redis, at most
 #: heartbeats that renew every presence field after this server's liveness lapsed (more than
 #: one: another server may drop the fields just after the first renewal, from a stale look)
 RENEW_BEATS = 3
+#: the reason a cut-off server closes its sockets with (websocket code 1012, "service restart":
+#: the pages reconnect, through the proxy, to a server that is ready)
+CUT_OFF = "this server lost its database or Redis: reconnect"
 T = TypeVar("T")
 
 
@@ -57,6 +61,10 @@ class ClusterConfig:
     alive_ttl: float = 6.0  # a server not heard of for this long is gone (its sockets with it)
     stall: float = 2.0  # a job due this long ago whose state still waits is enqueued again
     call_timeout: float = 3.0  # seconds a Redis call may take before it is given up (Redis treated as away)
+    #: a server whose liveness has not been renewed for this long, with a renewal under way or
+    #: failed, is cut off: it fails readiness and closes its sockets, before the others think it
+    #: dead (alive_ttl) and long before a grace period runs out
+    cut_off_after: float = 4.0
 
     @property
     def queue(self) -> str:
@@ -90,6 +98,9 @@ class ClusterHub(Hub):
         self.renew_beats = 0  # heartbeats left that renew every presence field of this server
         self.redis_lost = False
         self.own_marker = json.dumps({"from": cluster.server_id})[:-1].encode()
+        self.alive_at = time.monotonic()  # the last renewal of this server's liveness key
+        self.renewing_since: float | None = None  # a renewal under way (or failed) since then
+        self.cut_off = False  # sockets closed, readiness failing, until the liveness is renewed
 
     # ------------------------------------------------------------ start/stop
 
@@ -100,17 +111,21 @@ class ClusterHub(Hub):
             self.redis = await create_pool(RedisSettings.from_dsn(self.cluster.redis_url),
                                            default_queue_name=self.cluster.queue, retry=3)
         except Exception as exc:
-            raise CanastaError(f"cannot reach Redis at {self.cluster.redis_url}: {exc}") from None
+            raise CanastaError(f"cannot reach Redis at {redact(self.cluster.redis_url)}: {said(exc)}") from None
         self.tasks.append(asyncio.create_task(self._drain()))
         if self.serving:
             await self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
                                  px=int(self.cluster.alive_ttl * 1000))
+            self.alive_at = time.monotonic()
             self.tasks.append(asyncio.create_task(self._listen()))
             self.tasks.append(asyncio.create_task(self._heartbeat()))
+            self.tasks.append(asyncio.create_task(self._watch()))
 
     async def astart(self) -> None:
         await self.connect()
         self._sweeper = asyncio.create_task(self._sweep())
+        if self.serving:
+            await self.check_keys()
 
     async def expire_idle(self, now: float | None = None) -> list[str]:
         """Forget copies of tables nobody here is connected to (the workers close idle tables)."""
@@ -165,13 +180,34 @@ class ClusterHub(Hub):
             return None
         return room
 
+    async def aget(self, table_id: str) -> Room | None:
+        """A table for a request: a copy held here is caught up in a task (the database read in a
+        thread; the page gets the events it missed when they are read), another one read in a
+        database thread; the event loop never waits for the database."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            loaded = await self.db(self.load_room, table_id)
+            if loaded is None:
+                return None
+            room = self.rooms.get(table_id)
+            if room is None:
+                room = self.rooms[table_id] = loaded
+            else:
+                loaded.table.close()
+        else:
+            room.want_catch_up()
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
+
     def load_all(self) -> int:
         return 0
 
-    def open_rooms(self) -> list[Room]:
+    async def open_rooms(self) -> list[Room]:
         out = []
-        for tid in self.store.ids_with_status("open"):
-            room = self.get(tid)
+        for tid in await self.db(self.store.ids_with_status, "open"):
+            room = await self.aget(tid)
             if room is not None:
                 out.append(room)
         return out
@@ -187,7 +223,7 @@ class ClusterHub(Hub):
                 self.rooms.clear()
             return await super().afresh(table_id)
         if not room.write_lock.locked():
-            events = await self.within(asyncio.to_thread(self.store.events_after, table_id, room.seq))
+            events = await self.db(self.store.events_after, table_id, room.seq, timeout=self.cluster.call_timeout)
             if not room.write_lock.locked():
                 room.apply_all(events)
         if room.status == "abandoned":
@@ -237,7 +273,7 @@ class ClusterHub(Hub):
                         i += 1
             except Exception as exc:  # Redis away: the heartbeat heals what this loses
                 self.redis_lost = True
-                print(f"canasta: redis: {exc}", file=sys.stderr, flush=True)
+                print(f"canasta: redis: {said(exc)}", file=sys.stderr, flush=True)
             finally:
                 for _ in batch:
                     self.outbox.task_done()
@@ -263,7 +299,7 @@ class ClusterHub(Hub):
                 raise
             except Exception as exc:
                 self.redis_lost = True
-                print(f"canasta: redis subscription lost ({exc}); reconnecting", file=sys.stderr, flush=True)
+                print(f"canasta: redis subscription lost ({said(exc)}); reconnecting", file=sys.stderr, flush=True)
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
                 await asyncio.sleep(0.5)
@@ -279,7 +315,7 @@ class ClusterHub(Hub):
             msg = json.loads(data)
             room.on_published(msg)
         except Exception as exc:  # a bad message must not stop the listener
-            print(f"canasta: event on {name}: {exc}", file=sys.stderr, flush=True)
+            print(f"canasta: event on {name}: {said(exc)}", file=sys.stderr, flush=True)
 
     async def resync_all(self) -> None:
         """After losing Redis: our sockets into the presence hash again, every copy caught up."""
@@ -341,11 +377,18 @@ class ClusterHub(Hub):
         assert self.redis is not None
         while True:
             await asyncio.sleep(self.cluster.heartbeat)
+            step = "renewing this server's liveness in Redis"
             try:
+                self.renewing_since = self.renewing_since or time.monotonic()
                 was = await self.within(self.redis.set(self.cluster.alive_key(self.cluster.server_id), b"1",
                                                        px=int(self.cluster.alive_ttl * 1000), get=True))
+                self.alive_at, self.renewing_since = time.monotonic(), None
+                if self.cut_off:
+                    self.cut_off = False
+                    self.warn("cluster heartbeat: Redis answers again; this server takes sockets again")
                 if was is None:  # our liveness had lapsed (this process was paused, or Redis lost it)
                     self.renew_beats = RENEW_BEATS
+                step = "reading the live servers from Redis"
                 alive = await self.within(self.alive_servers())
                 died = bool(self.alive_before - alive)
                 self.alive_before = alive
@@ -356,11 +399,14 @@ class ClusterHub(Hub):
                     # one HSET per socket every heartbeat costs a busy server a tenth of a
                     # millisecond per move)
                     self.renew_beats = max(0, self.renew_beats - 1)
+                    step = "renewing this server's sockets in Redis"
                     async with self.redis.pipeline(transaction=False) as pipe:
                         for (tid, seat), n in self.local_sockets.items():
                             pipe.hset(self.cluster.presence_key(tid), f"{self.cluster.server_id}:{seat}", n)
                         await self.within(pipe.execute())
-                heads = await self.within(asyncio.to_thread(self.store.heads, [r.id for r in local]))
+                step = "reading the tables' last events from the database"
+                heads = await self.db(self.store.heads, [r.id for r in local], timeout=self.cluster.call_timeout)
+                step = "catching up and writing presence"
                 now = time.time()
                 for room in local:
                     if heads.get(room.id, room.seq) > room.seq:
@@ -373,18 +419,51 @@ class ClusterHub(Hub):
                 raise
             except Exception as exc:
                 self.redis_lost = True
-                print(f"canasta: cluster heartbeat: {exc}", file=sys.stderr, flush=True)
+                print(f"canasta: cluster heartbeat failed {step}: {said(exc)}", file=sys.stderr, flush=True)
+
+    async def _watch(self) -> None:
+        """Notice being cut off from Redis: once this server's liveness has gone
+        :attr:`ClusterConfig.cut_off_after` seconds without a renewal while one is tried, the
+        other servers are about to count its sockets as gone (and start their grace periods).
+        It then fails readiness and closes its sockets with :data:`CUT_OFF`, so the pages
+        reconnect through a server that can keep their seats; new sockets are refused until
+        its liveness is renewed.  (A process that was paused has no renewal under way: it
+        renews at its next heartbeat and keeps its sockets.)"""
+        while True:
+            await asyncio.sleep(0.25)
+            since = self.renewing_since
+            now = time.monotonic()
+            if self.cut_off or since is None or now - since < 0.5 or now - self.alive_at < self.cluster.cut_off_after:
+                continue
+            self.cut_off = True
+            n = sum(len(r.conns) for r in self.rooms.values())
+            self.warn(f"cluster heartbeat: no renewal of this server's liveness for {now - self.alive_at:.1f} s: "
+                      f"cut off from Redis; readiness fails and its {n} sockets are closed so their pages "
+                      "reconnect through another server")
+            self.close_sockets(CUT_OFF)
+
+    def close_sockets(self, reason: str) -> None:
+        """Close every socket of this server with ``reason`` (code 1012: the page reconnects)."""
+        for room in list(self.rooms.values()):
+            for c in list(room.conns):
+                c.drop(1012, reason)
 
     async def queue_depth(self) -> int:
         if self.redis is None:
             return 0
-        return int(await self.redis.zcard(self.cluster.queue))
+        return int(await self.within(self.redis.zcard(self.cluster.queue)))
 
     async def ping(self) -> None:
-        self.store.ping()
+        if self.cut_off:
+            raise NotReady("cut off from Redis: its sockets were closed")
         if self.redis is None:
-            raise CanastaError("not connected to Redis yet")
-        await self.redis.ping()
+            raise NotReady("not connected to Redis yet")
+        try:
+            await asyncio.wait_for(self.redis.ping(), READY_TIMEOUT)
+        except Exception as exc:
+            self.warn(f"readiness: Redis: {said(exc)}")
+            raise NotReady("redis: no answer") from None
+        await super().ping()
 
 
 __all__ = ["ClusterConfig", "ClusterHub"]

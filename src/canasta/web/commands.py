@@ -9,6 +9,8 @@ import argparse
 import errno
 import os
 import socket
+import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -70,8 +72,11 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
     parser.add_argument("--port", type=argtypes.port, default=8000)
     parser.add_argument("--db", default=None, metavar="URL",
-                        help="database: a SQLite file path or sqlite:///PATH (default "
-                             "$XDG_DATA_HOME/canasta/canasta.db), or postgresql://USER:PASS@HOST/DB")
+                        help="database: a SQLite file path or sqlite:///PATH (default $CANASTA_DB, else "
+                             "$XDG_DATA_HOME/canasta/canasta.db), or postgresql://USER:PASS@HOST/DB (a password "
+                             "here shows in ps: give it in $CANASTA_DB, --db-file or libpq's PGPASSWORD/PGPASSFILE)")
+    parser.add_argument("--db-file", default=None, metavar="PATH",
+                        help="read the database URL from the first line of this file (keep it mode 0600)")
     parser.add_argument("--grace", type=argtypes.seconds, default=30.0, metavar="SECONDS",
                         help="how long a dropped player keeps the seat before a bot plays it (default 30)")
     parser.add_argument("--bot-delay", type=argtypes.seconds, default=0.7, metavar="SECONDS",
@@ -110,7 +115,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         "bots and timers run in workers (--worker)")
     cluster.add_argument("--redis", default=None, metavar="URL",
                          help="Redis for events, presence and the job queue, e.g. redis://127.0.0.1:6379/0 "
-                              "(needs the cluster-web extra)")
+                              "(needs the cluster-web extra; default $CANASTA_REDIS)")
+    cluster.add_argument("--redis-file", default=None, metavar="PATH",
+                         help="read the Redis URL from the first line of this file (keep it mode 0600)")
     cluster.add_argument("--redis-prefix", default="canasta", metavar="TEXT",
                          help="start of every Redis key, channel and job of this card room (default canasta)")
     cluster.add_argument("--worker", action="store_true",
@@ -150,6 +157,37 @@ def allowed_hosts(host: str, extra: list[str], origins: list[str]) -> tuple[str,
     return tuple(dict.fromkeys(n.lower() for n in names if n))
 
 
+#: where a URL may come from besides its option: (option, its file option, the variable)
+URL_SOURCES = (("db", "db_file", "CANASTA_DB"), ("redis", "redis_file", "CANASTA_REDIS"))
+
+
+def url_sources(args: argparse.Namespace) -> list[str]:
+    """Fill ``args.db`` and ``args.redis`` from their file (``--db-file``) or variable
+    (``$CANASTA_DB``) when not given as options, so a password need not be in the process's
+    arguments; the warnings to print (a password given on the command line)."""
+    warnings = []
+    for name, file_name, variable in URL_SOURCES:
+        value, path = getattr(args, name), getattr(args, file_name, None)
+        flag = "--" + name
+        if path is not None:
+            if value is not None:
+                raise CanastaError(f"give {flag} or {flag}-file, not both")
+            try:
+                lines = Path(path).read_text(encoding="utf-8").splitlines()
+            except OSError as exc:
+                raise CanastaError(f"{flag}-file {path}: cannot read it ({exc.strerror})") from None
+            value = lines[0].strip() if lines else ""
+            if not value:
+                raise CanastaError(f"{flag}-file {path}: its first line is empty: write the URL there")
+        elif value is None and os.environ.get(variable, "").strip():
+            value = os.environ[variable].strip()
+        elif value is not None and redact(value) != value:
+            warnings.append(f"{flag} holds a password, which anyone on this machine can read in the process "
+                            f"list: give the URL in ${variable} or {flag}-file PATH instead")
+        setattr(args, name, value)
+    return warnings
+
+
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     """The cluster settings of ``--redis``, checked (None: a single server)."""
     if args.redis is None:
@@ -185,12 +223,20 @@ def reencrypt(db: str, cluster: bool) -> int:
     from canasta.web.store import Store
 
     store = Store(db)  # one record for every deployment
+    began = time.monotonic()
+    shown = [began]
+
+    def progress(read: int, rewritten: int) -> None:
+        if time.monotonic() - shown[0] >= 5:
+            shown[0] = time.monotonic()
+            print(f"canasta: {read} rows read, {rewritten} rewritten", flush=True)
+
     try:
-        n = store.reseal()
+        n = store.reseal(progress=progress)  # in batches, each its own short transaction: the room plays on
     finally:
         store.close()
     print(f"canasta: {n} rows of {redact(db)} now hold their deal secrets under the first key of "
-          f"CANASTA_SECRET_KEYS; the other keys may be dropped", flush=True)
+          f"CANASTA_SECRET_KEYS ({time.monotonic() - began:.1f} s); the other keys may be dropped", flush=True)
     return 0
 
 
@@ -210,6 +256,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
         print(new_key())
         return 0
+    for warning in url_sources(args):
+        print(f"canasta: warning: {warning}", file=sys.stderr, flush=True)
     db = database_path(args.db or default_db(), explicit=args.db is not None)
     if args.reencrypt_secrets:
         return reencrypt(db, args.redis is not None)

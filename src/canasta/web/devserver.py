@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -45,11 +45,15 @@ class _Child:
 class ServerProcess(_Child):
     """``canasta serve`` on 127.0.0.1:``port`` in a child process."""
 
-    def __init__(self, db: str, port: int | None = None, args: Sequence[str] = ()) -> None:
+    def __init__(self, db: str, port: int | None = None, args: Sequence[str] = (),
+                 env: Mapping[str, str] | None = None, db_in_env: bool = False) -> None:
         self.db = db
         self.port = port or free_port()
         self.args = list(args)
+        self.env = env  # the child's environment (None: this process's)
+        self.db_in_env = db_in_env  # the URL in $CANASTA_DB, not in the arguments
         self.proc: subprocess.Popen[bytes] | None = None
+        self.errors: Any = None
 
     @property
     def url(self) -> str:
@@ -61,14 +65,19 @@ class ServerProcess(_Child):
 
     def start(self, timeout: float = 20.0) -> ServerProcess:
         code = "import sys; from canasta.cli import main; sys.exit(main(sys.argv[1:]))"
+        env = dict(os.environ if self.env is None else self.env)
+        db = [] if self.db_in_env else ["--db", self.db]
+        if self.db_in_env:
+            env["CANASTA_DB"] = self.db
+        # its log in a file: a pipe nobody reads would stop the server once full
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", code, "serve", "--port", str(self.port), "--db", self.db, *self.args],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [sys.executable, "-c", code, "serve", "--port", str(self.port), *db, *self.args],
+            stdout=self.errors, stderr=self.errors, env=env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                raise RuntimeError(f"the server exited: {err}")
+                raise RuntimeError(f"the server exited: {self.stderr_text()}")
             try:
                 with urllib.request.urlopen(self.url + "/api/presets", timeout=1) as r:
                     if r.status == 200:
@@ -77,11 +86,19 @@ class ServerProcess(_Child):
                 time.sleep(0.05)
         raise RuntimeError("the server did not start in time")
 
+    def stderr_text(self) -> str:
+        """What it wrote (its stdout and stderr) so far."""
+        if self.errors is None:
+            return ""
+        self.errors.seek(0)
+        data: bytes = self.errors.read()
+        return data.decode(errors="replace")
+
     def stop(self) -> None:
         self._end()
-        if self.proc is not None and self.proc.stderr is not None:
+        if self.errors is not None:
             with contextlib.suppress(Exception):
-                self.proc.stderr.close()
+                self.errors.close()
 
     def rss_mb(self) -> float:
         """The server's resident memory in MB (Linux)."""
@@ -100,9 +117,10 @@ class ServerProcess(_Child):
 class WorkerProcess(_Child):
     """``canasta serve --worker`` (a cluster's worker) in a child process."""
 
-    def __init__(self, db: str, args: Sequence[str] = ()) -> None:
+    def __init__(self, db: str, args: Sequence[str] = (), env: Mapping[str, str] | None = None) -> None:
         self.db = db
         self.args = list(args)
+        self.env = env  # the child's environment (None: this process's)
         self.proc: subprocess.Popen[bytes] | None = None
         self.errors: Any = None
 
@@ -113,7 +131,7 @@ class WorkerProcess(_Child):
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - its stderr, never a full pipe; closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--worker", "--db", self.db, *self.args],
-            stdout=subprocess.PIPE, stderr=self.errors)
+            stdout=subprocess.PIPE, stderr=self.errors, env=None if self.env is None else dict(self.env))
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         seen = b""

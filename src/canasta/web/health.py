@@ -9,6 +9,8 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from canasta.web.hub import NotReady
+from canasta.web.redact import said
 from canasta.web.service import TheCardRoom
 
 routes = APIRouter(include_in_schema=False)
@@ -25,8 +27,11 @@ async def readyz(card: TheCardRoom) -> JSONResponse:
     """Readiness: the database (and, in a cluster, Redis) answer."""
     try:
         await card.hub.ping()
+    except NotReady as exc:  # a short reason of the server's own: no address, no password
+        return JSONResponse({"status": "unavailable", "reason": str(exc)}, status_code=503)
     except Exception as exc:
-        return JSONResponse({"status": "unavailable", "reason": str(exc)[:200]}, status_code=503)
+        card.hub.warn(f"readiness: {said(exc)}")
+        return JSONResponse({"status": "unavailable", "reason": "error"}, status_code=503)
     return JSONResponse({"status": "ready"})
 
 

@@ -8,24 +8,38 @@ Redis instead."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import secrets
 import sys
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from canasta.play.table import Table
 from canasta.view import SeatView
 from canasta.web.botpool import BotPool, default_workers
 from canasta.web.jobs import JOB_TRIES, JOBS, decide_now, job_sweep, retry_delay
 from canasta.web.metrics import Metrics
+from canasta.web.redact import said
 from canasta.web.room import LIVE, QUICK_BOTS, Notice, Room, Settings
-from canasta.web.store import DB_TIMEOUT, Event, SeatRow, Store, hash_token
+from canasta.web.store import DB_TIMEOUT, Event, NeverRan, SeatRow, Store, hash_token
 
 HEARTBEAT = 2.0  # seconds between the checks that heal what a failed write left behind
 STALL = 2.0  # a job due this long ago whose state still waits is enqueued again
+#: threads that call the database, at most (fewer than the store's connections: a thread never
+#: waits for a connection).  A hung database holds at most these; every other call waits in
+#: their queue and is given up at its timeout, and the event loop never waits for it.
+DB_THREADS = 8
+READY_TIMEOUT = 1.0  # seconds a readiness check waits for the database (and Redis)
+KEYS_EVERY = 10.0  # seconds between the readiness checks of the deal-secret keys
+T = TypeVar("T")
+
+
+class NotReady(Exception):
+    """The readiness check's answer when this process should get no new players: a short
+    reason, with no address or password in it (it is the body of ``/readyz``)."""
 
 
 class Hub:
@@ -45,6 +59,12 @@ class Hub:
         self.pending_jobs: dict[str, float] = {}  # job id -> when it is due, waiting or running here (each id once)
         self.local_sockets: dict[tuple[str, int], int] = {}  # (table, seat) -> sockets on this server
         self.metrics = Metrics()
+        self.db_threads = concurrent.futures.ThreadPoolExecutor(DB_THREADS, thread_name_prefix="canasta-db")
+        self.db_running = 0  # database calls under way in those threads
+        self.ping_out: concurrent.futures.Future[None] | None = None  # the last readiness ping
+        self.keys_problem: str | None = None  # the deal-secret keys do not open a stored secret (Store.check_keys)
+        self.keys_checked = 0.0  # when (monotonic) they were last checked
+        self.cut_off = False  # a cluster server cut off from Redis: it takes no sockets (ClusterHub)
 
     # ------------------------------------------------------------ the rooms
 
@@ -94,11 +114,53 @@ class Hub:
             return None
         return room
 
+    async def aget(self, table_id: str) -> Room | None:
+        """:meth:`get` for a request: a table not held here is read in a database thread, so a
+        hung database holds the request (until :data:`DB_TIMEOUT`), never the event loop."""
+        room = self.rooms.get(table_id)
+        if room is None:
+            loaded = await self.db(self.load_room, table_id)
+            if loaded is None:
+                return None
+            room = self.rooms.get(table_id)
+            if room is None:
+                room = self.rooms[table_id] = loaded
+                room.schedule()
+            else:
+                loaded.table.close()
+        if room.status == "abandoned":
+            self.rooms.pop(table_id, None)
+            return None
+        return room
+
+    async def db(self, fn: Callable[..., T], *args: Any, timeout: float = DB_TIMEOUT) -> T:
+        """``fn(*args)``, a call to the database, in one of the hub's :data:`DB_THREADS` threads,
+        given up after ``timeout``: TimeoutError, or :class:`NeverRan` if it was still waiting
+        for a thread (it then never runs)."""
+        started = False
+
+        def counted() -> T:
+            nonlocal started
+            started = True
+            self.db_running += 1
+            try:
+                return fn(*args)
+            finally:
+                self.db_running -= 1
+
+        loop = asyncio.get_running_loop()
+        try:
+            return await asyncio.wait_for(loop.run_in_executor(self.db_threads, counted), timeout)
+        except TimeoutError:
+            if not started:
+                raise NeverRan(f"no database thread was free for {timeout:g} s (the database hangs)") from None
+            raise
+
     async def afresh(self, table_id: str) -> Room | None:
         """The table as it is now, for a job (read from the database in a thread if not live here)."""
         room = self.rooms.get(table_id)
         if room is None:
-            loaded = await asyncio.wait_for(asyncio.to_thread(self.load_room, table_id), DB_TIMEOUT)
+            loaded = await self.db(self.load_room, table_id)
             if loaded is None:
                 return None
             room = self.rooms.setdefault(table_id, loaded)
@@ -107,13 +169,13 @@ class Hub:
             return None
         return room
 
-    def open_rooms(self) -> list[Room]:
+    async def open_rooms(self) -> list[Room]:
         """The tables with an open seat, for the lobby's list."""
         return [r for r in self.rooms.values() if r.status == "open" and any(s.kind == "open" for s in r.seats)]
 
-    def missing(self, table_id: str) -> str:
+    async def missing(self, table_id: str) -> str:
         """Why there is no table ``table_id`` to show."""
-        if self.store.status(table_id) == "abandoned":  # not the whole table: its status
+        if await self.db(self.store.status, table_id) == "abandoned":  # not the whole table: its status
             return (f"this table was closed: nobody was connected or played at it for "
                     f"{self.settings.idle_hours:g} hours")
         return "no such table"
@@ -258,6 +320,7 @@ class Hub:
         """At start-up, on the event loop: tables from the store, the jobs they wait for,
         the idle sweeper, the heartbeat, the bot workers."""
         self.load_all()
+        await self.check_keys()
         for room in self.rooms.values():
             room.schedule(again=True)
             self.spawn(room.sync_presence())  # nobody is connected yet: those shown here are away
@@ -300,9 +363,42 @@ class Hub:
                 except Exception as exc:
                     self.warn(f"table {room.id}: {exc}")
 
+    async def check_keys(self, timeout: float = DB_TIMEOUT) -> None:
+        """Do this process's keys open the stored deal secrets (:meth:`Store.check_keys`)?  Said
+        once in the log when they stop (or start again) to; readiness fails while they do not.
+        A database that does not answer leaves the last finding as it was."""
+        self.keys_checked = time.monotonic()
+        try:
+            problem = await self.db(self.store.check_keys, timeout=timeout)
+        except Exception:
+            return
+        if problem != self.keys_problem:
+            self.warn(f"the deal-secret keys do not open the stored secrets ({problem}); this server is not "
+                      "ready: give it every key in use (docs/deploy.md, Secrets)" if problem is not None
+                      else "the deal-secret keys open the stored secrets again")
+        self.keys_problem = problem
+
     async def ping(self) -> None:
-        """Raise if the database does not answer (the readiness check)."""
-        await asyncio.wait_for(asyncio.to_thread(self.store.ping), DB_TIMEOUT)
+        """The readiness check: :class:`NotReady` (with a short reason) unless the database answers
+        within :data:`READY_TIMEOUT` and the keys open the stored deal secrets.  Fails at once
+        while an earlier check, or every database thread, still waits for a hung database."""
+        out = self.ping_out
+        if out is not None and not out.done():
+            raise NotReady("database: an earlier check has had no answer yet")
+        if self.db_running >= DB_THREADS:
+            raise NotReady("database: every database thread is waiting for it")
+        self.ping_out = out = self.db_threads.submit(self.store.ping)
+        try:
+            await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(out)), READY_TIMEOUT)
+        except TimeoutError:
+            raise NotReady("database: no answer") from None
+        except Exception as exc:
+            self.warn(f"readiness: the database: {said(exc)}")
+            raise NotReady("database: unavailable") from None
+        if time.monotonic() - self.keys_checked >= KEYS_EVERY:
+            await self.check_keys(READY_TIMEOUT)
+        if self.keys_problem is not None:
+            raise NotReady("the deal-secret keys do not open the stored secrets")
 
     async def queue_depth(self) -> int:
         """Jobs due and not yet done (a bot's move waiting for the pool, a job being tried again)."""
@@ -324,6 +420,7 @@ class Hub:
             self._pool.close()
         with contextlib.suppress(Exception):
             await asyncio.gather(*self.background, return_exceptions=True)
+        self.db_threads.shutdown(wait=False, cancel_futures=True)
 
 
-__all__ = ["Hub"]
+__all__ = ["DB_THREADS", "READY_TIMEOUT", "Hub", "NotReady"]

@@ -320,12 +320,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     server_rss = max(rss_samples) if rss_samples else 0.0
     pool_report = ""
     if server is not None:
-        if server.proc is not None and server.proc.poll() is None and server.proc.stderr is not None:
+        if server.proc is not None and server.proc.poll() is None:
             server.proc.terminate()  # a clean stop: the server reports its bot pool on the way out
             with contextlib.suppress(Exception):  # the report is optional
                 server.proc.wait(10)
-                pool_report = " ".join(line for line in read_available(server.proc.stderr).splitlines()
-                                       if "bot pool" in line)
+                pool_report = " ".join(line for line in server.stderr_text().splitlines() if "bot pool" in line)
         server.stop()
     for sv in servers:
         sv.stop()

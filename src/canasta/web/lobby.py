@@ -92,7 +92,7 @@ class Lobby:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
 
-    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def create(self, body: dict[str, Any]) -> dict[str, Any]:
         rules = build_rules(body.get("preset", "classic-4p"), body.get("options"), body.get("target"))
         n = rules.players
         specs = body.get("seats")
@@ -163,20 +163,26 @@ class Lobby:
             raise bad("chat_spectators is true (spectators read the table's chat) or false")
         if chat_spectators:
             config["chat_spectators"] = True
-        room = self.open_table(rules, seats, seed, fair, config)
+        room = await self.open_table(rules, seats, seed, fair, config)
         table, table_id = room.table, room.id
         return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
                 "invites": {str(i): f"/t/{table_id}?seat={i}&invite={k}" for i, k in invites.items()},
                 "link": f"/t/{table_id}"}
 
-    def open_table(self, rules: RuleSet, seats: list[SeatRow], seed: int, fair: bool, config: dict[str, Any]) -> Room:
+    async def open_table(self, rules: RuleSet, seats: list[SeatRow], seed: int, fair: bool, config: dict[str, Any],
+                         ) -> Room:
         """A new table of ``seats`` under ``rules``, stored and live."""
         table = Table(rules, [s.level if s.kind == "bot" else None for s in seats], seed,
                       names=[s.name for s in seats], event="canasta serve", fair=fair, deal=not fair)
         table_id = secrets.token_urlsafe(8).replace("-", "x").replace("_", "y")
         status = "playing" if all(s.kind in ("human", "bot") for s in seats) else "open"
         now = time.time()
-        self.hub.store.create(TableRow(table_id, now, now, status, config, table.to_dict(), 0, seats))
+        try:  # in a database thread: a hung database holds this request, not the server
+            await self.hub.db(self.hub.store.create, TableRow(table_id, now, now, status, config, table.to_dict(), 0,
+                                                               seats))
+        except BaseException:
+            table.close()
+            raise
         room = self.hub.rooms[table_id] = self.hub.make_room(table_id, config, seats, table, 0, status)
         self.hub.after_create(room)
         return room
@@ -193,7 +199,7 @@ class Lobby:
             raise bad(N_("the match is not over yet"), 409)
         made = room.config.get("rematch")
         if not isinstance(made, str):
-            fresh = self.open_table(room.table.rules, [
+            fresh = await self.open_table(room.table.rules, [
                 SeatRow(s.seat, "bot", s.name, s.level) if s.kind == "bot" else
                 SeatRow(s.seat, "reserved", room.table.names[s.seat], None, None, s.token_hash)
                 for s in room.seats], *self.next_seed(room.table), {k: v for k, v in room.config.items() if k != "rematch"})
@@ -204,7 +210,7 @@ class Lobby:
                 raise bad(NOT_SAVED, 503) from None
             if made != fresh.id:  # another player's rematch was made first (a cluster's other server)
                 await fresh.aabandon()
-        again = self.hub.get(made)
+        again = await self.hub.aget(made)
         if again is None or again.status not in ("open", "playing"):
             raise bad(N_("the rematch is over or was closed"), 410)
         mine = room.seats[seat].token_hash  # the seat keeps its token: the page holds it already
@@ -276,7 +282,7 @@ async def presets(request: Request, lang: str | None = None) -> dict[str, Any]:
 async def create(request: Request, card: TheCardRoom) -> dict[str, Any]:
     body = await card.body(request)
     card.may_create(request)
-    made = Lobby(card.hub).create(body)
+    made = await Lobby(card.hub).create(body)
     card.hub.count_creation(client_address(request))
     return made
 
@@ -290,7 +296,7 @@ async def quick(request: Request, card: TheCardRoom) -> dict[str, Any]:
     preset = body.get("preset", "classic-4p")
     card.may_create(request)
     n = PRESETS[preset].players if isinstance(preset, str) and preset in PRESETS else 4
-    made = Lobby(card.hub).create({
+    made = await Lobby(card.hub).create({
         "preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
         "seats": [{"kind": "bot", "level": level}] * n, "seed": body.get("seed"),
         "bot_delay": body.get("bot_delay"), "title": QUICK_PLAY})
@@ -301,30 +307,30 @@ async def quick(request: Request, card: TheCardRoom) -> dict[str, Any]:
 @routes.get("/api/tables")
 async def open_tables(card: TheCardRoom) -> dict[str, Any]:
     lobby = Lobby(card.hub)
-    return {"tables": [lobby.info(r) for r in card.hub.open_rooms() if any(s.kind == "open" for s in r.seats)]}
+    return {"tables": [lobby.info(r) for r in await card.hub.open_rooms() if any(s.kind == "open" for s in r.seats)]}
 
 
 @routes.get("/api/tables/{table_id}")
 async def table_info(table_id: str, card: TheCardRoom) -> dict[str, Any]:
-    return Lobby(card.hub).info(card.room(table_id))
+    return Lobby(card.hub).info(await card.room(table_id))
 
 
 @routes.post("/api/tables/{table_id}/join")
 async def join(table_id: str, request: Request, card: TheCardRoom) -> dict[str, Any]:
-    return await Lobby(card.hub).join(card.room(table_id), await card.body(request))
+    return await Lobby(card.hub).join(await card.room(table_id), await card.body(request))
 
 
 @routes.post("/api/tables/{table_id}/rematch")
 async def rematch(table_id: str, request: Request, card: TheCardRoom) -> dict[str, Any]:
     """``{"token": "..."}``: a player of the finished match takes their seat at its rematch
     (made by the first to ask)."""
-    return await Lobby(card.hub).rematch(card.room(table_id), await card.body(request))
+    return await Lobby(card.hub).rematch(await card.room(table_id), await card.body(request))
 
 
 @routes.get("/api/history")
 async def history(card: TheCardRoom) -> dict[str, Any]:
     out = []
-    for row in card.store.finished():
+    for row in await card.hub.db(card.store.finished):
         st = row.state
         out.append({"table": row.id, "title": row.config.get("title"), "host": row.config.get("host"),
                     "preset": row.config.get("preset"),

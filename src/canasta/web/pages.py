@@ -74,7 +74,7 @@ async def favicon() -> FileResponse:
 
 @routes.get("/t/{table_id}")
 async def table_page(table_id: str, card: TheCardRoom) -> FileResponse:
-    card.room(table_id)
+    await card.room(table_id)
     return FileResponse(STATIC / "table.html")
 
 
@@ -85,7 +85,7 @@ async def replay_page(table_id: str) -> FileResponse:
 
 @routes.get("/t/{table_id}/rules", response_class=HTMLResponse, include_in_schema=True)
 async def table_rules(table_id: str, request: Request, card: TheCardRoom, lang: str | None = None) -> str:
-    room = card.room(table_id)
+    room = await card.room(table_id)
     tr = translator(choose(lang, request.headers.get("accept-language")))
     return rules_page(room.table.rules, table_title(room.config, tr) or table_id, tr)
 

@@ -38,12 +38,12 @@ def replay_frames(row: TableRow, lang: str = DEFAULT) -> dict[str, Any]:
     return {"table": row.id, "names": saved.get("names"), "rules": saved["rules"], "frames": frames}
 
 
-def finished_row(card: CardRoom, table_id: str) -> TableRow:
-    row = card.store.load(table_id)
+async def finished_row(card: CardRoom, table_id: str) -> TableRow:
+    row = await card.hub.db(card.store.load, table_id)
     if row is None:
         raise bad(N_("no such table"), 404)
     if row.status == "abandoned":
-        raise bad(card.hub.missing(table_id), 410)
+        raise bad(await card.hub.missing(table_id), 410)
     if row.status != "finished":
         raise bad(N_("the match is not over: its record and replay are available when it ends"), 409)
     return row
@@ -54,7 +54,7 @@ routes = APIRouter()
 
 @routes.get("/api/tables/{table_id}/record")
 async def record(table_id: str, card: TheCardRoom) -> Response:
-    row = finished_row(card, table_id)
+    row = await finished_row(card, table_id)
     table = Table.from_dict(row.state)
     text = table.record().to_text()
     table.close()
@@ -63,6 +63,6 @@ async def record(table_id: str, card: TheCardRoom) -> Response:
 
 @routes.get("/api/tables/{table_id}/replay")
 async def replay(table_id: str, card: TheCardRoom, request: Request, lang: str | None = None) -> JSONResponse:
-    row = finished_row(card, table_id)
+    row = await finished_row(card, table_id)
     said = choose(lang, request.headers.get("accept-language"))
     return JSONResponse(await asyncio.to_thread(replay_frames, row, said))

@@ -223,11 +223,11 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
     asker may review."""
     body = await card.body(request)
     said = choose(lang, request.headers.get("accept-language"))
-    row = await asyncio.to_thread(card.store.load, table_id)
+    row = await card.hub.db(card.store.load, table_id)
     if row is None:
         raise bad(N_("no such table"), 404)
     if row.status == "abandoned":
-        raise bad(card.hub.missing(table_id), 410)
+        raise bad(await card.hub.missing(table_id), 410)
     players = len(row.seats)
     me = seat_of(row.seats, body.get("token"))
     seat = body.get("seat", me)
@@ -253,7 +253,7 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
     if job is not None:
         decisions = [d for d in job.results if d is not None]
     else:
-        stored = await asyncio.to_thread(card.store.load_review, table_id, hand, seat, worlds)
+        stored = await card.hub.db(card.store.load_review, table_id, hand, seat, worlds)
         if stored is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 decisions = [DecisionReview.from_dict(d) for d in stored["decisions"]]

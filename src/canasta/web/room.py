@@ -19,7 +19,8 @@ for run (bots, the turn timer, the next deal, a grace period:
 Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
 
     {"type": "hello", "token": "...", "seq": 12}   first; no token: a spectator
-    {"type": "move", "move": "meld 8H 8S 2C"}
+    {"type": "move", "move": "meld 8H 8S 2C", "key": "k3f9..."}   "key" (optional): the request's own
+                                   id; the same move sent again with it is played at most once
     {"type": "check", "id": 3, "moves": ["draw", "discard 9C"]}   is each legal now? why not?
     {"type": "check", "id": 4, "selection": {"staged": [["8H", "8S"]], "cards": ["KH", "KS"], "target": null}}
                                    what would each action make of these cards, and is it legal?
@@ -29,7 +30,10 @@ Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
 
 Messages to a client: ``welcome``, ``state`` (carries ``seq``: the table's event
 number; a reconnecting client sends the last one it saw), ``check``, ``hint``,
-``error`` (``code`` and ``message``; nothing was changed), ``pong``.
+``error`` (``code`` and ``message``; nothing was changed, except for ``UNKNOWN``: the
+database did not say whether a move was stored; send it again with the same key),
+``moved`` (a move sent with a key is stored: its event ``num`` and ``move`` as stored;
+``again``: it had been stored before, this is that stored result), ``pong``.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from canasta.bots import LEVELS
 from canasta.cards import card_str, parse_card, parse_rank
@@ -55,16 +59,21 @@ from canasta.review import DEFAULT_WORLDS
 from canasta.view import pile_note_list
 from canasta.web.language import REFUSAL, TEMPLATE, localize, refused, say_error
 from canasta.web.metrics import Metrics
+from canasta.web.redact import said
 from canasta.web.store import (
     DB_TIMEOUT,
     Conflict,
     Event,
+    NeverRan,
     NotSaved,
     SeatRow,
     Store,
+    Unreached,
     apply_to_config,
     apply_to_table,
 )
+
+T = TypeVar("T")
 
 BOT_LEVELS = LEVELS  # named levels only: a cmd: bot would run a command line on the server
 MAX_MESSAGE = 4096
@@ -78,6 +87,8 @@ LOG_LINES = 60
 QUICK_BOTS = ("random", "basic")  # levels that choose in well under a millisecond: played on the loop
 FALLBACK_BOT = "basic"  # plays a move the bot pool did not answer in time
 MAX_REF = 64  # characters of a check message's "id"
+MAX_KEY = 64  # characters of a move's idempotency key ("key")
+KEYS_KEPT = 256  # the last move keys a table remembers (a retry comes within seconds)
 LIVE = ("open", "playing")  # a table in play; "finished" and "abandoned" tables are over
 
 
@@ -268,6 +279,10 @@ NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the 
 BUSY = N_("the table is busy: try again")
 DB_UNAVAILABLE = N_("the table's database does not answer right now: try again in a moment")
 NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
+#: a write whose commit the database did not confirm (said to programs and pages in English: the
+#: page sends the move again with its key by itself, and shows the state that comes)
+UNKNOWN = ("not known yet whether this move was saved (the table's database did not answer in time): "
+           "checking; sent again with the same key it is played at most once")
 #: what every seat is told when a person's turn timer ran out (a bot finishes the turn)
 TIMED_OUT = N_("time ran out: the computer played for {name}")
 TIMED_OUT_YOU = N_("your time ran out: the computer played your turn")
@@ -304,6 +319,8 @@ class RoomHost(Protocol):
 
     def warn(self, text: str) -> None: ...
 
+    async def db(self, fn: Callable[..., T], *args: Any, timeout: float = DB_TIMEOUT) -> T: ...
+
     async def count_socket(self, table_id: str, seat: int, delta: int) -> None: ...
 
     async def live_seats(self, table_id: str) -> set[int]: ...
@@ -331,7 +348,7 @@ class Notice:
 
 ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
               "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at", "notices",
-              "notice_count", "chat", "play_seq")
+              "notice_count", "chat", "play_seq", "keys")
 TALK = frozenset({"chat"})  # events that say something and change nothing of the play (no bot waits for them)
 RETRIES = 3  # a change lost to another writer is re-checked against the truth and tried again
 
@@ -378,6 +395,9 @@ class Room:
     chat: list[dict[str, Any]] = field(default_factory=list)  # the table's last chat lines (its chat events)
     chat_limits: dict[int, Limiter] = field(default_factory=dict)  # seat -> its chat allowance
     play_seq: int = -1  # the last event that was not talk (TALK): what a bot's move waits for
+    #: move key -> (event number, seat, the move as stored), of the last KEYS_KEPT moves sent with a key
+    keys: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    unsure: bool = False  # a write's outcome is unknown: the table is read again until it is known
 
     # ---------------------------------------------------------------- status
 
@@ -602,6 +622,10 @@ class Room:
             self.status = "abandoned"
         elif k == "chat":
             self.chat = [*self.chat, chat_line(ev)][-CHAT_KEPT:]
+        elif k == "move" and isinstance(data.get("key"), str):
+            self.keys[data["key"]] = (ev.num, ev.seat, ev.line)
+            if len(self.keys) > KEYS_KEPT:
+                self.keys.pop(next(iter(self.keys)))
         self.seq = ev.num
         if k not in TALK:  # a word said does not make a bot wait again, nor lose the move it is choosing
             self.play_seq = ev.num
@@ -673,19 +697,27 @@ class Room:
         hands = len(self.table.moves) + (kind == "deal")
         status = "abandoned" if kind == "abandon" else self.status
         try:
-            # a hung database must not hold the table: given up after DB_TIMEOUT.  If the write
-            # commits after all, the next write here finds the number taken and reads the truth
-            await asyncio.wait_for(asyncio.to_thread(self.hub.store.append, self.id, ev, status, hands, joined),
-                                   DB_TIMEOUT)
+            # a hung database must not hold the table: given up after DB_TIMEOUT, in a bounded
+            # pool of threads (Hub.db).  If the write commits after all, the next write here
+            # finds the number taken and reads the truth; meanwhile the table is read again
+            # until its outcome is known (_settle)
+            await self.hub.db(self.hub.store.append, self.id, ev, status, hands, joined)
         except Conflict:
             self.hub.metrics.conflicts += 1
             with contextlib.suppress(Exception):  # the database away again: what it held when last read stands
                 await self.areload()
             self.broadcast()  # the truth, which the other writer's publication will not bring (it is read)
             return False
-        except Exception as exc:
+        except (Unreached, NeverRan) as exc:  # nothing of it reached the database
             self.hub.metrics.failed_writes += 1
-            raise NotSaved(f"event {ev.num} of table {self.id} was not saved: {exc}") from None
+            raise NotSaved(f"event {ev.num} of table {self.id} was not saved: {said(exc)}") from None
+        except Exception as exc:  # sent, and no answer: it may be committed, now or later
+            self.hub.metrics.failed_writes += 1
+            if not self.unsure:
+                self.unsure = True
+                self.hub.spawn(self._settle())
+            raise NotSaved(f"event {ev.num} of table {self.id}: outcome unknown ({said(exc)})", unknown=True) \
+                from None
         was = self.status
         try:
             self.apply_event(ev)
@@ -693,8 +725,7 @@ class Room:
             await self.areload()
         if self.status != was:  # the lobby's list and the history read it from the header row
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.to_thread(self.hub.store.note_status, self.id, self.status,
-                                                         self.seq), DB_TIMEOUT)
+                await self.hub.db(self.hub.store.note_status, self.id, self.status, self.seq)
         self.hub.metrics.events[kind] += 1
         self.hub.publish(self.id, ev)
         self.broadcast()
@@ -727,8 +758,27 @@ class Room:
             check_client_seed(ev.line)
 
     async def areload(self) -> None:
-        """:meth:`reload` with the database read (and the replay) in a thread."""
-        self._take(await asyncio.to_thread(self.hub.load_room, self.id))
+        """:meth:`reload` with the database read (and the replay) in a database thread."""
+        self._take(await self.hub.db(self.hub.load_room, self.id))
+
+    async def _settle(self, every: float = 1.0, tries: int = 120) -> None:
+        """After a write whose outcome is unknown: read the table's events until the database
+        answers, so that what it holds (the write, if it committed) is shown."""
+        try:
+            for _ in range(tries):
+                await asyncio.sleep(every)
+                try:
+                    async with self.write_lock:
+                        events = await self.hub.db(self.hub.store.events_after, self.id, self.seq)
+                        changed = self.apply_all(events)
+                except Exception:  # still no answer
+                    continue
+                if changed:
+                    self.broadcast()
+                    self.schedule()
+                return
+        finally:
+            self.unsure = False
 
     def reload(self) -> None:
         """Read the table again from the database (after losing a race, or a gap)."""
@@ -766,8 +816,7 @@ class Room:
         try:
             async with self.write_lock:
                 self.behind = False
-                events = await asyncio.wait_for(asyncio.to_thread(self.hub.store.events_after, self.id, self.seq),
-                                                DB_TIMEOUT)
+                events = await self.hub.db(self.hub.store.events_after, self.id, self.seq)
                 changed = self.apply_all(events)
         finally:
             self.catching = False
@@ -911,23 +960,39 @@ class Room:
             return refused(why)
         return error("BAD_MOVE", str(why))
 
-    async def amove(self, seat: int, move_text: Any) -> dict[str, Any] | None:
-        """A seat's proposed move: played (None), or the error message saying why not."""
+    def stored_move(self, key: str | None, seat: int, again: bool) -> dict[str, Any] | None:
+        """The answer to a move sent with ``key`` that the table holds (None: it holds none)."""
+        found = None if key is None else self.keys.get(key)
+        if found is None or found[1] != seat:
+            return None
+        return {"type": "moved", "key": key, "num": found[0], "move": found[2], "again": again}
+
+    async def amove(self, seat: int, move_text: Any, key: str | None = None) -> dict[str, Any] | None:
+        """A seat's proposed move: played (None, or with a ``key`` the ``moved`` answer), or the
+        error message saying why not.  A move whose ``key`` the table already holds is not
+        played again: the answer is the stored one (a retry after an unknown outcome).  After
+        a lost race the table is read again, so a retry whose first try did commit finds it."""
         started = time.perf_counter()
         for _ in range(RETRIES):
             async with self.writing():
+                stored = self.stored_move(key, seat, again=True)
+                if stored is not None:
+                    return stored
                 err = self.refusal(seat, move_text)
                 if err is not None:
                     return err | {"ref": "move", "move": move_text if isinstance(move_text, str) else None}
-                try:
-                    done = await self.write("move", seat, move_text, None, checked=True)  # refusal() above
-                except NotSaved:
+                try:  # refusal() above checked it
+                    done = await self.write("move", seat, move_text, None if key is None else {"key": key},
+                                            checked=True)
+                except NotSaved as exc:
+                    if exc.unknown:
+                        return error("UNKNOWN", UNKNOWN, ref="move", move=move_text, key=key)
                     return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
                 except CanastaError as exc:
                     return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
             if done:
                 self.hub.metrics.move_latency.observe(time.perf_counter() - started)
-                return None
+                return self.stored_move(key, seat, again=False)
         return say_error("REFUSED", BUSY, ref="move")
 
     async def aundo(self, seat: int) -> dict[str, Any] | None:
@@ -1075,8 +1140,7 @@ class Room:
     async def _arrive(self, conn: Conn) -> None:
         try:
             with contextlib.suppress(Exception):  # the database away: the order this server holds, if any
-                found = await asyncio.wait_for(asyncio.to_thread(self.hub.store.load_order, self.id, conn.seat),
-                                               DB_TIMEOUT)
+                found = await self.hub.db(self.hub.store.load_order, self.id, conn.seat)
                 if found is not None:  # written here, or by another server of a cluster
                     self.orders[conn.seat] = found
             await self.count_socket(conn.seat, +1)
@@ -1269,11 +1333,15 @@ class Room:
         reply(answer)
 
     def on_move(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
-        text = msg.get("move")
+        text, key = msg.get("move"), msg.get("key")
         if not isinstance(text, str) or not text.strip():
             reply((self.refusal(conn.seat, text) or {}) | {"ref": "move", "move": None})
             return
-        self.act(conn, self.amove(conn.seat, text))
+        if not (key is None or (isinstance(key, str) and 0 < len(key) <= MAX_KEY and key.isprintable())):
+            reply(error("BAD_MESSAGE", f"a move's \"key\" is a text of 1 to {MAX_KEY} characters, the same "
+                        "for the same move sent again (or leave it out)", ref="move", move=text))
+            return
+        self.act(conn, self.amove(conn.seat, text, key))
 
     def on_hint(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t, seat = self.table, conn.seat
@@ -1312,8 +1380,7 @@ class Room:
         """Store a seat's order, then tell its sockets (the one that sent it learns it is kept)."""
         async with self.order_lock:  # one at a time, in the order they came: the last one stands
             try:
-                await asyncio.wait_for(asyncio.to_thread(self.hub.store.save_order, self.id, conn.seat, order),
-                                       DB_TIMEOUT)
+                await self.hub.db(self.hub.store.save_order, self.id, conn.seat, order)
             except Exception:  # kept by this server only; said to the page, which keeps its own
                 conn.send(say_error("NOT_SAVED", NOT_SAVED, ref="order") | {"seq": self.seq})
                 return

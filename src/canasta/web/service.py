@@ -28,11 +28,13 @@ class CardRoom:
     settings: Settings
     allowed_origins: frozenset[str]
 
-    def room(self, table_id: str) -> Room:
-        """The live table, or the refusal a person reads (no such table: 404; closed: 410)."""
-        room = self.hub.get(table_id)
+    async def room(self, table_id: str) -> Room:
+        """The live table, or the refusal a person reads (no such table: 404; closed: 410).  The
+        database is read in a thread (:meth:`Hub.aget`): a hung database holds this request, not
+        the server."""
+        room = await self.hub.aget(table_id)
         if room is None:
-            why = self.hub.missing(table_id)
+            why = await self.hub.missing(table_id)
             raise bad(why, 404 if why == "no such table" else 410)
         return room
 

@@ -17,6 +17,7 @@ from canasta.present import family_words, pile_word
 from canasta.rules import RuleSet
 from canasta.web.guards import client_address, is_int, origin_refusal
 from canasta.web.language import choose, localize, say_error
+from canasta.web.redact import said
 from canasta.web.room import DB_UNAVAILABLE, MAX_MESSAGE, Conn, Room, error
 from canasta.web.service import CardRoom, TheCardRoom
 
@@ -57,6 +58,9 @@ async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
         await ws.send_text(json.dumps(error("BAD_ORIGIN", refusal)))
         await ws.close(code=4403)
         return
+    if card.hub.cut_off:  # this server cannot keep a seat's presence: the page tries another server
+        await ws.close(code=1013, reason="this server lost its database or Redis: reconnect")
+        return
     room = await open_room(ws, table_id, card)
     if room is None:
         return
@@ -82,15 +86,15 @@ async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
 async def open_room(ws: WebSocket, table_id: str, card: CardRoom) -> Room | None:
     """The live table, or None after telling the socket why not (and closing it)."""
     try:
-        room = card.hub.get(table_id)
+        room = await card.hub.aget(table_id)  # the database read in a thread (Hub.aget)
+        why = "" if room is not None else await card.hub.missing(table_id)
     except Exception as exc:  # the database is away: the page tries again
-        print(f"canasta: table {table_id} could not be read: {exc}", file=sys.stderr, flush=True)
+        print(f"canasta: table {table_id} could not be read: {said(exc)}", file=sys.stderr, flush=True)
         await ws.send_text(json.dumps(localize(say_error("DB_UNAVAILABLE", DB_UNAVAILABLE),
                                                      choose(None, ws.headers.get("accept-language")))))
         await ws.close(code=1013)
         return None
     if room is None:
-        why = card.hub.missing(table_id)
         await ws.send_text(json.dumps(error("NO_TABLE" if why == "no such table" else "TABLE_CLOSED", why)))
         await ws.close(code=4404 if why == "no such table" else 4410)
     return room

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +41,7 @@ from sqlalchemy import (
     inspect,
     select,
     text,
+    tuple_,
     update,
 )
 from sqlalchemy.engine import Engine
@@ -49,7 +50,7 @@ from sqlalchemy.exc import IntegrityError
 from canasta.errors import CanastaError
 from canasta.fairdeal import FairDeal
 from canasta.play.table import Table as GameTable
-from canasta.web.redact import redact
+from canasta.web.redact import redact, said
 from canasta.web.vault import Vault, vault_for
 
 metadata = MetaData()
@@ -140,8 +141,22 @@ SECRET_KINDS = frozenset({"deal"})  # events whose data is never published (read
 
 
 class NotSaved(CanastaError):
-    """The database did not take a change (it is away, or did not answer in time):
-    nothing was changed, in memory or in the database; the change may be tried again."""
+    """The database did not take a change (it is away, or did not answer in time): nothing
+    was changed in memory.  ``unknown``: the write reached the database and its outcome is
+    not known (it may commit later: a move sent again with its key is played at most once);
+    else nothing was written and the change may simply be tried again."""
+
+    def __init__(self, message: str, unknown: bool = False) -> None:
+        super().__init__(message)
+        self.unknown = unknown
+
+
+class Unreached(Exception):
+    """No connection to the database could be had: nothing of a write was sent."""
+
+
+class NeverRan(TimeoutError):
+    """A database call given up before it started: every database thread was waiting."""
 
 
 class Conflict(Exception):
@@ -296,7 +311,12 @@ class Store:
         """Write event ``ev.num``, which must follow the stored last number; :class:`Conflict`
         if that number is taken or the table is not at ``ev.num - 1`` (nothing is written)."""
         try:
-            with self.engine.begin() as db:
+            conn = self.engine.connect()
+        except Exception as exc:
+            raise Unreached(said(exc)) from None
+        try:
+            with conn, conn.begin():
+                db = conn
                 moved = db.execute(_TOUCH, {"tid": table_id, "prev": ev.num - 1, "seq": ev.num, "status": status,
                                             "hands": hands, "updated": ev.at})
                 if moved.rowcount != 1:
@@ -316,20 +336,51 @@ class Store:
         with self.engine.begin() as db:
             db.execute(_SET_STATUS, {"tid": table_id, "status": status, "at_seq": seq})
 
-    def reseal(self) -> int:
+    def reseal(self, batch: int = 200, progress: Callable[[int, int], None] | None = None) -> int:
         """Every stored deal secret (headers and deal events) encrypted again with the first key
-        (after a new key was put first in CANASTA_SECRET_KEYS); how many rows were rewritten."""
-        n = 0
-        with self.engine.begin() as db:
-            for t in db.execute(select(tables_t.c.id, tables_t.c.header)).all():
-                db.execute(update(tables_t).where(tables_t.c.id == t.id).values(
-                    header=json.dumps(self.vault.reseal(json.loads(t.header)))))
-                n += 1
-            for e in db.execute(select(events_t.c.table_id, events_t.c.num, events_t.c.data)
-                                .where(events_t.c.data.is_not(None))).all():
-                db.execute(update(events_t).where(events_t.c.table_id == e.table_id, events_t.c.num == e.num)
-                           .values(data=json.dumps(self.vault.reseal(json.loads(e.data)))))
-                n += 1
+        (after a new key was put first in CANASTA_SECRET_KEYS); how many rows were rewritten.
+
+        While the room plays: the rows are read and written ``batch`` at a time, each batch its
+        own short transaction (no table is locked for longer than one batch's writes), in key
+        order; a row already under the first key is left as it is, and a row is written only
+        if it still holds what was read (compare and set), so nothing a server writes meanwhile
+        is overwritten.  ``progress(rows read, rows rewritten)`` after each batch."""
+        n = read = 0
+        after = ""
+        while True:
+            with self.engine.begin() as db:
+                rows = db.execute(select(tables_t.c.id, tables_t.c.header).where(tables_t.c.id > after)
+                                  .order_by(tables_t.c.id).limit(batch)).all()
+                for t in rows:
+                    new = self.vault.renew(json.loads(t.header))
+                    if new is not None:
+                        n += db.execute(update(tables_t).where(tables_t.c.id == t.id, tables_t.c.header == t.header)
+                                        .values(header=json.dumps(new))).rowcount
+            read += len(rows)
+            if progress is not None:
+                progress(read, n)
+            if len(rows) < batch:
+                break
+            after = rows[-1].id
+        last = ("", 0)
+        while True:
+            with self.engine.begin() as db:
+                erows = db.execute(select(events_t.c.table_id, events_t.c.num, events_t.c.data)
+                                  .where(events_t.c.data.is_not(None),
+                                         tuple_(events_t.c.table_id, events_t.c.num) > tuple_(*last))
+                                  .order_by(events_t.c.table_id, events_t.c.num).limit(batch)).all()
+                for e in erows:
+                    new = self.vault.renew(json.loads(e.data))
+                    if new is not None:
+                        n += db.execute(update(events_t).where(events_t.c.table_id == e.table_id,
+                                                               events_t.c.num == e.num, events_t.c.data == e.data)
+                                        .values(data=json.dumps(new))).rowcount
+            read += len(erows)
+            if progress is not None:
+                progress(read, n)
+            if len(erows) < batch:
+                break
+            last = (erows[-1].table_id, erows[-1].num)
         return n
 
     def save_review(self, table_id: str, hand: int, seat: int, worlds: int, data: dict[str, Any]) -> None:
@@ -469,6 +520,28 @@ class Store:
         with self.engine.connect() as db:
             db.execute(text("SELECT 1"))
 
+    def check_keys(self, sample: int = 3) -> str | None:
+        """None if this process's keys open the deal secrets of a sample of the stored rows (the
+        headers of the ``sample`` tables changed last, and each one's last event with data), else
+        why not, in one line.  A server whose keys cannot open them (a key rotation half done)
+        says so at start and fails readiness instead of answering every player "try again"."""
+        with self.engine.connect() as db:
+            heads = db.execute(select(tables_t.c.id, tables_t.c.header).order_by(tables_t.c.updated.desc())
+                               .limit(sample)).all()
+            rows = [(f"the header of table {t.id}", t.header) for t in heads]
+            for t in heads:
+                last = db.execute(select(events_t.c.num, events_t.c.data).where(
+                    events_t.c.table_id == t.id, events_t.c.data.is_not(None)).order_by(events_t.c.num.desc())
+                    .limit(1)).first()
+                if last is not None:
+                    rows.append((f"event {last.num} of table {t.id}", last.data))
+        for where, data in rows:
+            try:
+                self.vault.open(json.loads(data))
+            except CanastaError as exc:
+                return f"{where}: {exc}"
+        return None
+
 
 def apply_to_table(table: GameTable, ev: Event) -> None:
     """The part of an event that changes the game (the rest is the room's)."""
@@ -515,5 +588,20 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
-__all__ = ["DB_TIMEOUT", "Conflict", "Event", "NotSaved", "SeatRow", "Store", "TableRow", "apply_to_config", "apply_to_table",
-           "events_t", "hash_token", "normalise_url", "orders_t"]
+__all__ = [
+    "DB_TIMEOUT",
+    "Conflict",
+    "Event",
+    "NeverRan",
+    "NotSaved",
+    "SeatRow",
+    "Store",
+    "TableRow",
+    "Unreached",
+    "apply_to_config",
+    "apply_to_table",
+    "events_t",
+    "hash_token",
+    "normalise_url",
+    "orders_t",
+]

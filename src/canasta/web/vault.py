@@ -39,6 +39,7 @@ class Vault:
         if not keys:
             raise CanastaError(f"{ENV}: give at least one key")
         try:
+            self.first = Fernet(keys[0].strip().encode())
             self.fernet = MultiFernet([Fernet(k.strip().encode()) for k in keys])
         except (ValueError, TypeError):
             raise CanastaError(f"{origin}: a key is 32 bytes in url-safe base64 (44 characters); make one "
@@ -56,6 +57,26 @@ class Vault:
     def reseal(self, data: Any) -> Any:
         """``data`` decrypted with any key and encrypted again with the first one."""
         return self.seal(self.open(data))
+
+    def renew(self, data: Any) -> Any:
+        """:meth:`reseal`'s ``data``, or None if every secret in it is under the first key already."""
+        stale = False
+
+        def check(secret: str) -> str:
+            nonlocal stale
+            if not secret.startswith(PREFIX):
+                stale = True
+                return secret
+            from cryptography.fernet import InvalidToken
+
+            try:
+                self.first.decrypt(secret[len(PREFIX):].encode())
+            except InvalidToken:
+                stale = True
+            return secret
+
+        self._walk(data, check)
+        return self.reseal(data) if stale else None
 
     def _seal_one(self, secret: str) -> str:
         if secret.startswith(PREFIX):

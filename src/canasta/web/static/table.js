@@ -39,6 +39,9 @@ let fresh = []; // codes of the cards this seat just drew or took (highlighted)
 let sheetShownFor = -1; // the score sheet opened by itself once per finished hand
 let sheetTimer = null;
 let seedSentFor = null; // the next deal this connection sent its seed for
+// a move whose saving the server could not confirm ({move, key, tries}): sent again with the same
+// key until the server answers with what it stored ("moved") or why not; it is played at most once
+let unsureMove = null;
 const SOUND_KEY = "canasta:timer-sound";
 let noticeSeen = null; // the newest notice this page has shown (null: none yet since it opened)
 let noticeTimer = null;
@@ -251,7 +254,16 @@ function onMessage(m) {
     code.className = "notation";
     code.textContent = m.move;
     $("hint").append(code, ")");
+  } else if (m.type === "moved") {
+    if (unsureMove && m.key === unsureMove.key) { unsureMove = null; $("reason").textContent = ""; }
   } else if (m.type === "error") {
+    if (m.ref === "move" && m.code === "UNKNOWN" && m.key) {
+      const tries = unsureMove && unsureMove.key === m.key ? unsureMove.tries + 1 : 1;
+      unsureMove = tries <= 20 ? { move: m.move, key: m.key, tries } : null;
+      if (unsureMove) setTimeout(resendUnsure, 2000);
+    } else if (m.ref === "move") {
+      unsureMove = null;
+    }
     if (m.code === "BAD_TOKEN") { saved = null; localStorage.removeItem(storeKey); ws.close(); return; }
     if (m.ref === "seed") { $("fair-error").textContent = m.message; return; }
     if (m.ref === "pace") return; // a server without pace control: the select stays hidden
@@ -462,8 +474,15 @@ function applyChecks(m) {
 function play(move) {
   $("hint").textContent = "";
   $("reason").textContent = "";
-  send({ type: "move", move });
+  unsureMove = null;
+  send({ type: "move", move, key: randomSeed() }); // the key: this request's own, kept if it is sent again
   clearSelection();
+}
+
+function resendUnsure() {
+  if (!unsureMove) return;
+  if (!ws || ws.readyState !== WebSocket.OPEN) { setTimeout(resendUnsure, 1000); return; }
+  send({ type: "move", move: unsureMove.move, key: unsureMove.key });
 }
 
 function clearSelection() {
