@@ -460,3 +460,108 @@ def test_information_states_see_a_meld(rank: bool) -> None:
         else:
             assert ma.rank == mb.rank and sorted(map(_kind, ma.cards)) != sorted(map(_kind, mb.cards))
         _assert_every_seat_tells_them_apart(a, b)
+
+
+def _group_sets(move: Any) -> list[list[int]]:
+    from canasta.moves import group_cards
+
+    return [sorted(group_cards(g)) for g in move.groups]
+
+
+def _choice_pairs(preset: str, pairs: int, seed: int) -> list[tuple[Any, Any, int]]:
+    """Deals where the first seat lays a group of natural cards and a deuce (a take of the pile,
+    or a meld after drawing) holding no other card of the group's kinds, and the twin deal: the
+    same but for one unrelated card of that seat's, swapped for a card of one of the group's
+    kinds in another suit, so that the twin's seat had a choice of suits.  The twin's suits are
+    drawn until it lays the very same cards, so that every other seat saw the same: the same
+    deal of its own, the same pile, the same first stock card, the same move.  Returns (state,
+    twin, the seat that moved)."""
+    from canasta.cards import CARD_RANK, IS_WILD, THREE, TWO
+    from canasta.moves import MoveKind, group_cards
+    from canasta.rl.encoding import A_DRAW, EncodingError
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
+    rng = np.random.RandomState(seed)
+    out: list[tuple[Any, Any, int]] = []
+    for _ in range(400):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        seat = state.current_player()
+        drawn = state.clone()
+        drawn.apply_action(A_DRAW)
+        found = None
+        for start, draws in ((state, False), (drawn, True)):
+            hand = start.table.game.hands[seat]
+            for move in start.table.decision.moves():
+                if move.kind not in (MoveKind.MELD, MoveKind.TAKE):
+                    continue
+                mixed = [g for g in map(group_cards, move.groups)
+                         if any(CARD_RANK[c] == TWO for c in g) and any(not IS_WILD[c] for c in g)]
+                used = [c for g in move.groups for c in group_cards(g)]
+                kinds = {_kind(c) for c in used}
+                if not mixed or any(_kind(c) in kinds and hand[c] > used.count(c) for c in range(53)):
+                    continue  # no group of naturals and a deuce, or the seat has a choice already
+                y_kinds = sorted({_kind(c) for c in mixed[0] if CARD_RANK[c] != 52})
+                k = y_kinds[rng.randint(len(y_kinds))]
+                ys = [c for c in range(52) if _kind(c) == k and not hand[c]]
+                dealt = state.table.game.hands[seat]
+                xs = [c for c in range(52) if dealt[c] and _kind(c) not in kinds and not IS_WILD[c]
+                      and CARD_RANK[c] != THREE]
+                if ys and xs:
+                    found = (start, draws, move, xs[rng.randint(len(xs))], ys[rng.randint(len(ys))])
+                    break
+            if found:
+                break
+        if found is None:
+            continue
+        start, draws, move, x, y = found
+        twin = _replace(game, state, seat, [x], [y])
+        if twin is None:
+            continue
+        if draws:
+            twin.apply_action(A_DRAW)
+        try:
+            actions = start.table.decision.actions_for(move)
+            twin.table.decision.actions_for(move)
+        except EncodingError:
+            continue
+        a = start.clone()
+        for action in actions:
+            a.apply_action(action)
+        for k in range(200):  # the twin's suits, until it lays the same cards
+            b = twin.clone()
+            b.table.suits.seed(k)
+            for action in actions:
+                b.apply_action(action)
+            if _group_sets(b.table.last_move) == _group_sets(a.table.last_move):
+                break
+        else:
+            continue
+        assert b.table.game.hand(seat) != a.table.game.hand(seat)
+        out.append((a, b, seat))
+        if len(out) == pairs:
+            return out
+    raise AssertionError(f"found only {len(out)} pairs")
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "classic-2p"])
+def test_no_seat_learns_a_choice_of_suits_from_a_move(preset: str) -> None:
+    """Two hands that no other seat can tell apart (the mover held another card of a kind it
+    laid in one, not in the other; everything else every other seat saw is the same) give every
+    other seat the same information-state and observation strings and tensors, and the same
+    public observation.  The cards of a group were once written in the generating set's order
+    without a choice of suits (``JH JD 2S``) and sorted by code with one (``2S JH JD``)."""
+    public, _ = _observations(pyspiel.load_game(cos.SHORT_NAME, {"rules": preset}))
+    written = set()
+    for a, b, seat in _choice_pairs(preset, 6, 37 if preset == "classic-4p" else 41):
+        written.add(str(a.table.last_move))
+        assert a.information_state_string(seat) != b.information_state_string(seat), "the mover's hands differ"
+        for p in range(a.num_players()):
+            assert public.string_from(a, p) == public.string_from(b, p)
+            if p == seat:
+                continue
+            assert a.information_state_string(p) == b.information_state_string(p)
+            assert a.observation_string(p) == b.observation_string(p)
+            assert np.array_equal(a.information_state_tensor(p), b.information_state_tensor(p))
+            assert np.array_equal(a.observation_tensor(p), b.observation_tensor(p))
+    assert any(" 2" in move for move in written), "the moves lay deuces"

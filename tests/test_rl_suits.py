@@ -125,3 +125,39 @@ def test_the_suits_sample_is_randoms() -> None:
             ours, theirs = random.Random(seed), random.Random(seed)
             assert _sample(ours, population, k) == theirs.sample(population, k)
             assert ours.getrandbits(64) == theirs.getrandbits(64)
+
+
+@pytest.mark.parametrize("rules", ["classic-4p", "italian-4p", "classic-2p"])
+@pytest.mark.parametrize("random_suits", [True, False])
+def test_moves_are_written_in_one_order(rules: str, random_suits: bool) -> None:
+    """Every meld and take the table plays has its groups' cards in one order, natural cards by
+    code, then deuces, then jokers, whether or not the hand had a choice of suits: the order
+    once told the table about that choice (``JH JD 2S`` without one, ``2S JH JD`` with one)."""
+    from canasta.cards import CARD_RANK, IS_WILD, TWO
+    from canasta.moves import MELD, TAKE
+
+    def order(g: tuple[int, ...]) -> tuple[int, ...]:
+        cards = group_cards(g)
+        return g[:len(g) - len(cards)] + tuple(sorted(cards, key=lambda c: (IS_WILD[c], c)))
+
+    melds = mixed_choices = 0
+    for seed in range(12):
+        t = ActionTable(rules, random_suits=random_suits)
+        t.reset(seed)
+        rng = random.Random(seed)
+        while not t.over:
+            legal = t.legal_actions()
+            hand = list(t.game.hands[t.game.turn])
+            move = t.step(legal[rng.randrange(len(legal))])
+            if move is None or move.kind not in (MELD, TAKE):
+                continue
+            melds += 1
+            assert all(g == order(g) for g in move.groups), str(move)
+            assert str(move) == str(t.last_move)
+            for g in map(group_cards, move.groups):
+                choice = any(sum(hand[c] for c in CODES_OF_KIND[KIND_OF[x]]) > g.count(x)
+                             and sum(1 for c in CODES_OF_KIND[KIND_OF[x]] if hand[c]) > 1 for x in g)
+                mixed_choices += choice and any(CARD_RANK[c] == TWO for c in g) and any(not IS_WILD[c] for c in g)
+    assert melds > 50
+    if random_suits:
+        assert mixed_choices > 0, "some groups of naturals and deuces were laid with a choice of suits"

@@ -32,6 +32,7 @@ from canasta.rl.encoding import (
     FloatArray,
     Observer,
     action_name,
+    canonical,
     resuit,
 )
 from canasta.rules import RuleSet
@@ -270,6 +271,8 @@ class ActionTable:
         self._decision = None
         if self.random_suits:
             move = resuit(self.game, move, self.suits)
+        elif move.kind == MELD or move.kind == TAKE:
+            move = canonical(move)  # the one order of cards, as resuit writes them
         self.play(move, checked=False)
         return move
 
@@ -278,7 +281,8 @@ class ActionTable:
         cards of each kind the hand holds, from the table's seeded generator.  Actions name only
         kinds (the generating set picks suits in a fixed order, which would tell the table which
         suits the hand does *not* hold: discarding 9C would say "no other nine"); the move
-        played is the same up to suits."""
+        played is the same up to suits.  Its cards are written in one order
+        (:func:`~canasta.rl.encoding.canonical`), whatever the hand held."""
         return resuit(self.game, move, self.suits)
 
     def play(self, move: Move, checked: bool = True) -> None:

@@ -39,7 +39,18 @@ import numpy as np
 import numpy.typing as npt
 
 from canasta import compiled_pickle
-from canasta.cards import CARD_RANK, IS_WILD, JOKER, JOKER_RANK, NUM_RANKS, RANK_NAMES, THREE, TWO, Card
+from canasta.cards import (
+    CARD_RANK,
+    IS_WILD,
+    JOKER,
+    JOKER_RANK,
+    NUM_CARDS,
+    NUM_RANKS,
+    RANK_NAMES,
+    THREE,
+    TWO,
+    Card,
+)
 from canasta.errors import IllegalMoveError
 from canasta.game import Game, RuleFamily, family_of
 from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, meld_from_cards
@@ -511,10 +522,33 @@ def _sample(rng: random.Random, population: list[int], k: int) -> list[int]:
     return result
 
 
+#: the place of each card code in the one order in which the table writes a group's cards:
+#: natural cards (and threes) by code, then deuces, then jokers (the generating set's own order)
+CARD_ORDER: Final[tuple[int, ...]] = tuple(c + (NUM_CARDS if IS_WILD[c] else 0) for c in range(NUM_CARDS))
+
+
+def canonical_group(grp: Group) -> Group:
+    """``grp`` with its cards in :data:`CARD_ORDER` (the target it names, if any, kept first)."""
+    cards = group_cards(grp)
+    return grp[:len(grp) - len(cards)] + tuple(sorted(cards, key=CARD_ORDER.__getitem__))
+
+
+def canonical(move: Move) -> Move:
+    """``move`` written in the table's one order: each group's cards in :data:`CARD_ORDER` (the
+    groups stay in the generating set's order, which follows their ranks).  The order of a
+    group's cards must not depend on anything but the cards: the table once sorted them only
+    when the hand had a choice of suits, so ``2S JH JD`` against ``JH JD 2S`` told the other
+    seats that the hand held another jack or deuce."""
+    if move.kind != MELD and move.kind != TAKE:
+        return move
+    groups = tuple(canonical_group(grp) for grp in move.groups)
+    return move if groups == move.groups else Move(move.kind, groups)
+
+
 def resuit(game: Game, move: Move, rng: random.Random) -> Move:
     """``move`` (of the seat to move in ``game``) with the suits of its cards drawn uniformly
-    among the cards of each kind the hand holds, from ``rng``
-    (:meth:`canasta.rl.core.ActionTable.resuit`)."""
+    among the cards of each kind the hand holds, from ``rng``, and its cards in the one order
+    of :func:`canonical` (:meth:`canasta.rl.core.ActionTable.resuit`)."""
     kind = move.kind
     if kind != DISCARD and kind != MELD and kind != TAKE:
         return move
@@ -530,12 +564,13 @@ def resuit(game: Game, move: Move, rng: random.Random) -> Move:
         if len(held) > m and any(c != held[0] for c in held):  # a choice of suits
             picks[k] = _sample(rng, held, m)
     if not picks:
-        return move
+        return canonical(move)
     groups: list[Group] = []
     for grp in move.groups:
         cards = group_cards(grp)
         head = grp[:len(grp) - len(cards)]
-        new = sorted(picks[KIND_OF[c]].pop() if KIND_OF[c] in picks else c for c in cards)
+        new = sorted((picks[KIND_OF[c]].pop() if KIND_OF[c] in picks else c for c in cards),
+                     key=CARD_ORDER.__getitem__)
         groups.append(head + tuple(new))
     return Move(move.kind, tuple(groups))
 
