@@ -151,7 +151,12 @@ def test_a_move_whose_commit_was_not_confirmed_is_said_unknown_and_played_once_w
         assert answer["key"] == "k-1" and answer["move"] == "draw"
         send(ws, type="move", move="draw", key="k-1")  # the page sends it again with its key
         states: list[dict[str, Any]] = []
-        again = recv_until(ws, lambda m: states.append(m) is None and m["type"] in ("error", "moved"))
+
+        def answered(m: dict[str, Any]) -> bool:
+            states.append(m)
+            return m["type"] in ("error", "moved")
+
+        again = recv_until(ws, answered)
         assert again == {"type": "moved", "key": "k-1", "num": lost[0], "move": "draw", "again": True,
                          "seq": again["seq"]}, again
         if not any(m["type"] == "state" and m["seq"] >= lost[0] for m in states):  # the stored state
