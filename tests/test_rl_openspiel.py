@@ -565,3 +565,37 @@ def test_no_seat_learns_a_choice_of_suits_from_a_move(preset: str) -> None:
             assert np.array_equal(a.information_state_tensor(p), b.information_state_tensor(p))
             assert np.array_equal(a.observation_tensor(p), b.observation_tensor(p))
     assert any(" 2" in move for move in written), "the moves lay deuces"
+
+
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p", "classic-3p-cutthroat"])
+def test_public_observation_is_one_for_all_players(preset: str) -> None:
+    """OpenSpiel's public observation (public information alone, with or without perfect recall)
+    is the same string and tensor whichever player it is asked for, names no seat, and stays
+    the same in worlds resampled for a player (every other hand dealt anew)."""
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
+    public, _ = _observations(game)
+    record = make_observation(game, pyspiel.IIGObservationType(
+        public_info=True, perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE))
+    rng = np.random.RandomState(13)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    state = game.new_initial_state()
+    assert len({public.string_from(state, p) for p in range(game.num_players())}) == 1
+    _deal(state, rng)
+    n = game.num_players()
+    for step in range(50):
+        if state.is_terminal():
+            break
+        worlds = [state] + ([state.resample_from_infostate(step % n, sampler)] if step % 10 == 0 else [])
+        for observation in (public, record):
+            text = observation.string_from(state, 0)
+            observation.set_from(state, 0)
+            tensor = observation.tensor.copy()
+            assert '"seat"' not in text and "seat 0" not in text
+            for world in worlds:
+                for p in range(n):
+                    assert observation.string_from(world, p) == text
+                    observation.set_from(world, p)
+                    assert np.array_equal(observation.tensor, tensor)
+        state.apply_action(int(rng.choice(state.legal_actions())))

@@ -296,6 +296,10 @@ def plausible(world: Game, player: int) -> bool:
     return bool(world.legal_moves)
 
 
+#: the seat from which the public observation (public information alone) is seen, whichever
+#: player asks: seat 0, so that the seats come in their own order
+PUBLIC_SEAT = 0
+
 PRIVATE_SECTIONS = ("hand", "pending")
 """The observation vector's sections only the seat itself knows: its hand, and the actions it
 has chosen so far of an unfinished move.  Every other section is public."""
@@ -308,9 +312,14 @@ class CanastaObserver:
 
     Tensors keep the full layout with the parts left out at zero (the private sections are the
     hand and the pending actions, :data:`PRIVATE_SECTIONS`).  Strings: the view as JSON (the
-    public part without the hand, the private part only the seat, its hand and its pending
-    actions); for perfect recall, the public record and the seat's private notes (either alone),
-    then the current view."""
+    public part without the seat and its hand, the private part only the seat, its hand and its
+    pending actions); for perfect recall, the public record and the seat's private notes (either
+    alone), then the current view.
+
+    The public part alone is one observation for every player, as OpenSpiel's public observation
+    is (``generate_playthrough`` asks it of player 0 only): its string names no seat and its
+    tensor is seen from seat 0 (seats in their own order, :data:`PUBLIC_SEAT`), whichever player
+    it is asked for."""
 
     def __init__(self, game: CanastaGame, perfect_recall: bool, public: bool = True, private: bool = True) -> None:
         self.observer = game.observer
@@ -327,7 +336,8 @@ class CanastaObserver:
             self.tensor.fill(0.0)
             return
         t = state.table
-        self.tensor[:] = self.observer.encode(t.game, player, t.pending)
+        seat = player if self.private else PUBLIC_SEAT  # the public part: the same for every player
+        self.tensor[:] = self.observer.encode(t.game, seat, t.pending if self.private else ())
         for sl in self._zero:
             self.tensor[sl] = 0.0
 
@@ -335,23 +345,23 @@ class CanastaObserver:
         assert state.table is not None
         t = state.table
         pending = " ".join(str(a) for a in t.pending) if player == t.to_move else ""
-        view = seat_view(t.game, player)
         if self.public and self.private:
-            return view.to_json() + f" pending {pending}"
+            return seat_view(t.game, player).to_json() + f" pending {pending}"
         if self.public:
-            data = view.to_dict()
-            del data["hand"]
+            data = seat_view(t.game, PUBLIC_SEAT).to_dict()
+            del data["hand"], data["seat"]
             return json.dumps(data)
         if self.private:
-            return f"seat {player} hand {cards_str(sorted(view.hand))} pending {pending}"
+            return f"seat {player} hand {cards_str(sorted(t.game.hand(player)))} pending {pending}"
         return ""
 
     def string_from(self, state: CanastaState, player: int) -> str:
+        seat = f"seat {player}" if self.private else "public"  # the public part names no seat
         if state.table is None:
-            return f"seat {player}: dealing"  # no seat sees a card before the deal is complete
+            return f"{seat}: dealing"  # no seat sees a card before the deal is complete
         if self.perfect_recall:
             history = state.history_of(player, self.public, self.private)
-            return f"seat {player}\n" + "\n".join(history) + "\nnow " + self._now(state, player)
+            return f"{seat}\n" + "\n".join(history) + "\nnow " + self._now(state, player)
         return self._now(state, player)
 
 
