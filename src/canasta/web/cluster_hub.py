@@ -79,6 +79,20 @@ class ClusterConfig:
     def alive_key(self, server_id: str) -> str:
         return f"{self.prefix}:alive:{server_id}"
 
+    def redis_settings(self) -> Any:
+        """arq's settings of :attr:`redis_url`, read as redis-py reads a URL (a percent-encoded
+        password is decoded: arq's own ``from_dsn`` passes it on encoded, and Redis refuses it)."""
+        from arq.connections import RedisSettings
+        from redis.connection import parse_url
+
+        got: dict[str, Any] = parse_url(self.redis_url)  # type: ignore[no-untyped-call]
+        if "path" in got:
+            return RedisSettings(unix_socket_path=got["path"], database=int(got.get("db", 0)),
+                                 username=got.get("username"), password=got.get("password"))
+        return RedisSettings(host=got.get("host", "localhost"), port=int(got.get("port", 6379)),
+                             database=int(got.get("db", 0)), username=got.get("username"),
+                             password=got.get("password"), ssl=self.redis_url.startswith("rediss://"))
+
 
 class ClusterHub(Hub):
     """The hub of one process of a cluster: its rooms are copies of the tables in the
@@ -105,10 +119,10 @@ class ClusterHub(Hub):
     # ------------------------------------------------------------ start/stop
 
     async def connect(self) -> None:
-        from arq.connections import RedisSettings, create_pool
+        from arq.connections import create_pool
 
         try:
-            self.redis = await create_pool(RedisSettings.from_dsn(self.cluster.redis_url),
+            self.redis = await create_pool(self.cluster.redis_settings(),
                                            default_queue_name=self.cluster.queue, retry=3)
         except Exception as exc:
             raise CanastaError(f"cannot reach Redis at {redact(self.cluster.redis_url)}: {said(exc)}") from None

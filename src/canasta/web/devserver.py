@@ -54,6 +54,7 @@ class ServerProcess(_Child):
         self.db_in_env = db_in_env  # the URL in $CANASTA_DB, not in the arguments
         self.proc: subprocess.Popen[bytes] | None = None
         self.errors: Any = None
+        self.last_words = ""  # what it wrote, kept when it is stopped
 
     @property
     def url(self) -> str:
@@ -87,9 +88,9 @@ class ServerProcess(_Child):
         raise RuntimeError("the server did not start in time")
 
     def stderr_text(self) -> str:
-        """What it wrote (its stdout and stderr) so far."""
-        if self.errors is None:
-            return ""
+        """What it wrote (its stdout and stderr) so far, or until it was stopped."""
+        if self.errors is None or self.errors.closed:
+            return self.last_words
         self.errors.seek(0)
         data: bytes = self.errors.read()
         return data.decode(errors="replace")
@@ -98,6 +99,7 @@ class ServerProcess(_Child):
         self._end()
         if self.errors is not None:
             with contextlib.suppress(Exception):
+                self.last_words = self.stderr_text()
                 self.errors.close()
 
     def rss_mb(self) -> float:

@@ -12,7 +12,7 @@ import re
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://\S+")
 #: a parameter whose name holds "password" (password=, sslpassword=, ...), in a query or a DSN
-_PARAM = re.compile(r"(?i)((?:^|[?&;\s])[^=&?;\s]*pass(?:word)?[^=&?;\s]*\s*=\s*)('[^']*'|[^&#\s]*)")
+_PARAM = re.compile(r"(?i)((?:^|[?&;\s])[^=&?;\s]*pass(?:word)?[^=&?;\s]*\s*=\s*)('[^']*'|[^&\s]*)")
 
 
 def redact(url: str) -> str:

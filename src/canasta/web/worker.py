@@ -58,7 +58,6 @@ def retried(job: Callable[..., Awaitable[Any]]) -> WorkerCoroutine:
 async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, job_timeout: float = 5.0,
                      concurrency: int = 500) -> None:
     from arq import cron, func
-    from arq.connections import RedisSettings
     from arq.worker import Worker
 
     store = Store(db_url)
@@ -85,7 +84,7 @@ async def run_worker(db_url: str, settings: Settings, cluster: ClusterConfig, jo
             # a job's result is not kept (keep_result=0): a job id that failed every try may be
             # enqueued again at once; while queued or running, an id is still taken once
             worker = Worker(functions=functions, cron_jobs=crons, queue_name=cluster.queue,
-                            redis_settings=RedisSettings.from_dsn(cluster.redis_url), on_startup=startup,
+                            redis_settings=cluster.redis_settings(), on_startup=startup,
                             poll_delay=POLL, max_jobs=concurrency, keep_result=0, job_timeout=job_timeout,
                             health_check_key=f"{p}:worker-health", health_check_interval=10,
                             handle_signals=False, max_tries=JOB_TRIES)
