@@ -271,7 +271,7 @@ def read_meld(g: Any, entry: Any, where: str) -> Meld:
         m.add(c)
     if m.rank != 1:
         bad = g.family.meld_shape_error(g.rules, m)
-        if bad is not None:
+        if bad is not None and not (g.rules.cutthroat and _two_melds_in_one(g, cards)):
             raise PositionError(f"{where}: {refuse(bad)}")
     elif m.wilds:
         raise PositionError(f"{where}: black threes are melded without wild cards")
@@ -283,6 +283,24 @@ def read_meld(g: Any, entry: Any, where: str) -> Meld:
         raise PositionError(f"concealed must be true or false, not {concealed!r}")
     m.owner, m.turn, m.concealed = owner, turn, concealed
     return m
+
+
+def _two_melds_in_one(g: Any, cards: list[Card]) -> bool:
+    """Whether ``cards`` split into two melds of their rank that the family allows: a cut-throat
+    side's meld once the two partners' melds are combined (C-O10), which may pass the limits on
+    wild cards (docs/decisions.md)."""
+    naturals = [c for c in cards if not IS_WILD[c]]
+    wilds = [c for c in cards if IS_WILD[c]]
+    for n in range(2, len(naturals) - 1):
+        for w in range(len(wilds) + 1):
+            a, b = Meld(CARD_RANK[naturals[0]]), Meld(CARD_RANK[naturals[0]])
+            for c in naturals[:n] + wilds[:w]:
+                a.add(c)
+            for c in naturals[n:] + wilds[w:]:
+                b.add(c)
+            if g.family.meld_shape_error(g.rules, a) is None and g.family.meld_shape_error(g.rules, b) is None:
+                return True
+    return False
 
 
 def _read_melds(g: Any, v: Any) -> list[dict[int, Meld]]:
