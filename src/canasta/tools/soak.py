@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from canasta.errors import IllegalMoveError
+from canasta.errors import CanastaError, IllegalMoveError
 from canasta.game import Game
 from canasta.rules import RuleSet, resolve_rules
 
@@ -141,7 +141,11 @@ def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakRepor
         for kind, make in _makers().items():
             if kind not in kinds:
                 continue
-            g = make(rules, seed + i)
+            try:
+                g = make(rules, seed + i)
+            except CanastaError as exc:  # the playout reached a table its own position cannot hold
+                rep.problems.append(f"{kind} {seed + i}: the position could not be made: {exc}")
+                continue
             if g is None:
                 continue
             try:
