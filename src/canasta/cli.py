@@ -557,7 +557,6 @@ def _cmd_soak(args: argparse.Namespace) -> int:
     every = [RuleSet.preset(name) for name in sorted(PRESETS)]
     chosen: list[RuleSet] = args.rules or every
     tty = sys.stderr.isatty()
-    records = []
     found = 0
     def ticker(name: str) -> Callable[[], None]:
         done = [0]
@@ -584,11 +583,9 @@ def _cmd_soak(args: argparse.Namespace) -> int:
         for p in rep.problems[:20]:
             print("  " + p)
         found += len(rep.problems)
-        records.append(reference_record(rep, args.reference, args.seed, cpu, args.limit))
-    if args.record:
-        with open(args.record, "a", encoding="utf-8") as f:
-            for line in records:
-                f.write(json.dumps(line) + "\n")
+        if args.record:  # each preset's line as soon as it is done: a stopped run keeps what it finished
+            with open(args.record, "a", encoding="utf-8") as f:
+                f.write(json.dumps(reference_record(rep, args.reference, args.seed, cpu, args.limit)) + "\n")
     if len(chosen) > 1:
         print(_("{presets} rule sets: {problems}").format(presets=len(chosen), problems=_count(found, "problem")))
     return 1 if found else 0
