@@ -18,9 +18,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -109,6 +112,7 @@ class Person:
     fallback: Callable[[], ServerProcess] | None = None
     closed: list[tuple[float, int, str]] = field(default_factory=list)  # (when, code, reason) of closes seen
     moved_to: list[tuple[float, ServerProcess]] = field(default_factory=list)  # reconnections, when and where
+    dealt_for: int = -1  # the state (seq) at which this person last asked for the next hand
 
     def __post_init__(self) -> None:
         self.connect()
@@ -172,6 +176,11 @@ class Person:
             self.move_to(target)
             self.moved_to.append((time.monotonic(), target))
             return
+        st = self.state
+        if st.get("hand_over") and st.get("status") == "playing" and not st.get("match_over") \
+                and self.dealt_for != st["seq"]:
+            self.dealt_for = st["seq"]  # a hand is over: deal the next one (once per state), as a person clicks
+            self.ws.send(json.dumps({"type": "next_hand"}))
         if self.waiting_since is not None or not self.my_move():
             return
         view = SeatView.from_dict({**self.state["view"], "rules": self.rules})
@@ -699,4 +708,150 @@ def test_a_single_server_killed_and_started_again_goes_on_where_it_was(own: tupl
         report("single server killed and started again", room, resumed, figures)
         everyone_seated(room)
     finally:
+        room.close()
+
+
+def test_a_move_whose_commit_outcome_is_unknown_is_played_once_when_sent_again(own: tuple[Postgres, Redis]) -> None:
+    """A move is sent while PostgreSQL hangs: the server gives up on the commit it sent, and
+    says the outcome is unknown (not "nothing changed"); the database commits it when it
+    resumes; the move sent again with the same key is answered with the stored result and
+    the table holds it once."""
+    pg, _ = own
+    room = start_room(pg, None, tables=1)
+    try:
+        room.wait_for_a_turn()
+        p = next(p for p in room.people if p.my_move())
+        move = str(p.bot.choose(SeatView.from_dict({**p.state["view"], "rules": p.rules})))
+        key = secrets.token_hex(8)
+
+        def answer() -> Msg:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                msg = p.recv(1)
+                if msg is not None and (msg["type"] == "moved" or (msg["type"] == "error" and msg.get("ref") == "move")):
+                    return msg
+            raise AssertionError("the move was not answered")
+
+        paused = pg.pause()
+        try:
+            p.ws.send(json.dumps({"type": "move", "move": move, "key": key}))
+            first = answer()
+        finally:
+            pg.resume(paused)
+        assert first["code"] == "UNKNOWN" and first["key"] == key, first
+        assert "not known" in first["message"] and "nothing changed" not in first["message"]
+        p.ws.send(json.dumps({"type": "move", "move": move, "key": key}))  # the page sends it again
+        again = answer()
+        assert again["type"] == "moved" and again["again"] is True and again["key"] == key, again
+        room.play_for(3)
+        figures = check_stored(pg.url, room)
+        import psycopg
+
+        with psycopg.connect(pg.url) as conn:
+            nums = [r[0] for r in conn.execute("SELECT num FROM canasta_events WHERE table_id = %s AND data LIKE %s",
+                                               (p.table, f'%"key": "{key}"%')).fetchall()]
+        assert nums == [again["num"]], f"the move is stored as events {nums}"
+        report("a move's commit outcome unknown, sent again", room, 0.0, figures)
+    finally:
+        room.close()
+
+
+def test_keys_rotated_and_secrets_reencrypted_while_the_room_plays(own: tuple[Postgres, Redis]) -> None:
+    """The documented rotation, one process at a time while people play: the new key added
+    second everywhere, then put first, the stored secrets re-encrypted in batches while the
+    room plays (no move refused), then the old key dropped.  A server given the new key alone
+    before the re-encryption says so and is not ready.  Afterwards every secret opens with
+    the new key alone."""
+    from canasta.web.vault import ENV, Vault, new_key
+
+    pg, rd = own
+    old, new = os.environ[ENV], new_key()
+    room = start_room(pg, rd)
+    assert room.s2 is not None and room.worker is not None
+    # rows enough that one transaction over all of them would hold the room up: sealed with the old key
+    import psycopg
+
+    vault, fake_tables, per_table = Vault([old], "the test"), 4, 5000
+    header = json.dumps(vault.seal({"fair": {"deals": [{"hand": 1, "secret": "ab" * 32}]}, "hands": [[]]}))
+    with psycopg.connect(pg.url) as conn:
+        for i in range(fake_tables):
+            conn.execute("INSERT INTO canasta_tables VALUES (%s, 0, 0, 'finished', '{}', %s, 1, %s)",
+                         (f"bulk{i}", header, per_table))
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO canasta_events VALUES (%s, %s, 'deal', -1, '', %s, 0)", [
+                    (f"bulk{i}", n, json.dumps(vault.seal({"pending": {"hand": n, "secret": f"{n:064x}"}})))
+                    for n in range(1, per_table + 1)])
+
+    def env(keys: str) -> dict[str, str]:
+        return {**os.environ, ENV: keys}
+
+    def replace(which: str, keys: str) -> None:
+        """A rolling restart of one process with ``keys``: the new one started, its people moved, the old stopped."""
+        if which == "worker":
+            fresh_worker = WorkerProcess(pg.url, server_args(rd.url), env=env(keys)).start()
+            assert room.worker is not None
+            room.worker.stop()
+            room.worker = fresh_worker
+            return
+        was: ServerProcess = getattr(room, which)
+        fresh = ServerProcess(pg.url, args=server_args(rd.url), env=env(keys)).start()
+        ready = httpx.get(f"{fresh.url}/readyz", timeout=5)
+        assert ready.status_code == 200, f"{which} with keys {keys!r}: {ready.text}"
+        for p in room.people:
+            if p.server is was:
+                p.move_to(fresh)
+        was.stop()
+        setattr(room, which, fresh)
+        room.play_for(1)
+
+    try:
+        for which in ("s1", "s2", "worker"):  # 1. the new key added, second: read everywhere, written nowhere yet
+            replace(which, f"{old},{new}")
+        for which in ("s1", "s2", "worker"):  # 2. put first: new secrets are written with it
+            replace(which, f"{new},{old}")
+        room.play_for(3)
+        lone = ServerProcess(pg.url, args=server_args(rd.url), env=env(new)).start()  # too early: the old key dropped
+        try:
+            said = httpx.get(f"{lone.url}/readyz", timeout=5)
+            assert said.status_code == 503 and "keys" in said.json()["reason"], said.text
+        finally:
+            lone.stop()
+        assert "do not open the stored secrets" in lone.stderr_text()
+        # 3. every stored secret written again with the new key, while the room plays
+        for p in room.people:
+            p.answers.clear()
+        before = room.heads()
+        code = "import sys; from canasta.cli import main; sys.exit(main(sys.argv[1:]))"
+        began = time.monotonic()
+        job = subprocess.Popen([sys.executable, "-c", code, "serve", "--db", pg.url, "--reencrypt-secrets"],
+                               env=env(f"{new},{old}"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        room.play_for(120, until=lambda: job.poll() is not None)
+        took = time.monotonic() - began
+        out = job.communicate(timeout=30)[0].decode(errors="replace")
+        assert job.returncode == 0, out
+        rows = fake_tables * (per_table + 1)
+        refused = {code: n for p in room.people for code, n in p.answers.items()}
+        room.play_for(2)
+        moved = room.heads()
+        assert not refused, f"moves refused during the re-encryption: {refused}"
+        assert all(moved[t] > before[t] for t in room.tables), \
+            f"play stopped during the re-encryption ({took:.1f} s): {before} then {moved}"
+        for which in ("s1", "s2", "worker"):  # 4. the old key dropped
+            replace(which, new)
+        room.play_for(3)
+        os.environ[ENV] = new  # what the checks below read the database with
+        figures = check_stored(pg.url, room)
+        from canasta.web.store import Store
+
+        store = Store(pg.url)
+        try:
+            assert store.check_keys(sample=fake_tables + len(room.tables)) is None
+            assert store.events_after("bulk0", per_table - 1)[0].data == {"pending": {"hand": per_table,
+                                                                                       "secret": f"{per_table:064x}"}}
+        finally:
+            store.close()
+        report(f"keys rotated; {rows}+ rows re-encrypted in {took:.1f} s while the room played "
+               f"({out.strip().splitlines()[-1]})", room, 0.0, figures)
+    finally:
+        os.environ[ENV] = old
         room.close()

@@ -51,7 +51,7 @@ from canasta.errors import CanastaError
 from canasta.fairdeal import FairDeal
 from canasta.play.table import Table as GameTable
 from canasta.web.redact import redact, said
-from canasta.web.vault import Vault, vault_for
+from canasta.web.vault import PREFIX, Vault, vault_for
 
 metadata = MetaData()
 
@@ -522,16 +522,18 @@ class Store:
 
     def check_keys(self, sample: int = 3) -> str | None:
         """None if this process's keys open the deal secrets of a sample of the stored rows (the
-        headers of the ``sample`` tables changed last, and each one's last event with data), else
+        headers of the ``sample`` tables with a sealed secret changed last, and each one's last
+        event with one), else
         why not, in one line.  A server whose keys cannot open them (a key rotation half done)
         says so at start and fails readiness instead of answering every player "try again"."""
+        sealed = f"%{PREFIX}%"
         with self.engine.connect() as db:
-            heads = db.execute(select(tables_t.c.id, tables_t.c.header).order_by(tables_t.c.updated.desc())
-                               .limit(sample)).all()
+            heads = db.execute(select(tables_t.c.id, tables_t.c.header).where(tables_t.c.header.like(sealed))
+                               .order_by(tables_t.c.updated.desc()).limit(sample)).all()
             rows = [(f"the header of table {t.id}", t.header) for t in heads]
             for t in heads:
                 last = db.execute(select(events_t.c.num, events_t.c.data).where(
-                    events_t.c.table_id == t.id, events_t.c.data.is_not(None)).order_by(events_t.c.num.desc())
+                    events_t.c.table_id == t.id, events_t.c.data.like(sealed)).order_by(events_t.c.num.desc())
                     .limit(1)).first()
                 if last is not None:
                     rows.append((f"event {last.num} of table {t.id}", last.data))
