@@ -771,7 +771,7 @@ def test_keys_rotated_and_secrets_reencrypted_while_the_room_plays(own: tuple[Po
     # rows enough that one transaction over all of them would hold the room up: sealed with the old key
     import psycopg
 
-    vault, fake_tables, per_table = Vault([old], "the test"), 4, 5000
+    vault, fake_tables, per_table = Vault([old], "the test"), 4, 10000
     header = json.dumps(vault.seal({"fair": {"deals": [{"hand": 1, "secret": "ab" * 32}]}, "hands": [[]]}))
     with psycopg.connect(pg.url) as conn:
         for i in range(fake_tables):

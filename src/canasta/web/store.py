@@ -134,6 +134,11 @@ _SET_STATUS = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t
     .values(status=bindparam("status"))
 _EVENTS_AFTER = select(events_t).where(events_t.c.table_id == bindparam("tid"), events_t.c.num > bindparam("num")) \
     .order_by(events_t.c.num)
+# re-encryption, a batch at a time: a row is written only if it still holds what was read
+_RESEAL_HEADER = update(tables_t).where(tables_t.c.id == bindparam("tid"), tables_t.c.header == bindparam("old")) \
+    .values(header=bindparam("new"))
+_RESEAL_EVENT = update(events_t).where(events_t.c.table_id == bindparam("tid"), events_t.c.num == bindparam("at_num"),
+                                       events_t.c.data == bindparam("old")).values(data=bindparam("new"))
 DB_TIMEOUT = 5.0  # seconds: a database call that takes longer is given up (the change is not saved)
 # a connection attempt, and a statement at the server, give up in time too (libpq's own settings)
 PG_TIMEOUTS = {"connect_timeout": int(DB_TIMEOUT), "options": f"-c statement_timeout={int(DB_TIMEOUT * 1000)}"}
@@ -338,7 +343,8 @@ class Store:
 
     def reseal(self, batch: int = 200, progress: Callable[[int, int], None] | None = None) -> int:
         """Every stored deal secret (headers and deal events) encrypted again with the first key
-        (after a new key was put first in CANASTA_SECRET_KEYS); how many rows were rewritten.
+        (after a new key was put first in CANASTA_SECRET_KEYS); how many rows were found under
+        another key and written again.
 
         While the room plays: the rows are read and written ``batch`` at a time, each batch its
         own short transaction (no table is locked for longer than one batch's writes), in key
@@ -351,11 +357,11 @@ class Store:
             with self.engine.begin() as db:
                 rows = db.execute(select(tables_t.c.id, tables_t.c.header).where(tables_t.c.id > after)
                                   .order_by(tables_t.c.id).limit(batch)).all()
-                for t in rows:
-                    new = self.vault.renew(json.loads(t.header))
-                    if new is not None:
-                        n += db.execute(update(tables_t).where(tables_t.c.id == t.id, tables_t.c.header == t.header)
-                                        .values(header=json.dumps(new))).rowcount
+                todo = [{"tid": t.id, "old": t.header, "new": json.dumps(new)} for t in rows
+                        if (new := self.vault.renew(json.loads(t.header))) is not None]
+                if todo:  # one round trip for the batch
+                    db.execute(_RESEAL_HEADER, todo)
+                n += len(todo)
             read += len(rows)
             if progress is not None:
                 progress(read, n)
@@ -369,12 +375,11 @@ class Store:
                                   .where(events_t.c.data.is_not(None),
                                          tuple_(events_t.c.table_id, events_t.c.num) > tuple_(*last))
                                   .order_by(events_t.c.table_id, events_t.c.num).limit(batch)).all()
-                for e in erows:
-                    new = self.vault.renew(json.loads(e.data))
-                    if new is not None:
-                        n += db.execute(update(events_t).where(events_t.c.table_id == e.table_id,
-                                                               events_t.c.num == e.num, events_t.c.data == e.data)
-                                        .values(data=json.dumps(new))).rowcount
+                etodo = [{"tid": e.table_id, "at_num": e.num, "old": e.data, "new": json.dumps(new)} for e in erows
+                         if (new := self.vault.renew(json.loads(e.data))) is not None]
+                if etodo:
+                    db.execute(_RESEAL_EVENT, etodo)
+                n += len(etodo)
             read += len(erows)
             if progress is not None:
                 progress(read, n)
