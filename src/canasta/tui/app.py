@@ -52,10 +52,24 @@ Button.cmd { min-width: 6; height: 1; border: none; margin: 0 1 0 0; }
 InfoScreen, ScoreScreen { align: center middle; }
 #newgame { padding: 1 2; }
 .keybar { dock: bottom; }
-TableScreen.compact #seats, TableScreen.compact #log, TableScreen.compact #buttons { display: none; }
-TableScreen.compact #hand { margin: 0; }
+TableScreen #toosmall { display: none; height: auto; }
+TableScreen.toosmall #toosmall { display: block; }
+TableScreen #board { height: 1fr; }
+TableScreen #top { height: auto; }
+TableScreen #seats { width: 2fr; }
+TableScreen #pile { width: 1fr; min-width: 34; }
+TableScreen #middle { height: 1fr; }
+TableScreen #melds { width: 2fr; height: 1fr; }
+TableScreen #log { width: 1fr; min-width: 34; height: 1fr; }
+TableScreen.narrow #top { layout: vertical; }
+TableScreen.narrow #seats, TableScreen.narrow #pile, TableScreen.narrow #melds { width: 1fr; }
+TableScreen.narrow #log { display: none; }
+TableScreen.short .panel { border: none; padding: 0 1; }
+TableScreen.short #top { background: #1a2634; }
+TableScreen.short #buttons { display: none; }
+TableScreen.short #hand { margin: 0; }
+TableScreen.short #status { max-height: 5; }
 TableScreen.nobuttons #buttons { display: none; }
-TableScreen.compact #left { width: 1fr; }
 .ng-row { height: auto; }
 #ng-seats, #ng-options { height: auto; }
 #ng-start { margin: 1 0; }

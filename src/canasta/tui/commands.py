@@ -6,6 +6,7 @@ when a command runs."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,9 @@ from canasta.errors import CanastaError
 from canasta.i18n import N_, _, current
 
 INSTALL_HINT = N_("the terminal interface needs Textual: pip install 'canasta[play]'")
+#: said when the standard input or output is not a terminal (a pipe, a file, a service)
+NO_TERMINAL = N_("'canasta {command}' is a full-screen app and needs a terminal: its input and output are "
+                 "not one here (run it in a terminal window; 'canasta arena' plays bots without one)")
 
 
 def configure_play(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +55,12 @@ def _require_textual() -> None:
         import textual  # noqa: F401
     except ImportError:
         raise CanastaError(_(INSTALL_HINT)) from None
+
+
+def _require_terminal(command: str) -> None:
+    """Refuse, in one line, to start the full-screen app where there is no terminal to draw it in."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise CanastaError(_(NO_TERMINAL).format(command=command))
 
 
 def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
@@ -93,7 +103,8 @@ def run_play(args: argparse.Namespace) -> int:
     _require_textual()
     from canasta.tui.app import CanastaApp
 
-    config, table, game_id = play_setup(args)
+    config, table, game_id = play_setup(args)  # bad arguments are said first, terminal or not
+    _require_terminal("play")
     app = CanastaApp(config, table, game_id)
     app.run()
     if app.saved_path is not None:
@@ -108,6 +119,7 @@ def run_replay(args: argparse.Namespace) -> int:
     replay = load_replay(args.file, args.game)
     if args.seat is not None and not 0 <= args.seat < replay.rules.players:
         raise CanastaError(_("--seat must be from 0 to {last}").format(last=replay.rules.players - 1))
+    _require_terminal("replay")
     app = ReplayApp(replay, seat=args.seat, four_colour=args.four_colour)
     app.run()
     return 0

@@ -15,6 +15,18 @@ from canasta.rules import RuleSet
 PERSON = 0
 
 
+def language_named(text: str) -> str | None:
+    """The language ``text`` names (``it``, ``it_IT.UTF-8``, ``en-GB``, the pseudo-language
+    ``qps``), or None when the project has no catalog for it (``fr``)."""
+    from canasta.i18n import DEFAULT, negotiate
+
+    lang = negotiate(text, environ={})
+    if lang != DEFAULT:
+        return lang
+    base = text.strip().split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    return lang if base in (DEFAULT, "c", "posix") else None
+
+
 def default_save_dir() -> Path:
     """Where records and saved games go: ``$XDG_DATA_HOME/canasta/games``
     (``~/.local/share/canasta/games`` when unset)."""

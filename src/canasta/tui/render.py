@@ -208,6 +208,47 @@ def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
     return out
 
 
+def meld_chip(rules: RuleSet, cards: Sequence[Card], concealed: bool = False, closed: bool = False,
+              style: Style = Style()) -> Text:
+    """A meld in short form: its rank as on a card, how many cards, how many wild ones
+    (``K×3``, ``10×6, 3 wild``); a canasta says its kind on green (``J×8 ★ mixed``),
+    a closed one (Italian) starts with ▣."""
+    rank = meld_rank(cards)
+    wild = sum(1 for c in cards if IS_WILD[c])
+    canasta = len(cards) >= 7
+    chip = Text()
+    face = "★" if rank is None else RANK_NAMES[rank]
+    chip.append(face, style=f"bold #000000 on {WILD_BG if rank is None else CARD_BG}")  # one word with ×n
+    rest = ("▣" if closed else "") + f"×{len(cards)}"
+    if canasta:
+        kind = present.family_words(rules).canastas[1 if wild else 0]
+        rest += " ★ " + canasta_kind(kind)
+    elif wild:
+        rest += ", " + nplural("{n} wild", "{n} wild", wild)
+    if concealed:
+        rest += " " + _("(laid concealed)")
+    chip.append(rest, style="bold #000000 on #7fdc7f" if canasta else "bold")
+    return chip
+
+
+def meld_chips(view: SeatView, side: int, style: Style = Style()) -> Text:
+    """A side's melds in short form, on as few lines as the width allows."""
+    out = Text()
+    melds = view.melds[side] if side < len(view.melds) else ()
+    chips = [meld_chip(view.rules, cards, concealed, style=style)
+             for cards, concealed, _owner, _turn in sorted(melds, key=lambda m: -(meld_rank(m[0]) or 99))]
+    every_closed = view.part_value("closed", ())
+    chips += [meld_chip(view.rules, cards, closed=True, style=style)
+              for cards in (every_closed[side] if side < len(every_closed) else ())]
+    for i, chip in enumerate(chips):
+        if i:
+            out.append("   ")
+        out.append_text(chip)
+    if not chips:
+        out.append(_("no melds yet"), style="italic")
+    return out
+
+
 # ------------------------------------------------------------------- pile
 
 def pile_top(view: SeatView) -> Card | None:
@@ -246,6 +287,20 @@ def pile_panel(view: SeatView, style: Style = Style()) -> Text:
     return pile
 
 
+def pile_line(view: SeatView, style: Style = Style()) -> Text:
+    """The pile in one paragraph (a narrow or low window): its top card, its size, the
+    stock, then its state."""
+    line = Text(_("Top: "), style="bold")
+    line.append_text(pile_face(view, style))
+    line.append("  " + (nplural("{n} card in the pozzo", "{n} cards in the pozzo", len(view.pile))
+                        if present.pile_word(view.rules) == "pozzo" else
+                        nplural("{n} card in the pile", "{n} cards in the pile", len(view.pile))), style="bold")
+    line.append("  ·  " + _("Stock: {cards}").format(cards=cards_count(view.stock_size)), style="bold")
+    for note in pile_notes(view):
+        line.append(f"  ·  {note}")
+    return line
+
+
 def pile_face(view: SeatView, style: Style = Style()) -> Text:
     top = pile_top(view) if view.pile else None
     t = Text()
@@ -281,7 +336,9 @@ def side_score(view: SeatView, side: int) -> str:
     return number(view.scores[side]) if side < len(view.scores) else "0"
 
 
-def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
+def side_title(view: SeatView, side: int, names: Sequence[str], short: bool = False) -> str:
+    """``Your side (South & North): score 0, minimum 50, has melded``; ``short``: without the
+    partners' names where two sides make them plain (yours and theirs)."""
     members = " & ".join(seat_name(names[s]) for s in sides_of(view)[side])
     if view.seat >= 0 and side == view.side:
         who = _("Your side")
@@ -295,6 +352,9 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
             opened = _(", has opened") if view.opened[side] else _(", not opened yet")
         else:
             opened = _(", has melded") if view.opened[side] else _(", not melded yet")
+    if short and view.seat >= 0 and len(sides_of(view)) == 2:
+        return _("{who}: score {score}, minimum {minimum}{opened}").format(
+            who=who, score=side_score(view, side), minimum=view.minimum(sides_of(view)[side][0]), opened=opened)
     return _("{who} ({members}): score {score}, minimum {minimum}{opened}").format(
         who=who, members=members, score=side_score(view, side), minimum=view.minimum(sides_of(view)[side][0]),
         opened=opened)
@@ -302,24 +362,31 @@ def side_title(view: SeatView, side: int, names: Sequence[str]) -> str:
 
 def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None],
                hands: Sequence[Sequence[Card]] | None = None, style: Style = Style(),
-               you: str = "", last: Mapping[int, Move] | None = None) -> list[Text]:
-    """One line per seat: who, level, hand size, red threes, whose move, its last move."""
+               you: str = "", last: Mapping[int, Move] | None = None, seats: Sequence[int] | None = None,
+               show_levels: bool = True) -> list[Text]:
+    """One line per seat (``seats``: only those): who, level, hand size, red threes, whose
+    move, its last move; the names padded alike so that the hand sizes line up."""
     out: list[Text] = []
     you = you or _("you")
+    labels: dict[int, str] = {}
     for s, name in enumerate(names):
-        line = Text()
-        mover = s == view.to_move and view.phase != "over"
-        line.append("▶ " if mover else "  ", style="bold #ffd000")
         label = seat_name(name)
         if s == view.seat:
             label += f" ({you})"
         elif view.seat >= 0 and view.side_of[s] == view.side:
             label += " (" + _("partner") + ")"
         level = levels[s] if s < len(levels) else None
-        if level:
+        if level and show_levels:
             label += f" [{level_name(level)}]"
-        line.append(f"{label:<20}", style="bold reverse" if mover else "bold")
-        line.append(f" {cards_count(view.hand_sizes[s]):>8}", style="bold")
+        labels[s] = label
+    shown = list(range(len(names))) if seats is None else list(seats)
+    pad = max((len(labels[s]) for s in shown), default=0)
+    for s in shown:
+        line = Text()
+        mover = s == view.to_move and view.phase != "over"
+        line.append("▶ " if mover else "  ", style="bold #ffd000")
+        line.append(f"{labels[s]:<{pad}}", style="bold reverse" if mover else "bold")
+        line.append(f"  {cards_count(view.hand_sizes[s]):>8}", style="bold")
         if s == view.dealer:
             line.append("  " + _("dealer"))
         reds = view.red_threes[s]

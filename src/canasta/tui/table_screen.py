@@ -6,34 +6,36 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
-from rich.console import Group
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
 from canasta.cards import Card
 from canasta.errors import CanastaError, IllegalMoveError, NotationError
-from canasta.i18n import N_, _, current
+from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.play.table import TURN_REFUSALS, Table, TableError, Turn
 from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
 from canasta.present import pile_word as present_pile
-from canasta.tui.config import PERSON, PlayConfig
+from canasta.tui.config import PERSON, PlayConfig, language_named
 from canasta.tui.render import (
     Style,
     card_label,
     level_name,
+    meld_chips,
     meld_lines,
     meld_rank,
     phase_text,
+    pile_line,
     pile_panel,
     pile_word,
     rules_text,
@@ -53,6 +55,7 @@ from canasta.tui.screens import (
     TableHost,
 )
 from canasta.tui.widgets import HandView
+from canasta.view import SeatView
 
 # ================================================================ the table
 
@@ -126,14 +129,14 @@ class TableScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
-        with VerticalScroll(id="tablearea"):
+        yield Static(id="toosmall")
+        with Vertical(id="board"):
+            with Horizontal(id="top"):
+                yield Static(id="seats", classes="panel")
+                yield Static(id="pile", classes="panel")
             with Horizontal(id="middle"):
-                with Vertical(id="left"):
-                    yield Static(id="seats", classes="panel")
-                    yield Static(id="melds", classes="panel")
-                with Vertical(id="right"):
-                    yield Static(id="pile", classes="panel")
-                    yield Static(id="log", classes="panel")
+                yield FitView(self._draw_melds, id="melds", classes="panel")
+                yield FitView(self._draw_log, id="log", classes="panel")
             with Horizontal(id="buttons"):
                 for label, action in self.BUTTONS:
                     button = Button(self._button_label(label), id=f"b-{action}", classes="cmd")
@@ -160,6 +163,7 @@ class TableScreen(Screen[None]):
         self.query_one("#pile").border_title = _("Pozzo and stock") if present_pile(self.table.rules) == "pozzo" else _(
             "Pile and stock")
         self.query_one("#log").border_title = _("Last moves")
+        self.query_one("#melds").border_title = _("Melds")
         self.query_one("#moveinput", Input).placeholder = _(
             "type a move in notation, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)")
         for label, action in self.BUTTONS:
@@ -180,16 +184,30 @@ class TableScreen(Screen[None]):
         self.notes.append(lambda: _("Hand {n} dealt; deal commitment {commitment}…").format(
             n=n, commitment=commitment))
 
-    #: below this width or height the table is compact: the players' panel, the log and the
-    #: buttons give way (the key bar names the keys), so your melds and the pile stay on screen
+    #: below this width the table is one column: the players, the pile in a paragraph, then the
+    #: melds (and the last moves where there is room); below this height the panels lose their
+    #: borders and the buttons give way to the key bar, which names the same keys
     COMPACT_BELOW: ClassVar[tuple[int, int]] = (110, 34)
+    #: below this size not everything fits: a line says so (the table goes on, shortened)
+    SMALLEST: ClassVar[tuple[int, int]] = (80, 24)
 
     def _fit(self, width: int, height: int) -> None:
-        self.set_class(width < self.COMPACT_BELOW[0] or height < self.COMPACT_BELOW[1], "compact")
+        narrow, short = width < self.COMPACT_BELOW[0], height < self.COMPACT_BELOW[1]
+        self.set_class(narrow, "narrow")
+        self.set_class(short, "short")
+        self.set_class(narrow or short, "compact")
+        small = width < self.SMALLEST[0] or height < self.SMALLEST[1]
+        self.set_class(small, "toosmall")
+        self.query_one("#toosmall", Static).update(Text(_(
+            "Window too small ({width}×{height}): the table needs {least}; enlarge it").format(
+            width=width, height=height, least="{}×{}".format(*self.SMALLEST)), style="bold #ffffff on #a00000")
+            if small else "")
         # a button label is never cut: when the row of buttons (label, padding, margin) is wider
         # than the screen, the row gives way to the key bar, which names the same keys
-        row = sum(len(self._button_label(label)) + 3 for label, _action in self.BUTTONS)
+        row = sum(max(len(self._button_label(label)) + 2, 6) + 1 for label, _action in self.BUTTONS)
         self.set_class(row > width, "nobuttons")
+        if self.is_mounted:
+            self._draw_top()
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -209,7 +227,6 @@ class TableScreen(Screen[None]):
         table = self.table
         view = table.view(PERSON)
         names = table.names
-        style = self.card_style
         number = current().number
         top = Text()
         top.append(" canasta ", style="bold #000000 on #ffd000")
@@ -220,29 +237,75 @@ class TableScreen(Screen[None]):
             rules=table.rules.name, n=table.hand_number, target=number(table.rules.target),
             hints=_("on") if self.hints else _("off"), commitment=table.commitment()[:16]) + " ", style="bold")
         self.query_one("#topbar", Static).update(top)
-        levels = table.seats
-        self.query_one("#seats", Static).update(Group(*seat_lines(
-            view, names, levels, None, style, last={seat: e.move for seat, e in table.last_moves().items()})))
-        parts: list[Text] = []
-        sides = sides_of(view)
-        order = [view.side] + [k for k in range(len(sides)) if k != view.side]
-        for k in order:
-            if not sides[k]:
-                continue  # cut-throat: a side nobody is on (yet)
-            parts.append(Text(side_title(view, k, names), style="bold underline"))
-            parts.extend(meld_lines(view, k, style))
-        self.query_one("#melds", Static).update(Group(*parts))
-        self.query_one("#melds").border_title = _("Melds")
-        self.query_one("#pile", Static).update(pile_panel(view, style))
-        log = Text()
-        for note in self.notes[-3:]:
-            log.append(note() + "\n", style="italic")
-        for entry in table.log(last=10):
-            log.append(("› " if entry.seat == PERSON else "  ") + describe(entry.move, table.rules, names[entry.seat]) + "\n")
-        self.query_one("#log", Static).update(log)
+        self._draw_top()
+        for panel in self.query(FitView):
+            panel.redraw()
         hand = self.query_one("#hand", HandView)
         hand.set_hand(view.hand)
         self.update_status()
+
+    def _draw_top(self) -> None:
+        """The players (every seat's hand size, red threes and last move) and the pile: never
+        cut, whatever the size of the window."""
+        table = self.table
+        view = table.view(PERSON)
+        wide = not self.has_class("narrow")
+        self.query_one("#seats", Static).update(Group(*seat_lines(
+            view, table.names, table.seats, None, self.card_style, show_levels=self.app.size.width >= 100,
+            last={seat: e.move for seat, e in table.last_moves().items()})))
+        self.query_one("#pile", Static).update(pile_panel(view, self.card_style) if wide else
+                                               pile_line(view, self.card_style))
+
+    def _side_parts(self, view: SeatView, short: set[int]) -> list[Text]:
+        """Each side's title and melds, your side first; the sides in ``short`` in short form."""
+        parts: list[Text] = []
+        sides = sides_of(view)
+        for k in [view.side] + [k for k in range(len(sides)) if k != view.side]:
+            if not sides[k]:
+                continue  # cut-throat: a side nobody is on (yet)
+            title = Text()
+            title.append(side_title(view, k, self.table.names, short=k in short), style="bold underline")
+            if k in short:
+                line = title
+                line.append("  ")
+                line.append_text(meld_chips(view, k, self.card_style))
+                parts.append(line)
+            else:
+                parts.append(title)
+                parts.extend(meld_lines(view, k, self.card_style))
+        return parts
+
+    def _draw_melds(self, width: int, height: int) -> RenderableType:
+        """Both sides' melds in full when they fit, else the other sides' in short form, else
+        every side's; the last moves below them where rows are left (one column)."""
+        view = self.table.view(PERSON)
+        others = {k for k in range(len(sides_of(view))) if k != view.side}
+        parts: list[Text] = []
+        for short in (set(), others, others | {view.side}):
+            parts = self._side_parts(view, short)
+            if _rows(self.app.console, parts, width) <= height:
+                break
+        spare = height - _rows(self.app.console, parts, width)
+        if spare < 0 and height > 0:  # not even in short form: say that some are cut, and how to see them
+            lines = [line for part in parts for line in part.wrap(self.app.console, max(1, width))]
+            more = Text("▼ " + _("more melds below: make the window taller"), style="bold #000000 on #ffd000")
+            return Group(*lines[:height - 1], more)
+        if self.has_class("narrow") and spare >= 3:
+            parts.append(Text(_("Last moves"), style="bold underline"))
+            parts.extend(_last_rows(self._log_lines(), self.app.console, width, spare - 1))
+        return Group(*parts)
+
+    def _log_lines(self) -> list[Text]:
+        table = self.table
+        lines = [Text(note(), style="italic") for note in self.notes[-3:]]
+        lines += [Text(("› " if entry.seat == PERSON else "  ") + describe(entry.move, table.rules,
+                                                                           table.names[entry.seat]))
+                  for entry in table.log(last=max(10, self.app.size.height))]
+        return lines
+
+    def _draw_log(self, width: int, height: int) -> RenderableType:
+        """The last moves, as many as the panel has rows for."""
+        return Group(*_last_rows(self._log_lines(), self.app.console, width, height))
 
     def selection(self) -> Selection:
         """The cards picked: the staged groups, the cards selected now, the wild cards' meld."""
@@ -283,6 +346,7 @@ class TableScreen(Screen[None]):
                      + "\n", style="bold #000000 on #9fd8ff")
         if table.undoable(PERSON):
             t.append(_("u: undo your last meld") + "\n", style="italic")
+        t.rstrip()  # no blank row under the last line
         self.query_one("#status", Static).update(t)
 
     def preview(self) -> Text | None:
@@ -537,7 +601,7 @@ class TableScreen(Screen[None]):
         inp = self.query_one("#moveinput", Input)
         if inp.display:
             inp.display = False
-            self.query_one("#hand", HandView).focus()
+            self._keys_to_table()
         self.staged = []
         self.target = None
         self.message = None
@@ -572,17 +636,39 @@ class TableScreen(Screen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "moveinput":
             return
-        text = event.value.strip()
+        text = event.value.strip().removeprefix(":").strip()  # ":lang it" typed whole is understood too
         if text.lower().startswith(("lang ", "lingua ")):
-            self.run_worker(self._app().set_language(text.split()[-1]))
+            self._switch_language(text.split()[-1])
             event.input.value = ""
             event.input.display = False
-            self.query_one("#hand", HandView).focus()
+            self._keys_to_table()
             return
         if text and self.try_play(text):
             event.input.value = ""
             event.input.display = False
-            self.query_one("#hand", HandView).focus()
+            self._keys_to_table()
+
+    def _keys_to_table(self) -> None:
+        """The move input closed: the keys go to the table again (nothing else on it takes the
+        focus, so it must not stay on the hidden input)."""
+        self.query_one("#hand", HandView).focus()
+        if isinstance(self.focused, Input):
+            self.set_focus(None)
+
+    def _switch_language(self, asked: str) -> None:
+        """``:lang it``: that language from now on; one the project has no catalog for is
+        refused in one line, and the language in use stays."""
+        lang = language_named(asked)
+        if lang is None:
+            now = current().lang
+            self.message = Text(_("There is no {lang} catalog: the game stays in {language} "
+                                  "(languages: {languages}; F2 switches)").format(
+                lang=repr(asked), language=LANGUAGE_NAMES.get(now, now),
+                languages=", ".join(f"{code} ({LANGUAGE_NAMES.get(code, code)})" for code in LANGUAGES)),
+                style="bold #ffffff on #a00000")
+            self.update_status()
+            return
+        self.run_worker(self._app().set_language(lang))
 
     def on_hand_view_changed(self, _: HandView.Changed) -> None:
         self.message = None
@@ -596,6 +682,41 @@ class TableScreen(Screen[None]):
             self.action_answer(False)
         elif action:
             getattr(self, f"action_{action}")()
+
+
+class FitView(Static):
+    """A panel drawn for the room it has: ``draw(width, height)`` gives its content, again
+    whenever its size changes."""
+
+    def __init__(self, draw: Callable[[int, int], RenderableType], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.draw = draw
+
+    def redraw(self) -> None:
+        if self.is_mounted:
+            size = self.content_region.size
+            self.update(self.draw(size.width, size.height))
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.redraw()
+
+
+def _rows(console: Console, parts: Sequence[Text], width: int) -> int:
+    """How many rows ``parts`` take at ``width`` columns."""
+    return sum(len(part.wrap(console, max(1, width))) for part in parts)
+
+
+def _last_rows(lines: Sequence[Text], console: Console, width: int, height: int) -> list[Text]:
+    """The last of ``lines`` that fit in ``height`` rows of ``width`` columns."""
+    out: list[Text] = []
+    used = 0
+    for line in reversed(lines):
+        rows = len(line.wrap(console, max(1, width)))
+        if used + rows > height:
+            break
+        out.append(line)
+        used += rows
+    return out[::-1]
 
 
 def _short(card: Card) -> str:

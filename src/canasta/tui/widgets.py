@@ -57,6 +57,10 @@ class HandView(Grid):
     }}
     """
 
+    #: the table's keys go to the hand (and from it to the screen's bindings): nothing else on
+    #: the table holds the focus, and the move input must not keep it once hidden
+    can_focus = True
+
     class Changed(Message):
         """The selection changed."""
 
