@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
 
 from canasta.game import family_of
 from canasta.present import family_words, pile_word
@@ -28,6 +29,13 @@ routes = APIRouter()
 
 @routes.websocket("/ws/{table_id}")
 async def table_socket(ws: WebSocket, table_id: str, card: TheCardRoom) -> None:
+    if card.hub.cut_off:  # it cannot keep a seat's presence: the handshake is refused, a proxy tries the next server
+        if "websocket.http.response" in ws.scope.get("extensions", {}):
+            await ws.send_denial_response(JSONResponse({"detail": "this server lost its database or Redis: reconnect"},
+                                                       status_code=503, headers={"Retry-After": "2"}))
+        else:
+            await ws.close(code=1013, reason="this server lost its database or Redis: reconnect")
+        return
     address = client_address(ws)
     if not card.hub.open_socket(address):
         await ws.accept()
@@ -57,9 +65,6 @@ async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
     if refusal is not None:  # another site's page opening a socket from a player's browser
         await ws.send_text(json.dumps(error("BAD_ORIGIN", refusal)))
         await ws.close(code=4403)
-        return
-    if card.hub.cut_off:  # this server cannot keep a seat's presence: the page tries another server
-        await ws.close(code=1013, reason="this server lost its database or Redis: reconnect")
         return
     room = await open_room(ws, table_id, card)
     if room is None:
