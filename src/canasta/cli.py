@@ -474,12 +474,13 @@ def _print_bench(res: BenchResult) -> None:
 def _cmd_demo(args: argparse.Namespace) -> int:
     import datetime
 
-    from canasta.bots import make_bot
+    from canasta.bots import check_bot, make_bot
     from canasta.play.match import Match
     from canasta.play.record import record_from_match
     from canasta.view import seat_view
 
     rules: RuleSet = args.rules
+    check_bot(args.bot, rules)
     bots = [make_bot(args.bot, seed=args.seed * 10 + s) for s in range(rules.players)]
     match = Match(rules, seed=args.seed)
     game = match.next_hand()
@@ -558,6 +559,7 @@ def _cmd_soak(args: argparse.Namespace) -> int:
     chosen: list[RuleSet] = args.rules or every
     tty = sys.stderr.isatty()
     found = 0
+
     def ticker(name: str) -> Callable[[], None]:
         done = [0]
 
@@ -625,7 +627,7 @@ def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord]
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from canasta.bots import make_bot
+    from canasta.bots import check_bot
     from canasta.tools.arena import ArenaReport, Interrupted, ProgressEstimate, plot, run_arena, tally
 
     _check_plot(args.plot, args.force)
@@ -643,8 +645,7 @@ def _cmd_arena(args: argparse.Namespace) -> int:
     if len(specs) != 2 or not all(specs):
         raise CanastaError(_("--bots needs two bots separated by a comma, e.g. --bots advanced,basic"))
     for spec in specs:
-        if not spec.startswith("cmd:"):
-            make_bot(spec)  # refuse a bad name before starting
+        check_bot(spec, args.rules)  # refuse a bad name, policy or command before starting
     if args.save:
         _check_writable(args.save, _("record file"), force=True)  # an earlier run's file: refused below
         save = Path(args.save)
@@ -738,7 +739,7 @@ def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> 
 
 
 def _cmd_ladder(args: argparse.Namespace) -> int:
-    from canasta.bots import make_bot
+    from canasta.bots import check_bot
     from canasta.tools.arena import ProgressEstimate
     from canasta.tools.ladder import (
         LadderInterrupted,
@@ -755,8 +756,7 @@ def _cmd_ladder(args: argparse.Namespace) -> int:
     if len(set(specs)) < 2:
         raise CanastaError(_("--bots needs at least two different bots, e.g. --bots random,basic,advanced"))
     for spec in specs:
-        if not spec.startswith("cmd:"):
-            make_bot(spec).close()  # refuse a bad name (or a missing policy file) before starting
+        check_bot(spec, args.rules)  # refuse a bad name, policy or command before starting
     saved: list[Pair] = []
     if args.tally:
         games, names = _read_records(args.tally, show_errors=False)

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 from canasta.cards import (
@@ -56,7 +56,7 @@ from canasta.cards import (
     make_deck,
 )
 from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
-from canasta.exceptions import NotationError
+from canasta.exceptions import CanastaError, NotationError
 from canasta.fairdeal import DealRandom
 from canasta.family import FamilyWords, MeldCount, PileNote, PlayTuning, ReviewMarks, SearchTuning
 from canasta.melds import Meld
@@ -533,6 +533,12 @@ class Game(HandState):
             for s in team:
                 self.side_of[s] = i
         nsides = len(r.teams)
+        if scores is not None:
+            given = list(scores) if isinstance(scores, Iterable) and not isinstance(scores, (str, bytes)) else None
+            if given is None or not all(isinstance(x, int) and not isinstance(x, bool) for x in given):
+                raise CanastaError(f"scores must be {self.score_slots} whole numbers (one per "
+                                   f"{'player' if r.cutthroat else 'side'}), not {scores!r}")
+            scores = given
         self.start_scores = list(scores) if scores is not None else [0] * self.score_slots
         if len(self.start_scores) != self.score_slots:
             raise ValueError(f"scores needs {self.score_slots} entries")

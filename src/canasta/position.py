@@ -132,6 +132,7 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
         raise PositionError(f"unknown position format {fmt!r}; expected {FORMAT!r}")
+    _refuse_unknown(data)
     written = "format" in data
     missing = [k for k in WRITTEN_REQUIRED if k not in data] if written else []
     if missing:
@@ -159,6 +160,26 @@ def game_from_position(data: Mapping[str, Any] | str) -> Game:
         raise PositionError(f"a position lacks {', '.join(missing)} (rules: a preset name such as \"classic-4p\" "
                             "or a rules table; the other fields have defaults)")
     return g
+
+
+#: what a position may give beside the fields of the state: the hand's fixed facts, and how a sketch's stock is dealt
+FACT_FIELDS: Final = ("format", "rules", "seed", "hand_number", "dealer", "scores", "stock_seed", "stock_top")
+
+
+def _refuse_unknown(data: Mapping[str, Any]) -> None:
+    """A field no family reads is refused by name (a misspelt ``scroes`` would otherwise be
+    ignored), with the nearest known name."""
+    import difflib
+
+    known = {*FACT_FIELDS, *(f.name for f in SHARED_FIELDS)}
+    for family in FAMILIES.values():
+        part = family.new_part(2)
+        known.update(f.name for f in (part.FIELDS if part is not None else ()))
+    unknown = [str(k) for k in data if k not in known]
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else f"; the fields are {', '.join(sorted(known))}"
+        raise PositionError(f"unknown field {unknown[0]!r} in a position{hint}")
 
 
 def _game_of_facts(data: Mapping[str, Any]) -> Game:

@@ -34,7 +34,7 @@ from canasta.cards import (
     make_deck,
     read_cards,
 )
-from canasta.errors import PositionError
+from canasta.errors import CanastaError, PositionError
 from canasta.family import PileNote
 from canasta.game import Game, family_of
 from canasta.melds import WILD_MELD, meld_from_cards
@@ -314,8 +314,10 @@ def spectator_view(game: Game) -> SeatView:
 
 def seat_view(game: Game, seat: int) -> SeatView:
     """What ``seat`` may know of ``game`` (copied out; no reference to the game)."""
-    if not 0 <= seat < game.players:
-        raise ValueError(f"seat must be from 0 to {game.players - 1}")
+    if not isinstance(game, Game):
+        raise CanastaError(f"seat_view needs a Game, not {type(game).__name__}")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players:
+        raise CanastaError(f"seat must be a whole number from 0 to {game.players - 1}, not {seat!r}")
     return _view(game, seat)
 
 
@@ -354,7 +356,12 @@ def _view(game: Game, seat: int) -> SeatView:
 
 def sample_world(view: SeatView, rng: random.Random) -> Game:
     """A full game consistent with ``view``: the unseen cards dealt at random
-    to the other hands (around their known cards) and to the stock."""
+    to the other hands (around their known cards) and to the stock.  ``rng`` is a
+    :class:`random.Random` (``random.Random(seed)``: the same seed, the same world)."""
+    if not isinstance(view, SeatView):
+        raise CanastaError(f"sample_world needs a SeatView (seat_view(game, seat)), not {type(view).__name__}")
+    if not isinstance(rng, random.Random):
+        raise CanastaError(f"sample_world needs a random.Random, e.g. random.Random(1), not {type(rng).__name__}")
     unseen = view.unseen_cards()
     rng.shuffle(unseen)
     # red threes are laid out at once, so unseen ones are in the stock, except in

@@ -22,6 +22,7 @@ from canasta.bots.base import Bot, BotLike, Budget, RandomBot, legal_moves, worl
 from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot, BasicBot
 from canasta.errors import CanastaError
+from canasta.rules import RuleSet
 
 #: the engine's own levels (what the terminal and the web offer); ``ismcts``, ``policy:`` and
 #: ``cmd:`` are specs beside them, for the arena, tables and the ladder
@@ -40,8 +41,12 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
         raise BotSpecError(f"{spec!r} names a Python bot object that was seated in code: it cannot be built "
                            "from its name; pass the object again (e.g. Table.load(path, bots={seat: bot}))")
     if text.startswith("cmd:"):
-        from canasta.bots.external import ExternalBot
+        from canasta.bots.external import ExternalBot, command_words
 
+        try:
+            command_words(text[4:])
+        except CanastaError as exc:
+            raise BotSpecError(str(exc)) from None
         return ExternalBot(text[4:], seed=seed)
     if text.startswith("policy:"):
         return _policy_bot(text[7:], seed)
@@ -156,6 +161,42 @@ def _ismcts_bot(arg: str, seed: int) -> Bot:
         raise BotSpecError(str(exc)) from None
 
 
+def check_bot(spec: str, rules: RuleSet) -> None:
+    """Refuse, before any game, a spec that cannot play ``rules``: an unknown name, a bad
+    budget, a missing policy file or one trained for rules whose observations differ, an
+    empty or unreadable ``cmd:`` command (whose program is not started here)."""
+    text = spec.strip()
+    if text.startswith("cmd:"):
+        from canasta.bots.external import command_words
+
+        try:
+            command_words(text[4:])
+        except CanastaError as exc:
+            raise BotSpecError(str(exc)) from None
+        return
+    bot = make_bot(text)
+    try:
+        if text.startswith("policy:"):
+            _check_policy(text, bot, rules)
+    finally:
+        bot.close()
+
+
+def _check_policy(spec: str, bot: Bot, rules: RuleSet) -> None:
+    """A policy reads the observations of the rules it was trained for: others of another size
+    are refused, naming both rule sets."""
+    from canasta.rl.encoding import Observer
+
+    policy = getattr(bot, "policy", None)
+    inputs = getattr(policy, "inputs", None)
+    size = Observer(rules).size
+    if inputs is None or inputs == size:
+        return
+    trained = str(getattr(policy, "rules", "") or "other rules")
+    raise BotSpecError(f"{spec} was trained for {trained} ({inputs} features) and cannot play {rules.name} "
+                       f"({size} features): choose a policy trained for {rules.name}, or play {trained}")
+
+
 def _policy_bot(path: str, seed: int) -> Bot:
     """``policy:PATH``: a trained policy saved by ``canasta.rl`` (plays with numpy only)."""
     import importlib.util
@@ -171,5 +212,5 @@ def _policy_bot(path: str, seed: int) -> Bot:
 
 
 __all__ = ["LEVELS", "PYTHON_PREFIX", "AdvancedBot", "BasicBot", "Bot", "BotLike", "BotSpecError", "Budget",
-           "ExpertBot", "RandomBot", "as_bot", "bot_label", "legal_moves", "make_bot", "parse_budget",
+           "ExpertBot", "RandomBot", "as_bot", "bot_label", "check_bot", "legal_moves", "make_bot", "parse_budget",
            "parse_ismcts_budget", "world"]

@@ -43,6 +43,19 @@ PROTOCOL = "canasta-bot/1"
 MAX_LINE = 1 << 20
 
 
+def command_words(command: str) -> list[str]:
+    """The program and arguments of an external bot's command line (as a shell splits it);
+    an empty or unreadable one is refused in one line."""
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise CanastaError(f"cannot read the external bot's command {command!r}: {exc} "
+                           "(quote it as a shell would)") from None
+    if not words:
+        raise CanastaError("an external bot needs a command after 'cmd:', e.g. cmd:python my_bot.py")
+    return words
+
+
 class ExternalBot(Bot):
     name = "external"
 
@@ -55,8 +68,9 @@ class ExternalBot(Bot):
         self.dead = False
         self._buf = b""
         self._seat = -1
+        words = command_words(command)
         try:
-            self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            self.proc = subprocess.Popen(words, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.DEVNULL)
         except OSError as exc:
             raise CanastaError(f"cannot start external bot {command!r}: {exc.strerror}") from None
