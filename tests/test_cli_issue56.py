@@ -77,3 +77,78 @@ def test_a_run_of_any_length_starts_in_flat_memory(jobs: int, tmp_path: Path) ->
                           cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-500:]
     assert "stopped after the first game" in done.stdout
+
+
+# -- item 2: a clear refusal where an internal error was ---------------------------------------------
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["arena", "--bots", "policy:classic-4p,random", "--rules", "classic-2p"],
+     "policy:classic-4p was trained for classic-4p (354 features) and cannot play classic-2p"),
+    (["ladder", "--bots", "random,policy:classic-4p", "--rules", "classic-2p"], "cannot play classic-2p"),
+    (["arena", "--bots", "cmd:,random"], "an external bot needs a command after 'cmd:'"),
+    (["ladder", "--bots", "cmd: ,random"], "an external bot needs a command after 'cmd:'"),
+    (["demo", "--bot", "cmd:"], "an external bot needs a command after 'cmd:'"),
+    (["arena", "--bots", "cmd:python 'x,random"], "cannot read the external bot's command"),
+])
+def test_a_bot_that_cannot_play_is_refused_before_any_game(argv: list[str], says: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    if any("policy:" in a for a in argv):
+        pytest.importorskip("numpy")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run([*argv, "--games", "2"] if argv[0] != "demo" else argv, capsys)
+    assert says in _one_line_refusal(code, err)
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+# -- item 3: the same game given twice to --tally is counted once -------------------------------------
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from canasta.tools.arena import run_arena
+
+    path = tmp_path_factory.mktemp("run") / "run.cgn"
+    run_arena("classic-2p", ("random", "basic"), 2, 1, jobs=1, max_hands=1, save=path)
+    return path
+
+
+def test_tally_counts_a_game_given_twice_once(saved_run: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code, out, err = _run(["arena", "--tally", str(saved_run), "--json"], capsys)
+    assert code == 0, err
+    once = json.loads(out)
+    assert once["games"] == 2 and once["repeated_games_not_counted"] == []
+    copy = tmp_path / "copy.cgn"
+    copy.write_text(saved_run.read_text())
+    for files in ([str(saved_run), str(saved_run)], [str(saved_run), str(copy)]):
+        code, out, err = _run(["arena", "--tally", *files, "--json"], capsys)
+        assert code == 0, err
+        twice = json.loads(out)
+        assert {k: v for k, v in twice.items() if k != "repeated_games_not_counted"} == \
+            {k: v for k, v in once.items() if k != "repeated_games_not_counted"}
+        assert len(twice["repeated_games_not_counted"]) == 2
+    code, out, err = _run(["arena", "--tally", str(saved_run), str(copy)], capsys)
+    assert f"2 repeated games not counted (the same game given again, in one file or another): {copy}, game 1 " \
+           f"repeats {saved_run}, game 1" in out
+
+
+def test_tally_counts_a_game_repeated_within_one_file_once(saved_run: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    doubled = tmp_path / "doubled.cgn"
+    doubled.write_text(saved_run.read_text() * 2)
+    code, out, err = _run(["arena", "--tally", str(doubled)], capsys)
+    assert code == 0, err
+    assert "arena classic-2p: 2 games" in out
+    assert f"{doubled}, game 3 repeats {doubled}, game 1" in out
+
+
+def test_ladder_tally_counts_a_game_given_twice_once(saved_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    code, out, err = _run(["ladder", "--rules", "classic-2p", "--bots", "random,basic", "--tally", str(saved_run),
+                           str(saved_run), "--json"], capsys)
+    assert code == 0, err
+    pair = json.loads(out)["pairs"][0]
+    assert pair["games"] == 2 and "2 repeated games not counted" in pair["source"]

@@ -18,6 +18,7 @@ With ``jobs`` above 1 a Python bot must pickle (a class defined at a module's to
 from __future__ import annotations
 
 import datetime
+import hashlib
 import math
 import multiprocessing
 import pickle
@@ -310,6 +311,7 @@ class ArenaReport:
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
     cut_off: list[str] = field(default_factory=list)  # tally: games a stopped run left unfinished, not counted
+    repeated: list[str] = field(default_factory=list)  # tally: games given again ("B repeats A"), not counted
 
     def add(self, r: GameResult) -> None:
         self.games += 1
@@ -350,6 +352,7 @@ class ArenaReport:
         out["hands_went_out_ci95"] = [round(100 * olo, 1), round(100 * ohi, 1)]
         out["errors"] = self.errors[:50]
         out["cut_off_games_not_counted"] = list(self.cut_off)
+        out["repeated_games_not_counted"] = list(self.repeated)
         return out
 
     def table(self) -> str:
@@ -375,6 +378,9 @@ class ArenaReport:
         if self.cut_off:
             lines.append(f"{_count(len(self.cut_off), 'cut-off game')} not counted (the record stops before the "
                          f"game's end: a stopped run or a cut file): {'; '.join(self.cut_off[:5])}")
+        if self.repeated:
+            lines.append(f"{_count(len(self.repeated), 'repeated game')} not counted (the same game given "
+                         f"again, in one file or another): {'; '.join(self.repeated[:5])}")
         return "\n".join(lines)
 
 
@@ -479,7 +485,8 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
     a damaged record (an illegal move, a changed score, a wrong deal) is refused
     with the game's name (``names``, e.g. ``"runs/x.cgn, game 3"``) and its first
     problem; a game cut off by a stopped run is not counted and is listed in
-    ``cut_off``.
+    ``cut_off``; a game given again (the same record, in one file or another, its
+    date and decision times aside) is counted once, the others listed in ``repeated``.
 
     Bot A is the bot in seat 0 of the first game; a game's orientation is read
     from its seats, or from its ``Event`` tag when both bots have one name."""
@@ -494,8 +501,15 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
     a_name = bots[0]
     b_name = bots[-1]
     report = ArenaReport(games[0].headers.get("Rules", "?"), (a_name, b_name))
+    seen: dict[bytes, str] = {}  # each game's identity: the first name it was given under
     for n, game in enumerate(games, start=1):
         name = names[n - 1]
+        identity = _identity(game)
+        if identity in seen:
+            first = seen[identity]
+            report.repeated.append(f"{name} repeats {first}" if first != name else f"{name} (its file given twice)")
+            continue
+        seen[identity] = name
         try:
             rules = game.rules()
         except CanastaError as exc:
@@ -543,6 +557,14 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
         report.add(GameResult(n, 0, _bot_score(final, slots, 0), _bot_score(final, slots, 1), len(game.hands),
                               won[0], won[1], diffs, times, [], "", went_out))
     return report
+
+
+def _identity(game: GameRecord) -> bytes:
+    """What makes a record the same game: its text but for the date it was written and the
+    decision times (which differ between two runs of the same deals by the same bots)."""
+    kept = [line for line in game.to_text().splitlines()
+            if not line.startswith(("[Date ", f"[{DECISION_TAG} "))]
+    return hashlib.sha256("\n".join(kept).encode()).digest()
 
 
 def _read_times(hand: RecordedHand, slots: list[int], times: dict[str, list[float]], name: str) -> None:

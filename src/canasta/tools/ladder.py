@@ -213,7 +213,9 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str) ->
         files = sorted({n.rpartition(", game")[0] for _, n in group})
         cut = (f" ({len(report.cut_off)} cut-off game{'s' if len(report.cut_off) > 1 else ''} not counted: "
                f"{'; '.join(report.cut_off[:3])})") if report.cut_off else ""
-        pairs.append(pair_from_report(report, "tallied from " + ", ".join(files) + cut))
+        again = (f" ({len(report.repeated)} repeated game{'s' if len(report.repeated) > 1 else ''} not "
+                 f"counted: {'; '.join(report.repeated[:3])})") if report.repeated else ""
+        pairs.append(pair_from_report(report, "tallied from " + ", ".join(files) + cut + again))
     return pairs
 
 
