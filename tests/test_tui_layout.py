@@ -12,6 +12,8 @@ import pytest
 
 pytest.importorskip("textual")
 
+from textual.widgets import Static
+
 from canasta.cards import RANK_NAMES
 from canasta.cli import main
 from canasta.i18n import current
@@ -187,3 +189,22 @@ async def test_a_window_made_too_small_says_so_and_keeps_the_essentials(tmp_path
             await pilot.pause()
         assert not any("too small" in r for r in _screen_rows(app))
         _assert_essentials(app, table)
+
+
+@aio
+async def test_the_compact_table_in_the_pseudo_language_has_no_text_outside_the_catalog(tmp_path: Path) -> None:
+    from test_tui import plain
+    from test_tui_i18n import assert_all_marked, unmarked_words
+
+    table = _mid_hand()
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang="qps"), table, "qps")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, table)
+        await pilot.pause()
+        assert_all_marked(app, "the table at 80x24")
+        await pilot.resize_terminal(60, 20)
+        for _ in range(3):
+            await pilot.pause()
+        for selector in ("#toosmall", "#seats", "#pile", "#melds", "#status"):  # the key bar is the keys' own
+            said = plain(app.screen.query_one(selector, Static).content)
+            assert said.strip() and not unmarked_words(said), (selector, said)

@@ -59,10 +59,11 @@ TableScreen #top { height: auto; }
 TableScreen #seats { width: 2fr; }
 TableScreen #pile { width: 1fr; min-width: 34; }
 TableScreen #middle { height: 1fr; }
-TableScreen #melds { width: 2fr; height: 1fr; }
+TableScreen #meldscroll { width: 2fr; height: 1fr; }
+TableScreen #melds { height: auto; }
 TableScreen #log { width: 1fr; min-width: 34; height: 1fr; }
 TableScreen.narrow #top { layout: vertical; }
-TableScreen.narrow #seats, TableScreen.narrow #pile, TableScreen.narrow #melds { width: 1fr; }
+TableScreen.narrow #seats, TableScreen.narrow #pile, TableScreen.narrow #meldscroll { width: 1fr; }
 TableScreen.narrow #log { display: none; }
 TableScreen.short .panel { border: none; padding: 0 1; }
 TableScreen.short #top { background: #1a2634; }

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
@@ -84,6 +84,8 @@ class TableScreen(Screen[None]):
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+q", "quit_table", "Save+quit", priority=True),
         Binding("escape", "clear", "Clear", show=False),
+        Binding("pageup", "scroll_melds(-1)", show=False),
+        Binding("pagedown", "scroll_melds(1)", show=False),
         Binding("left", "cursor(-1)", show=False),
         Binding("right", "cursor(1)", show=False),
         Binding("space,up", "more(1)", show=False),
@@ -135,7 +137,8 @@ class TableScreen(Screen[None]):
                 yield Static(id="seats", classes="panel")
                 yield Static(id="pile", classes="panel")
             with Horizontal(id="middle"):
-                yield FitView(self._draw_melds, id="melds", classes="panel")
+                with MeldScroll(id="meldscroll", classes="panel"):
+                    yield FitView(self._draw_melds, id="melds")
                 yield FitView(self._draw_log, id="log", classes="panel")
             with Horizontal(id="buttons"):
                 for label, action in self.BUTTONS:
@@ -163,7 +166,7 @@ class TableScreen(Screen[None]):
         self.query_one("#pile").border_title = _("Pozzo and stock") if present_pile(self.table.rules) == "pozzo" else _(
             "Pile and stock")
         self.query_one("#log").border_title = _("Last moves")
-        self.query_one("#melds").border_title = _("Melds")
+        self.query_one("#meldscroll").border_title = _("Melds")
         self.query_one("#moveinput", Input).placeholder = _(
             "type a move in notation, e.g. meld 8H 8S 2C + KH KS KD  (Enter plays, Escape cancels)")
         for label, action in self.BUTTONS:
@@ -286,11 +289,10 @@ class TableScreen(Screen[None]):
             if _rows(self.app.console, parts, width) <= height:
                 break
         spare = height - _rows(self.app.console, parts, width)
-        if spare < 0 and height > 0:  # not even in short form: say that some are cut, and how to see them
-            lines = [line for part in parts for line in part.wrap(self.app.console, max(1, width))]
-            more = Text("▼ " + _("more melds below: make the window taller"), style="bold #000000 on #ffd000")
-            return Group(*lines[:height - 1], more)
-        if self.has_class("narrow") and spare >= 3:
+        if spare < 0:  # not even in short form: all of them, page up / page down scroll them
+            parts.insert(0, Text("▼ " + _("more melds than room: page down / page up scroll them"),
+                                 style="bold #000000 on #ffd000"))
+        elif self.has_class("narrow") and spare >= 3:
             parts.append(Text(_("Last moves"), style="bold underline"))
             parts.extend(_last_rows(self._log_lines(), self.app.console, width, spare - 1))
         return Group(*parts)
@@ -608,6 +610,14 @@ class TableScreen(Screen[None]):
         self.query_one("#hand", HandView).clear()
         self.update_status()
 
+    def action_scroll_melds(self, direction: int) -> None:
+        """page up / page down: the melds, when they do not all fit."""
+        melds = self.query_one("#meldscroll", VerticalScroll)
+        if direction > 0:
+            melds.scroll_page_down()
+        else:
+            melds.scroll_page_up()
+
     def action_cursor(self, delta: int) -> None:
         self.query_one("#hand", HandView).move_cursor(delta)
 
@@ -661,10 +671,9 @@ class TableScreen(Screen[None]):
         lang = language_named(asked)
         if lang is None:
             now = current().lang
-            self.message = Text(_("There is no {lang} catalog: the game stays in {language} "
-                                  "(languages: {languages}; F2 switches)").format(
-                lang=repr(asked), language=LANGUAGE_NAMES.get(now, now),
-                languages=", ".join(f"{code} ({LANGUAGE_NAMES.get(code, code)})" for code in LANGUAGES)),
+            self.message = Text(_("No catalog for {lang}: the game stays in {language} "
+                                  "(available: {languages}; F2 switches)").format(
+                lang=repr(asked), language=LANGUAGE_NAMES.get(now, now), languages=", ".join(LANGUAGES)),
                 style="bold #ffffff on #a00000")
             self.update_status()
             return
@@ -694,11 +703,25 @@ class FitView(Static):
 
     def redraw(self) -> None:
         if self.is_mounted:
-            size = self.content_region.size
+            box = self.parent
+            # in a scrolling panel: the room the panel shows; else its own
+            size = box.scrollable_content_region.size if isinstance(box, VerticalScroll) else self.content_region.size
             self.update(self.draw(size.width, size.height))
 
     def on_resize(self, _event: events.Resize) -> None:
-        self.redraw()
+        if not isinstance(self.parent, VerticalScroll):
+            self.redraw()
+
+
+class MeldScroll(VerticalScroll):
+    """The melds' panel: it draws them again for the room it has whenever its size changes."""
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self.call_after_refresh(self._redraw)  # once the resize is laid out
+
+    def _redraw(self) -> None:
+        for view in self.query(FitView):
+            view.redraw()
 
 
 def _rows(console: Console, parts: Sequence[Text], width: int) -> int:
