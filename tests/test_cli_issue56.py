@@ -152,3 +152,72 @@ def test_ladder_tally_counts_a_game_given_twice_once(saved_run: Path, capsys: py
     assert code == 0, err
     pair = json.loads(out)["pairs"][0]
     assert pair["games"] == 2 and "2 repeated games not counted" in pair["source"]
+
+
+# -- item 4: messages that name the right thing -------------------------------------------------------
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, a folder where no file can be made")
+def test_save_where_no_file_can_be_made_names_the_file_not_a_temporary_one(capsys: pytest.CaptureFixture[str],
+                                                                           tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["arena", "--bots", "random,random", "--games", "2", "--rules", "classic-2p",
+                         "--max-hands", "1", "--save", "/proc/x.cgn"], capsys)
+    line = _one_line_refusal(code, err)
+    assert line.endswith("'/proc/x.cgn'") and ".tmp" not in line
+
+
+def test_an_atomic_file_that_cannot_be_made_names_its_own_path(tmp_path: Path) -> None:
+    from canasta.files import atomic_file
+
+    target = tmp_path / "missing" / "x.cgn"
+    with pytest.raises(OSError) as caught, atomic_file(target) as out:
+        out.write("never")
+    assert caught.value.filename == str(target)
+
+
+def test_save_over_a_file_that_is_not_a_record_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch, saved_run: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    argv = ["arena", "--bots", "random,random", "--games", "2", "--rules", "classic-2p", "--max-hands", "1"]
+    line = _one_line_refusal(*_run([*argv, "--save", "notes.txt"], capsys)[::2])
+    assert "'notes.txt' exists and holds no game record" in line and "earlier run" not in line
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
+    line = _one_line_refusal(*_run([*argv, "--save", str(saved_run)], capsys)[::2])
+    assert "holds the games of an earlier run" in line  # a record file still gets the earlier run's message
+
+
+def test_demo_says_which_seat_fell_back_when_its_external_bot_failed(capsys: pytest.CaptureFixture[str]) -> None:
+    bot = f"cmd:{sys.executable} -c pass"  # exits at once, answering nothing
+    code, out, err = _run(["demo", "--rules", "classic-2p", "--seed", "3", "--bot", bot], capsys)
+    assert code == 0, err
+    for seat in (0, 1):
+        assert f"seat {seat} ({bot}) fell back to the first legal move of each turn: the bot" in out
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("bom.toml", 'preset = "classic-2p"\ntarget = 3000\n'),
+    ("bom.json", '{"preset": "classic-2p", "target": 3000}'),
+])
+def test_a_rules_file_with_a_byte_order_mark_is_read(name: str, text: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    code, out, err = _run(["rules", str(path)], capsys)
+    assert code == 0, err
+    assert out.startswith("classic-2p:") and "target 3,000" in out
+
+
+def test_a_rules_file_with_only_a_name_must_say_its_preset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from canasta.errors import RulesError
+    from canasta.rules import RuleSet
+
+    path = tmp_path / "house.toml"
+    path.write_text('name = "house"\n')
+    line = _one_line_refusal(*_run(["rules", str(path)], capsys)[::2])
+    assert 'name = "house" does not say which game it is: add preset = "classic-4p"' in line
+    with pytest.raises(RulesError, match="does not say which game"):
+        RuleSet.from_dict({"name": "house", "target": 3000})
+    assert RuleSet.from_dict({"name": "house", "preset": "classic-2p"}).players == 2
+    assert RuleSet.from_dict({"name": "house", "family": "italian"}).family == "italian"

@@ -108,7 +108,7 @@ def _rules_arg(text: str) -> RuleSet:
     rules = argtypes.rules(text)
     path = Path(text)
     if path.suffix.lower() in RULES_SUFFIXES and path.is_file():
-        raw = path.read_text(encoding="utf-8", errors="replace")
+        raw = path.read_text(encoding="utf-8", errors="replace").removeprefix("\ufeff")
         if path.suffix.lower() == ".json":
             empty = not raw.strip() or json.loads(raw) in ({}, None)
         else:
@@ -497,18 +497,22 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                                              "{elapsed}, at most {remaining} left{postfix}"),
                      leave=False) if _Progress.wanted() else None
     start = time.perf_counter()
-    while not game.is_over():
-        seat = game.to_move
-        move = bots[seat].choose(seat_view(game, seat))
-        game.push(move)
-        moves.append((seat, move))
+    try:
+        while not game.is_over():
+            seat = game.to_move
+            move = bots[seat].choose(seat_view(game, seat))
+            game.push(move)
+            moves.append((seat, move))
+            if line is not None:
+                secs = time.perf_counter() - start
+                line.show(stock - len(game.stock), stock,
+                          _count(len(moves), "move") + (", " + _("{rate} moves/s").format(
+                              rate=current().number(len(moves) / secs, 1)) if secs > 0 else ""))
+    finally:
         if line is not None:
-            secs = time.perf_counter() - start
-            line.show(stock - len(game.stock), stock,
-                      _count(len(moves), "move") + (", " + _("{rate} moves/s").format(
-                          rate=current().number(len(moves) / secs, 1)) if secs > 0 else ""))
-    if line is not None:
-        line.close()
+            line.close()
+        for bot in bots:
+            bot.close()
     match.record_hand()
     record = record_from_match(match, [moves], "demo", [args.bot] * rules.players,
                                datetime.date.today().strftime("%Y.%m.%d"))
@@ -523,6 +527,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         parts = ", ".join(score_item(k, v) for k, v in sc.as_dict().items()
                           if k != "lines" and (v not in (0, []) or k == "total"))
         print("  " + (_("player {n}: {parts}") if rules.cutthroat else _("side {n}: {parts}")).format(n=i, parts=parts))
+    for seat, bot in enumerate(bots):  # an external bot that failed: the engine's fallback played for it
+        problems = getattr(bot, "errors", [])
+        if problems:
+            print(_("seat {seat} ({bot}) fell back to the first legal move of each turn: {problem}").format(
+                seat=seat, bot=args.bot, problem=problems[0]))
     return 0
 
 
@@ -624,6 +633,16 @@ def _read_records(paths: list[str], show_errors: bool) -> tuple[list[GameRecord]
     return games, names
 
 
+def _holds_records(path: Path) -> bool:
+    """Does this file hold game records (an earlier run's), rather than anything else?"""
+    from canasta.play.record import read_file
+
+    try:
+        return bool(read_file(path)[0])
+    except CanastaError:
+        return False
+
+
 def _cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -653,6 +672,9 @@ def _cmd_arena(args: argparse.Namespace) -> int:
         save = Path("runs") / (f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn"
                                .replace(":", "_").replace("/", "_").replace(" ", "_"))
     if save.exists() and not args.force:
+        if not _holds_records(save):
+            raise CanastaError(_("{file} exists and holds no game record: choose another file with --save FILE, "
+                                 "or add --force to overwrite it").format(file=repr(str(save))))
         raise CanastaError(_("{file} holds the games of an earlier run: --tally it, choose another file "
                              "with --save FILE, or add --force to overwrite it").format(file=repr(str(save))))
     pairs = max(1, (args.games + 1) // 2)

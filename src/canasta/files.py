@@ -29,7 +29,10 @@ def atomic_path(path: str | Path, keep: Callable[[], bool] | None = None) -> Ite
     ``keep()`` says what was written is worth keeping (a stopped run's finished games, each
     written whole): then it still replaces ``path`` before the error goes on."""
     target = Path(path)
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp" + target.suffix)
+    try:
+        fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp" + target.suffix)
+    except OSError as exc:  # the temporary file is ours: the error names the file asked for
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -66,7 +69,10 @@ def _publish(tmp: Path, target: Path) -> None:
     mask = os.umask(0)
     os.umask(mask)
     os.chmod(tmp, 0o666 & ~mask)
-    os.replace(tmp, target)
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(target)) from None
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

@@ -315,6 +315,9 @@ class RuleSet:
                 raise RulesError(f"family = {_shown(family)} does not match the {preset_family} preset "
                                  f"{_shown(named)}: start from {_family_preset(family)} "
                                  "or remove the family line")
+        if named is None and name and family is None:
+            raise RulesError(f"name = {_shown(name)} does not say which game it is: add preset = \"classic-4p\" "
+                             f"(or another preset: {', '.join(sorted(PRESETS))}) to start from")
         if named is None:
             named = FAMILY_START.get(str(family), "classic-4p")
         rules = RuleSet.preset(named, {**data, **options})
@@ -581,7 +584,7 @@ PRESETS: Final[dict[str, RuleSet]] = {}
 def load_rules(path: str | Path) -> RuleSet:
     """Read a rules file (``.toml`` or ``.json``)."""
     p = Path(path)
-    text = read_text(p, "rules file", RulesError)
+    text = read_text(p, "rules file", RulesError).removeprefix("\ufeff")  # a byte-order mark some editors write
     try:
         if p.suffix.lower() == ".json":
             data = json.loads(text)
