@@ -506,8 +506,8 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
         name = names[n - 1]
         identity = _identity(game)
         if identity in seen:
-            first = seen[identity]
-            report.repeated.append(f"{name} repeats {first}" if first != name else f"{name} (its file given twice)")
+            earlier = seen[identity]
+            report.repeated.append(f"{name} repeats {earlier}" if earlier != name else f"{name} (its file given twice)")
             continue
         seen[identity] = name
         try:
