@@ -210,6 +210,20 @@ class Room:
                 return
             time.sleep(0.02)
 
+    def ready_server(self) -> ServerProcess:
+        """The first server whose /readyz says ready (as a load balancer picks for a page that
+        reconnects)."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for server in (self.s1, self.s2):
+                if server is None or server.proc is None or server.proc.poll() is not None:
+                    continue
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(f"{server.url}/readyz", timeout=2).status_code == 200:
+                        return server
+            time.sleep(0.2)
+        raise AssertionError("no server was ready for 30 s")
+
     def wait_for_a_turn(self, seconds: float = 30) -> None:
         """Read until some person is to move (without playing it)."""
         deadline = time.monotonic() + seconds
@@ -326,6 +340,9 @@ def start_room(pg: Postgres, rd: Redis | None, tables: int = 3,
         assert j.status_code == 200, j.text
         room.tables.append(table)
         room.people += [Person(first, table, token), Person(other, table, j.json()["token"])]
+    if s2 is not None:  # a page whose socket is closed reconnects, through the proxy, to a ready server
+        for p in room.people:
+            p.fallback = room.ready_server
     start = room.heads()
     room.play_for(30, until=lambda: all(room.heads()[t] >= start[t] + 8 for t in room.tables))
     assert all(room.heads()[t] >= start[t] + 8 for t in room.tables), "play did not get going"
@@ -556,22 +573,7 @@ def test_a_server_cut_off_from_both_stores_hands_no_connected_seat_to_a_bot(own:
     links = (Link(pg.port), Link(rd.port))
     room = start_room(pg, rd, s1_links=links)
     assert room.s2 is not None
-    servers = [room.s2, room.s1]
-
-    def ready_server() -> ServerProcess:
-        """The first server whose /readyz says ready (as a load balancer picks)."""
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            for server in servers:
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(f"{server.url}/readyz", timeout=2).status_code == 200:
-                        return server
-            time.sleep(0.2)
-        raise AssertionError("no server was ready for 30 s")
-
     try:
-        for p in room.people:
-            p.fallback = ready_server
         cut_off = [p for p in room.people if p.server is room.s1]
         assert cut_off
         for link in links:

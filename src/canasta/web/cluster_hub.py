@@ -172,6 +172,7 @@ class ClusterHub(Hub):
                 await self.redis.aclose()
         for room in self.rooms.values():
             room.table.close()
+        self.db_threads.shutdown(wait=False, cancel_futures=True)
 
     async def within(self, work: Coroutine[Any, Any, T]) -> T:
         """``work`` (a call to Redis or the database), given up after the cluster's call timeout:
@@ -389,8 +390,11 @@ class ClusterHub(Hub):
         """Liveness; the database checked for events this server missed; presence
         refreshed when a server died; jobs a dead writer never enqueued."""
         assert self.redis is not None
+        failing = 0  # heartbeats failed in a row
+        said_at = 0.0  # when the last failure was written to the log
         while True:
-            await asyncio.sleep(self.cluster.heartbeat)
+            # after a failure, tried again sooner: the liveness is renewed soon after Redis is back
+            await asyncio.sleep(self.cluster.heartbeat if not failing else min(self.cluster.heartbeat, 0.5))
             step = "renewing this server's liveness in Redis"
             try:
                 self.renewing_since = self.renewing_since or time.monotonic()
@@ -433,7 +437,15 @@ class ClusterHub(Hub):
                 raise
             except Exception as exc:
                 self.redis_lost = True
-                print(f"canasta: cluster heartbeat failed {step}: {said(exc)}", file=sys.stderr, flush=True)
+                failing += 1
+                if failing == 1 or time.monotonic() - said_at >= 10:  # a line every 10 s while it lasts
+                    said_at = time.monotonic()
+                    print(f"canasta: cluster heartbeat failed {step} ({failing} in a row): {said(exc)}",
+                          file=sys.stderr, flush=True)
+            else:
+                if failing:
+                    print(f"canasta: cluster heartbeat: back after {failing} failures", file=sys.stderr, flush=True)
+                failing = 0
 
     async def _watch(self) -> None:
         """Notice being cut off from Redis: once this server's liveness has gone
