@@ -68,7 +68,7 @@ TableScreen.narrow #log { display: none; }
 TableScreen.short .panel { border: none; padding: 0 1; }
 TableScreen.short #top { background: #1a2634; }
 TableScreen.short #buttons { display: none; }
-TableScreen.short #hand { margin: 0; }
+TableScreen.short #hand { margin: 0; grid-gutter: 0 1; }
 TableScreen.short #status { max-height: 5; }
 TableScreen.nobuttons #buttons { display: none; }
 .ng-row { height: auto; }

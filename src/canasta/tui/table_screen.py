@@ -263,7 +263,10 @@ class TableScreen(Screen[None]):
         """Each side's title and melds, your side first; the sides in ``short`` in short form."""
         parts: list[Text] = []
         sides = sides_of(view)
-        for k in [view.side] + [k for k in range(len(sides)) if k != view.side]:
+        order = [view.side] + [k for k in range(len(sides)) if k != view.side]
+        if view.side in short:  # every side in short form: the others' first, so that theirs stay in view
+            order = order[1:] + order[:1]
+        for k in order:
             if not sides[k]:
                 continue  # cut-throat: a side nobody is on (yet)
             title = Text()
