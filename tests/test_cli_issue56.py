@@ -221,3 +221,57 @@ def test_a_rules_file_with_only_a_name_must_say_its_preset(tmp_path: Path, capsy
         RuleSet.from_dict({"name": "house", "target": 3000})
     assert RuleSet.from_dict({"name": "house", "preset": "classic-2p"}).players == 2
     assert RuleSet.from_dict({"name": "house", "family": "italian"}).family == "italian"
+
+
+class _FakeRay:
+    """Just enough of Ray for ``canasta.cluster._run``: a task is its number, handed back by
+    ``wait`` oldest first with no games in it; the most tasks ever in flight are counted, and
+    the run is stopped once ``stop_after`` were submitted."""
+
+    def __init__(self, stop_after: int) -> None:
+        self.submitted = 0
+        self.most_pending = 0
+        self.stop_after = stop_after
+
+    def cluster_resources(self) -> dict[str, float]:
+        return {"CPU": 2.0}
+
+    def remote(self, fn: object) -> _FakeTask:
+        return _FakeTask(self)
+
+    def submit(self, args: object) -> int:
+        self.submitted += 1
+        assert self.submitted <= self.stop_after + 100, "pairs submitted far ahead of the results"
+        return self.submitted
+
+    def wait(self, refs: list[int], num_returns: int = 1) -> tuple[list[int], list[int]]:
+        self.most_pending = max(self.most_pending, len(refs))
+        if self.submitted > self.stop_after:
+            raise KeyboardInterrupt  # seen enough
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref: int) -> list[object]:
+        return []
+
+
+class _FakeTask:
+    """A remote function: ``.remote(args)`` submits a task."""
+
+    def __init__(self, ray: _FakeRay) -> None:
+        self.ray = ray
+
+    def remote(self, args: object) -> int:
+        return self.ray.submit(args)
+
+
+def test_the_ray_arena_hands_out_a_few_pairs_at_a_time() -> None:
+    """10**20 games on (a stand-in for) Ray: the pairs go out two a CPU ahead, not all at once
+    (submitting every pair first never reached the first result)."""
+    from canasta import cluster
+    from canasta.rules import RuleSet
+
+    fake = _FakeRay(stop_after=50)
+    with pytest.raises(KeyboardInterrupt):
+        cluster._run(fake, RuleSet.preset("classic-2p"), ("random", "random"), 10**20, 1, 1, None, None)
+    assert fake.submitted > 50  # the run went on, pair after pair
+    assert fake.most_pending <= 4  # two a CPU ahead, never the whole run

@@ -60,7 +60,19 @@ def _run(ray: Any, rules: RuleSet, specs: tuple[str, str], games: int, seed: int
     report = ArenaReport(rules.name, specs)
     start = time.perf_counter()
     remote = ray.remote(_pair)
-    pending = [remote.remote((rules, specs, seed, i, max_hands, 0)) for i in range(pairs)]
+    # the pairs are handed to Ray a few at a time (two a CPU of the cluster ahead): memory stays flat
+    # however many games are asked for
+    ahead = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    todo = iter(range(pairs))
+    pending: list[Any] = []
+
+    def top_up() -> None:
+        for i in todo:
+            pending.append(remote.remote((rules, specs, seed, i, max_hands, 0)))
+            if len(pending) >= ahead:
+                return
+
+    top_up()
     out = None
     if save is not None:
         save.parent.mkdir(parents=True, exist_ok=True)
@@ -77,6 +89,7 @@ def _run(ray: Any, rules: RuleSet, specs: tuple[str, str], games: int, seed: int
                     out.flush()  # a stopped run keeps every finished pair, as run_arena does
                 if progress is not None:
                     progress(report.games, 2 * pairs)
+            top_up()
     finally:
         if out is not None:
             out.close()
