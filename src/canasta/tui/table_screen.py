@@ -271,10 +271,12 @@ class TableScreen(Screen[None]):
                 continue  # cut-throat: a side nobody is on (yet)
             title = Text()
             title.append(side_title(view, k, self.table.names, short=k in short), style="bold underline")
-            if k in short:
+            if k in short:  # a side that has no meld says so in its title already ("not melded yet")
                 line = title
-                line.append("  ")
-                line.append_text(meld_chips(view, k, self.card_style))
+                closed = view.part_value("closed", ())
+                if view.melds[k] or (k < len(closed) and closed[k]):
+                    line.append("  ")
+                    line.append_text(meld_chips(view, k, self.card_style))
                 parts.append(line)
             else:
                 parts.append(title)
@@ -292,7 +294,7 @@ class TableScreen(Screen[None]):
             if _rows(self.app.console, parts, width) <= height:
                 break
         spare = height - _rows(self.app.console, parts, width)
-        if spare < 0:  # not even in short form: all of them, page up / page down scroll them
+        if spare < 0 and height >= 4:  # not even in short form: all of them, page up / page down scroll them
             parts.insert(0, Text("▼ " + _("more melds than room: page down / page up scroll them"),
                                  style="bold #000000 on #ffd000"))
         elif self.has_class("narrow") and spare >= 3:
