@@ -275,3 +275,20 @@ def test_the_ray_arena_hands_out_a_few_pairs_at_a_time() -> None:
         cluster._run(fake, RuleSet.preset("classic-2p"), ("random", "random"), 10**20, 1, 1, None, None)
     assert fake.submitted > 50  # the run went on, pair after pair
     assert fake.most_pending <= 4  # two a CPU ahead, never the whole run
+
+
+@pytest.mark.parametrize("command", ["arena --bots random,basic", "ladder --bots random,basic"])
+def test_an_absurd_number_of_processes_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    line = _one_line_refusal(*_run([*command.split(), "--jobs", "100000000"], capsys)[::2])
+    assert "at most 256 processes at once, not 100000000" in line
+
+
+def test_the_library_arena_refuses_a_policy_for_other_rules_before_any_game(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from canasta.bots import BotSpecError
+    from canasta.tools.arena import run_arena
+
+    save = tmp_path / "run.cgn"
+    with pytest.raises(BotSpecError, match="cannot play classic-2p"):
+        run_arena("classic-2p", ("policy:classic-4p", "random"), 2, 1, save=save)
+    assert not save.exists()

@@ -31,6 +31,19 @@ def positive(text: str) -> int:
     return value
 
 
+#: the most processes a command starts at once (``--jobs``): far above any machine's cores, below a
+#: number that would exhaust the system's processes
+MAX_JOBS = 256
+
+
+def processes(text: str) -> int:
+    """``--jobs``: a whole number of processes from 1 to :data:`MAX_JOBS`."""
+    value = positive(text)
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_JOBS} processes at once, not {value}")
+    return value
+
+
 def port(text: str) -> int:
     value = whole(text)
     if not 0 <= value <= 65535:

@@ -187,7 +187,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=_("two bots: random, basic, advanced, expert[:SECONDS|:iN] or cmd:COMMAND"))
     a.add_argument("--games", type=_games, default=100,
                    help=_("matches (two per duplicate deal), at most {most}").format(most=MAX_GAMES))
-    a.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
+    a.add_argument("--jobs", type=argtypes.processes, default=os.cpu_count() or 1,
                    help=_("processes playing at once (default: this machine's cores, %(default)s)"))
     a.add_argument("--seed", type=argtypes.whole, default=1, help=_("the run's seed: the same seed, the same deals"))
     a.add_argument("--max-hands", type=argtypes.positive, default=60, help=_("a match stops after this many hands"))
@@ -213,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
     lad.add_argument("--games", type=_games, default=20,
                      help=_("matches per pair of bots (two per duplicate deal) for the pairs not tallied, at most "
                             "{most}").format(most=MAX_GAMES))
-    lad.add_argument("--jobs", type=argtypes.positive, default=os.cpu_count() or 1,
+    lad.add_argument("--jobs", type=argtypes.processes, default=os.cpu_count() or 1,
                      help=_("processes playing at once (default: this machine's cores, %(default)s)"))
     lad.add_argument("--seed", type=argtypes.whole, default=1, help=_("the run's seed (deals and bootstrap)"))
     lad.add_argument("--max-hands", type=argtypes.positive, default=60, help=_("a match stops after this many hands"))

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from canasta.bots import as_bot, bot_label
+from canasta.bots import as_bot, bot_label, check_bot
 from canasta.bots.base import Bot, BotLike
 from canasta.errors import CanastaError
 from canasta.files import atomic_file, atomic_path
@@ -433,6 +433,9 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
     if isinstance(rules, str):
         rules = RuleSet.preset(rules)
     pairs = max(1, (games + 1) // 2)
+    for spec in specs:  # a bot that cannot play these rules is refused before the first game
+        if isinstance(spec, str):
+            check_bot(spec, rules)
     if jobs > 1 and not all(isinstance(s, str) for s in specs):
         try:
             pickle.dumps(specs)
