@@ -156,10 +156,12 @@ def test_run_task_is_view_only(record_text: str) -> None:
 
 
 def test_two_sampling_seeds_agree_on_the_marks(record_text: str) -> None:
-    """The stability check at a small budget (docs/review.md has it at the default one)."""
+    """The stability check at a small budget (docs/review.md has it at the default one), over
+    every seat's decisions of the hand (about 40: with two seats' 25, one decision is 4 points
+    of the agreement)."""
     rec = _record(record_text)
-    a = review_record(rec, 1, [0, 1], worlds=16, seed=1)
-    b = review_record(rec, 1, [0, 1], worlds=16, seed=2)
+    a = review_record(rec, 1, [0, 1, 2, 3], worlds=16, seed=1)
+    b = review_record(rec, 1, [0, 1, 2, 3], worlds=16, seed=2)
     assert [(d.hand, d.index) for d in a.decisions] == [(d.hand, d.index) for d in b.decisions]
     same = sum(x.mark == y.mark for x, y in zip(a.decisions, b.decisions, strict=True))
     assert same >= 0.9 * len(a.decisions)
