@@ -161,7 +161,7 @@ def test_a_move_whose_commit_was_not_confirmed_is_said_unknown_and_played_once_w
                          "seq": again["seq"]}, again
         if not any(m["type"] == "state" and m["seq"] >= lost[0] for m in states):  # the stored state
             states.append(recv_until(ws, lambda m: m["type"] == "state" and m["seq"] >= lost[0]))
-        shown = [m for m in states if m["type"] == "state" and m["seq"] >= lost[0]][0]
+        shown = next(m for m in states if m["type"] == "state" and m["seq"] >= lost[0])
         assert shown["view"]["phase"] == "meld" and shown["log"][-1]["move"] == "draw"
         send(ws, type="move", move="draw", key="k-1")  # a third time: still the stored result
         assert recv_until(ws, lambda m: m["type"] in ("error", "moved"))["again"] is True
