@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from canasta import argtypes
 from canasta.errors import CanastaError
 from canasta.review import DEFAULT_WORLDS
-from canasta.web.redact import redact
+from canasta.web.redact import redact, said
 
 if TYPE_CHECKING:
     from canasta.web.cluster_hub import ClusterConfig
@@ -214,7 +214,7 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
         client.ping()
         client.close()
     except (redis_sync.RedisError, OSError, ValueError) as exc:
-        raise CanastaError(f"--redis {redact(args.redis)}: cannot reach Redis ({exc})") from None
+        raise CanastaError(f"--redis {redact(args.redis)}: cannot reach Redis ({said(exc)})") from None
     return ClusterConfig(args.redis, prefix=args.redis_prefix)
 
 

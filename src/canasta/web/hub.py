@@ -220,7 +220,7 @@ class Hub:
                     raise
                 except Exception as exc:
                     delay = retry_delay(tries)
-                    self.warn(f"job {job_id} failed (try {tries}): {exc}; again in {delay:g} s")
+                    self.warn(f"job {job_id} failed (try {tries}): {said(exc)}; again in {delay:g} s")
         finally:
             self.pending_jobs.pop(job_id, None)
 
@@ -346,7 +346,7 @@ class Hub:
             try:
                 await self.expire_idle()
             except Exception as exc:  # a database hiccup: try again at the next sweep
-                self.warn(f"closing idle tables failed: {exc}")
+                self.warn(f"closing idle tables failed: {said(exc)}")
 
     async def _heartbeat(self) -> None:
         """A presence change that could not be written is written again; a job that failed
@@ -361,7 +361,7 @@ class Hub:
                             await room.sync_presence()
                     room.heal(now, STALL)
                 except Exception as exc:
-                    self.warn(f"table {room.id}: {exc}")
+                    self.warn(f"table {room.id}: {said(exc)}")
 
     async def check_keys(self, timeout: float = DB_TIMEOUT) -> None:
         """Do this process's keys open the stored deal secrets (:meth:`Store.check_keys`)?  Said

@@ -1164,7 +1164,7 @@ class Room:
                 await self.sync_presence()
             except Exception as exc:  # Redis or the database away: the heartbeat writes it when they are back
                 self.presence_stale = True
-                self.hub.warn(f"presence of table {self.id}: {exc}")
+                self.hub.warn(f"presence of table {self.id}: {said(exc)}")
 
     def presence_lags(self) -> bool:
         """Does the table show one of this server's connected seats away (its presence was

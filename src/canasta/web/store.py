@@ -246,7 +246,7 @@ class Store:
                 if postgres else create_engine(self.url, future=True)
         except Exception as exc:  # unknown dialect, missing driver ...
             hint = " (pip install 'canasta[postgres]')" if "postgres" in self.url else ""
-            raise CanastaError(f"cannot open database {redact(url)!r}: {exc}{hint}") from None
+            raise CanastaError(f"cannot open database {redact(url)!r}: {said(exc)}{hint}") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
@@ -255,14 +255,14 @@ class Store:
                     db.execute(text("SELECT pg_advisory_xact_lock(7310452)"))
                 metadata.create_all(db)
         except Exception as exc:
-            raise CanastaError(f"cannot open database {redact(url)!r}: {exc}") from None
+            raise CanastaError(f"cannot open database {redact(url)!r}: {said(exc)}") from None
         self.vault = open_vault(self.url)
         try:
             self.upgrade()
         except CanastaError:
             raise
         except Exception as exc:
-            raise CanastaError(f"cannot bring database {redact(url)!r} over to events: {exc}") from None
+            raise CanastaError(f"cannot bring database {redact(url)!r} over to events: {said(exc)}") from None
 
     def close(self) -> None:
         self.engine.dispose()

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from canasta.web.cluster_hub import ClusterConfig, ClusterHub
 from canasta.web.jobs import BACKOFF, JOB_TRIES, JOBS, job_sweep, retry_delay
+from canasta.web.redact import said
 from canasta.web.room import Settings
 from canasta.web.store import Store
 
@@ -47,7 +48,7 @@ def retried(job: Callable[..., Awaitable[Any]]) -> WorkerCoroutine:
         except Exception as exc:
             tries = int(ctx.get("job_try") or 1)
             delay = retry_delay(tries)
-            print(f"canasta: job {ctx.get('job_id')} failed (try {tries}): {exc}; again in {delay:g} s",
+            print(f"canasta: job {ctx.get('job_id')} failed (try {tries}): {said(exc)}; again in {delay:g} s",
                   file=sys.stderr, flush=True)
             raise Retry(defer=delay) from None
 
