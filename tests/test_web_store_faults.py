@@ -167,3 +167,14 @@ def test_a_move_whose_commit_was_not_confirmed_is_said_unknown_and_played_once_w
         assert recv_until(ws, lambda m: m["type"] in ("error", "moved"))["again"] is True
     events = store.events_after(tid, 0)
     assert [e.num for e in events if (e.data or {}).get("key") == "k-1"] == [lost[0]]
+
+
+def test_an_unknown_outcome_is_said_in_the_players_language() -> None:
+    """UNKNOWN reaches an Italian page in Italian, with its code and key kept."""
+    from canasta.web.language import localize, say_error
+    from canasta.web.room import UNKNOWN
+
+    msg = localize(say_error("UNKNOWN", UNKNOWN, ref="move", move="draw", key="k-1"), "it")
+    assert msg["code"] == "UNKNOWN" and msg["key"] == "k-1" and msg["move"] == "draw"
+    assert msg["message"].startswith("non si sa ancora") and "checking" not in msg["message"]
+    assert localize(say_error("UNKNOWN", UNKNOWN), "en")["message"].startswith("not known yet")

@@ -279,10 +279,10 @@ NOTHING_TO_UNDO = N_("nothing to undo: only melds laid in this turn, before the 
 BUSY = N_("the table is busy: try again")
 DB_UNAVAILABLE = N_("the table's database does not answer right now: try again in a moment")
 NOT_SAVED = N_("not saved: the table's database did not answer, so nothing changed; try again")
-#: a write whose commit the database did not confirm (said to programs and pages in English: the
-#: page sends the move again with its key by itself, and shows the state that comes)
-UNKNOWN = ("not known yet whether this move was saved (the table's database did not answer in time): "
-           "checking; sent again with the same key it is played at most once")
+#: a write whose commit the database did not confirm (the page sends the move again with its key
+#: by itself, and shows the state that comes)
+UNKNOWN = N_("not known yet whether this move was saved (the table's database did not answer in time): "
+             "checking; sent again with the same key it is played at most once")
 #: what every seat is told when a person's turn timer ran out (a bot finishes the turn)
 TIMED_OUT = N_("time ran out: the computer played for {name}")
 TIMED_OUT_YOU = N_("your time ran out: the computer played your turn")
@@ -986,7 +986,7 @@ class Room:
                                             checked=True)
                 except NotSaved as exc:
                     if exc.unknown:
-                        return error("UNKNOWN", UNKNOWN, ref="move", move=move_text, key=key)
+                        return say_error("UNKNOWN", UNKNOWN, ref="move", move=move_text, key=key)
                     return say_error("NOT_SAVED", NOT_SAVED, ref="move", move=move_text)
                 except CanastaError as exc:
                     return refused(exc, ref="move") if isinstance(exc, IllegalMoveError) else error("ILLEGAL", str(exc), ref="move")
