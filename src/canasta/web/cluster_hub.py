@@ -195,26 +195,13 @@ class ClusterHub(Hub):
             return None
         return room
 
-    async def aget(self, table_id: str) -> Room | None:
-        """A table for a request: a copy held here is caught up in a task (the database read in a
-        thread; the page gets the events it missed when they are read), another one read in a
-        database thread; the event loop never waits for the database."""
-        room = self.rooms.get(table_id)
-        if room is None:
-            loaded = await self.db(self.load_room, table_id)
-            if loaded is None:
-                return None
-            room = self.rooms.get(table_id)
-            if room is None:
-                room = self.rooms[table_id] = loaded
-            else:
-                loaded.table.close()
-        else:
-            room.want_catch_up()
-        if room.status == "abandoned":
-            self.rooms.pop(table_id, None)
-            return None
-        return room
+    def adopted(self, room: Room) -> None:
+        """A table read for a request: the cluster's jobs run its timers and bots, nothing to start."""
+
+    def held(self, room: Room) -> None:
+        """A copy held here is caught up in a task (the database read in a thread; the page gets the
+        events it missed when they are read): the event loop never waits for the database."""
+        room.want_catch_up()
 
     def load_all(self) -> int:
         return 0

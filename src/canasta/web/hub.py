@@ -125,13 +125,22 @@ class Hub:
             room = self.rooms.get(table_id)
             if room is None:
                 room = self.rooms[table_id] = loaded
-                room.schedule()
+                self.adopted(room)
             else:
                 loaded.table.close()
+        else:
+            self.held(room)
         if room.status == "abandoned":
             self.rooms.pop(table_id, None)
             return None
         return room
+
+    def adopted(self, room: Room) -> None:
+        """A table just read for a request is kept here: its timers and bots start."""
+        room.schedule()
+
+    def held(self, room: Room) -> None:
+        """A request for a table already kept here (a single server's copy is the table itself)."""
 
     async def db(self, fn: Callable[..., T], *args: Any, timeout: float = DB_TIMEOUT) -> T:
         """``fn(*args)``, a call to the database, in one of the hub's :data:`DB_THREADS` threads,

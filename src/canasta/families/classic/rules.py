@@ -137,16 +137,15 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     for c in g0:
         remaining[c] -= 1
     groups = plan_groups(g, seat, side, extras, remaining, skip_rank=rt, going_out_ok=False)
-    added = len(all_cards)
-    value = CARD_VALUE[top] + sum(CARD_VALUE[c] for c in all_cards)
+    plan = TakePlan(rt, g0, tuple(groups))
+    value = take_count(g, plan)
     need = 0 if g.opened[side] else g.minimum(seat)
     if value < need and not may_take_concealed(g, seat):
         raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
     gained = sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
-    left = g.hand_sizes[seat] - added + gained
+    left = g.hand_sizes[seat] - len(all_cards) + gained
     canastas = canastas_after(g, side, [(rt, (*g0, top)), *groups])
     check_hand_after(g, seat, left, canastas)
-    plan = TakePlan(rt, g0, tuple(groups))
     if value < need and not concealed_take_goes_out(g, seat, plan):
         # A.7.7 (C-O5, C-O6): below the minimum only as the start of a concealed going out
         raise refuse("INITIAL_MELD_TOO_LOW.pile", value=value, need=need)
