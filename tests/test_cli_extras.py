@@ -11,6 +11,7 @@ import pytest
 
 from canasta import cli
 from canasta.play.record import read_file, verify
+from canasta.tools import commands
 
 
 def _have(*modules: str) -> bool:
@@ -49,7 +50,7 @@ def test_bench_env_without_the_extra_says_what_to_install(monkeypatch: pytest.Mo
                                                           capsys: pytest.CaptureFixture[str],
                                                           checkout: bool, advice: str) -> None:
     _installed_as(monkeypatch, checkout)
-    monkeypatch.setattr(cli, "_missing", lambda *names: [n for n in names if n == "pettingzoo"])
+    monkeypatch.setattr(cli, "missing", lambda *names: [n for n in names if n == "pettingzoo"])
     assert cli.main(["bench", "--env", "pettingzoo", "--seconds", "0.05"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "canasta: error: bench --env pettingzoo needs pettingzoo: " + advice.format(extra="rl")
@@ -83,7 +84,7 @@ def test_arena_on_ray_without_ray_says_what_to_install(monkeypatch: pytest.Monke
                                                        capsys: pytest.CaptureFixture[str],
                                                        checkout: bool, advice: str) -> None:
     _installed_as(monkeypatch, checkout)
-    monkeypatch.setattr(cli, "_missing", lambda *names: list(names))
+    monkeypatch.setattr(commands, "missing", lambda *names: list(names))
     assert cli.main(["arena", "--bots", "basic,random", "--games", "2", "--ray", "--save",
                      str(tmp_path / "x.cgn")]) == 2
     err = capsys.readouterr().err.strip()

@@ -121,7 +121,7 @@ def test_messages_in_italian(capsys: pytest.CaptureFixture[str], tmp_path: Path)
 @pytest.mark.parametrize(("n", "en", "it"), [(0, "0 hands", "0 smazzate"), (1, "1 hand", "1 smazzata"),
                                              (2, "2 hands", "2 smazzate"), (1500, "1,500 hands", "1.500 smazzate")])
 def test_counts(n: int, en: str, it: str) -> None:
-    from canasta.cli import _count
+    from canasta.cliout import count as _count
 
     use("en")
     assert _count(n, "hand") == en

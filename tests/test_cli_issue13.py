@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import canasta.cli as cli
+import canasta.cliout as cliout
 from canasta.cli import main
 from canasta.errors import IllegalMoveError
 from canasta.rules import RuleSet
@@ -89,8 +89,8 @@ def terminal(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setitem(sys.modules, "tqdm", None)
     else:
         pytest.importorskip("tqdm")
-    monkeypatch.setattr(cli, "_PROGRESS_DELAY", 0.0)
-    monkeypatch.setattr(cli, "_PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(cliout, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(cliout, "PROGRESS_EVERY", 0.0)
     return _Terminal()
 
 
