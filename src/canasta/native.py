@@ -48,6 +48,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/families/italian/rules.py",
     "canasta/families/italian/state.py",
     "canasta/view.py",
+    "canasta/rl/actions.py",
     "canasta/rl/encoding.py",
     "canasta/rl/core.py",
     "canasta/bots/base.py",
