@@ -20,7 +20,7 @@ import pytest
 
 from canasta.cards import IS_WILD
 from canasta.families.classic import movegen
-from canasta.moves import Move
+from canasta.moves import MELD, Move
 from canasta.rules import PRESETS, RuleSet
 from canasta.tools.soak import KINDS, SoakReport, reference_check, reference_table
 
@@ -86,19 +86,42 @@ def test_the_long_run_record_and_its_table() -> None:
         "docs/generation.md is stale: python -m canasta.tools.soak --table docs/generation/reference-run.jsonl")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap (issue 49's long run): the going-out move places the free wild "
-                                       "cards one way only")
 def test_going_out_may_complete_either_meld_with_the_wild_cards() -> None:
     """classic-6p-3x2, the long run's take position 100196: after taking the pile with six fours
     (a concealed canasta), the two deuces left complete either the queens or the aces for the
-    second canasta and go out.  Both are legal; the generating set offers only the queens (its
-    one going-out move), so the end with the aces completed is never generated."""
+    second canasta and go out.  Both are legal, and both are generated (the generating set once
+    offered only the queens: the going-out move placed the free wild cards one way only)."""
     from canasta.tools.reference import compare, take_position
 
     game = take_position(RuleSet.preset("classic-6p-3x2"), 100196)
     assert game is not None
     game.push("take 4S 4H 4H 4D 4D 4D")
-    assert game.why_illegal("meld A:2D 2C") is None and game.why_illegal("meld Q:2D 2C") is None
+    moves = list(game.legal_moves)
+    for text in ("meld A:2D 2C", "meld Q:2D 2C"):
+        assert game.why_illegal(text) is None
+        assert Move.parse(text) in moves
     only_ref, only_gen = compare(game, limit=3000)
     assert not only_gen
     assert not only_ref
+
+
+def test_every_placing_of_the_wild_cards_that_goes_out_is_generated() -> None:
+    """A position of our own: kings and queens five each on the table, no canasta, a deuce and
+    a joker in hand.  Either meld can take both and go out; neither can be reached a card at a
+    time (one wild card laid leaves a last card that may not be discarded without a canasta)."""
+    from canasta.position import game_from_position
+    from canasta.tools.reference import compare
+
+    game = game_from_position({
+        "rules": "classic-4p", "dealer": 3, "turn": 0, "phase": "meld", "stock_seed": 5,
+        "hands": [["2C", "JK"], ["4C", "7C", "9D", "10C", "QS"], ["4S", "7D", "9S", "10H", "QD"],
+                  ["4D", "7H", "9H", "JH", "QC"]],
+        "melds": [[["KS", "KD", "KC", "KH", "KS"], ["QH", "QS", "QD", "QC", "2H"]], []],
+        "has_melded": [True, False, True, False], "pile": ["5C", "6H"]})
+    melds = [m for m in game.legal_moves if m.kind == MELD]
+    assert sorted(str(m) for m in melds) == ["meld K:2C JK", "meld Q:2C JK"]
+    for m in melds:
+        game.push(m)
+        assert game.went_out == 0
+        game.pop()
+    assert compare(game, limit=3000) == (set(), set())

@@ -1,7 +1,7 @@
 """Classic going out (A.12): can the player to move meld every card but one this turn?
 
-Decided by :func:`classic_plan`, which also gives the melds of a way out (the
-generator offers it as one move).  Going out concealed (A.12.6) is judged here
+Decided by :func:`classic_plan`, which also gives the melds of a way out;
+:func:`going_out_plans` gives every way out (the generator offers each as one move).  Going out concealed (A.12.6) is judged here
 too: who qualifies (:func:`qualifies_concealed`), and a take of the pile below the
 minimum, which C-O5 with C-O6 allows when the turn then goes out concealed
 (:func:`concealed_take_goes_out`).
@@ -88,7 +88,44 @@ def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int,
     cards left fit iff the total room does.  Discarding a natural card never
     helps (it only lowers a meld's room and the count), so the discards tried
     are the one loose card, or none, or a wild card or a black three."""
-    s = g.turn if seat is None else seat
+    setup = _going_out_setup(g, g.turn if seat is None else seat)
+    if setup is None:
+        return None
+    side, candidates, rc, need_min, exempt = setup
+    melds = g.melds[side]
+    for discard in candidates:
+        plan = _meld_all_plan(g, side, melds, _without(rc, discard), need_min, exempt)
+        if plan is not None:
+            return discard, plan
+    return None
+
+
+def going_out_plans(g: Game) -> list[tuple[int, list[tuple[int, int, int, int]]]]:
+    """Every way for the player to move to go out now, as :func:`classic_plan` gives one:
+    each card that may be kept back to discard, and each placing of the wild cards among
+    the melds (how many deuces and jokers each meld takes) that makes enough canastas.
+    Two ways differ in the melds they leave, so in the end of the turn (the generating
+    set offers each: where the wild cards go decides which canastas are natural)."""
+    setup = _going_out_setup(g, g.turn)
+    if setup is None:
+        return []
+    side, candidates, rc, need_min, exempt = setup
+    melds = g.melds[side]
+    first = classic_plan(g)
+    if first is None:
+        return []
+    out = [first]  # the way the bots' first choice has always been, then the others
+    for discard in candidates:
+        for plan in _meld_all_plans(g, side, melds, _without(rc, discard), need_min, exempt):
+            if discard != first[0] or sorted(plan) != sorted(first[1]):
+                out.append((discard, plan))
+    return out
+
+
+def _going_out_setup(g: Game, s: int) -> tuple[int, list[int], list[int], int, bool] | None:
+    """What both searches start from: the side, the discards worth trying, the hand's rank
+    counts, the minimum and whether it is waived; None when quick
+    necessary conditions already rule going out out."""
     if g.phase not in (MELD_PHASE, ANSWER_PHASE) or g.ask == ASK_NO:
         return None
     side = g.side_of[s]
@@ -145,14 +182,15 @@ def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int,
         # discarding a natural card never helps: only a wild card (too many
         # for the melds) or a fifth black three can be worth keeping back
         candidates = [-1] + [r for r in (TWO, JOKER_RANK) if rc[r]] + ([THREE] if b > 4 else [])
-    for discard in candidates:
-        counts = rc[:]
-        if discard >= 0:
-            counts[discard] -= 1
-        plan = _meld_all_plan(g, side, melds, counts, need_min, exempt)
-        if plan is not None:
-            return discard, plan
-    return None
+    return side, candidates, rc, need_min, exempt
+
+
+def _without(rc: list[int], discard: int) -> list[int]:
+    """The hand's rank counts with one card kept back to discard (-1: none)."""
+    counts = rc[:]
+    if discard >= 0:
+        counts[discard] -= 1
+    return counts
 
 
 def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int],
@@ -164,7 +202,8 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
     pool = counts[TWO] + counts[JOKER_RANK]
     canastas = g.side_canastas(side)
     value = counts[TWO] * DEUCE_VALUE + counts[JOKER_RANK] * JOKER_VALUE + b * BLACK_THREE_VALUE
-    # per target rank: [naturals from hand, wilds given, capacity left, deficit to 7]
+    # per target rank (the melds untouched by the hand too, which can take wild cards alone):
+    # [naturals from hand, wilds given, capacity left, deficit to 7]
     rows: dict[int, list[int]] = {}
     for rank in NATURAL_RANKS:
         k = counts[rank]
@@ -190,10 +229,6 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
         if before < CANASTA_SIZE <= size:
             canastas += 1
         rows[rank] = [k, given, cap, max(0, CANASTA_SIZE - size)]
-    for q, m in melds.items():  # melds untouched by the hand can take wild cards too
-        if q not in rows and q in NATURAL_RANKS:
-            rows[q] = [0, 0, wild_limit(r, m.naturals) - m.deuces - m.jokers,
-                       max(0, CANASTA_SIZE - m.size)]
     if not exempt and value < need_min:
         return None
     if canastas < r.canastas_to_go_out:
@@ -229,3 +264,70 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
     if b:
         plan.append((THREE, b, 0, 0))
     return plan
+
+
+def _meld_all_plans(g: Game, side: int, melds: dict[int, Meld], counts: list[int],
+                    need_min: int, exempt: bool) -> list[list[tuple[int, int, int, int]]]:
+    """Every placing of the hand's cards in ``counts`` on the side's melds that goes out:
+    the naturals and black threes go where they must, the wild cards (deuces and jokers
+    told apart) anywhere a meld has room, with enough canastas made."""
+    r = g.rules
+    b = counts[THREE]
+    if b and not (3 <= b + (melds[THREE].size if THREE in melds else 0) <= 4):
+        return []
+    value = counts[TWO] * DEUCE_VALUE + counts[JOKER_RANK] * JOKER_VALUE + b * BLACK_THREE_VALUE
+    # per meld (those on the table too, which can take wild cards alone): rank, naturals
+    # from hand, least wild cards, most wild cards, size, size before
+    rows: list[tuple[int, int, int, int, int, int]] = []
+    canastas = g.side_canastas(side)
+    for rank in NATURAL_RANKS:
+        k = counts[rank]
+        m = melds.get(rank)
+        if m is None:
+            if k == 0:
+                continue
+            if k == 1:
+                return []
+            nat, wil, before = k, 0, 0
+        else:
+            nat, wil, before = m.naturals + k, m.deuces + m.jokers, m.size
+        value += k * RANK_VALUE[rank]
+        size = nat + wil
+        if before < CANASTA_SIZE <= size:
+            canastas += 1
+        least = 1 if m is None and k == 2 else 0  # a pair needs a wild card to be a meld
+        rows.append((rank, k, least, max(0, wild_limit(r, nat) - wil), size, before))
+    if not exempt and value < need_min:
+        return []
+    room = [0] * (len(rows) + 1)  # wild cards the melds from row i on can take
+    for i in range(len(rows) - 1, -1, -1):
+        room[i] = room[i + 1] + rows[i][3]
+    out: list[list[tuple[int, int, int, int]]] = []
+    _place_wilds(rows, room, 0, counts[TWO], counts[JOKER_RANK], canastas, r.canastas_to_go_out,
+                 [], b, out)
+    return out
+
+
+def _place_wilds(rows: list[tuple[int, int, int, int, int, int]], room: list[int], i: int,
+                 deuces: int, jokers: int, canastas: int, need: int,
+                 chosen: list[tuple[int, int, int, int]], threes: int,
+                 out: list[list[tuple[int, int, int, int]]]) -> None:
+    if deuces + jokers > room[i]:
+        return
+    if i == len(rows):
+        if canastas >= need:
+            out.append(chosen + [(THREE, threes, 0, 0)] if threes else chosen[:])
+        return
+    rank, k, least, most, size, before = rows[i]
+    for d in range(min(deuces, most) + 1):
+        for j in range(min(jokers, most - d) + 1):
+            w = d + j
+            if w < least:
+                continue
+            made = 1 if before < CANASTA_SIZE and size < CANASTA_SIZE <= size + w else 0
+            if k or w:
+                chosen.append((rank, k, d, j))
+            _place_wilds(rows, room, i + 1, deuces - d, jokers - j, canastas + made, need, chosen,
+                         threes, out)
+            if k or w:
+                chosen.pop()

@@ -24,7 +24,7 @@ from canasta.cards import (
     Card,
 )
 from canasta.errors import IllegalMoveError, refuse
-from canasta.families.classic.going_out import classic_plan, may_take_concealed, qualifies_concealed
+from canasta.families.classic.going_out import going_out_plans, may_take_concealed, qualifies_concealed
 from canasta.families.classic.rules import finish_error, plan_take
 from canasta.melds import CANASTA_SIZE, check_meld_shape, wild_limit
 from canasta.moves import ASK, DRAW, END, MELD, NO, TAKE, YES, Group, Move
@@ -378,9 +378,10 @@ def options(g: Game) -> list[Option]:
     else:
         maybe_out = fast_meld_options(g, out)
     hsize = g.hand_sizes[seat]
-    plan = classic_plan(g) if maybe_out else None
-    if plan is not None and plan[1]:
-        out.extend(gen_going_out(g, plan))
+    plans = going_out_plans(g) if maybe_out else []
+    for plan in plans:
+        if plan[1]:
+            out.append(going_out_move(g, plan))
     # discards
     if hsize == 1:
         if finish_error(g, seat, g.canasta_counts[g.side_of[seat]]) is None:
@@ -388,7 +389,7 @@ def options(g: Game) -> list[Option]:
     elif g.ask != ASK_YES and not g.must_go_out:
         rc = g.rank_counts[seat]
         out.extend([r for r in _ALL_RANKS if rc[r]])
-    if plan is not None and g.ask == ASK_NONE and hsize >= 2 and g.has_partner(seat) and not g.must_go_out:
+    if plans and g.ask == ASK_NONE and hsize >= 2 and g.has_partner(seat) and not g.must_go_out:
         out.append(_ASK_MOVE)
     return out
 
@@ -432,8 +433,8 @@ def gen_melds_checked(g: Game) -> Iterator[Move]:
         yield from if_ok(g, Move(MELD, (tuple(pick(hand, THREE, b)),)))
 
 
-def gen_going_out(g: Game, plan: tuple[int, list[Spec]]) -> Iterator[Move]:
-    """One canonical move that melds everything needed to go out."""
+def going_out_move(g: Game, plan: tuple[int, list[Spec]]) -> Move:
+    """The move that melds everything a way out (:func:`.going_out.going_out_plans`) lays."""
     avail = g.hands[g.turn][:]
     groups: list[Group] = []
     for r, k, d, j in plan[1]:
@@ -441,7 +442,7 @@ def gen_going_out(g: Game, plan: tuple[int, list[Spec]]) -> Iterator[Move]:
         for c in cards:
             avail[c] -= 1
         groups.append(tuple(cards) if k else (-(r + 1),) + tuple(cards))
-    yield Move(MELD, tuple(groups))  # legal by construction (tests check it)
+    return Move(MELD, tuple(groups))  # legal by construction (tests check it)
 
 
 def if_ok(g: Game, move: Move) -> Iterator[Move]:
