@@ -15,7 +15,7 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-import canasta.web.room as room_module
+import canasta.web.room_writes as room_module
 from canasta.web.room import RATES, Limiter
 from test_web import hello, human_table, recv, recv_until, room_client, room_of, send
 
