@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import secrets
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -46,42 +47,80 @@ from canasta.review import (
     thresholds_of,
 )
 from canasta.web.botpool import _start_worker
-from canasta.web.guards import bad, is_int
+from canasta.web.guards import bad, client_address, is_int
 from canasta.web.language import choose
 from canasta.web.room import Settings
 from canasta.web.service import TheCardRoom
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
-MAX_JOBS = 8  # reviews computed at once on one server; more are refused for a moment
 REVIEW_SEED = 1  # the review's sampling seed (never the deal's)
+#: reviews one client address may have waiting or being computed on one server; more are refused
+CLIENT_SHARE = 3
+#: reviews of one table waiting or being computed on one server (its seats, its hands); more are refused
+TABLE_SHARE = 8
+MAX_WAITING = 64  # reviews waiting on one server; more are refused for a moment
 
 HAND_IN_PLAY = N_("this hand is still being played: its review is available when it is over")
 NOT_YOURS = N_("another seat's review is shown only once the match is over, and only if the table allows it")
+NOT_A_SEAT = N_("this seat token is not one of this table's seats: open the review from your table's page")
 NO_HAND = N_("there is no hand {hand} at this table yet")
 BUSY = N_("the server is reviewing other hands: try again in a moment")
+CLIENT_FULL = N_("you already have your share of reviews waiting or being computed ({n}): ask again when one is done")
+TABLE_FULL = N_("this table already has its share of reviews waiting or being computed ({n}): ask again when one "
+                "is done")
 FAILED = N_("the review could not be computed: try again")
 
 
 @dataclass
 class Job:
-    """A review being computed: the decisions done so far and how many there are."""
+    """A review waiting or being computed: who asked for it (a client address), its table, its
+    place in arrival order, the decisions done so far and how many there are."""
 
     total: int
+    client: str = ""
+    table: str = ""
+    arrived: int = 0
     done: int = 0
     results: list[DecisionReview | None] = field(default_factory=list)
     failed: bool = False
     finished: bool = False
+    started: bool = False
     task: asyncio.Task[None] | None = None
+
+    @property
+    def live(self) -> bool:
+        """Waiting or being computed (what the shares count)."""
+        return not self.finished and not self.failed
 
 
 class Reviewer:
-    """The reviews computed on this server, and the processes that compute them."""
+    """The reviews computed on this server, the queue of those waiting, and the processes that
+    compute them.
+
+    At most :attr:`slots` reviews are computed at once (one per review process, at least one);
+    the others wait in a fair order: a waiting review's rank is how many reviews of the same
+    client, or of the same table, were started since the queue was last empty or wait ahead of
+    it, and the lowest rank goes first, then the earliest.  So a client (or a table) with many
+    reviews goes in turn with everyone else's: a newcomer's first review goes before a busy
+    client's next one.  A
+    client has at most :data:`CLIENT_SHARE` reviews waiting or running, a table
+    :data:`TABLE_SHARE`, the server :data:`MAX_WAITING` waiting: beyond, the request is refused
+    (429) with the reason.  A waiting review's answer carries its ``position`` (1: next)."""
 
     def __init__(self, store: Store, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self.jobs: dict[tuple[str, int, int], Job] = {}
+        self.waiting: list[tuple[str, int, int]] = []  # in arrival order
+        self.pending: dict[tuple[str, int, int], list[Task]] = {}  # the waiting reviews' decisions
+        self.arrivals = 0
+        self.served_clients: Counter[str] = Counter()  # reviews started per client since the queue was empty
+        self.served_tables: Counter[str] = Counter()  # and per table
         self._executor: ProcessPoolExecutor | None = None
+
+    @property
+    def slots(self) -> int:
+        return max(1, self.settings.review_workers)
 
     def _pool(self) -> ProcessPoolExecutor | None:
         if self.settings.review_workers <= 0:
@@ -98,15 +137,59 @@ class Reviewer:
             return await asyncio.to_thread(run_task, task)
         return await asyncio.get_running_loop().run_in_executor(pool, run_task, task)
 
-    def start(self, key: tuple[str, int, int], tasks: list[Task]) -> Job:
+    def order(self) -> list[tuple[str, int, int]]:
+        """The waiting reviews in the order they will start (see the class)."""
+        by_client, by_table = Counter(self.served_clients), Counter(self.served_tables)
+        ranked: list[tuple[int, int, tuple[str, int, int]]] = []
+        for key in self.waiting:
+            job = self.jobs[key]
+            ranked.append((max(by_client[job.client], by_table[job.table]), job.arrived, key))
+            by_client[job.client] += 1
+            by_table[job.table] += 1
+        return [key for _rank, _arrived, key in sorted(ranked)]
+
+    def position(self, key: tuple[str, int, int]) -> int:
+        """1 for the review that starts next, 2 after it ...; 0 for one being computed."""
+        order = self.order()
+        return order.index(key) + 1 if key in order else 0
+
+    def start(self, key: tuple[str, int, int], tasks: list[Task], client: str = "") -> Job:
+        """The review of ``key`` (table, hand, seat), queued if it is not there already; a
+        :func:`bad` 429 if the client, the table or the server has its share already."""
         job = self.jobs.get(key)
         if job is not None:
             return job
-        if sum(1 for j in self.jobs.values() if not j.finished) >= MAX_JOBS:
+        live = [j for j in self.jobs.values() if j.live]
+        mine = sum(1 for j in live if j.client == client)
+        if mine >= CLIENT_SHARE:
+            raise bad(CLIENT_FULL, 429, {"Retry-After": "5"}, n=mine)
+        theirs = sum(1 for j in live if j.table == key[0])
+        if theirs >= TABLE_SHARE:
+            raise bad(TABLE_FULL, 429, {"Retry-After": "5"}, n=theirs)
+        if len(self.waiting) >= MAX_WAITING:
             raise bad(BUSY, 429, {"Retry-After": "5"})
-        job = self.jobs[key] = Job(len(tasks))
-        job.task = asyncio.create_task(self._run(key, job, tasks))
+        self.arrivals += 1
+        job = self.jobs[key] = Job(len(tasks), client, key[0], self.arrivals)
+        self.waiting.append(key)
+        self.pending[key] = tasks
+        self._pump()
         return job
+
+    def _pump(self) -> None:
+        """Start the first waiting reviews in the fair order while a slot is free."""
+        running = sum(1 for j in self.jobs.values() if j.started and j.live)
+        if not self.waiting and not running:  # a quiet moment: everyone starts even again
+            self.served_clients.clear()
+            self.served_tables.clear()
+        while self.waiting and running < self.slots:
+            key = self.order()[0]
+            self.waiting.remove(key)
+            job = self.jobs[key]
+            job.started = True
+            running += 1
+            self.served_clients[job.client] += 1
+            self.served_tables[job.table] += 1
+            job.task = asyncio.create_task(self._run(key, job, self.pending.pop(key, [])))
 
     async def _run(self, key: tuple[str, int, int], job: Job, tasks: list[Task]) -> None:
         try:
@@ -118,8 +201,10 @@ class Reviewer:
             if self._executor is not None:
                 self._executor.shutdown(wait=False, cancel_futures=True)
                 self._executor = None
+            self._pump()
             return
         job.finished = True
+        self._pump()
         data = {"decisions": [asdict(d) for d in job.results if d is not None]}
         table_id, hand, seat = key
         try:
@@ -207,8 +292,10 @@ def review_payload(state: dict[str, Any], hand: int, seat: int, decisions: list[
             "timeline": timeline}
 
 
-def progress(job: Job, hand: int, seat: int) -> dict[str, Any]:
-    return {"status": "running", "hand": hand, "seat": seat, "done": job.done, "total": job.total}
+def progress(job: Job, hand: int, seat: int, position: int) -> dict[str, Any]:
+    """A review not computed yet: ``position`` in the queue (0: being computed), decisions done."""
+    return {"status": "waiting" if position else "running", "position": position, "hand": hand, "seat": seat,
+            "done": job.done, "total": job.total}
 
 
 routes = APIRouter()
@@ -218,7 +305,8 @@ routes = APIRouter()
 async def review(table_id: str, request: Request, card: TheCardRoom, lang: str | None = None) -> JSONResponse:
     """Start, follow or read the review of one seat in one hand.  Body: ``{"token": the seat
     token (none: a spectator), "hand": 1, 2, ..., "seat": the seat reviewed (default: the
-    token's)}``.  Answers ``{"status": "running", "done", "total"}`` until it is computed, then
+    token's)}``.  Answers ``{"status": "waiting", "position"}`` while it waits its turn (1: next), ``{"status":
+    "running", "done", "total"}`` while it is computed, then
     ``{"status": "done", "timeline": [...], "summary": {...}, ...}``; ``seats``: the seats the
     asker may review."""
     body = await card.body(request)
@@ -229,7 +317,10 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
     if row.status == "abandoned":
         raise bad(await card.hub.missing(table_id), 410)
     players = len(row.seats)
-    me = seat_of(row.seats, body.get("token"))
+    token = body.get("token")
+    me = seat_of(row.seats, token)
+    if me is None and token is not None and "seat" not in body:
+        raise bad(NOT_A_SEAT, 403)
     seat = body.get("seat", me)
     if not is_int(seat) or not 0 <= seat < players:
         raise bad(N_("say which seat to review: a seat number from 0 to {last}"), last=players - 1)
@@ -249,7 +340,7 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
         reviewer.jobs.pop(key, None)
         raise bad(FAILED, 503)
     if job is not None and not job.finished:
-        return JSONResponse({**progress(job, hand, seat), "seats": seats})
+        return JSONResponse({**progress(job, hand, seat, reviewer.position(key)), "seats": seats})
     if job is not None:
         decisions = [d for d in job.results if d is not None]
     else:
@@ -259,8 +350,8 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
                 decisions = [DecisionReview.from_dict(d) for d in stored["decisions"]]
     if decisions is None:
         tasks, _over = await asyncio.to_thread(hand_tasks, row.state, hand, seat, worlds)
-        job = reviewer.start(key, tasks)
-        return JSONResponse({**progress(job, hand, seat), "seats": seats})
+        job = reviewer.start(key, tasks, client_address(request))
+        return JSONResponse({**progress(job, hand, seat, reviewer.position(key)), "seats": seats})
     payload = await asyncio.to_thread(review_payload, row.state, hand, seat, decisions, worlds, said)
     return JSONResponse({**payload, "seats": seats})
 

@@ -469,6 +469,9 @@ class Store:
         for ev in events:
             apply_to_table(table, ev)
             apply_to_config(row.config, ev)
+            if ev.kind == "join":  # a seat taken after the table was made (an invite, an open seat, a rematch)
+                s = row.seats[ev.seat]
+                row.seats[ev.seat] = SeatRow(s.seat, "human", ev.line, s.level, (ev.data or {}).get("token_hash"))
         row.state = table.to_dict()
         if events:
             row.seq = events[-1].num

@@ -12,7 +12,8 @@ const tableId = location.pathname.split("/")[2];
 const query = new URLSearchParams(location.search);
 const saved = JSON.parse(localStorage.getItem(`canasta:${tableId}`) || "null"); // {token, seat}
 let hand = Number(query.get("hand")) || 1;
-let seat = query.has("seat") ? Number(query.get("seat")) : (saved && Number.isInteger(saved.seat) ? saved.seat : 0);
+// the seat asked for; none: the seat token's own (the server knows it)
+let seat = query.has("seat") ? Number(query.get("seat")) : (saved && Number.isInteger(saved.seat) ? saved.seat : null);
 let data = null;
 let poll = null;
 $("table-link").href = `/t/${tableId}`;
@@ -37,7 +38,7 @@ function fillSelect(sel, values, label, current) {
 function go() {
   const url = new URL(location.href);
   url.searchParams.set("hand", String(hand));
-  url.searchParams.set("seat", String(seat));
+  if (seat !== null) url.searchParams.set("seat", String(seat));
   history.replaceState(null, "", url.toString());
   $("timeline").innerHTML = "";
   $("position").hidden = true;
@@ -49,7 +50,8 @@ $("seat").onchange = () => { seat = Number($("seat").value); go(); };
 
 async function ask() {
   clearTimeout(poll);
-  const body = { hand, seat };
+  const body = { hand };
+  if (seat !== null) body.seat = seat;
   if (saved && saved.token) body.token = saved.token;
   let r;
   try {
@@ -67,9 +69,21 @@ async function ask() {
     return;
   }
   $("error").textContent = "";
+  if (Number.isInteger(m.seat)) seat = m.seat;
   if (m.seats && m.seats.length > 1) {
     $("seat-box").hidden = false;
     fillSelect($("seat"), m.seats, (s) => String(s + 1), seat);
+  }
+  if (m.status === "waiting") { // other reviews are computed first: its place in the queue
+    document.body.dataset.review = "waiting";
+    document.body.dataset.position = String(m.position);
+    $("progress-box").hidden = false;
+    $("progress").removeAttribute("value");
+    $("progress-text").textContent = m.position === 1
+      ? _("Waiting: this review is next in the queue")
+      : _("Waiting: {n} reviews are before this one in the queue", { n: number(m.position - 1) });
+    poll = setTimeout(ask, 1000);
+    return;
   }
   if (m.status === "running") {
     document.body.dataset.review = "running";
