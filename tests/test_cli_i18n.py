@@ -1,5 +1,5 @@
-"""The command line in English and Italian: --lang, the environment, the remembered choice,
-help texts and messages, the rules pages (issue 18)."""
+"""The command line in English, Italian, Spanish and Brazilian Portuguese: --lang, the
+environment, the remembered choice, help texts and messages, the rules pages (issues 18, 55)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_an_unknown_language_is_refused_with_the_known_ones(argv: list[str],
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(argv, capsys)
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "'fr'" in err and "en, it" in err, err
+    assert err.count("\n") == 1 and "'fr'" in err and "en, es, it, pt_BR" in err, err
     assert not settings_path().exists()
 
 
@@ -140,3 +140,66 @@ def test_generated_rules_pages_are_current() -> None:
 
     stale = [str(p) for p, text in pages().items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
     assert not stale, f"regenerate with: python -m canasta.i18n.rulespage ({stale})"
+
+
+# -- Spanish and Brazilian Portuguese (issue 55)
+
+WORDS = {
+    "es": {"env": "es_ES.UTF-8", "classic": "Canasta clásica", "usage": "uso: canasta rules",
+           "help": "muestra este mensaje de ayuda y sale", "langs": "el idioma de este comando: en, es, it, pt_BR",
+           "rules": ("italian-4p: Canasta italiana, 4 jugadores (2 parejas)", "objetivo 15.000",
+                     "I-O8   Formas de tomar el pozo: solo con una pareja natural [predeterminado; B.10.3"),
+           "demo": ("la mano terminó: se fue (puesto 2)", "equipo 0: cartas bajadas 425", "treses rojos 100",
+                    "irse 100", "total 1.220"),
+           "required": "error: se requieren los siguientes argumentos: file",
+           "markdown": "| C-O1 | Comodines en una combinación | solo como máximo tres (`max3_only`) — regla de la casa |"},
+    "pt_BR": {"env": "pt_BR.UTF-8", "classic": "Canastra clássica", "usage": "uso: canasta rules",
+              "help": "mostra esta mensagem de ajuda e sai", "langs": "o idioma deste comando: en, es, it, pt_BR",
+              "rules": ("italian-4p: Canastra italiana, 4 jogadores (2 duplas)", "meta 15.000",
+                        "I-O8   Modos de pegar o lixo: só com um par natural [padrão; B.10.3"),
+              "demo": ("a mão terminou: bateu (lugar 2)", "equipe 0: cartas baixadas 425", "três vermelhos 100",
+                       "batida 100", "total 1.220"),
+              "required": "erro: os seguintes argumentos são obrigatórios: file",
+              "markdown": "| C-O1 | Curingas numa combinação | só no máximo três (`max3_only`) — regra da casa |"},
+}
+
+
+@pytest.mark.parametrize("lang", sorted(WORDS))
+def test_rules_demo_and_help_in_spanish_and_portuguese(lang: str, capsys: pytest.CaptureFixture[str]) -> None:
+    words = WORDS[lang]
+    code, out, _ = _run(["rules", "italian-4p", "--lang", lang], capsys)
+    assert code == 0 and all(w in out for w in words["rules"]), out
+    code, out, _ = _run(["--lang", lang, "demo", "--seed", "3"], capsys)
+    assert code == 0 and all(w in out for w in words["demo"]), out
+    assert current().lang == lang
+    _, out, _ = _run(["rules", "classic-4p", "--set", "C-O1=max3_only", "--markdown", "--lang", lang], capsys)
+    assert words["markdown"] in out
+    with pytest.raises(SystemExit):
+        main(["--lang", lang, "rules", "--help"])
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps the help to the terminal's width
+    assert out.startswith(words["usage"]) and words["help"] in out and words["langs"] in out, out
+    with pytest.raises(SystemExit) as stop:
+        main(["--lang", lang, "verify"])
+    assert stop.value.code == 2 and words["required"] in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lang", sorted(WORDS))
+def test_the_environment_and_the_remembered_choice_in_spanish_and_portuguese(
+        lang: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANG", WORDS[lang]["env"])
+    _, out, _ = _run(["rules"], capsys)
+    assert WORDS[lang]["classic"] in out
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    code, out, _ = _run(["config", "lang", WORDS[lang]["env"]], capsys)  # a locale name is understood
+    assert code == 0 and json.loads(settings_path().read_text(encoding="utf-8")) == {"lang": lang}
+    _, out, _ = _run(["rules"], capsys)
+    assert WORDS[lang]["classic"] in out
+
+
+@pytest.mark.parametrize(("lang", "forms"), [("es", ("0 manos", "1 mano", "2 manos", "1.500 manos")),
+                                             ("pt_BR", ("0 mão", "1 mão", "2 mãos", "1.500 mãos"))])
+def test_counts_in_spanish_and_portuguese(lang: str, forms: tuple[str, ...]) -> None:
+    from canasta.cliout import count as _count
+
+    use(lang)
+    assert tuple(_count(n, "hand") for n in (0, 1, 2, 1500)) == forms

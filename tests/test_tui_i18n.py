@@ -56,7 +56,7 @@ def screen_texts(app: Any) -> list[str]:
 #: the languages' own names in the language menu
 ALLOWED = re.compile(
     r"^(?:(?:10|[2-9AKQJ])[SHDC]?|JK|[SHDC]|[0-9a-f]{6,}|[0-9]+[a-z]?|canasta|classic|italian|cutthroat|"
-    r"English|Italiano|Pseudo|"
+    r"English|Español|Italiano|Português|Brasil|Pseudo|"
     r"[ABCI]|O[0-9]+|[a-z]|F2|Esc|Enter|ctrl|PgDn|PgUp|M|q)$")  # M: the key shift+m
 
 
@@ -243,17 +243,18 @@ def test_switching_language_live(tmp_path: Path) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, table)
             assert "Your move: draw from the stock or take the pile" in "\n".join(screen_texts(app))
-            await pilot.press("f2")
+            await pilot.press("f2")  # the languages in turn: English, Español, Italiano, Português
             await pilot.pause()
             text = "\n".join(screen_texts(app))
-            assert "Tocca a te: pesca dal mazzo o prendi il pozzo" in text and "Prendi pozzo" in text
-            assert json.loads(settings_path().read_text(encoding="utf-8")) == {"lang": "it"}
+            assert "Te toca: roba del mazo o toma el pozo" in text and "Tomar pozo" in text
+            assert json.loads(settings_path().read_text(encoding="utf-8")) == {"lang": "es"}
             await pilot.press("r")
             await pilot.pause()
-            assert "Le regole in vigore" in "\n".join(screen_texts(app))
-            await pilot.press("f2")  # on the rules page: the page and the table below it
-            await pilot.pause()
-            assert "The rules in force" in "\n".join(screen_texts(app))
+            assert "Las reglas vigentes" in "\n".join(screen_texts(app))
+            for rules in ("Le regole in vigore", "As regras em vigor", "The rules in force"):
+                await pilot.press("f2")  # on the rules page: the page and the table below it
+                await pilot.pause()
+                assert rules in "\n".join(screen_texts(app))
             await pilot.press("escape")
             await pilot.pause()
             assert "Your move" in "\n".join(screen_texts(app))

@@ -96,8 +96,8 @@ def _games(text: str) -> int:
 
 
 def LANG_HELP() -> str:
-    return _("the language of this command: en, it (default: the one 'canasta config lang' remembers, else "
-             "LANG/LC_ALL/LC_MESSAGES)")
+    return _("the language of this command: {languages} (default: the one 'canasta config lang' remembers, "
+             "else LANG/LC_ALL/LC_MESSAGES)").format(languages=", ".join(_languages()))
 
 
 #: the endings a rules file may have (``rules --save``, ``--rules FILE``)

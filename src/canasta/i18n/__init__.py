@@ -1,4 +1,4 @@
-"""Languages: English and Italian (and any language that gets a catalog).
+"""Languages: English, Spanish, Italian, Brazilian Portuguese (and any language that gets a catalog).
 
 Every text a person reads goes through a :class:`Translator`; the engine keeps
 English messages and stable codes, and the text is translated at the edge::
@@ -61,7 +61,8 @@ def _languages() -> tuple[str, ...]:
 #: the real languages: a new one is a new catalog and nothing else
 LANGUAGES: Final[tuple[str, ...]] = _languages()
 #: each language's name in itself (for a language menu); a language not listed shows its code
-LANGUAGE_NAMES: Final[dict[str, str]] = {"en": "English", "it": "Italiano", PSEUDO: "Pseudo"}
+LANGUAGE_NAMES: Final[dict[str, str]] = {"en": "English", "es": "Español", "it": "Italiano",
+                                          "pt_BR": "Português (Brasil)", PSEUDO: "Pseudo"}
 
 
 # -- markers: the extractor finds these; at run time they return their arguments unchanged
@@ -89,7 +90,9 @@ def NNP_(context: str, singular: str, plural: str) -> tuple[str, str]:
 # -- choosing a language
 
 def _normalize(tag: str | None) -> str | None:
-    """``"it_IT.UTF-8"`` -> ``"it"``; ``"en-GB"`` -> ``"en"``; a language without a catalog -> None."""
+    """``"it_IT.UTF-8"`` -> ``"it"``; ``"en-GB"`` -> ``"en"``; ``"pt-br"`` -> ``"pt_BR"``; a
+    language whose only catalog is a region's stands for every region of it (``"pt_PT"``,
+    ``"pt"`` -> ``"pt_BR"``); a language without a catalog -> None."""
     if not tag:
         return None
     t = tag.strip().split(".")[0].split("@")[0].replace("-", "_").lower()
@@ -98,7 +101,12 @@ def _normalize(tag: str | None) -> str | None:
     base = t.split("_")[0]
     if base in ("c", "posix"):
         return DEFAULT
-    return base if base in LANGUAGES else None
+    known = {code.lower(): code for code in LANGUAGES}
+    if t in known:
+        return known[t]
+    if base in known:
+        return known[base]
+    return next((code for code in LANGUAGES if code.split("_")[0].lower() == base), None)
 
 
 def _accept_language(header: str) -> list[str]:

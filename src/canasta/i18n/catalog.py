@@ -290,8 +290,14 @@ def _key(m: Any) -> tuple[str | None, str]:
     return m.context, msgid
 
 
+def _shown(path: Path, root: Path) -> Path:
+    """A path as the check names it: from the repository's root when it is inside it."""
+    return path.relative_to(root) if path.is_relative_to(root) else path
+
+
 def problems(langs: Iterable[str] | None = None, domains: Iterable[str] = DOMAINS, strict: bool = False) -> list[str]:
-    """Everything ``check`` refuses, one line each (``strict``: also ids the sources no longer have)."""
+    """Everything ``check`` refuses, one line each (``strict``: also ids the sources no longer have),
+    in every language that has a catalog."""
     out: list[str] = []
     langs = languages() if langs is None else list(langs)
     root = PACKAGE_DIR.parent.parent
@@ -304,16 +310,16 @@ def problems(langs: Iterable[str] | None = None, domains: Iterable[str] = DOMAIN
             continue
         saved = {_key(m) for m in _read(pot, domain=domain) if m.id}
         for context, msgid in sorted(current - saved, key=str):
-            out.append(f"{pot.relative_to(root)}: not extracted yet: {msgid!r}" + (f" (context {context!r})"
+            out.append(f"{_shown(pot, root)}: not extracted yet: {msgid!r}" + (f" (context {context!r})"
                                                                                    if context else ""))
         if strict:  # an id no longer used is harmless (a source being written may bring it back)
             for context, msgid in sorted(saved - current, key=str):
-                out.append(f"{pot.relative_to(root)}: no longer in the sources: {msgid!r}"
+                out.append(f"{_shown(pot, root)}: no longer in the sources: {msgid!r}"
                            + (f" (context {context!r})" if context else ""))
         for lang in langs:
             po = po_path(lang, domain)
             if not po.is_file():
-                out.append(f"{po.relative_to(root)}: missing: run update")
+                out.append(f"{_shown(po, root)}: missing: run update")
                 continue
             cat = _read(po, locale=lang, domain=domain)
             have = {_key(m): m for m in cat if m.id}
@@ -323,14 +329,14 @@ def problems(langs: Iterable[str] | None = None, domains: Iterable[str] = DOMAIN
                     context, msgid = key
                     why = "not in the catalog (run update)" if m is None else (
                         "fuzzy" if m.fuzzy else "no translation")
-                    out.append(f"{po.relative_to(root)}: {why}: {msgid!r}"
+                    out.append(f"{_shown(po, root)}: {why}: {msgid!r}"
                                + (f" (context {context!r})" if context else ""))
             for m in cat:
                 if m.id and _translated(m) and not _placeholders_match(m):
-                    out.append(f"{po.relative_to(root)}: the fields differ from the message id's: {_key(m)[1]!r}")
+                    out.append(f"{_shown(po, root)}: the fields differ from the message id's: {_key(m)[1]!r}")
             mo = mo_path(lang, domain)
             if not mo.is_file() or mo.read_bytes() != _mo_bytes(cat):
-                out.append(f"{mo.relative_to(root)}: stale or missing: run compile")
+                out.append(f"{_shown(mo, root)}: stale or missing: run compile")
     return out
 
 

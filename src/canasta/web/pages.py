@@ -49,7 +49,7 @@ def rules_page(rules: RuleSet, title: str, tr: Translator) -> str:
     minimums = tr.gettext("Initial meld minimums (by your side's score)")
     options = tr.gettext("Options")
     spec = tr.gettext("Rule numbers refer to the Canasta specification shipped with the engine.")
-    return f"""<!doctype html><html lang="{e(tr.lang)}"><head><meta charset="utf-8">
+    return f"""<!doctype html><html lang="{e(tr.lang.replace('_', '-'))}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{e(page_title)}</title>
 <link rel="stylesheet" href="/static/style.css"></head><body class="page">
 <h1>{e(heading)}</h1>

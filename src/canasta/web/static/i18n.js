@@ -1,4 +1,4 @@
-// The page's language: English, Italian, or any language the server has a catalog for.
+// The page's language: English, Spanish, Italian, Brazilian Portuguese, or any language the server has a catalog for.
 // The choice comes from the page's own setting (remembered in this browser), then from
 // "?lang=" in the address, then from the browser's Accept-Language header, which the
 // server reads when no language is asked for.  The texts come from the server's
@@ -36,12 +36,14 @@ export const languages = catalog.languages || [["en", "English"]];
 export const pileNoteTexts = catalog.pile_notes || {};
 /** Why a hand ended with nobody out (the engine's English words) in this language. */
 export const endReasonTexts = catalog.end_reasons || {};
-document.documentElement.lang = lang === PSEUDO ? "en" : lang;
+// the language as a BCP 47 tag (pt_BR, a catalog's name, is pt-BR to the browser and to Intl)
+const tag = lang === PSEUDO ? "en" : lang.replace("_", "-");
+document.documentElement.lang = tag;
 const messages = catalog.messages || {};
 const pluralTable = catalog.plural || [];
 // grouped from four digits on, as the terminal and the server's messages write them (Italian 7.800:
 // Chromium's own Italian rule writes 7800 but 16.505, which mixed the two forms on one score sheet)
-const numbers = new Intl.NumberFormat(lang === PSEUDO ? "en" : lang, { useGrouping: "always" });
+const numbers = new Intl.NumberFormat(tag, { useGrouping: "always" });
 
 // the pseudo-language marks every text that went through the catalog, so a test finds the rest
 const ACCENTS = { a: "á", e: "é", i: "í", o: "ö", u: "ü", c: "ç", n: "ñ", s: "ş", y: "ý", A: "Á", E: "É", O: "Ö", U: "Ü" };
