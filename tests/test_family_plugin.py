@@ -1,5 +1,10 @@
-"""A third rule family, defined here alone: registered, it plays through the engine,
-perft, the views and positions, and the bots, with no edit anywhere else.
+"""Two more rule families, defined here alone: registered, they play through the engine,
+perft, the reference check, the views and positions, the bots, the terminal app and the card
+room, with no edit anywhere else.
+
+"Eights" (:class:`Eights`) extends Classic in a few lines by changing the game's shape and one
+rule: a canasta is eight cards (``canasta_size``), and the pile is taken with a natural pair from
+the hand only (never with one natural card and a wild card, nor by a meld on the table).
 
 "No pile" is Classic Canasta in which nobody ever takes the discard pile: the pile
 only grows, and a hand ends when the stock runs out.  It borrows Classic's rule
@@ -25,13 +30,13 @@ from typing import ClassVar
 import pytest
 
 from canasta.bots import make_bot
-from canasta.cards import NUM_CARDS, card_str
-from canasta.errors import IllegalMoveError, RulesError, refuse
+from canasta.cards import CARD_RANK, IS_WILD, KING, NUM_CARDS, card_str
+from canasta.errors import REFUSAL_FORMS, REFUSALS, IllegalMoveError, RulesError, refuse, register_refusals
 from canasta.families.classic import Classic
 from canasta.families.classic.options import CLASSIC_OPTIONS
-from canasta.family import FamilyWords, PlayTuning, SearchTuning
+from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import FAMILIES, Game, family_of, register_family
-from canasta.moves import TAKE, Move
+from canasta.moves import MELD, TAKE, Move, group_cards
 from canasta.options import Option
 from canasta.plans import TakePlan
 from canasta.position import game_from_position, position_of
@@ -137,16 +142,62 @@ class NoPile(Classic):
         return [won if i == side else s for i, s in enumerate(scores)]
 
 
+EIGHTS = "eights"
+EIGHTS_PRESET = "eights-4p"
+#: its one refusal of its own (a family registers its forms; an interface translates them by code)
+PAIR_ONLY = ("PAIR_ONLY", "E.1", "in this game the pile is taken only with a natural pair of {rank} from your hand")
+
+
+class Eights(Classic):
+    """Classic Canasta with canastas of eight cards, the pile taken with a natural pair only."""
+
+    name = EIGHTS
+    canasta_size = 8  # the game's shape is the family's: every meld, count and bot reads it
+    rule_options = CLASSIC_OPTIONS
+    player_counts = (4,)
+    start_preset = EIGHTS_PRESET
+    play = dataclasses.replace(Classic.play, one_and_wild_takes=False, meld_takes_pile=False)
+    words = dataclasses.replace(Classic.words, title="Canasta of Eights")
+
+    def presets(self) -> dict[str, RuleSet]:
+        return {EIGHTS_PRESET: RuleSet(name=EIGHTS_PRESET, family=EIGHTS)}
+
+    def pile_frozen_for(self, g: Game, side: int) -> bool:
+        return True  # Classic's frozen pile is taken with a natural pair only: its code does the rest
+
+    def plan_take(self, g: Game, move: Move) -> TakePlan:
+        try:
+            return super().plan_take(g, move)
+        except IllegalMoveError as exc:  # a pile not frozen in Classic's sense: the rule in its own words
+            if exc.code != "FROZEN_NEEDS_NATURAL_PAIR" or g.pile_frozen or not g.opened[g.side_of[g.turn]]:
+                raise
+            raise refuse("PAIR_ONLY", rank=CARD_RANK[g.pile[-1]]) from None
+
+    def open_note(self, rules: RuleSet) -> PileNote:
+        return PileNote("open_pair")
+
+
+def _pair(take: Move) -> bool:
+    """Whether a take shows a natural pair from the hand."""
+    return bool(take.groups) and sum(1 for c in group_cards(take.groups[0]) if not IS_WILD[c]) >= 2
+
+
 @pytest.fixture(scope="module", autouse=True)
 def registered() -> Iterator[None]:
-    """The family and its preset exist while this module runs (other tests list the presets)."""
+    """The families and their presets exist while this module runs (other tests list the presets)."""
     register_family(NoPile())  # its class is its one description: rules, options, presets, state, words
+    register_family(Eights())
+    register_refusals(PAIR_ONLY)
     try:
         yield
     finally:
-        FAMILIES.pop(NAME)
-        forget_rules_family(NAME)
+        for name in (NAME, EIGHTS):
+            FAMILIES.pop(name)
+            forget_rules_family(name)
+        REFUSAL_FORMS.pop("PAIR_ONLY")
+        REFUSALS.pop("PAIR_ONLY")
         assert PRESET not in PRESETS and NAME not in FAMILY_OPTIONS and "NP-O1" not in OPTIONS_BY_ID
+        assert EIGHTS_PRESET not in PRESETS and EIGHTS not in FAMILY_OPTIONS
 
 
 def _rules() -> RuleSet:
@@ -341,3 +392,161 @@ def test_the_card_rooms_state_payload_says_it(tmp_path: Path) -> None:
         assert welcome["words"]["pile"] == "pile" and welcome["words"]["closes_canastas"] is False
         assert len(state["view"]["hand"]) == 11 and state["pile_notes"]
         assert room_of(client, tid).table.rules.name == PRESET
+
+
+# ---------------------------------------------------------------------------- Eights: Classic, one shape, one rule
+
+
+def _eights() -> RuleSet:
+    return RuleSet.preset(EIGHTS_PRESET)
+
+
+_OTHERS = [["4C", "7C", "9D", "10C", "QS"], ["4S", "7D", "9S", "10H", "QD"], ["4D", "7H", "9H", "JH", "QC"]]
+
+
+def _eights_position(hand: list[str], melds: list[list[str]], pile: list[str], phase: str = "meld") -> Game:
+    return game_from_position({"rules": EIGHTS_PRESET, "dealer": 3, "turn": 0, "phase": phase, "stock_seed": 5,
+                               "hands": [hand, *_OTHERS], "melds": [melds, []], "pile": pile,
+                               "has_melded": [bool(melds), False, bool(melds), False]})
+
+
+def test_eights_a_canasta_is_eight_cards() -> None:
+    """Seven kings are a meld, not a canasta: no bonus, no going out; the eighth makes it one."""
+    seven = ["KS", "KD", "KC", "KH", "KS", "KD", "2H"]
+    g = _eights_position(["KC", "5H", "6D"], [seven], ["8C", "9H"])
+    assert g.canasta_size == 8 and g.melds[0][KING].size == 7
+    assert not g.melds[0][KING].is_canasta and g.side_canastas(0) == 0
+    assert not g.can_go_out()
+    g.push("meld KC")
+    assert g.melds[0][KING].is_canasta and g.side_canastas(0) == 1
+    score = g.family.score(g)[0]
+    assert score.canasta_bonuses == 300  # a mixed canasta, of eight
+    classic = game_from_position({**position_of(g), "rules": RuleSet.preset("classic-4p").to_dict()})
+    assert classic.canasta_size == 7 and classic.family.score(classic)[0].canasta_bonuses == 300
+
+
+def test_eights_going_out_needs_a_canasta_of_eight() -> None:
+    g = _eights_position(["KC", "2C", "5H"], [["KS", "KD", "KC", "KH", "KS", "KD"]], ["8C", "9H"])
+    assert g.can_go_out()
+    outs = [m for m in g.legal_moves if m.kind == MELD and len(m.groups) == 1 and len(group_cards(m.groups[0])) == 2]
+    assert [str(m) for m in outs] == ["meld KC 2C"]
+    g.push("meld KC 2C")
+    g.push("discard 5H")
+    assert g.went_out == 0 and g.result is not None
+
+
+def test_eights_the_pile_is_taken_with_a_natural_pair_only() -> None:
+    """In Classic one natural card and a wild card, or a meld of the rank, take an open pile
+    (A.9.3); here only a natural pair does: refused by its own rule, and never generated."""
+    g = _eights_position(["10S", "2C", "5H", "5D", "6C"], [["10C", "10D", "10S"]], ["4C", "10D"], phase="draw")
+    for text in ("take 10S 2C", "take"):
+        err = g.why_illegal(text)
+        assert err is not None and err.code == "PAIR_ONLY" and err.rule == "E.1", text
+        classic = game_from_position({**position_of(g), "rules": "classic-4p"})
+        assert classic.why_illegal(text) is None, text
+    assert not [m for m in g.legal_moves if m.kind == TAKE]
+    g2 = _eights_position(["10S", "10H", "5H", "5D", "6C"], [["KS", "KD", "KC"]], ["4C", "10D"], phase="draw")
+    takes = [m for m in g2.legal_moves if m.kind == TAKE]
+    assert takes and all(_pair(m) for m in takes)
+    assert g2.why_illegal("take 10S 10H") is None
+    assert pile_note_list(seat_view(g, 0))[-1].key == "open_pair"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_eights_random_hands_keep_the_invariants(seed: int) -> None:
+    from canasta.tools.selfcheck import problems_in
+
+    rules = _eights()
+    game = Game(rules, seed, dealer=seed % 4)
+    rng = random.Random(seed)
+    while not game.is_over():
+        moves = list(game.legal_moves)
+        assert moves, "a position with no move"
+        for m in moves:
+            assert m.kind != TAKE or _pair(m)
+        game.push(moves[rng.randrange(len(moves))])
+        assert not problems_in(game)
+        for side in game.melds:
+            for m in side.values():
+                assert m.full == 8 and m.is_canasta == (m.size >= 8)
+    assert game.result is not None
+
+
+def test_eights_perft_and_the_reference_check() -> None:
+    from canasta.tools.soak import reference_check
+
+    first = perft.positions(EIGHTS_PRESET)
+    assert first and perft.positions(EIGHTS_PRESET) == first
+    assert perft.hands(EIGHTS_PRESET) != perft.table("classic-4p")["hands"]
+    rep = reference_check(_eights(), 12, 4001, limit=1000)
+    assert rep.positions >= 20 and rep.states > 0
+    assert not rep.problems, "\n".join(rep.problems[:10])
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_eights_views_and_positions_round_trip(seed: int) -> None:
+    game = Game(_eights(), seed)
+    rng = random.Random(seed)
+    while not game.is_over():
+        if rng.random() < 0.2:
+            p = position_of(game)
+            again = game_from_position(p)
+            assert position_of(again) == p and again.canasta_size == 8
+            assert [str(m) for m in again.legal_moves] == [str(m) for m in game.legal_moves]
+            for s in range(game.players):
+                v = seat_view(game, s)
+                assert SeatView.from_dict(v.to_dict()) == v
+                world = sample_world(v, random.Random(seed))
+                assert world.canasta_size == 8 and world.side_canastas(0) == game.side_canastas(0)
+        moves = list(game.legal_moves)
+        game.push(moves[rng.randrange(len(moves))])
+
+
+@pytest.mark.parametrize("level", ["basic", "advanced", "expert:i4"])
+def test_eights_bots_play_a_hand(level: str) -> None:
+    game = Game(_eights(), seed=21)
+    bots = [make_bot(level, seed=s) for s in range(4)]
+    while not game.is_over():
+        seat = game.to_move
+        move = bots[seat].choose(seat_view(game, seat))
+        assert move.kind != TAKE or _pair(move)
+        game.push(move)
+    assert game.result is not None
+    assert all(m.size >= 8 for side in game.melds for m in side.values() if m.is_canasta)
+
+
+def test_eights_the_terminal_app_and_the_card_room_show_it(tmp_path: Path) -> None:
+    pytest.importorskip("textual")
+    pytest.importorskip("fastapi")
+    from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
+    from canasta.tui.config import build_table
+    from test_tui import SIZE, _text, aio, person_plays, settle
+    from test_web import human_table, recv_until, room_client
+
+    table = build_table(_eights(), ["basic"], seed=7, hint_level="basic")
+
+    @aio
+    async def run() -> None:
+        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "eights")
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(4):
+                await settle(pilot, table)
+                if table.hand_over:
+                    break
+                await person_plays(pilot, table)
+            assert isinstance(app.screen, TableScreen)
+            assert EIGHTS_PRESET in _text(app, "#topbar")
+
+    run()
+    with room_client(str(tmp_path / "eights.db")) as client:
+        presets = client.get("/api/presets").json()["presets"]
+        mine = next(p for p in presets if p["name"] == EIGHTS_PRESET)
+        assert mine["family"] == EIGHTS and "Canasta of Eights" in mine["label"]
+        tid, tokens = human_table(client, [{}, {"kind": "bot", "bot": "basic"}, {"kind": "bot", "bot": "basic"},
+                                           {"kind": "bot", "bot": "basic"}], EIGHTS_PRESET)
+        with client.websocket_connect(f"/ws/{tid}") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": tokens[0]}))
+            welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
+            state = recv_until(ws, lambda m: m["type"] == "state")
+        assert welcome["type"] == "welcome" and welcome["rules"]["family"] == EIGHTS
+        assert len(state["view"]["hand"]) == 11 and state["pile_notes"]

@@ -5,9 +5,9 @@
   :class:`canasta.play.table.Table` and the core's public API.
 * No import cycle anywhere in ``src/`` (imports under ``TYPE_CHECKING`` count).
 * The engine core imports no rule family; a family (a package under
-  ``canasta.families``) imports the core, never another family; nothing outside
-  the families imports one, except ``canasta/__init__.py``, which registers the
-  built-in ones.
+  ``canasta.families``) imports the core and the families it extends (named in its
+  package's ``EXTENDS``), never another; nothing outside the families imports one,
+  except ``canasta/__init__.py``, which registers the built-in ones.
 * The tools that measure and check (``canasta.tools``: perft, the reference
   enumerator, selfcheck, bench, soak, arena, ladder) stand apart from the engine:
   nothing of the engine, the families, the views, the play service or the bots
@@ -148,17 +148,47 @@ def test_the_families_are_packages() -> None:
         assert (SRC / "families" / name / "__init__.py").is_file()
 
 
+def _extends(family: str) -> tuple[str, ...]:
+    """The families a family package says it builds on: its ``__init__``'s ``EXTENDS``, a tuple
+    of package names written as a literal (read without importing it)."""
+    tree = ast.parse(MODULES[family].read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        if isinstance(target, ast.Name) and target.id == "EXTENDS" and node.value is not None:
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, tuple) and all(isinstance(v, str) for v in value), (
+                f"{family}.EXTENDS is a tuple of family packages")
+            return value
+    return ()
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_families_stand_alone(module: str) -> None:
-    """A family imports the core and itself only; nothing else imports a family
-    (but the package's ``__init__``, which registers the built-in ones, and the
-    ``canasta.families`` package that lists them)."""
+    """A family imports the core, itself and the families it extends (its ``EXTENDS``) only;
+    nothing else imports a family (but the package's ``__init__``, which registers the
+    built-in ones, and the ``canasta.families`` package that lists them)."""
     own = _family_of(module)
     for imported in _imports(MODULES[module]):
         other = _family_of(imported)
         if other is None:
             continue
         if own is not None:
-            assert other == own, f"the family {own} imports {imported}"
+            assert other == own or other in _extends(own), (
+                f"the family {own} imports {imported}, but does not name {other} in its EXTENDS")
         else:
             assert module in ("canasta", FAMILIES), f"{module} imports the family module {imported}"
+
+
+def test_extends_names_families_without_a_circle() -> None:
+    """What a family extends is a family, and no family extends itself, directly or not."""
+    families = sorted({f for m in MODULES if (f := _family_of(m)) is not None})
+    for family in families:
+        seen: list[str] = [family]
+        todo = list(_extends(family))
+        while todo:
+            base = todo.pop()
+            assert base in families, f"{family} extends {base}, which is not a family package"
+            assert base not in seen, f"{family}: a circle of EXTENDS through {base}"
+            seen.append(base)
+            todo.extend(_extends(base))

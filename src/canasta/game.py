@@ -59,7 +59,7 @@ from canasta.errors import REFUSAL_FORMS, IllegalMoveError, refuse
 from canasta.exceptions import CanastaError, NotationError
 from canasta.fairdeal import DealRandom
 from canasta.family import FamilyWords, MeldCount, PileNote, PlayTuning, ReviewMarks, SearchTuning
-from canasta.melds import Meld
+from canasta.melds import CANASTA_SIZE, Meld
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -107,6 +107,9 @@ class RuleFamily:
     name: ClassVar[str] = ""
     #: what the discard pile is called ("pile", "pozzo")
     pile_word: ClassVar[str] = "pile"
+    #: the cards a meld needs to be a canasta (A.6.1, B.7.1: seven); the game reads it as
+    #: ``game.canasta_size`` and every meld it makes carries it (``Meld.full``)
+    canasta_size: ClassVar[int] = CANASTA_SIZE
     #: stock cards drawn after taking the pile (A.16.2: none; B.10.8: one)
     take_draws: ClassVar[int] = 0
     #: whether a meld that reaches seven cards is closed and set aside (B.7.2)
@@ -158,6 +161,12 @@ class RuleFamily:
     def frozen_take_naturals(self, rules: RuleSet) -> int:
         """Natural cards of the top card's rank that take a frozen pile (A.9.2, B.10.4)."""
         return 2
+
+    def pile_frozen_for(self, g: Game, side: int) -> bool:
+        """Whether the pile is frozen against ``side`` (A.8: a wild card in it, or the side has not
+        melded): only natural cards of the top card's rank take it then.  A family whose pile is
+        always taken that way says so here."""
+        return g.pile_frozen or not g.opened[side]
 
     def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
         """None if a meld on the table has a legal make-up, else its refusal key."""
@@ -465,7 +474,7 @@ class Game(HandState):
 
     __slots__ = (
         "rules", "seed", "dealer", "start_scores", "hand_number", "players",
-        "card_value", "step", "family", "move_stack", "_snapshots", "_result",
+        "card_value", "step", "family", "canasta_size", "move_stack", "_snapshots", "_result",
     )
 
     def __init__(
@@ -523,6 +532,7 @@ class Game(HandState):
         self.players = r.players
         self.family: RuleFamily = family_of(r)
         family = self.family
+        self.canasta_size = family.canasta_size
         self.card_value = family.card_values(r)
         self.step = -1 if r.direction == "counter_clockwise" else 1
         if not 0 <= dealer < self.players:
@@ -712,8 +722,9 @@ class Game(HandState):
         return self.family.meld_count(self, Move.parse(move) if isinstance(move, str) else move)
 
     def pile_frozen_for(self, side: int) -> bool:
-        """Frozen against this side: a wild card in it, or the side has not melded (A.8)."""
-        return self.pile_frozen or not self.opened[side]
+        """Frozen against this side: a wild card in it, or the side has not melded (A.8); the
+        family decides (:meth:`RuleFamily.pile_frozen_for`)."""
+        return self.family.pile_frozen_for(self, side)
 
     def pile_block(self) -> str | None:
         """Why nobody can take the pile now: the key of the refusal
@@ -893,6 +904,7 @@ class Game(HandState):
         self.card_value = g.card_value
         self.step = g.step
         self.family = g.family
+        self.canasta_size = g.canasta_size
         copy_state(g, self)
         self._result = None
         self.move_stack = g.move_stack[:] if stack else []

@@ -18,6 +18,8 @@ from canasta.cards import (
 )
 from canasta.rules import RuleSet
 
+#: the cards a meld needs to be a canasta in Classic and Italian Canasta (A.6.1, B.7.1); a
+#: family declares its own (``RuleFamily.canasta_size``, from this), and a meld carries it
 CANASTA_SIZE = 7
 
 
@@ -25,12 +27,14 @@ class Meld:
     """One meld of a side: a rank, its cards, and how it was laid.
 
     ``naturals``/``deuces``/``jokers`` are counts kept in step with ``cards``.
-    ``concealed`` is fixed when the meld is laid (A.6.7).
+    ``concealed`` is fixed when the meld is laid (A.6.7).  ``full`` is the size at which it is
+    a canasta: its family's (``game.canasta_size``).
     """
 
-    __slots__ = ("rank", "cards", "naturals", "deuces", "jokers", "points", "concealed", "owner", "turn")
+    __slots__ = ("rank", "cards", "naturals", "deuces", "jokers", "points", "concealed", "owner", "turn", "full")
 
-    def __init__(self, rank: Rank, owner: int = -1, turn: int = -1, concealed: bool = False) -> None:
+    def __init__(self, rank: Rank, owner: int = -1, turn: int = -1, concealed: bool = False,
+                 full: int = CANASTA_SIZE) -> None:
         self.rank = rank
         self.cards: list[Card] = []
         self.naturals = 0
@@ -40,6 +44,7 @@ class Meld:
         self.concealed = concealed
         self.owner = owner  # seat that started it
         self.turn = turn  # turn number in which it was started
+        self.full = full
 
     def add(self, card: Card) -> None:
         self.cards.append(card)
@@ -62,7 +67,7 @@ class Meld:
 
     @property
     def is_canasta(self) -> bool:
-        return self.naturals + self.deuces + self.jokers >= CANASTA_SIZE
+        return self.naturals + self.deuces + self.jokers >= self.full
 
     @property
     def is_natural(self) -> bool:
@@ -73,7 +78,7 @@ class Meld:
         return self.rank == THREE
 
     def copy(self) -> Meld:
-        m = Meld(self.rank, self.owner, self.turn, self.concealed)
+        m = Meld(self.rank, self.owner, self.turn, self.concealed, self.full)
         m.cards = self.cards[:]
         m.naturals = self.naturals
         m.deuces = self.deuces
@@ -117,11 +122,13 @@ def canasta_bonus(rules: RuleSet, meld: Meld) -> int:
     return bonus
 
 
-def meld_from_cards(cards: Iterable[Card], concealed: bool = False) -> Meld:
+def meld_from_cards(cards: Iterable[Card], concealed: bool = False, full: int = CANASTA_SIZE) -> Meld:
+    """A meld of these cards (its rank their natural cards', -1 when none or mixed), a canasta
+    from ``full`` cards on."""
     cards = list(cards)
     ranks = {CARD_RANK[c] for c in cards if IS_NATURAL[c] or IS_BLACK_THREE[c]}
     rank = ranks.pop() if len(ranks) == 1 else -1
-    m = Meld(rank, concealed=concealed)
+    m = Meld(rank, concealed=concealed, full=full)
     for c in cards:
         m.add(c)
     return m

@@ -266,7 +266,7 @@ def read_meld(g: Any, entry: Any, where: str) -> Meld:
         ranks = {WILD_MELD}
     if len(ranks) != 1 or any(IS_RED_THREE[c] for c in cards):
         raise PositionError(f"{where} is not a meld of one rank")
-    m = Meld(ranks.pop())
+    m = Meld(ranks.pop(), full=g.canasta_size)
     for c in cards:
         m.add(c)
     if m.rank != 1:

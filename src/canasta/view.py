@@ -424,7 +424,7 @@ def _build(view: SeatView, hands: list[list[Card]], pile: list[Card], stock_top_
     g.red3 = [list(x) for x in view.red_threes]
     for side, side_melds in enumerate(view.melds):
         for meld_cards, concealed, owner, turn in side_melds:
-            m = meld_from_cards(meld_cards, concealed)
+            m = meld_from_cards(meld_cards, concealed, g.canasta_size)
             if m.rank < 0:  # a meld of wild cards only (Italian)
                 m.rank = WILD_MELD
             m.owner, m.turn = owner, turn

@@ -38,7 +38,6 @@ from canasta.bots.inference import PileWatch, respect
 from canasta.cards import CARD_RANK, THREE
 from canasta.family import SearchTuning
 from canasta.game import Game
-from canasta.melds import CANASTA_SIZE
 from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
 from canasta.state import ANSWER_PHASE, DRAW_PHASE
 from canasta.view import SeatView
@@ -243,7 +242,7 @@ def _value(g: Game, me: int, rivals: str = "best") -> float:
     if not g.is_over():
         for side in range(g.num_sides):
             grow = PROGRESS * sum(m.size - 3 for m in g.melds[side].values()
-                                  if 3 < m.size < CANASTA_SIZE and m.rank != THREE)
+                                  if 3 < m.size < g.canasta_size and m.rank != THREE)
             if grow:
                 for i in range(len(totals)):
                     if (g.side_of[i] if g.rules.cutthroat else i) == side:

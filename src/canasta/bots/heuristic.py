@@ -41,7 +41,7 @@ from canasta.cards import (
 )
 from canasta.family import PlayTuning
 from canasta.game import Game
-from canasta.melds import CANASTA_SIZE, WILD_MELD
+from canasta.melds import WILD_MELD
 from canasta.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, discard_card, option_groups, split_options
@@ -272,7 +272,7 @@ class HeuristicBot(Bot):
             m = g.melds[side].get(key)
             size = (m.size if m else 0) + laid
             if gw:
-                closes = size >= CANASTA_SIZE and (m is None or m.size < CANASTA_SIZE)
+                closes = size >= g.canasta_size and (m is None or m.size < g.canasta_size)
                 if closes or late:
                     score += 30
                 elif not self.advanced:
@@ -282,7 +282,7 @@ class HeuristicBot(Bot):
                 else:
                     score -= self.wild_meld_cost * gw
             else:
-                score += 10 + (5 if size >= CANASTA_SIZE - 1 else 0)
+                score += 10 + (5 if size >= g.canasta_size - 1 else 0)
                 if self.advanced and m is None and laid == 3 and not late and g.rank_counts[seat][key] == 3 \
                         and g.family.play.keep_pair_for_pile and len(g.pile) > 4:
                     # keep a natural pair back to take a big pile? meld only the third card later

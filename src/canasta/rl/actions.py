@@ -43,7 +43,7 @@ from canasta.cards import (
 )
 from canasta.errors import IllegalMoveError
 from canasta.game import Game, RuleFamily
-from canasta.melds import CANASTA_SIZE, WILD_MELD
+from canasta.melds import WILD_MELD
 from canasta.moves import (
     ASK,
     DISCARD,
@@ -94,7 +94,7 @@ WILD_COMPS: Final[tuple[tuple[int, int], ...]] = (
 _WIDX: Final = {dj: i for i, dj in enumerate(WILD_COMPS)}
 #: compositions of a group on the Italian meld of wild cards: 1 to 7 cards, at most 6 jokers
 WILD_MELD_COMPS: Final[tuple[tuple[int, int], ...]] = tuple(sorted(
-    ((d, j) for d in range(8) for j in range(7) if 1 <= d + j <= CANASTA_SIZE), key=lambda dj: (sum(dj), dj[1])))
+    ((d, j) for d in range(8) for j in range(7) if 1 <= d + j <= 7), key=lambda dj: (sum(dj), dj[1])))
 _WMIDX: Final = {dj: i for i, dj in enumerate(WILD_MELD_COMPS)}
 
 TAKE_BASE: Final = DISCARD_BASE + NUM_RANKS

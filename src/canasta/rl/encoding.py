@@ -34,7 +34,7 @@ from canasta.cards import (
     Card,
 )
 from canasta.game import Game, family_of
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, meld_from_cards
+from canasta.melds import WILD_MELD, Meld, meld_from_cards
 from canasta.moves import (
     DISCARD,
     MELD,
@@ -556,7 +556,7 @@ class Observer:
             out[b + 1] = _fl(d)
             out[b + 2] = _fl(j)
             out[b + 3] = _fl(int(m.concealed))
-            if n + d + j >= CANASTA_SIZE and key != THREE:
+            if n + d + j >= g.canasta_size and key != THREE:
                 canastas += 1
         out[0] = _fl(int(g.opened[side]))
         out[1] = _fl(canastas)
@@ -617,7 +617,7 @@ class Observer:
                 key = m.rank if m.rank >= 0 else WILD_MELD
                 b = 4 * _slot(key)
                 block[b:b + 4] = [m.naturals, m.deuces, m.jokers, m.concealed]
-                if key != THREE and m.size >= CANASTA_SIZE:
+                if key != THREE and m.size >= self._family.canasta_size:
                     canastas += 1
             out.append(view.opened[side] if view.opened else bool(view.melds[side]))
             out.append(canastas)

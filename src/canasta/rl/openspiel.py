@@ -33,7 +33,6 @@ import pyspiel
 
 from canasta.cards import cards_str, make_deck
 from canasta.game import Game, family_of
-from canasta.melds import CANASTA_SIZE
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS, Observer, action_name
 from canasta.rules import PRESETS, RuleSet
@@ -72,10 +71,11 @@ def max_length(rules: RuleSet) -> int:
 
 def score_bound(rules: RuleSet) -> int:
     """A bound on any side's hand score, either sign."""
-    values = family_of(rules).card_values(rules)
+    family = family_of(rules)
+    values = family.card_values(rules)
     cards = sum(values[c] for c in make_deck(rules.packs))
     reds = 2 * rules.packs
-    return 2 * cards + (rules.deck_size // CANASTA_SIZE) * 5000 + 2 * rules.red_three_points(reds) + 10_000
+    return 2 * cards + (rules.deck_size // family.canasta_size) * 5000 + 2 * rules.red_three_points(reds) + 10_000
 
 
 def _rules_of(params: dict[str, Any]) -> RuleSet:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from canasta.cards import IS_RED_THREE, NUM_CARDS, card_str, make_deck
 from canasta.errors import refuse
 from canasta.game import Game
-from canasta.melds import CANASTA_SIZE
 from canasta.moves import Move
 from canasta.rules import RuleSet
 from canasta.view import seat_view
@@ -46,8 +45,8 @@ def problems_in(game: Game) -> list[str]:
                     out.append(f"side {side}: illegal meld {m}: {refuse(bad).message}")
         for m in g.set_aside(side):
             where.update(m.cards)
-            if m.size != CANASTA_SIZE:
-                out.append(f"side {side}: closed canasta {m} does not have seven cards")
+            if m.size != g.canasta_size:
+                out.append(f"side {side}: closed canasta {m} does not have {g.canasta_size} cards")
     where.update(g.pile)
     where.update(g.stock)
     deck = Counter(make_deck(r.packs))

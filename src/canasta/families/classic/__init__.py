@@ -9,6 +9,7 @@ registers the family (``RuleSet.family == "classic"``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Final
 
 from canasta.cards import CARD_VALUE, THREE, Card
 from canasta.errors import IllegalMoveError, refuse
@@ -18,7 +19,7 @@ from canasta.families.classic import rules as classic_rules
 from canasta.families.classic.going_out import classic_plan, qualifies_concealed
 from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.game import Game, RuleFamily, register_family
-from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
+from canasta.melds import Meld, check_meld_shape
 from canasta.moves import MELD, TAKE, Group, Move, group_cards
 from canasta.native import mypyc_attr
 from canasta.options import Option, Spec
@@ -26,6 +27,9 @@ from canasta.plans import MeldPlan, TakePlan
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.state import DRAW_PHASE, FINAL_PHASE
+
+#: the families this one builds on (it may import their packages; tests/test_layering.py reads it)
+EXTENDS: Final[tuple[str, ...]] = ()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -136,7 +140,7 @@ class Classic(RuleFamily):
             return self.opening_count(g, move, cards) < g.minimum(seat) and g.why_illegal(move) is None
         return (move.kind == MELD and g.rules.concealed_out_exempt_from_minimum
                 and g.hand_sizes[seat] - len(cards) <= 1 and g.phase != FINAL_PHASE and qualifies_concealed(g, seat)
-                and any(len(group_cards(grp)) >= CANASTA_SIZE for grp in move.groups))
+                and any(len(group_cards(grp)) >= g.canasta_size for grp in move.groups))
 
     def options(self, g: Game) -> list[Option]:
         return movegen.options(g)

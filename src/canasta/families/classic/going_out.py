@@ -23,7 +23,7 @@ from canasta.cards import (
     THREE,
     TWO,
 )
-from canasta.melds import CANASTA_SIZE, Meld, wild_limit
+from canasta.melds import Meld, wild_limit
 from canasta.plans import TakePlan
 from canasta.state import ANSWER_PHASE, ASK_NO, MELD_PHASE, OVER
 
@@ -157,13 +157,13 @@ def _going_out_setup(g: Game, s: int) -> tuple[int, list[int], list[int], int, b
             size = k
         else:
             size = m.naturals + m.deuces + m.jokers
-            if size >= CANASTA_SIZE:
+            if size >= g.canasta_size:
                 continue
             size += k
-        if size >= CANASTA_SIZE:
+        if size >= g.canasta_size:
             reach += 1
         else:
-            short.append(CANASTA_SIZE - size)
+            short.append(g.canasta_size - size)
     if len(loose) > 1:
         return None
     need_can = g.rules.canastas_to_go_out
@@ -226,9 +226,9 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
         cap = max(0, wild_limit(r, nat) - wil)
         size = nat + wil
         before = m.size if m is not None else 0
-        if before < CANASTA_SIZE <= size:
+        if before < g.canasta_size <= size:
             canastas += 1
-        rows[rank] = [k, given, cap, max(0, CANASTA_SIZE - size)]
+        rows[rank] = [k, given, cap, max(0, g.canasta_size - size)]
     if not exempt and value < need_min:
         return None
     if canastas < r.canastas_to_go_out:
@@ -293,7 +293,7 @@ def _meld_all_plans(g: Game, side: int, melds: dict[int, Meld], counts: list[int
             nat, wil, before = m.naturals + k, m.deuces + m.jokers, m.size
         value += k * RANK_VALUE[rank]
         size = nat + wil
-        if before < CANASTA_SIZE <= size:
+        if before < g.canasta_size <= size:
             canastas += 1
         least = 1 if m is None and k == 2 else 0  # a pair needs a wild card to be a meld
         rows.append((rank, k, least, max(0, wild_limit(r, nat) - wil), size, before))
@@ -304,12 +304,12 @@ def _meld_all_plans(g: Game, side: int, melds: dict[int, Meld], counts: list[int
         room[i] = room[i + 1] + rows[i][3]
     out: list[list[tuple[int, int, int, int]]] = []
     _place_wilds(rows, room, 0, counts[TWO], counts[JOKER_RANK], canastas, r.canastas_to_go_out,
-                 [], b, out)
+                 g.canasta_size, [], b, out)
     return out
 
 
 def _place_wilds(rows: list[tuple[int, int, int, int, int, int]], room: list[int], i: int,
-                 deuces: int, jokers: int, canastas: int, need: int,
+                 deuces: int, jokers: int, canastas: int, need: int, full: int,
                  chosen: list[tuple[int, int, int, int]], threes: int,
                  out: list[list[tuple[int, int, int, int]]]) -> None:
     if deuces + jokers > room[i]:
@@ -324,10 +324,10 @@ def _place_wilds(rows: list[tuple[int, int, int, int, int, int]], room: list[int
             w = d + j
             if w < least:
                 continue
-            made = 1 if before < CANASTA_SIZE and size < CANASTA_SIZE <= size + w else 0
+            made = 1 if before < full and size < full <= size + w else 0
             if k or w:
                 chosen.append((rank, k, d, j))
-            _place_wilds(rows, room, i + 1, deuces - d, jokers - j, canastas + made, need, chosen,
+            _place_wilds(rows, room, i + 1, deuces - d, jokers - j, canastas + made, need, full, chosen,
                          threes, out)
             if k or w:
                 chosen.pop()

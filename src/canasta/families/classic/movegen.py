@@ -26,7 +26,7 @@ from canasta.cards import (
 from canasta.errors import IllegalMoveError, refuse
 from canasta.families.classic.going_out import going_out_plans, may_take_concealed, qualifies_concealed
 from canasta.families.classic.rules import finish_error, plan_take
-from canasta.melds import CANASTA_SIZE, check_meld_shape, wild_limit
+from canasta.melds import check_meld_shape, wild_limit
 from canasta.moves import ASK, DRAW, END, MELD, NO, TAKE, YES, Group, Move
 from canasta.options import (
     DEUCE_ON_OPT,
@@ -100,13 +100,13 @@ def gen_takes(g: Game) -> Iterator[Move]:
                 options.append((1, 1, 0))
             if k >= 1 and rc[JOKER_RANK]:
                 options.append((1, 0, 1))
-    if opened and existing is None and k >= 2 and k + 1 + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
+    if opened and existing is None and k >= 2 and k + 1 + min(3, rc[TWO] + rc[JOKER_RANK]) >= g.canasta_size:
         # a canasta laid complete from the hand with the top card (A.6.7), with
         # every number of the naturals held and every number of wild cards that
         # completes it (the rest may be discarded or added later)
-        for kk in range(max(2, CANASTA_SIZE - 4), k + 1):
+        for kk in range(max(2, g.canasta_size - 4), k + 1):
             for d, j in wild_splits(kk + 1, 0, rc[TWO], rc[JOKER_RANK]):
-                if kk + 1 + d + j >= CANASTA_SIZE and (kk, d, j) not in options:
+                if kk + 1 + d + j >= g.canasta_size and (kk, d, j) not in options:
                     options.append((kk, d, j))
     for n0, d0, j0 in options:
         nat = 1 + n0 + (existing.naturals if existing else 0)
@@ -119,7 +119,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
             left = g.hand_sizes[seat] - len(g0) + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
             if left < 2:
                 size = nat + wil
-                grows = 1 if (size - len(g0) - 1 < CANASTA_SIZE <= size) else 0
+                grows = 1 if (size - len(g0) - 1 < g.canasta_size <= size) else 0
                 if left < 2 and g.canasta_counts[side] + grows < g.rules.canastas_to_go_out:
                     continue
             yield Move(TAKE, (tuple(g0),))
@@ -227,7 +227,7 @@ def gen_openings(g: Game, final: bool) -> Iterator[Move | tuple[Spec, ...]]:
             size = k + d + j
             ncards += size
             value += k * RANK_VALUE[r] + d * DEUCE_VALUE + j * JOKER_VALUE
-            if size >= CANASTA_SIZE:
+            if size >= g.canasta_size:
                 canastas += 1
         left = hsize - ncards
         if final:
@@ -270,7 +270,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
             continue
         k = rc[r]
         size = m.naturals + m.deuces + m.jokers
-        if small_ok or (size == CANASTA_SIZE - 1 and can_now + 1 >= need):
+        if small_ok or (size == g.canasta_size - 1 and can_now + 1 >= need):
             if k:
                 append(NATURAL_ON_OPT + r)
             if deuces or jokers:
@@ -280,11 +280,11 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
                         append(DEUCE_ON_OPT + r)
                     if jokers:
                         append(JOKER_ON_OPT + r)
-        if size < CANASTA_SIZE:
-            if size + k >= CANASTA_SIZE:
+        if size < g.canasta_size:
+            if size + k >= g.canasta_size:
                 reach += 1
             else:
-                short.append(CANASTA_SIZE - size - k)
+                short.append(g.canasta_size - size - k)
     new_ok = hsize >= 5 or can_now >= need
     for r in NATURAL_RANKS:
         k = rc[r]
@@ -293,10 +293,10 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
         if k == 1:
             loose += 1
             continue
-        if k >= CANASTA_SIZE:
+        if k >= g.canasta_size:
             reach += 1
         else:
-            short.append(CANASTA_SIZE - k)
+            short.append(g.canasta_size - k)
         if not new_ok:
             continue
         if k >= 3:
@@ -305,13 +305,13 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
             append(NEW_PAIR_DEUCE_OPT + r)
         if jokers:
             append(NEW_PAIR_JOKER_OPT + r)
-        if k + deuces + jokers >= CANASTA_SIZE and k + 3 >= CANASTA_SIZE:
+        if k + deuces + jokers >= g.canasta_size and k + 3 >= g.canasta_size:
             # a canasta laid complete (concealed, A.6.7), with every number of the
             # naturals held: the ones kept back may be discarded or added later
-            for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
+            for kk in range(max(2, g.canasta_size - 3), k + 1):
                 nat_cards = pick(hand, r, kk)
                 for d, j in wild_splits(kk, 0, deuces, jokers):
-                    if kk + d + j >= CANASTA_SIZE:
+                    if kk + d + j >= g.canasta_size:
                         move = Move(MELD, (tuple(nat_cards + pick_deuces(hand, d)
                                                  + [JOKER] * j),))
                         if meld_ok(g, move):
@@ -422,10 +422,10 @@ def gen_melds_checked(g: Game) -> Iterator[Move]:
                 yield from if_ok(g, Move(MELD, ((nat[0], nat[1], deuce),)))
             if rc[JOKER_RANK]:
                 yield from if_ok(g, Move(MELD, ((nat[0], nat[1], JOKER),)))
-            if k + min(3, rc[TWO] + rc[JOKER_RANK]) >= CANASTA_SIZE:
-                for kk in range(max(2, CANASTA_SIZE - 3), k + 1):
+            if k + min(3, rc[TWO] + rc[JOKER_RANK]) >= g.canasta_size:
+                for kk in range(max(2, g.canasta_size - 3), k + 1):
                     for d, j in wild_splits(kk, 0, rc[TWO], rc[JOKER_RANK]):
-                        if kk + d + j >= CANASTA_SIZE:
+                        if kk + d + j >= g.canasta_size:
                             cards = nat[:kk] + pick_deuces(hand, d) + [JOKER] * j
                             yield from if_ok(g, Move(MELD, (tuple(cards),)))
     b = rc[THREE]

@@ -31,7 +31,7 @@ from canasta.families.classic.going_out import (
     may_take_concealed,
     qualifies_concealed,
 )
-from canasta.melds import CANASTA_SIZE, Meld, check_meld_shape
+from canasta.melds import Meld, check_meld_shape
 from canasta.moves import Group, Move, group_cards, group_target
 from canasta.plans import GroupPlan, MeldPlan, TakePlan
 from canasta.scoring import SideScore, red_three_score, score_side
@@ -167,7 +167,7 @@ def canastas_after(g: Game, side: int, groups: Sequence[GroupPlan]) -> int:
             continue
         m = melds.get(r)
         before = m.size if m else 0
-        if before < CANASTA_SIZE <= before + len(cards):
+        if before < g.canasta_size <= before + len(cards):
             count += 1
     return count
 
@@ -258,7 +258,7 @@ def plan_meld(g: Game, move: Move, final: bool = False) -> MeldPlan:
         if value < need and not (
             g.rules.concealed_out_exempt_from_minimum and left <= 1 and not final
             and qualifies_concealed(g, seat) and any(
-                r != THREE and len(cs) >= CANASTA_SIZE for r, cs in groups)
+                r != THREE and len(cs) >= g.canasta_size for r, cs in groups)
         ):
             raise refuse("INITIAL_MELD_TOO_LOW", value=value, need=need)
     return MeldPlan(tuple(groups))
@@ -273,7 +273,7 @@ def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) 
         m = melds.get(r)
         if m is None:
             size = len(cards) + (1 if extra >= 0 else 0)
-            m = Meld(r, seat, turn_no, concealed=size >= CANASTA_SIZE and r != THREE)
+            m = Meld(r, seat, turn_no, concealed=size >= g.canasta_size and r != THREE, full=g.canasta_size)
             melds[r] = m
         elif m.turn != turn_no or m.owner != seat:
             g.touched_old = True
@@ -284,7 +284,7 @@ def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) 
         for c in cards:
             g.remove_card(seat, c)
             m.add(c)
-        if before < CANASTA_SIZE <= m.naturals + m.deuces + m.jokers and r != THREE:
+        if before < g.canasta_size <= m.naturals + m.deuces + m.jokers and r != THREE:
             g.canasta_counts[side] += 1
     g.opened[side] = True
     g.melded_now = True

@@ -10,7 +10,7 @@ Importing it registers the family (``RuleSet.family == "italian"``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from canasta.cards import CARD_RANK, IS_WILD, Card
 from canasta.errors import IllegalMoveError, refuse
@@ -32,6 +32,9 @@ from canasta.plans import MeldPlan, TakePlan
 from canasta.rules import RuleSet
 from canasta.scoring import SideScore
 from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
+
+#: the families this one builds on (it may import their packages; tests/test_layering.py reads it)
+EXTENDS: Final[tuple[str, ...]] = ()
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
