@@ -18,7 +18,7 @@ from canasta.fairdeal import DealRandom
 from canasta.families.italian import movegen, options, refusals  # noqa: F401  (registers its refusal forms)
 from canasta.families.italian import rules as play
 from canasta.families.italian.going_out import italian_can_go_out
-from canasta.families.italian.melds import it_canasta, it_group_error
+from canasta.families.italian.melds import CANASTA, it_canasta, it_group_error
 from canasta.families.italian.openings import group_key, groups_from
 from canasta.families.italian.options import italian_rules
 from canasta.families.italian.state import ItalianState, part_of
@@ -44,6 +44,7 @@ class Italian(RuleFamily):
     name = "italian"
     refusal_variant = "italian"
     pile_word = "pozzo"
+    canasta_size = CANASTA
     take_draws = 1
     closes_canastas = True
     has_wild_melds = True

@@ -18,11 +18,17 @@ from typing import TYPE_CHECKING, Final
 from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, THREE, TWO
 from canasta.errors import IllegalMoveError
 from canasta.families.italian import rules as italian
-from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.melds import (
+    CANASTA,
+    it_canasta,
+    it_group_error,
+    wild_meld_is_clean,
+    wild_meld_kind,
+)
 from canasta.families.italian.openings import groups_from
 from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.state import part_of
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
+from canasta.melds import WILD_MELD, Meld
 from canasta.moves import MELD, Move
 from canasta.options import Spec
 from canasta.rules import RuleSet
@@ -96,14 +102,14 @@ def _opened_way_out(g: Game, seat: int, clean_turn: bool, house: ItalianRules) -
             size = k
         else:
             size = m.size + k
-        can_clean += size // CANASTA_SIZE
-        can_dirty += (size + wilds) // CANASTA_SIZE if size else 0
+        can_clean += size // CANASTA
+        can_dirty += (size + wilds) // CANASTA if size else 0
     if pairs > wilds:
         return False
     clean, dirty, natural = italian.closed_counts(g, side)
     if not italian.requirement_met(r, clean, dirty, natural):
         wm = melds.get(WILD_MELD)
-        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA_SIZE if house.wild_canastas_count else 0
+        w = (wilds + (wm.size if wm is not None else 0)) // CANASTA if house.wild_canastas_count else 0
         if not italian.requirement_met(r, clean + can_clean + w, dirty + can_dirty + w, natural + can_dirty):
             return False
     open_melds = tuple(sorted((k, m.naturals, m.deuces, m.jokers) for k, m in melds.items() if k != THREE))
@@ -190,8 +196,8 @@ def _try_openings(g: Game, seat: int, need: int, clean: bool) -> bool:
 
     # the wild-card group of the opening: none, or any legal one from the hand
     wild_groups: list[tuple[int, int]] = [(0, 0)]
-    for d in range(min(nd, CANASTA_SIZE) + 1):
-        for j in range(min(nj, CANASTA_SIZE - d) + 1):
+    for d in range(min(nd, CANASTA) + 1):
+        for j in range(min(nj, CANASTA - d) + 1):
             if d + j >= 3 and it_group_error(house, 0, d, j, True) is None and (not clean or wild_meld_is_clean(d, j)):
                 wild_groups.append((d, j))
     ranks = [x for x in NATURAL_RANKS if rc[x] >= 2]
@@ -211,10 +217,10 @@ def _shapes(r: RuleSet, k: int, deuces: int, jokers: int, clean: bool) -> list[t
     """The legal groups (naturals, deuces, jokers) of a natural rank from ``k`` naturals."""
     house = italian_rules(r)
     out = []
-    for n in range(2, min(k, CANASTA_SIZE) + 1):
+    for n in range(2, min(k, CANASTA) + 1):
         for d in range((0 if clean else min(deuces, 3)) + 1):  # a clean group: no wild card at all
             for j in range((0 if clean else min(jokers, 3)) + 1):
-                if 3 <= n + d + j <= CANASTA_SIZE and it_group_error(house, n, d, j, False) is None:
+                if 3 <= n + d + j <= CANASTA and it_group_error(house, n, d, j, False) is None:
                     out.append((n, d, j))
     return out
 
@@ -270,7 +276,7 @@ def _whole_openings(r: RuleSet, rc: list[int], b: int) -> Iterator[list[_Spec]]:
     final discard (which the engine then judges)."""
     house = italian_rules(r)
     ranks = [x for x in NATURAL_RANKS if rc[x]]
-    if any(rc[x] > CANASTA_SIZE + 1 for x in ranks):
+    if any(rc[x] > CANASTA + 1 for x in ranks):
         return
     chosen: list[_Spec] = []
 
@@ -285,14 +291,14 @@ def _whole_openings(r: RuleSet, rc: list[int], b: int) -> Iterator[list[_Spec]]:
         x = ranks[i]
         for keep in (0, 1):
             n = rc[x] - keep
-            if (keep and kept) or n > CANASTA_SIZE:
+            if (keep and kept) or n > CANASTA:
                 continue
             if n == 0:
                 yield from rec(i + 1, d, j, True)
                 continue
             for dd in range(min(d, 3) + 1):
                 for jj in range(min(j, 3) + 1):
-                    if 3 <= n + dd + jj <= CANASTA_SIZE and it_group_error(house, n, dd, jj, False) is None:
+                    if 3 <= n + dd + jj <= CANASTA and it_group_error(house, n, dd, jj, False) is None:
                         chosen.append((x, n, dd, jj))
                         yield from rec(i + 1, d - dd, j - jj, kept or keep == 1)
                         chosen.pop()
@@ -455,12 +461,12 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
             return
         if not new_ok or left < 2:
             return
-        for n in range(2, min(left, CANASTA_SIZE) + 1):
+        for n in range(2, min(left, CANASTA) + 1):
             for dd, jj in wild_choices:
                 size = n + dd + jj
-                if size < 3 or size > CANASTA_SIZE or not _natural_shape_ok(r, n, dd, jj):
+                if size < 3 or size > CANASTA or not _natural_shape_ok(r, n, dd, jj):
                     continue
-                if size == CANASTA_SIZE:
+                if size == CANASTA:
                     pure = dd + jj == 0
                     chain(left - n, new_ok and house.new_meld_after_close != "never", d + dd, j + jj,
                           c + pure, dt + (not pure))
@@ -474,13 +480,13 @@ def _rank_options(r: RuleSet, k: int, meld: _Shape | None, may_new: bool, clean_
             add((0, 0), (0, 0, False))
         return out
     n0, d0, j0 = meld
-    for a in range(0, min(k, CANASTA_SIZE - n0 - d0 - j0) + 1):
+    for a in range(0, min(k, CANASTA - n0 - d0 - j0) + 1):
         for dd, jj in wild_choices:
             n, d, j = n0 + a, d0 + dd, j0 + jj
             size = n + d + j
-            if size > CANASTA_SIZE or (a + dd + jj and not _natural_shape_ok(r, n, d, j)):
+            if size > CANASTA or (a + dd + jj and not _natural_shape_ok(r, n, d, j)):
                 continue
-            if size == CANASTA_SIZE:
+            if size == CANASTA:
                 pure = d + j == 0
                 chain(k - a, house.new_meld_after_close != "never", dd, jj, int(pure), int(not pure))
             elif a == k:
@@ -511,7 +517,7 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
     _WILD_OPTIONS[ckey] = out
 
     def legal(d: int, j: int) -> bool:
-        return 3 <= d + j <= CANASTA_SIZE and it_group_error(house, 0, d, j, True) is None and (
+        return 3 <= d + j <= CANASTA and it_group_error(house, 0, d, j, True) is None and (
             not clean_turn or wild_meld_is_clean(d, j))
 
     def deuce_open(shape: tuple[int, int] | None) -> bool:
@@ -526,8 +532,8 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
         _, kind_counts, _ = it_canasta(r, tmp)
         return (1, 0) if kind_counts == "clean" else ((0, 1) if kind_counts == "dirty" else (0, 0))
 
-    closing = [(d, CANASTA_SIZE - d) for d in range(CANASTA_SIZE + 1) if legal(d, CANASTA_SIZE - d)]
-    opening = [(d, j) for d in range(CANASTA_SIZE) for j in range(CANASTA_SIZE - d) if 3 <= d + j < CANASTA_SIZE
+    closing = [(d, CANASTA - d) for d in range(CANASTA + 1) if legal(d, CANASTA - d)]
+    opening = [(d, j) for d in range(CANASTA) for j in range(CANASTA - d) if 3 <= d + j < CANASTA
                and legal(d, j)]
     start = (meld[1], meld[2]) if meld is not None else None
     w0b, w0d = blocking(start), deuce_open(start)
@@ -551,12 +557,12 @@ def _wild_options(r: RuleSet, meld: _Shape | None, clean_turn: bool) -> dict[tup
         new_melds(0, 0, 0, 0, 0)
         return out
     d0, j0 = start
-    for dd in range(CANASTA_SIZE + 1 - d0 - j0):
-        for jj in range(CANASTA_SIZE + 1 - d0 - j0 - dd):
+    for dd in range(CANASTA + 1 - d0 - j0):
+        for jj in range(CANASTA + 1 - d0 - j0 - dd):
             d, j = d0 + dd, j0 + jj
             if dd + jj and not legal(d, j):
                 continue
-            if d + j == CANASTA_SIZE:
+            if d + j == CANASTA:
                 cc, cd = counted(d, j)
                 new_melds(dd, jj, cc, cd, 1)
             else:

@@ -3,10 +3,16 @@ cards only (B.8) and what a closed canasta is worth (B.7)."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from canasta.cards import ACE
 from canasta.families.italian.options import ItalianRules, italian_rules
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
+from canasta.melds import WILD_MELD, Meld
 from canasta.rules import RuleSet
+
+#: Italian's canasta: seven cards, closed and set aside once complete (B.7.1, B.7.2); the
+#: family declares it (``Italian.canasta_size``) and its own code reads it here
+CANASTA: Final = 7
 
 
 def it_wild_count(house: ItalianRules, deuces: int, jokers: int) -> int:
@@ -49,7 +55,7 @@ def it_group_error(house: ItalianRules, naturals: int, deuces: int, jokers: int,
     """A whole Italian meld after a move: None, or the key of its refusal (``house``: the
     rule set's Italian options, read once by the caller)."""
     size = naturals + deuces + jokers
-    if size > CANASTA_SIZE:
+    if size > CANASTA:
         return "MELD_OVER_SEVEN"
     if size < 3:
         return "MELD_TOO_SMALL.italian"

@@ -19,12 +19,12 @@ from canasta.cards import (
     TWO,
 )
 from canasta.families.italian.going_out import italian_can_go_out
-from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.melds import CANASTA, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
 from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.rules import is_deuce_meld, open_allowed
 from canasta.families.italian.state import part_of
-from canasta.melds import CANASTA_SIZE, WILD_MELD
+from canasta.melds import WILD_MELD
 from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move
 from canasta.options import (
     DEUCE_ON_OPT,
@@ -96,7 +96,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
                 for jj in range((0 if clean_only else rc[JOKER_RANK] - j0) + 1):
                     h = (n0 + extra, d0 + dd, j0 + jj)
                     size = 1 + sum(h)
-                    if size <= CANASTA_SIZE and h not in heads and it_group_error(
+                    if size <= CANASTA and h not in heads and it_group_error(
                             house, 1 + h[0], h[1], h[2], False) is None:
                         heads.append(h)
     skip = need if (frozen or house.pozzo_take == "natural_pair_only") else 2
@@ -199,7 +199,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
         if m is not None:
             size = m.naturals + m.deuces + m.jokers
             dirty = m.deuces + m.jokers > 0
-            closes = size == CANASTA_SIZE - 1
+            closes = size == CANASTA - 1
             if k and not (closes and dirty and blocks_dirty):
                 if hsize >= 3:
                     append(NATURAL_ON_OPT + x)
@@ -239,7 +239,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                     append(NEW_PAIR_JOKER_OPT + x)
     if deuces or jokers:
         if wild_open and wm is not None:
-            if wm.size < CANASTA_SIZE:
+            if wm.size < CANASTA:
                 for code, dd, jj in ((DEUCE_ON_WILD_OPT, 1, 0), (JOKER_ON_WILD_OPT, 0, 1)):
                     if (dd and not deuces) or (jj and not jokers):
                         continue
@@ -254,7 +254,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> None:
                 # (B.8.0: 2 jokers + 2 deuces reads as neither kind; 3 deuces + 2 jokers does)
                 for dd, jj in ((2, 0), (1, 1), (0, 2)):
                     nd, nj = wm.deuces + dd, wm.jokers + jj
-                    if dd > deuces or jj > jokers or nd + nj > CANASTA_SIZE or wild_meld_kind(house, nd, nj) is None:
+                    if dd > deuces or jj > jokers or nd + nj > CANASTA or wild_meld_kind(house, nd, nj) is None:
                         continue
                     if any(wild_meld_kind(house, wm.deuces + a, wm.jokers + b) is not None and (
                             not clean_turn or wild_meld_is_clean(wm.deuces + a, wm.jokers + b))

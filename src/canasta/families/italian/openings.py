@@ -18,9 +18,9 @@ from canasta.cards import (
     TWO,
     Card,
 )
-from canasta.families.italian.melds import it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.melds import CANASTA, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.options import italian_rules
-from canasta.melds import CANASTA_SIZE, WILD_MELD
+from canasta.melds import WILD_MELD
 from canasta.moves import MELD, Group, Move, group_cards, group_target
 from canasta.options import Spec
 
@@ -65,13 +65,13 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
             # optionally one meld of wild cards
             if value >= minimum:
                 yield list(chosen)
-            for d in range(0, min(deuces, CANASTA_SIZE) + 1):
-                for j in range(0, min(jokers, CANASTA_SIZE - d) + 1):
+            for d in range(0, min(deuces, CANASTA) + 1):
+                for j in range(0, min(jokers, CANASTA - d) + 1):
                     if d + j < 3 or it_group_error(house, 0, d, j, True) is not None:
                         continue
                     if clean_needed and not wild_meld_is_clean(d, j):
                         continue
-                    if rgit and d + j < CANASTA_SIZE and wild_meld_kind(house, d, j) == "deuce" and any(
+                    if rgit and d + j < CANASTA and wild_meld_kind(house, d, j) == "deuce" and any(
                             q[2] for q in chosen):
                         continue  # I-O14 rgit: no deuces on natural melds beside an open deuce meld
                     if value + d * dv + j * jv >= minimum:
@@ -86,9 +86,9 @@ def opening_specs(g: Game, counts: list[int], minimum: int, clean_only: bool,
         v = vals[RANK_CARDS[x][0]]
         wild_opts = [(0, 0)] if clean_needed else [
             (d, j) for d in range(min(deuces, 3) + 1) for j in range(min(jokers, 3) + 1)]
-        for n in range(2, min(counts[x], CANASTA_SIZE) + 1):
+        for n in range(2, min(counts[x], CANASTA) + 1):
             for d, j in wild_opts:
-                if n + d + j < 3 or n + d + j > CANASTA_SIZE or it_group_error(house, n, d, j, False) is not None:
+                if n + d + j < 3 or n + d + j > CANASTA or it_group_error(house, n, d, j, False) is not None:
                     continue
                 chosen.append((x, n, d, j))
                 yield from rec(i + 1, value + n * v + d * dv + j * jv, deuces - d, jokers - j)
@@ -110,7 +110,7 @@ def opening_options(g: Game) -> Iterator[Move | tuple[Spec, ...]]:
         closes = False
         for _, n, d, j in spec:
             used += n + d + j
-            closes = closes or n + d + j == CANASTA_SIZE
+            closes = closes or n + d + j == CANASTA
         if hsize - used >= 2 and not closes:
             yield tuple(spec)
         else:

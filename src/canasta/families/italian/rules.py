@@ -32,11 +32,17 @@ from canasta.cards import (
 )
 from canasta.errors import IllegalMoveError, refuse
 from canasta.fairdeal import DealRandom
-from canasta.families.italian.melds import it_canasta, it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.melds import (
+    CANASTA,
+    it_canasta,
+    it_group_error,
+    wild_meld_is_clean,
+    wild_meld_kind,
+)
 from canasta.families.italian.openings import opening_options
 from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.state import part_of
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
+from canasta.melds import WILD_MELD, Meld
 from canasta.moves import Group, Move, group_cards, group_target
 from canasta.plans import GroupPlan, MeldPlan, TakePlan
 from canasta.rules import RuleSet
@@ -259,7 +265,7 @@ def plan_groups(
             raise refuse(bad)
         if key != WILD_MELD and d:
             adds_deuces_to_naturals = True
-        if tn + td + tj == CANASTA_SIZE:
+        if tn + td + tj == CANASTA:
             after = Meld(key)
             for c in (*(m.cards if m else ()), *cards):
                 after.add(c)
@@ -445,7 +451,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     for c in all_cards:
         left[c] -= 1
     plans, closing, wild_after = plan_groups(g, seat, extras, skip_key=rt)
-    if tn + td + tj == CANASTA_SIZE:
+    if tn + td + tj == CANASTA:
         closing = [head_meld, *closing]
         if house.open_deuce_meld == "no_dirty_canasta_while_deuce_meld_open" and (td + tj) and (
             wild_after if house.wild_meld_obligation_all else (wild_after and is_deuce_meld(house, g.melds[side][WILD_MELD])
@@ -487,7 +493,7 @@ def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1)
         for c in cards:
             g.remove_card(seat, c)
             m.add(c)
-        if m.size >= CANASTA_SIZE and key != THREE:
+        if m.size >= CANASTA and key != THREE:
             del melds[key]
             part_of(g).closed[side].append(m)
             g.canasta_counts[side] += 1

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from canasta.cards import CARD_RANK, IS_WILD, Card, card_str, read_cards
 from canasta.exceptions import PositionError
+from canasta.families.italian.melds import CANASTA
 from canasta.families.italian.options import italian_rules
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld
+from canasta.melds import WILD_MELD, Meld
 from canasta.state import ANSWER_PHASE, FINAL_PHASE, MELD_PHASE, DrawMode, StateField, StatePart, read_meld
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def _read_closed(g: Game, value: Any) -> list[list[Meld]]:
             raise PositionError(f"closed[{side}] must be a list of closed canastas")
         melds = [read_meld(g, entry, f"closed[{side}][{i}]") for i, entry in enumerate(entries)]
         for i, m in enumerate(melds):
-            if m.size != CANASTA_SIZE:
+            if m.size != CANASTA:
                 raise PositionError(f"closed[{side}][{i}]: a closed canasta has exactly seven cards")
         out.append(melds)
     return out
