@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from fastapi.testclient import TestClient
 
 from canasta.review import DecisionReview, Task
 from canasta.web import reviews
 from canasta.web.reviews import CLIENT_SHARE, TABLE_SHARE, Reviewer
 from canasta.web.room import Settings
+from canasta.web.store import Store
 from test_web import database, hello, human_table, room_client
 from test_web_review import ask, play, until_done
 
@@ -59,10 +59,17 @@ def test_a_joined_seat_and_every_rematch_seat_review_their_own_hands(tmp_path: P
 # ------------------------------------------------------------------ the queue
 
 
+class NoStore:
+    """Where a computed review would be kept: nowhere."""
+
+    def save_review(self, *args: Any) -> None:
+        pass
+
+
 def blocked_reviewer(workers: int = 1) -> tuple[Reviewer, dict[tuple[str, int, int], asyncio.Event]]:
     """A reviewer whose decisions each wait for their review's event (set by the test), so what
     runs and what waits is decided by the queue alone, never by timing."""
-    reviewer = Reviewer(None, Settings(review_workers=workers))  # type: ignore[arg-type]  # nothing is stored
+    reviewer = Reviewer(cast(Store, NoStore()), Settings(review_workers=workers))
     gates: dict[tuple[str, int, int], asyncio.Event] = {}
 
     async def evaluate(task: Task) -> DecisionReview | None:
@@ -81,7 +88,6 @@ class FakeTask:
 def test_the_queue_serves_clients_and_tables_in_turn_with_a_position() -> None:
     async def scenario() -> None:
         reviewer, gates = blocked_reviewer()
-        reviewer.store = type("S", (), {"save_review": staticmethod(lambda *a: None)})()  # type: ignore[assignment]
 
         def start(table: str, hand: int, client: str) -> tuple[str, int, int]:
             key = (table, hand, 0)

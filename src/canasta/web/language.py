@@ -28,7 +28,7 @@ from canasta.i18n import (
     negotiate,
     translator,
 )
-from canasta.i18n.words import END_REASONS
+from canasta.i18n.words import END_REASONS, seat_name
 
 TEMPLATE: Final = "_template"  # an error's English template and its fields, until it is sent
 REFUSAL: Final = "_refusal"  # an engine refusal (IllegalMoveError), until it is sent
@@ -110,7 +110,10 @@ def _say(msg: dict[str, Any], lang: str) -> dict[str, Any]:
         msg["message"] = translator(lang).refusal(exc)
     elif template is not None:
         text, fields = template
-        said = translator(lang).gettext(text)
+        tr = translator(lang)
+        # a seat's compass name ("it is East's move") in the reader's language, as the log says it
+        fields = {k: seat_name(v, tr) if k == "name" and isinstance(v, str) else v for k, v in fields.items()}
+        said = tr.gettext(text)
         try:
             msg["message"] = said.format(**fields) if fields else said
         except (KeyError, IndexError, ValueError):  # a translation that lost a field: English rather than nothing

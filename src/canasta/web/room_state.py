@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 from canasta.bots import LEVELS
 from canasta.errors import CanastaError
 from canasta.i18n import DEFAULT, N_, translator
+from canasta.i18n.words import seat_name
 from canasta.play.table import Table
 from canasta.present import describe
 from canasta.review import DEFAULT_WORLDS
@@ -301,7 +302,7 @@ class RoomState:
         tr, t = translator(lang), self.table
         return [{"id": n.id, "kind": n.kind, "seat": n.seat, "hand": n.hand, "after": n.after,
                  "text": tr.gettext(TIMED_OUT_YOU) if n.seat == seat else
-                 tr.gettext(TIMED_OUT).format(name=t.names[n.seat])}
+                 tr.gettext(TIMED_OUT).format(name=seat_name(t.names[n.seat], tr))}
                 for n in self.current_notices()]
 
     def said(self, lang: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -323,7 +324,7 @@ class RoomState:
         last: dict[str, str] = {str(s): shown.get(e.number) or describe(e.move, t.rules, None, tr) for s, e in t.last_moves().items()}
         if notices:
             said = [{"id": n.id, "kind": n.kind, "seat": n.seat, "after": n.after,
-                     "text": tr.gettext(TIMED_OUT).format(name=t.names[n.seat])} for n in notices]
+                     "text": tr.gettext(TIMED_OUT).format(name=seat_name(t.names[n.seat], tr))} for n in notices]
             log = self.with_notices(log, said)
         if any(k != key for k, _log, _last in self.said_by_lang.values()):
             self.said_by_lang.clear()  # an earlier event's words

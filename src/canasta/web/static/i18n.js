@@ -30,6 +30,13 @@ async function load() {
 }
 
 const catalog = await load();
+// a language asked for in the address is the reader's choice from then on, as the menu's is: the
+// table the lobby opens, its rematch and every other page of the room follow it
+const fromAddress = new URLSearchParams(location.search).get("lang");
+const same = (a, b) => a.toLowerCase().replace("-", "_") === b.toLowerCase().replace("-", "_");
+if (fromAddress && catalog.lang && catalog.lang !== PSEUDO && same(fromAddress, catalog.lang)) {
+  localStorage.setItem(LANG_KEY, catalog.lang);
+}
 export const lang = catalog.lang;
 export const languages = catalog.languages || [["en", "English"]];
 /** The notes on the pile, by key, in this language (the engine's sentences: canasta.family.PILE_NOTES). */

@@ -1404,6 +1404,15 @@ function renderScores() {
   let note = _("Playing to {target} · hand {hand}", { target: state.target, hand: v.hand_number });
   if (state.seat >= 0) note += " · " + ngettext("your first meld needs {n} point", "your first meld needs {n} points", state.players[state.seat].minimum);
   $("scores").innerHTML = `<table class="sheet">${rows}</table><p class="muted">${escapeHtml(note)}</p>`;
+  // the same in one line for the header of a phone, where the panel is below the table: your side's
+  // total first, then the others', and what your first meld must count
+  const line = $("scoreline");
+  const mineAt = state.totals.findIndex((_t, i) => (rules && rules.cutthroat ? i === state.seat : state.seat >= 0 && v.side_of[state.seat] === i));
+  const order = mineAt >= 0 ? [mineAt, ...state.totals.map((_t, i) => i).filter((i) => i !== mineAt)] : state.totals.map((_t, i) => i);
+  line.innerHTML = order.map((i) => `<span${i === mineAt ? ' class="mine"' : ""}>${number(state.totals[i])}</span>`).join(" – ") +
+    (state.seat >= 0 ? " · " + escapeHtml(_("first meld {n}", { n: state.players[state.seat].minimum })) : "");
+  line.title = order.map((i) => `${scoreName(i)}: ${number(state.totals[i])}`).join(" · ") + " · " + note;
+  line.setAttribute("aria-label", line.title);
 }
 
 function renderLog() {
