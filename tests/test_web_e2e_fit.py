@@ -153,3 +153,52 @@ def test_the_lobby_fits_a_phone_and_creates_a_table(browser: Browser, server: Se
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     page.screenshot(path=str(shots / f"lobby-created-{lang}-390x844.png"), full_page=True)
     assert not errors, errors
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 768), (390, 844)])
+def test_the_open_tables_are_paged_and_a_player_hides_one(browser: Browser, tmp_path: Path, shots: Path,
+                                                           width: int, height: int) -> None:
+    import json
+    import urllib.request
+
+    server = ServerProcess(str(tmp_path / "list.db"), args=["--tables-per-minute", "0",
+                                                            "--listed-per-address", "0"]).start()
+    try:
+        for i in range(13):
+            body = {"preset": "classic-2p", "name": f"P{i}", "seat": 0, "seats": [{}, {"kind": "open"}]}
+            request = urllib.request.Request(server.url + "/api/tables", data=json.dumps(body).encode(),
+                                             headers={"content-type": "application/json", "origin": server.url})
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                assert answer.status == 200
+        page = browser.new_context(viewport={"width": width, "height": height}).new_page()
+        errors = page_errors(page)
+        page.goto(f"{server.url}/?lang=it")
+        page.wait_for_selector("body[data-open-page='1/2']", timeout=WAIT_MS)
+        assert page.locator("#open-tables .open-table").count() == 10
+        assert page.inner_text("#open-page") == "pagina 1 di 2" and page.is_disabled("#open-prev")
+        page.locator("#open-pager").scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / f"open-tables-it-{width}x{height}.png"))
+        page.click("#open-next")
+        page.wait_for_selector("body[data-open-page='2/2']", timeout=WAIT_MS)
+        rows = page.locator("#open-tables .open-table")
+        assert rows.count() == 3
+        gone = rows.first.get_attribute("data-table")
+        assert rows.first.locator("button").inner_text() == "Nascondi"
+        rows.first.locator("button").click()
+        page.wait_for_function("(id) => !document.querySelector(`.open-table[data-table='${id}']`)", arg=gone,
+                               timeout=WAIT_MS)
+        assert page.locator("#open-tables .open-table").count() == 2
+        assert page.inner_text("#open-unhide") == "Mostra il tavolo nascosto (1)"
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(shots / f"open-tables-hidden-it-{width}x{height}.png"))
+        page.reload()  # remembered in this browser
+        page.wait_for_selector("body[data-open-page='1/2']", timeout=WAIT_MS)
+        page.click("#open-next")
+        page.wait_for_selector("body[data-open-page='2/2']", timeout=WAIT_MS)
+        assert page.locator("#open-tables .open-table").count() == 2
+        page.click("#open-unhide")
+        page.wait_for_function("() => document.querySelectorAll('#open-tables .open-table').length === 3",
+                               timeout=WAIT_MS)
+        assert not errors, errors
+    finally:
+        server.stop()

@@ -93,6 +93,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                         help="open websockets one client address may hold (default 20; 0: no limit)")
     parser.add_argument("--tables-per-minute", type=int, default=10, metavar="N",
                         help="tables one client address may create per minute (default 10; 0: no limit)")
+    parser.add_argument("--listed-per-address", type=int, default=3, metavar="N",
+                        help="open tables made from one client address that the lobby lists "
+                             "(its most recently active ones; default 3; 0: no limit)")
     parser.add_argument("--idle-hours", type=float, default=24.0, metavar="HOURS",
                         help="close a table nobody is connected to and nobody played at for this long "
                              "(status abandoned; kept in the database; default 24; 0: never)")
@@ -263,7 +266,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return reencrypt(db, args.redis is not None)
     if args.grace < 0 or args.bot_delay < 0:
         raise CanastaError("--grace and --bot-delay must not be negative")
-    for name in ("sockets_per_address", "tables_per_minute", "idle_hours"):
+    for name in ("sockets_per_address", "tables_per_minute", "listed_per_address", "idle_hours"):
         if getattr(args, name) < 0 or getattr(args, name) != getattr(args, name):  # NaN too
             raise CanastaError(f"--{name.replace('_', '-')} must not be negative (0: no limit)")
     if args.bot_workers is not None and not 0 <= args.bot_workers <= 64:
@@ -286,7 +289,7 @@ def run_serve(args: argparse.Namespace) -> int:
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
-        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0,
+        listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0,
         allowed_hosts=hosts, review_worlds=args.review_worlds, review_workers=args.review_workers)
     if args.worker:
         if cluster is None or args.db is None:
@@ -307,7 +310,7 @@ def run_serve(args: argparse.Namespace) -> int:
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
-        idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
+        listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
         # a number, so the workers start with the server rather than at the first decision
         bot_workers=default_workers() if args.bot_workers is None else args.bot_workers, allowed_hosts=hosts,
         review_worlds=args.review_worlds, review_workers=args.review_workers))

@@ -92,7 +92,9 @@ class Lobby:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
 
-    async def create(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def create(self, body: dict[str, Any], lister: str | None = None) -> dict[str, Any]:
+        """A table as ``body`` describes it; ``lister``: the tag of the client address that made it
+        (:meth:`canasta.web.vault.Vault.tag`), by which the lobby caps the tables it lists."""
         rules = build_rules(body.get("preset", "classic-4p"), body.get("options"), body.get("target"))
         n = rules.players
         specs = body.get("seats")
@@ -163,6 +165,8 @@ class Lobby:
             raise bad("chat_spectators is true (spectators read the table's chat) or false")
         if chat_spectators:
             config["chat_spectators"] = True
+        if lister is not None:
+            config["lister"] = lister
         room = await self.open_table(rules, seats, seed, fair, config)
         table, table_id = room.table, room.id
         return {"table": table_id, "seat": me, "token": token, "next_deal": next_deal(table),
@@ -270,6 +274,8 @@ def next_deal(table: Table) -> dict[str, Any] | None:
 
 
 routes = APIRouter()
+PAGE = 10  # open tables a page of the lobby's list
+MAX_HIDDEN = 200  # table ids a reader's page may ask to leave out of the list
 
 
 @routes.get("/api/presets")
@@ -282,7 +288,7 @@ async def presets(request: Request, lang: str | None = None) -> dict[str, Any]:
 async def create(request: Request, card: TheCardRoom) -> dict[str, Any]:
     body = await card.body(request)
     card.may_create(request)
-    made = await Lobby(card.hub).create(body)
+    made = await Lobby(card.hub).create(body, card.store.vault.tag(client_address(request)))
     card.hub.count_creation(client_address(request))
     return made
 
@@ -304,10 +310,35 @@ async def quick(request: Request, card: TheCardRoom) -> dict[str, Any]:
     return made
 
 
+def listed(rooms: list[Room], per_lister: int, hidden: set[str]) -> list[Room]:
+    """The open tables the lobby lists, the most recently active first: at most ``per_lister`` made
+    from one client address (0: no limit; its most recently active ones), none of ``hidden``."""
+    shown: list[Room] = []
+    count: dict[str, int] = {}
+    for room in sorted(rooms, key=lambda r: (-r.last_active, r.id)):
+        if room.id in hidden or not any(s.kind == "open" for s in room.seats):
+            continue
+        lister = room.config.get("lister")
+        if isinstance(lister, str) and per_lister > 0:
+            count[lister] = count.get(lister, 0) + 1
+            if count[lister] > per_lister:
+                continue
+        shown.append(room)
+    return shown
+
+
 @routes.get("/api/tables")
-async def open_tables(card: TheCardRoom) -> dict[str, Any]:
+async def open_tables(card: TheCardRoom, page: int = 1, hide: str = "") -> dict[str, Any]:
+    """The open tables, :data:`PAGE` a page (``page``: 1, 2, ...), the most recently active first;
+    ``hide``: table ids the reader hid, comma-separated (at most :data:`MAX_HIDDEN`)."""
+    if page < 1:
+        raise bad(N_("a page of the list is a whole number from 1"))
+    hidden = set(hide.split(",")[:MAX_HIDDEN]) if hide else set()
     lobby = Lobby(card.hub)
-    return {"tables": [lobby.info(r) for r in await card.hub.open_rooms() if any(s.kind == "open" for s in r.seats)]}
+    tables = listed(await card.hub.open_rooms(), card.settings.listed_per_address, hidden)
+    pages = max(1, -(-len(tables) // PAGE))
+    here = tables[(page - 1) * PAGE:page * PAGE]
+    return {"tables": [lobby.info(r) for r in here], "page": page, "pages": pages, "total": len(tables)}
 
 
 @routes.get("/api/tables/{table_id}")

@@ -54,6 +54,7 @@ class Settings:
     api_docs: bool = False  # serve /openapi.json, /docs and /redoc
     sockets_per_address: int = 20  # open websockets per client address (0: no limit)
     tables_per_minute: int = 10  # tables one client address may create per minute (0: no limit)
+    listed_per_address: int = 3  # open tables made from one client address that the lobby lists (0: no limit)
     idle_hours: float = 24.0  # a table nobody is connected to and nobody played at for this long closes (0: never)
     bot_workers: int | None = None  # processes for the searching bots (None: cores - 1; 0: a thread, as before)
     bot_timeout: float = 3.0  # seconds a pooled bot decision may take, waiting included; then a basic bot moves

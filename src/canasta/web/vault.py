@@ -40,11 +40,20 @@ class Vault:
             raise CanastaError(f"{ENV}: give at least one key")
         try:
             self.first = Fernet(keys[0].strip().encode())
+            self.key = keys[0].strip().encode()
             self.fernet = MultiFernet([Fernet(k.strip().encode()) for k in keys])
         except (ValueError, TypeError):
             raise CanastaError(f"{origin}: a key is 32 bytes in url-safe base64 (44 characters); make one "
                                "with: canasta serve --new-secret-key") from None
         self.origin = origin
+
+    def tag(self, text: str) -> str:
+        """A short keyed digest of ``text`` (HMAC-SHA256 under the first key): the same text gives
+        the same tag, and the tag does not give the text back (a client address kept as a tag)."""
+        import hashlib
+        import hmac
+
+        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()[:16]
 
     def seal(self, data: Any) -> Any:
         """``data`` with every ``secret`` text encrypted (a copy; the rest as it is)."""

@@ -184,20 +184,48 @@ function presetWords(name) {
   return (found && found.label) || name;
 }
 
+// the open tables: a page at a time; the tables this reader hid are left out (remembered in this browser)
+const HIDDEN_KEY = "canasta:hidden-tables";
+const MAX_HIDDEN = 200;
+let openPage = 1;
+const hiddenTables = () => { try { return JSON.parse(localStorage.getItem(HIDDEN_KEY) || "[]").slice(-MAX_HIDDEN); } catch (e) { return []; } };
+function hideTable(id) {
+  localStorage.setItem(HIDDEN_KEY, JSON.stringify([...hiddenTables().filter((x) => x !== id), id].slice(-MAX_HIDDEN)));
+  refresh();
+}
+$("open-prev").onclick = () => { openPage = Math.max(1, openPage - 1); refresh(); };
+$("open-next").onclick = () => { openPage += 1; refresh(); };
+$("open-unhide").onclick = () => { localStorage.removeItem(HIDDEN_KEY); refresh(); };
+
 async function refresh() {
-  const open = await (await fetch(`/api/tables?lang=${lang}`)).json();
+  const hidden = hiddenTables();
+  const ask = (page) => fetch(`/api/tables?lang=${lang}&page=${page}&hide=${encodeURIComponent(hidden.join(","))}`).then((r) => r.json());
+  let open = await ask(openPage);
+  if (open.page > open.pages) { openPage = open.pages; open = await ask(openPage); } // the list got shorter
   const box = $("open-tables");
   box.textContent = open.tables.length ? "" : _("none yet");
   for (const t of open.tables) {
     const d = document.createElement("div");
-    d.className = "row";
+    d.className = "row open-table";
+    d.dataset.table = t.table;
     const free = t.seats.filter((s) => s.kind === "open").length;
-    d.innerHTML = `<a></a><span class="muted"></span>`;
+    d.innerHTML = `<a></a><span class="muted"></span><button type="button" class="secondary small"></button>`;
     d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
     d.querySelector("a").textContent = tableTitle(t.title, t.host) || t.table;
     d.querySelector("span").textContent = `${presetWords(t.preset)} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => seatName(s.name, s.kind)).join(", ")}`;
+    const hide = d.querySelector("button");
+    hide.textContent = _("Hide");
+    hide.title = _("leave this table out of your list (in this browser)");
+    hide.onclick = () => hideTable(t.table);
     box.appendChild(d);
   }
+  $("open-pager").hidden = open.pages <= 1;
+  $("open-page").textContent = _("page {page} of {pages}", { page: open.page, pages: open.pages });
+  $("open-prev").disabled = open.page <= 1;
+  $("open-next").disabled = open.page >= open.pages;
+  $("open-unhide").hidden = !hidden.length;
+  $("open-unhide").textContent = ngettext("Show the {n} hidden table", "Show the {n} hidden tables", hidden.length);
+  document.body.dataset.openPage = `${open.page}/${open.pages}`; // tests read it
   const hist = await (await fetch("/api/history")).json();
   const hb = $("history");
   hb.textContent = hist.tables.length ? "" : _("no finished games yet");
