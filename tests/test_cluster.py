@@ -586,7 +586,8 @@ def test_health_readiness_and_metrics_of_a_single_server(tmp_path: Any) -> None:
     from canasta.web.room import Settings
 
     with TestClient(create_app(str(tmp_path / "h.db"), settings=Settings(bot_delay=0, bot_workers=0,
-                                                                                   fixed_seeds=True))) as client:
+                                                                                   fixed_seeds=True)),
+                    client=("127.0.0.1", 50000)) as client:  # /metrics answers this machine only
         assert client.get("/healthz").json() == {"status": "ok"}
         assert client.get("/readyz").json() == {"status": "ready"}
         data = client.post("/api/quick", json={"name": "Ann", "seed": 3}).json()

@@ -289,8 +289,10 @@ def run_serve(args: argparse.Namespace) -> int:
         grace=args.grace, bot_delay=args.bot_delay, fixed_seeds=args.allow_fixed_seeds,
         allow_origins=tuple(args.allow_origin), api_docs=args.api_docs,
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
-        listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal, bot_workers=0,
-        allowed_hosts=hosts, review_worlds=args.review_worlds, review_workers=args.review_workers)
+        listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout,
+        auto_deal=args.auto_deal, bot_workers=0,
+        allowed_hosts=hosts, review_worlds=args.review_worlds, review_workers=args.review_workers,
+        metrics_token=os.environ.get("CANASTA_METRICS_TOKEN") or None)
     if args.worker:
         if cluster is None or args.db is None:
             raise CanastaError("--worker needs --db (the servers' database) and --redis")
@@ -313,7 +315,8 @@ def run_serve(args: argparse.Namespace) -> int:
         listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
         # a number, so the workers start with the server rather than at the first decision
         bot_workers=default_workers() if args.bot_workers is None else args.bot_workers, allowed_hosts=hosts,
-        review_worlds=args.review_worlds, review_workers=args.review_workers))
+        review_worlds=args.review_worlds, review_workers=args.review_workers,
+        metrics_token=os.environ.get("CANASTA_METRICS_TOKEN") or None))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {redact(db)})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,

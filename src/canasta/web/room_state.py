@@ -64,6 +64,7 @@ class Settings:
     review_worlds: int = DEFAULT_WORLDS  # worlds sampled per reviewed decision (tests: a few)
     review_workers: int = 1  # processes that compute reviews (0: a thread of the server process)
     chat_rate: tuple[float, float] = CHAT_RATE  # chat lines a second and burst, per seat
+    metrics_token: str | None = None  # /metrics for a bearer of this token (None: this machine only)
 
 
 # what a person may be told from more than one place
