@@ -40,6 +40,7 @@ from canasta.review import (
     MARK_NAMES,
     MARK_SYMBOLS,
     MARKS,
+    NOISE_Z,
     DecisionReview,
     Task,
     run_task,
@@ -281,6 +282,8 @@ def review_payload(state: dict[str, Any], hand: int, seat: int, decisions: list[
                 "move": d.move, "made": proposal(move, rules, tr),
                 "best": d.best, "better": proposal(best, rules, tr) if best is not None else "",
                 "loss": d.loss, "stderr": d.stderr, "value": d.value, "best_value": d.best_value,
+                # better beyond the noise of the sampled deals (as the marks are): else only another choice
+                "significant": best is not None and d.loss > NOISE_Z * d.stderr,
                 "worlds": d.worlds, "candidates": d.candidates,
                 "view": views[index].to_dict(include_rules=False)})
         timeline.append(entry)

@@ -146,14 +146,20 @@ function position(e, li) {
   $("position").hidden = false;
   $("pos-title").textContent = _("Before move {n}", { n: e.index + 1 }) + (e.mark ? ` · ${e.symbol} ${e.mark_name}` : "");
   $("pos-made").textContent = prettyCards(e.made);
+  // "better" only when the gain stands clear of the noise of the sampled deals (as a mark does);
+  // else the expert's other choice is shown as no better than the one made
+  const better = Boolean(e.better && e.significant);
   $("pos-best-line").hidden = !e.better;
+  $("pos-best-line").classList.toggle("best", better);
+  $("pos-best-label").textContent = better ? _("Better") : _("Also possible");
   $("pos-best").textContent = prettyCards(e.better);
-  $("pos-loss").textContent = e.better
-    ? _("the better choice is worth {loss} points more (± {stderr}), over {worlds} deals of the unseen cards",
-      { loss: Math.round(e.loss), stderr: Math.round(e.stderr), worlds: e.worlds })
-    : _("there was no other choice worth comparing");
+  const figures = { loss: Math.round(e.loss), stderr: Math.round(e.stderr), worlds: e.worlds };
+  $("pos-loss").textContent = !e.better ? _("there was no other choice worth comparing")
+    : better ? _("the better choice is worth {loss} points more (± {stderr}), over {worlds} deals of the unseen cards", figures)
+      : _("the other choice's {loss} points more (± {stderr}) are within the noise of {worlds} deals of the unseen cards: no better than the move made", figures);
+  document.body.dataset.better = String(better);
   // the seat's own hand: the cards the move made used, and the better one's
-  const made = cardsOf(e.move), best = cardsOf(e.best);
+  const made = cardsOf(e.move), best = better ? cardsOf(e.best) : [];
   const hand = $("pos-hand");
   hand.innerHTML = "";
   v.hand.slice().sort((a, b) => rankIndex(a) - rankIndex(b)).forEach((c) => {

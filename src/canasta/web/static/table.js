@@ -198,9 +198,30 @@ function connect() {
   ws.onclose = () => {
     $("conn").textContent = _("reconnecting…");
     $("conn").className = "down";
+    setAway(true);
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);
   };
+}
+
+// While the server is away (the socket closed, reconnecting), every button that would send something is
+// disabled and says why; once the server answers again each is as it was, and the next state and
+// check set them anew.
+const AWAY_BUTTONS = "#buttons button, #banner button, #sheet-modal button, #ask-modal button, #chat-say button";
+function setAway(away) {
+  if (away === (document.body.dataset.away === "true")) return;
+  document.body.dataset.away = String(away);
+  for (const b of document.querySelectorAll(AWAY_BUTTONS)) {
+    if (away) {
+      b.dataset.awayWas = JSON.stringify([b.disabled, b.title]);
+      b.disabled = true;
+      b.title = _("the server is away: reconnecting…");
+    } else if (b.dataset.awayWas) {
+      [b.disabled, b.title] = JSON.parse(b.dataset.awayWas);
+      delete b.dataset.awayWas;
+    }
+  }
+  $("reason").textContent = away ? _("The server is away, so no move can be made: reconnecting… Your hand is kept.") : "";
 }
 
 function send(msg) {
@@ -209,6 +230,7 @@ function send(msg) {
 
 function onMessage(m) {
   if (m.type === "welcome") {
+    setAway(false);
     rules = m.rules;
     if (m.words) words = m.words;
     title = m.title || "";
@@ -1204,6 +1226,7 @@ function fitted() {
 // selects, Shift with an arrow moves the card in your hand.  Letters press the buttons
 // (D draw, T take, M meld, X discard, G + group, C or Escape clear, U undo, H hint, A may I go
 // out?, E end the hand, O announce opening, N next hand; Y and N answer your partner), and ? shows them.
+// J (or the page's first Tab stop, "Skip to your hand") takes the focus to your hand from anywhere.
 let handFocus = null; // {i, code}: the hand's card that takes the keyboard's focus
 
 function focusCard(el, now) {
@@ -1234,6 +1257,13 @@ $("hand").addEventListener("keydown", (e) => {
   }
 });
 
+/** The keyboard's focus to your hand (its card that takes the focus): the skip link and J. */
+function toHand() {
+  const el = document.querySelector("#hand .card[tabindex='0']") || document.querySelector("#hand .card");
+  if (el) focusCard(el, true);
+}
+$("skip-hand").onclick = (e) => { e.preventDefault(); toHand(); };
+
 const KEYS = { d: "btn-draw", t: "btn-take", m: "btn-meld", x: "btn-discard", g: "btn-group", c: "btn-clear", u: "btn-undo",
   h: "btn-hint", a: "btn-ask", e: "btn-end", o: "btn-open", n: "btn-deal2" };
 
@@ -1248,6 +1278,7 @@ document.addEventListener("keydown", (e) => {
     return;
   }
   if (e.key === "?") { $("keys-modal").hidden = !$("keys-modal").hidden; return; }
+  if (key === "j" && !open) { e.preventDefault(); toHand(); return; }
   let id = null;
   if (open && open.id === "ask-modal") id = { y: "ask-yes", n: "ask-no" }[key];
   else if (open && open.id === "sheet-modal") id = { n: "btn-next" }[key];
