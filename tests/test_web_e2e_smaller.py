@@ -153,3 +153,32 @@ def test_the_review_says_better_only_beyond_the_noise_and_the_replay_shows_the_t
         assert not errors, errors
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("width", "height", "lang"), [(1366, 768, "en"), (390, 844, "it")])
+def test_a_review_that_waits_shows_its_place_in_the_queue(browser: Browser, tmp_path: Path, shots: Path,
+                                                           width: int, height: int, lang: str) -> None:
+    """Item 2: one review process computes one review at a time (here a slow one: many worlds a
+    decision); the next review asked waits, and its page says where it is in the queue."""
+    server = ServerProcess(str(tmp_path / "queue.db"), args=[
+        "--bot-delay", "0", "--allow-fixed-seeds", "--review-workers", "1", "--review-worlds", "300"]).start()
+    try:
+        page, errors = new_page(browser, width, height, lang)
+        table = open_table(page, server.url, {"preset": "classic-2p", "name": "Ann", "seat": 0, "seed": 11,
+                                              "target": 100, "seats": TWO_BOTS, "review_others": True})
+        token = page.evaluate(f"() => JSON.parse(localStorage.getItem('canasta:{table}')).token")
+        page.goto(server.url + "/")
+        play_match_over_a_socket(server, table, token)
+        page.goto(f"{server.url}/review/{table}?hand=1&seat=0")
+        page.wait_for_selector("body[data-review=running]", timeout=WAIT_MS)
+        other, other_errors = new_page(browser, width, height, lang)
+        other.goto(f"{server.url}/review/{table}?hand=1&seat=1")  # a spectator's review of the other seat
+        other.wait_for_selector("body[data-review=waiting][data-position='1']", timeout=WAIT_MS)
+        said = {"en": "Waiting: this review is next in the queue",
+                "it": "In attesa: questa analisi è la prossima in coda"}[lang]
+        assert other.inner_text("#progress-text") == said and other.is_visible("#progress-box")
+        assert other.evaluate("() => document.documentElement.scrollWidth") <= width
+        other.screenshot(path=str(shots / f"review-queued-{lang}-{width}x{height}.png"))
+        assert not errors and not other_errors, errors + other_errors
+    finally:
+        server.stop()

@@ -151,7 +151,7 @@ def test_a_client_beyond_its_share_is_told_why_in_its_language(tmp_path: Path, m
         code, first = ask(client, tid, token=tokens[0], hand=1)
         assert code == 200 and first["status"] == "running" and first["position"] == 0
         code, refused = ask(client, tid, lang="it", token=tokens[0], hand=1, seat=1)
-        assert code == 429 and refused["detail"].startswith("hai già la tua quota di revisioni"), refused
+        assert code == 429 and refused["detail"].startswith("hai già la tua quota di analisi"), refused
         body: dict[str, Any] = {"token": tokens[0], "hand": 1, "seat": 1}
         code, refused = ask(client, tid, **body)
         assert code == 429 and "you already have your share of reviews" in refused["detail"], refused
