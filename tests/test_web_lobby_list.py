@@ -59,7 +59,9 @@ def test_the_list_is_paged_and_a_reader_hides_tables(tmp_path: Path, monkeypatch
         assert [p["pages"] for p in pages] == [3, 3, 3] and pages[0]["total"] == 2 * PAGE + 3
         assert [t["table"] for p in pages for t in p["tables"]] == newest_first
         assert listing(client, page=4)["tables"] == []
-        assert client.get("/api/tables", params={"page": 0}).status_code == 400
+        for wrong in ("0", "-1", "x", "1.5", "9" * 12):
+            r = client.get("/api/tables", params={"page": wrong, "lang": "it"})
+            assert r.status_code == 400 and r.json()["detail"].startswith("una pagina dell'elenco"), r.text
         hidden = newest_first[:2]
         first = listing(client, page=1, hide=",".join(hidden))
         assert [t["table"] for t in first["tables"]] == newest_first[2:2 + PAGE] and first["total"] == 2 * PAGE + 1

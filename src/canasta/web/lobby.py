@@ -328,17 +328,18 @@ def listed(rooms: list[Room], per_lister: int, hidden: set[str]) -> list[Room]:
 
 
 @routes.get("/api/tables")
-async def open_tables(card: TheCardRoom, page: int = 1, hide: str = "") -> dict[str, Any]:
+async def open_tables(card: TheCardRoom, page: str = "1", hide: str = "") -> dict[str, Any]:
     """The open tables, :data:`PAGE` a page (``page``: 1, 2, ...), the most recently active first;
     ``hide``: table ids the reader hid, comma-separated (at most :data:`MAX_HIDDEN`)."""
-    if page < 1:
+    number = int(page) if page.isdigit() and len(page) <= 6 else 0
+    if number < 1:
         raise bad(N_("a page of the list is a whole number from 1"))
     hidden = set(hide.split(",")[:MAX_HIDDEN]) if hide else set()
     lobby = Lobby(card.hub)
     tables = listed(await card.hub.open_rooms(), card.settings.listed_per_address, hidden)
     pages = max(1, -(-len(tables) // PAGE))
-    here = tables[(page - 1) * PAGE:page * PAGE]
-    return {"tables": [lobby.info(r) for r in here], "page": page, "pages": pages, "total": len(tables)}
+    here = tables[(number - 1) * PAGE:number * PAGE]
+    return {"tables": [lobby.info(r) for r in here], "page": number, "pages": pages, "total": len(tables)}
 
 
 @routes.get("/api/tables/{table_id}")
