@@ -1,5 +1,6 @@
-"""The terminal app in Italian and in the pseudo-language (issue 18): no text bypasses
-the catalog, a whole match can be played in Italian, the language switches live."""
+"""The terminal app in Italian, Spanish, Brazilian Portuguese and the pseudo-language (issues 18,
+55): no text bypasses the catalog, a whole match can be played in each language with no English
+word left on its screens, the language switches live."""
 
 from __future__ import annotations
 
@@ -174,20 +175,38 @@ def test_the_new_game_screen_in_the_pseudo_language(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+#: what the catalog-driven check lets through on the screens of a game (besides the words both
+#: languages share): key names the app shows as keys, the brand
+KEYS_AND_BRAND = ("Esc", "Enter", "ctrl", "PgDn", "PgUp", "Tab", "canasta")
+
+
 @pytest.mark.slow
-def test_a_whole_match_in_italian(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lang", ["it", "es", "pt_BR"])
+def test_a_whole_match_in_each_language(tmp_path: Path, lang: str) -> None:
+    """A whole Italian Canasta match played through the keyboard in each language: the turn,
+    the panels' titles, the log, the score sheet and the result read in it, and no screen shows
+    a word of the English catalog ids that the language's translations do not use."""
+    from canasta.i18n import translator
+    from catalog_words import english_left
+
+    t = translator(lang)
+    _ = t.gettext
+
     async def run() -> None:
         rules = RuleSet.preset("italian-2p").with_options({"target": 100})
         table = build_table(rules, ["basic"], seed=11, hint_level="basic")
-        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang="it"), table, "it1")
+        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang=lang), table, f"{lang}1")
         seen: set[str] = set()
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, table)
             text = "\n".join(screen_texts(app))
-            assert "Tocca a te: pesca dal mazzo o prendi il pozzo" in text
-            assert "Giocatori" in text and "Pozzo e mazzo" in text and "Mazzo: " in text
-            for _ in range(8):
-                for _ in range(600):
+            turn = _("{subject}: {what}").format(subject=_("Your move"),
+                                                 what=_("draw from the stock or take the pozzo"))
+            assert turn in text, text
+            assert _("Players") in text and _("Pozzo and stock") in text
+            assert _("Stock: {cards}").split("{")[0] in text
+            for _hand in range(8):
+                for _step in range(600):
                     await settle(pilot, table)
                     if table.hand_over:
                         break
@@ -196,18 +215,75 @@ def test_a_whole_match_in_italian(tmp_path: Path) -> None:
                 await pilot.pause()
                 assert isinstance(app.screen, ScoreScreen)
                 sheet = "\n".join(screen_texts(app))
-                assert "Foglio dei punti" in sheet and "Carte calate" in sheet and "Totale" in sheet
+                seen.add(sheet)
+                assert _("Score sheet") in sheet and _("Total") in sheet
+                assert t.pgettext("score", "cards in melds").capitalize() in sheet, sheet
                 await pilot.press("enter")
                 await pilot.pause()
                 if table.match_over:
                     break
             assert table.match_over and isinstance(app.screen, ResultScreen)
             result = "\n".join(screen_texts(app))
-            assert "Risultato della partita" in result
-            assert "vincono la partita" in result or "La partita è pari" in result
+            seen.add(result)
+            assert _("Match result") in result
+            won = _("{side} win the match!").partition("{side}")
+            assert (won[0] in result and won[2] in result) or _("The match is drawn.") in result, result
         log = "\n".join(seen)
-        assert "Sud pesca" in log or "Nord pesca" in log
-        assert current().lang == "it"
+        south, north = t.pgettext("seat", "South"), t.pgettext("seat", "North")
+        assert f"{south} {t.pgettext('move', 'draws')}" in log or f"{north} {t.pgettext('move', 'draws')}" in log
+        left = english_left(seen, lang, KEYS_AND_BRAND)
+        assert left == {}, "\n".join(f"{w!r}: {t!r}" for w, t in left.items()) + "\n" + "\n".join(
+            line for text in seen for line in text.splitlines() if any(w in line.lower() for w in left))
+        assert current().lang == lang
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("lang", ["es", "pt_BR"])
+def test_every_screen_of_a_game_in_spanish_and_portuguese(tmp_path: Path, lang: str) -> None:
+    """The new-game screen, the table, a refusal, the rules and the help in Spanish and in
+    Brazilian Portuguese: no English word of the catalogs left on any of them."""
+    from canasta.i18n import translator
+    from catalog_words import english_left
+
+    t = translator(lang)
+
+    async def run() -> None:
+        seen: dict[str, list[str]] = {}
+        use(lang)
+        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang=lang))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, NewGameScreen)
+            seen["the new-game screen"] = screen_texts(app)
+            assert t.gettext("Start the game") in "\n".join(seen["the new-game screen"])
+            app.screen.query_one("#ng-preset", Select).value = "italian-3p"
+            for _ in range(5):
+                await pilot.pause()
+            seen["the new-game screen, Italian Canasta"] = screen_texts(app)
+        table = build_table(RuleSet.preset("classic-4p"), ["basic"], seed=7, hint_level="basic")
+        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0, lang=lang, hints=True), table, f"{lang}3")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, table)
+            for _ in range(5):
+                await pilot.pause(0.02)
+            seen["the table"] = screen_texts(app)
+            await pilot.press("x")  # nothing selected: a message
+            await pilot.pause()
+            seen["a message"] = screen_texts(app)
+            assert t.gettext("Select exactly one card to discard.") in "\n".join(seen["a message"])
+            await pilot.press("t")  # a refusal, by its code and rule
+            await pilot.pause()
+            seen["a refusal"] = screen_texts(app)
+            assert "(" + t.gettext("{text} (rule {rule})").split("(")[-1].split("{")[0] in "\n".join(seen["a refusal"])
+            for key, where in (("r", "the rules"), ("question_mark", "the help")):
+                await pilot.press(key)
+                await pilot.pause()
+                assert isinstance(app.screen, InfoScreen)
+                seen[where] = screen_texts(app)
+                await pilot.press("escape")
+        for where, texts in seen.items():
+            assert english_left(texts, lang, KEYS_AND_BRAND) == {}, where
 
     asyncio.run(run())
 
