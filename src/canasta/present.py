@@ -13,7 +13,9 @@ decides them again:
   language of a :class:`~canasta.i18n.Translator` (the current one by default),
   with the family's words (the pile or the pozzo).
 * :func:`dealt`: the log line of a new hand; :func:`pile_word` and :func:`family_words`:
-  what the family calls the discards, its canastas, a side that has opened.
+  what the family calls the discards, its canastas, a side that has opened;
+  :func:`pile_phrase` and :func:`pile_size`: what an interface says of the discards, in the
+  family's word for them.
 
 Cards are written in the notation (``8H``); an interface draws them as it likes.
 """
@@ -27,7 +29,7 @@ from typing import Final
 from canasta.cards import CARD_RANK, IS_NATURAL, IS_WILD, Card, Rank, cards_str
 from canasta.family import FamilyWords
 from canasta.game import family_of
-from canasta.i18n import NP_, Translator, current
+from canasta.i18n import N_, NN_, NP_, Translator, current
 from canasta.i18n.words import seat_name
 from canasta.moves import (
     ASK,
@@ -65,6 +67,20 @@ TO_DO: Final = {
     END: NP_("proposal", "end the hand"), OPEN: NP_("proposal", "announce an opening"),
 }
 TAKE_TO_DO: Final = {"pile": NP_("proposal", "take the pile"), "pozzo": NP_("proposal", "take the pozzo")}
+#: what an interface says of the discards, by the family's word for them: the pile itself, the
+#: panel that shows it with the stock, the button that takes it, what to do in the draw phase
+#: and the keys that do it (the terminal app's)
+PILE_PHRASES: Final = {
+    "pile": {"the": N_("the pile"), "panel": N_("Pile and stock"), "take": N_("Take pile"),
+             "draw_or_take": N_("draw from the stock or take the pile"),
+             "draw_keys": N_("d: draw · select a pair and t: take the pile · ?: help")},
+    "pozzo": {"the": N_("the pozzo"), "panel": N_("Pozzo and stock"), "take": N_("Take pozzo"),
+              "draw_or_take": N_("draw from the stock or take the pozzo"),
+              "draw_keys": N_("d: draw · select a pair and t: take the pozzo · ?: help")},
+}
+#: the discards' size, by the family's word for them
+PILE_SIZE: Final = {"pile": NN_("{n} card in the pile", "{n} cards in the pile"),
+                    "pozzo": NN_("{n} card in the pozzo", "{n} cards in the pozzo")}
 WITH: Final = NP_("move", "{takes} with {cards}")
 MELDING: Final = NP_("move", "{move}, melding {melds}")
 ON_MELD: Final = NP_("move", "{cards} on the {rank}")
@@ -76,6 +92,19 @@ def pile_word(rules: RuleSet) -> str:
     """The family's word for the discards: ``"pile"`` or ``"pozzo"`` (:attr:`RuleFamily.pile_word`)."""
     word = family_of(rules).pile_word
     return word if word in TAKES else "pile"
+
+
+def pile_phrase(rules: RuleSet, key: str, t: Translator | None = None) -> str:
+    """One of :data:`PILE_PHRASES` (``"the"``, ``"panel"``, ``"take"``, ``"draw_or_take"``,
+    ``"draw_keys"``) in the
+    family's word for the discards, translated: an interface never chooses between the words."""
+    return (t if t is not None else current()).gettext(PILE_PHRASES[pile_word(rules)][key])
+
+
+def pile_size(rules: RuleSet, n: int, t: Translator | None = None) -> str:
+    """"12 cards in the pile" / "12 cards in the pozzo", translated."""
+    singular, plural = PILE_SIZE[pile_word(rules)]
+    return (t if t is not None else current()).nplural(singular, plural, n)
 
 
 def family_words(rules: RuleSet) -> FamilyWords:

@@ -263,7 +263,7 @@ def cards_count(n: int) -> str:
 
 def pile_word(view: SeatView) -> str:
     """What the discard pile is called: the pile / il pozzo (the family's word for it)."""
-    return _("the pozzo") if present.pile_word(view.rules) == "pozzo" else _("the pile")
+    return present.pile_phrase(view.rules, "the")
 
 
 def pile_notes(view: SeatView) -> list[str]:
@@ -277,10 +277,7 @@ def pile_panel(view: SeatView, style: Style = Style()) -> Text:
     """The pile's top card, size and state, and the stock size."""
     pile = Text(_("Top: "))
     pile.append_text(pile_face(view, style))
-    pile.append("   " + (nplural("{n} card in the pozzo", "{n} cards in the pozzo", len(view.pile))
-                         if present.pile_word(view.rules) == "pozzo" else
-                         nplural("{n} card in the pile", "{n} cards in the pile", len(view.pile))) + "\n",
-                style="bold")
+    pile.append("   " + present.pile_size(view.rules, len(view.pile)) + "\n", style="bold")
     for note in pile_notes(view):
         pile.append(f"• {note}\n")
     pile.append(_("Stock: {cards}").format(cards=cards_count(view.stock_size)), style="bold")
@@ -292,9 +289,7 @@ def pile_line(view: SeatView, style: Style = Style()) -> Text:
     stock, then its state."""
     line = Text(_("Top: "), style="bold")
     line.append_text(pile_face(view, style))
-    line.append("  " + (nplural("{n} card in the pozzo", "{n} cards in the pozzo", len(view.pile))
-                        if present.pile_word(view.rules) == "pozzo" else
-                        nplural("{n} card in the pile", "{n} cards in the pile", len(view.pile))), style="bold")
+    line.append("  " + present.pile_size(view.rules, len(view.pile)), style="bold")
     line.append("  ·  " + _("Stock: {cards}").format(cards=cards_count(view.stock_size)), style="bold")
     for note in pile_notes(view):
         line.append(f"  ·  {note}")
@@ -424,8 +419,7 @@ def phase_text(view: SeatView, names: Sequence[str]) -> str:
     if view.phase == "over":
         return _("The hand is over ({reason})").format(reason=end_reason(view.end_reason or "ended"))
     if view.phase == "draw":
-        what = _("draw from the stock or take the pozzo") if present.pile_word(view.rules) == "pozzo" else _(
-            "draw from the stock or take the pile")
+        what = present.pile_phrase(view.rules, "draw_or_take")
     elif view.phase == "meld":
         what = _("meld, then discard") if view.ask != "pending" else _("waiting for the partner's answer")
         if view.ask == "yes":

@@ -21,7 +21,7 @@ from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.play.record import GameRecord, read_file
 from canasta.play.table import seat_names
-from canasta.present import describe, pile_word, proposal
+from canasta.present import describe, pile_phrase, proposal
 from canasta.review import MARK_NAMES, MARK_SYMBOLS, DecisionReview
 from canasta.review.commands import stored_decisions
 from canasta.rules import RuleSet
@@ -210,7 +210,7 @@ class ReplayApp(App[None]):
         style = self.card_style
         self.query_one("#seats").border_title = _("Players")
         self.query_one("#melds").border_title = _("Melds")
-        self.query_one("#pile").border_title = _("Pozzo and stock") if pile_word(rp.rules) == "pozzo" else _("Pile and stock")
+        self.query_one("#pile").border_title = pile_phrase(rp.rules, "panel")
         self.query_one("#log").border_title = _("Moves")
         looking = _("face up") if self.seat is None else _("as {name} saw it").format(name=seat_name(rp.names[self.seat]))
         top = Text()

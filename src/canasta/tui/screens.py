@@ -135,17 +135,13 @@ Table
 """)
 
 
+#: the key hints by phase (the draw phase's names the discards: canasta.present.PILE_PHRASES)
 KEY_HINTS = {
-    "draw": N_("d: draw · select a pair and t: take the pile · ?: help"),
     "meld": N_("select cards (← → space, or A K Q … 2 *): m meld · + stage a group · x discard · s ask partner · "
                "u undo"),
     "answer": N_("y: yes, you may go out · n: no"),
     "final": N_("m: meld what you can · e: end the hand"),
 }
-#: the key hints that name the discards, by the family's word for them (RuleFamily.pile_word)
-KEY_HINTS_BY_PILE = {"pozzo": {
-    "draw": N_("d: draw · select a pair and t: take the pozzo · ?: help"),
-}}
 
 
 class ScoreScreen(ModalScreen[None]):

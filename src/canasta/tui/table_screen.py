@@ -24,8 +24,7 @@ from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.play.table import TURN_REFUSALS, Table, TableError, Turn
-from canasta.present import Selection, candidates, describe, proposal, proposals, take_move
-from canasta.present import pile_word as present_pile
+from canasta.present import Selection, candidates, describe, pile_phrase, proposal, proposals, take_move
 from canasta.tui.config import PERSON, PlayConfig, language_named
 from canasta.tui.render import (
     Style,
@@ -46,7 +45,6 @@ from canasta.tui.render import (
 from canasta.tui.screens import (
     HELP,
     KEY_HINTS,
-    KEY_HINTS_BY_PILE,
     InfoScreen,
     KeyBar,
     Keys,
@@ -151,8 +149,8 @@ class TableScreen(Screen[None]):
         yield KeyBar(self.KEYS, id="keys")
 
     def _button_label(self, label: str) -> str:
-        if label == "Take pile" and present_pile(self.table.rules) == "pozzo":
-            return _("Take pozzo")
+        if label == "Take pile":
+            return pile_phrase(self.table.rules, "take")
         return _(label)
 
     def _app(self) -> TableHost:
@@ -163,8 +161,7 @@ class TableScreen(Screen[None]):
     def _labels(self) -> None:
         """The texts that are not redrawn with the table (titles, buttons, the move input)."""
         self.query_one("#seats").border_title = _("Players")
-        self.query_one("#pile").border_title = _("Pozzo and stock") if present_pile(self.table.rules) == "pozzo" else _(
-            "Pile and stock")
+        self.query_one("#pile").border_title = pile_phrase(self.table.rules, "panel")
         self.query_one("#log").border_title = _("Last moves")
         self.query_one("#meldscroll").border_title = _("Melds")
         self.query_one("#moveinput", Input).placeholder = _(
@@ -332,9 +329,10 @@ class TableScreen(Screen[None]):
         t = Text()
         t.append(phase_text(view, table.names) + "\n", style="bold")
         if not table.hand_over and view.to_move == PERSON:
-            hint = KEY_HINTS_BY_PILE.get(present_pile(table.rules), {}).get(view.phase) or KEY_HINTS.get(view.phase)
+            hint = pile_phrase(table.rules, "draw_keys") if view.phase == "draw" else (
+                _(KEY_HINTS[view.phase]) if view.phase in KEY_HINTS else "")
             if hint:
-                t.append(_(hint) + "\n", style="italic")
+                t.append(hint + "\n", style="italic")
         if self.staged:
             t.append(_("Staged groups: {groups}").format(
                 groups=" + ".join(" ".join(_short(c) for c in g) for g in self.staged)) + "\n")
