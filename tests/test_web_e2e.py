@@ -207,6 +207,11 @@ ON_SCREEN = """() => {
   if (!buttons.length) out.push('no button is shown');
   buttons.forEach((b) => inside(b, 'the button ' + b.textContent));
   if (document.scrollingElement.scrollTop > 0) out.push('the page itself scrolled');
+  if (innerWidth <= 760) {  // a phone: the scores panel is below the table, the header says them
+    const line = document.getElementById('scoreline');
+    inside(line, 'the scores line');
+    if (!/\\d+ – \\d+/.test(line.textContent)) out.push('the scores line says no scores: ' + line.textContent);
+  }
   return out;
 }"""
 
