@@ -62,7 +62,7 @@ def _languages() -> tuple[str, ...]:
 LANGUAGES: Final[tuple[str, ...]] = _languages()
 #: each language's name in itself (for a language menu); a language not listed shows its code
 LANGUAGE_NAMES: Final[dict[str, str]] = {"en": "English", "es": "Español", "it": "Italiano",
-                                          "pt_BR": "Português (Brasil)", PSEUDO: "Pseudo"}
+                                          "pt_BR": "Português", PSEUDO: "Pseudo"}
 
 
 # -- markers: the extractor finds these; at run time they return their arguments unchanged
