@@ -73,14 +73,15 @@ def test_the_check_catches_a_missing_take(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_the_long_run_record_and_its_table() -> None:
-    """docs/generation.md's table is the kept long run's; the one gap it found is the known one
-    below (classic-6p-3x2), every other preset none."""
+    """docs/generation.md's table is the kept long run's, over all 12 presets, and it found no gap
+    (the last, the going-out move's wild cards below, is closed)."""
     root = Path(__file__).resolve().parents[1]
     records = [json.loads(line) for line in (root / "docs" / "generation" / "reference-run.jsonl").read_text(
         encoding="utf-8").splitlines() if line.strip()]
     assert sorted(r["rules"] for r in records) == sorted(PRESETS)
     assert all(r["refused"] == 0 for r in records)
-    assert {r["rules"]: r["problems"] for r in records if r["problems"]} == {"classic-6p-3x2": 1}
+    assert {r["rules"]: r["problems"] for r in records if r["problems"]} == {}
+    assert all(r["not_generated"] == 0 for r in records)
     assert all(r["positions"] >= 500 for r in records)
     assert reference_table(records) in (root / "docs" / "generation.md").read_text(encoding="utf-8"), (
         "docs/generation.md is stale: python -m canasta.tools.soak --table docs/generation/reference-run.jsonl")
