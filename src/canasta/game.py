@@ -116,16 +116,11 @@ class RuleFamily:
     closes_canastas: ClassVar[bool] = False
     #: whether melds of wild cards only exist (B.8), kept under ``WILD_MELD``
     has_wild_melds: ClassVar[bool] = False
-    #: whether the pile is frozen against a side that has not melded (A.8.4)
-    frozen_until_melded: ClassVar[bool] = True
     #: whether the deal has a cut (B.3), chosen by a player
     has_cut: ClassVar[bool] = False
     #: whether going out is offered as one move that melds everything (Classic), rather
     #: than found meld by meld with the going-out search (Italian)
     goes_out_in_one_move: ClassVar[bool] = True
-    #: whether cards taken with the pile go to the hand below a frozen pile's natural pair only
-    #: (Italian's pozzo is taken by a natural pair, three when frozen; Classic also by one and a wild)
-    takes_with_one_and_wild: ClassVar[bool] = True
     #: the variant id of the shared refusal forms this family words or cites its own
     #: way (its forms ``CODE.variant``, registered with ``errors.register_refusals``)
     refusal_variant: ClassVar[str] = ""

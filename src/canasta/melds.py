@@ -73,10 +73,6 @@ class Meld:
     def is_natural(self) -> bool:
         return self.deuces + self.jokers == 0
 
-    @property
-    def is_black_threes(self) -> bool:
-        return self.rank == THREE
-
     def copy(self) -> Meld:
         m = Meld(self.rank, self.owner, self.turn, self.concealed, self.full)
         m.cards = self.cards[:]

@@ -256,10 +256,6 @@ class Table:
                 out.append({"hand": h.hand_number, "commitment": commitment(h.seed), "seed": h.seed})
         return out
 
-    def revealed_seeds(self) -> list[tuple[int, int, str]]:
-        """(hand number, seed, commitment) of every finished seeded hand."""
-        return [(h.hand_number, h.seed, commitment(h.seed)) for h in self.match.hands if h.fair is None]
-
     def log(self, last: int | None = None) -> list[LogEntry]:
         """The moves of the current hand, oldest first (:class:`LogEntry`)."""
         if not self.moves:

@@ -48,10 +48,8 @@ class Italian(RuleFamily):
     take_draws = 1
     closes_canastas = True
     has_wild_melds = True
-    frozen_until_melded = False
     has_cut = True
     goes_out_in_one_move = False
-    takes_with_one_and_wild = False
     rule_options = options.ITALIAN_OPTIONS
     player_counts = options.PLAYERS
     start_preset = options.START
