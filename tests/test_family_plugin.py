@@ -550,3 +550,38 @@ def test_eights_the_terminal_app_and_the_card_room_show_it(tmp_path: Path) -> No
             state = recv_until(ws, lambda m: m["type"] == "state")
         assert welcome["type"] == "welcome" and welcome["rules"]["family"] == EIGHTS
         assert len(state["view"]["hand"]) == 11 and state["pile_notes"]
+
+
+def test_the_family_check_passes_eights_and_says_what_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    """``canasta check-family`` runs every check on a family of one's own: Eights passes all but
+    the translations, which name its title in each language (it is in no catalog)."""
+    from canasta.cli import main
+    from canasta.i18n import LANGUAGES
+    from canasta.tools.familycheck import CHECKS
+
+    assert main(["check-family", EIGHTS, "--seeds", "6", "--hands", "2"]) == 1
+    out = capsys.readouterr().out
+    for name in CHECKS:
+        assert f"{name}: " in out
+    assert [line for line in out.splitlines() if line.endswith("problem(s)")] == [
+        f"translations: {len(LANGUAGES) - 1} problem(s)"]
+    assert "'Canasta of Eights' has no translation" in out
+
+
+def test_the_family_check_finds_a_generator_that_disagrees_with_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stricter rule written in plan_take alone (no wild card with the pair), as a newcomer might
+    forget the generator: the generated takes with a wild card are refused, and the check says so."""
+    from canasta.tools.familycheck import check_family
+
+    rule = Eights.plan_take
+
+    def no_wild_with_the_pair(self: Eights, g: Game, move: Move) -> TakePlan:
+        plan = rule(self, g, move)
+        if any(IS_WILD[c] for c in plan.shown):
+            raise refuse("PAIR_ONLY", rank=plan.rank)
+        return plan
+
+    monkeypatch.setattr(Eights, "plan_take", no_wild_with_the_pair)
+    rep = check_family(EIGHTS, seeds=8, hands=1, checks=("generation",))
+    assert rep.problems["generation"] and not rep.ok
+    assert any("refuse" in p for p in rep.problems["generation"]), rep.problems["generation"]

@@ -183,6 +183,16 @@ def _parser() -> argparse.ArgumentParser:
                    help=_("append one JSON line per preset to FILE (what was walked, what was found, the CPU "
                         "time and the load average)"))
 
+    f = command("check-family", _("check a rule family end to end: its contract, its generated moves against the "
+                                  "exhaustive reference, the invariants, positions and views, the bots, both "
+                                  "interfaces and the translations; says what is missing"))
+    f.add_argument("family", help=_("the family's name (classic, italian, or one a module registers)"))
+    f.add_argument("--import", dest="modules", action="append", default=[], metavar="MODULE",
+                   help=_("import this Python module first, to register a family of your own (may be given again)"))
+    f.add_argument("--seeds", type=argtypes.positive, default=40, help=_("seeds per preset for the reference check"))
+    f.add_argument("--hands", type=argtypes.positive, default=10, help=_("hands per preset for the invariants"))
+    f.add_argument("--seed", type=argtypes.whole, default=1, help=_("the first seed"))
+
     a = command("arena", _("two bots play matches on duplicate deals, in parallel"))
     a.add_argument("--rules", type=argtypes.rules, default="classic-4p", help=rules_help)
     a.add_argument("--bots", metavar="A,B",
@@ -573,7 +583,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from canasta.web.commands import run_serve
 
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
-                   "selfcheck": commands.cmd_selfcheck, "soak": commands.cmd_soak, "arena": commands.cmd_arena, "verify": commands.cmd_verify, "ladder": commands.cmd_ladder,
+                   "selfcheck": commands.cmd_selfcheck, "soak": commands.cmd_soak, "check-family": commands.cmd_check_family, "arena": commands.cmd_arena, "verify": commands.cmd_verify, "ladder": commands.cmd_ladder,
                    "play": run_play, "replay": _cmd_replay, "serve": run_serve, "review": run_review,
                    "config": _cmd_config}[args.command]
         return handler(args)

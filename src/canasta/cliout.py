@@ -88,6 +88,7 @@ def count(n: int, word: str) -> str:
         "problem": NN_("{n} problem", "{n} problems"),
         "hand": NN_("{n} hand", "{n} hands"),
         "move": NN_("{n} move", "{n} moves"),
+        "check": NN_("{n} check", "{n} checks"),
     }
     one, many = forms[word]
     return nplural(one, many, n)

@@ -1,5 +1,5 @@
-"""The command line's commands that run the tools: ``selfcheck``, ``soak``, ``arena``, ``ladder``
-and ``verify`` (:mod:`canasta.cli` parses their arguments and calls them)."""
+"""The command line's commands that run the tools: ``selfcheck``, ``soak``, ``check-family``,
+``arena``, ``ladder`` and ``verify`` (:mod:`canasta.cli` parses their arguments and calls them)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,27 @@ def cmd_soak(args: argparse.Namespace) -> int:
     if len(chosen) > 1:
         print(_("{presets} rule sets: {problems}").format(presets=len(chosen), problems=count(found, "problem")))
     return 1 if found else 0
+
+
+def cmd_check_family(args: argparse.Namespace) -> int:
+    import importlib
+
+    from canasta.tools.familycheck import check_family
+
+    for name in args.modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise CanastaError(_("cannot import {module}: {error}").format(module=name, error=exc)) from None
+    start = time.process_time()
+    rep = check_family(args.family, seeds=args.seeds, hands=args.hands, seed=args.seed)
+    for line in rep.lines():
+        print(line)
+    failed = sum(1 for found in rep.problems.values() if found)
+    print(_("{family}: {checks} failed, {skipped} skipped, in {seconds} s CPU").format(
+        family=args.family, checks=count(failed, "check"), skipped=len(rep.skipped),
+        seconds=current().number(time.process_time() - start, 1)))
+    return 0 if rep.ok else 1
 
 
 def _check_plot(path: str | None, force: bool) -> None:
