@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,7 +145,7 @@ def test_generated_rules_pages_are_current() -> None:
 
 # -- Spanish and Brazilian Portuguese (issue 55)
 
-WORDS = {
+WORDS: dict[str, dict[str, Any]] = {
     "es": {"env": "es_ES.UTF-8", "classic": "Canasta clásica", "usage": "uso: canasta rules",
            "help": "muestra este mensaje de ayuda y sale", "langs": "el idioma de este comando: en, es, it, pt_BR",
            "rules": ("italian-4p: Canasta italiana, 4 jugadores (2 parejas)", "objetivo 15.000",

@@ -57,7 +57,7 @@ def screen_texts(app: Any) -> list[str]:
 #: the languages' own names in the language menu
 ALLOWED = re.compile(
     r"^(?:(?:10|[2-9AKQJ])[SHDC]?|JK|[SHDC]|[0-9a-f]{6,}|[0-9]+[a-z]?|canasta|classic|italian|cutthroat|"
-    r"English|Español|Italiano|Português|Brasil|Pseudo|"
+    r"English|Español|Italiano|Português|Pseudo|"
     r"[ABCI]|O[0-9]+|[a-z]|F2|Esc|Enter|ctrl|PgDn|PgUp|M|q)$")  # M: the key shift+m
 
 

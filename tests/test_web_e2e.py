@@ -3,7 +3,8 @@ a person plays a whole hand at a desktop-sized table (the seats around the table
 seen moving, the card just drawn highlighted, melds read in words, the way on after the
 score sheet); a whole hand on a phone with the hand and the buttons on screen at every
 step; a match dealt on hand after hand until it is won, with its result and Rematch;
-Italian words and the pozzo; a second browser takes a seat by the invite link, and both
+Italian words and the pozzo; a whole match in Italian, Spanish and Brazilian Portuguese with no
+English word left; a second browser takes a seat by the invite link, and both
 go on after the server is killed and started again.
 
 Skipped when Chromium or Playwright is missing, unless ``CANASTA_E2E_REQUIRED=1``
@@ -18,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from chromium import page_errors, skip_unless_ready
 
 MATCH_SEED = 12  # a classic-2p deal whose match, at MATCH_TARGET, needs more than one hand (seeded bots decide by decision_seed)
@@ -28,7 +31,7 @@ skip_unless_ready()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
 
-from canasta.i18n import translator  # noqa: E402
+from canasta.i18n import WEB_DOMAIN, translator  # noqa: E402
 from canasta.web.devserver import ServerProcess  # noqa: E402
 
 
@@ -616,9 +619,9 @@ def in_language(browser: Browser, lang: str, **size: int) -> Page:
     return page
 
 
-def lobby_in(browser: Browser, server: ServerProcess, lang: str) -> tuple[Page, list[str]]:
+def lobby_in(browser: Browser, server: ServerProcess, lang: str, **size: int) -> tuple[Page, list[str]]:
     """The lobby in ``lang``, ready, and the page's script errors as they come."""
-    page = in_language(browser, lang)
+    page = in_language(browser, lang, **size)
     errors = page_errors(page)
     page.goto(server.url + "/")
     page.wait_for_selector("body[data-ready=true]")
@@ -684,51 +687,142 @@ def test_the_pseudo_language_finds_no_text_outside_the_catalog(browser: Browser,
         server.stop()
 
 
-def test_a_whole_match_in_italian(browser: Browser, tmp_path: Path) -> None:
-    """A person plays a Classic match to its end in Italian: the buttons, the turn, the
-    log, a refusal and the result read in Italian; the rules page too; then English again
-    from the language menu."""
-    server = ServerProcess(str(tmp_path / "it-match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+VISIBLE_TEXTS = """() => {
+  // every text a person reads: visible text, the title, placeholder and aria-label of what is
+  // shown, what a style sheet writes, the tab's title.  Left out: card pictures, the language
+  // menu (each language's own name), move notation and code.
+  const skip = (el) => el.closest("svg, #lang, .notation, code, script, style");
+  const shown = (el) => !!(el.offsetWidth || el.offsetHeight || el.getClientRects().length) && getComputedStyle(el).visibility !== "hidden";
+  const out = [document.title];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (el && !skip(el) && shown(el.closest("select") || el) && n.textContent.trim()) out.push(n.textContent.trim());
+  }
+  for (const el of document.querySelectorAll("[title], [placeholder], [aria-label]")) {
+    if (skip(el) || !shown(el)) continue;
+    for (const a of ["title", "placeholder", "aria-label"]) if (el.getAttribute(a)) out.push(el.getAttribute(a));
+  }
+  for (const el of document.querySelectorAll("body *")) {
+    if (skip(el) || !shown(el)) continue;
+    for (const where of ["::before", "::after"]) {
+      const c = getComputedStyle(el, where).content;
+      if (c && c !== "none" && c !== "normal") out.push(c.replace(/^"|"$/g, ""));
+    }
+  }
+  return [...new Set(out)];
+}"""
+
+
+def english_on(page: Page, lang: str, names: list[str]) -> dict[str, str]:
+    """The English words of the catalogs (that ``lang``'s translations do not use) on the page."""
+    from catalog_words import english_left
+
+    return english_left(page.evaluate(VISIBLE_TEXTS), lang, names)
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("it", 1366, 768), ("es", 1366, 768), ("es", 390, 844),
+                                                       ("pt_BR", 1366, 768), ("pt_BR", 390, 844)])
+def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots: Path,
+                                        lang: str, width: int, height: int) -> None:
+    """A person plays a Classic match to its end in each language, on a laptop and on a phone:
+    the buttons, the turn, the log, a refusal and the result read in the language (what is
+    expected read from the catalogs), numbers as it writes them, and no page (the lobby, the
+    table while playing and with each panel open, the score sheet and the result, the rules,
+    the replay) shows a word of the English ids that the language's translations do not use;
+    then English again from the language menu."""
+    t, web = translator(lang), translator(lang, WEB_DOMAIN)
+    _ = web.gettext
+    names = ["Ann"]
+    server = ServerProcess(str(tmp_path / f"{lang}-match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
     try:
-        page, errors = lobby_in(browser, server, "it")
-        assert page.inner_text("#btn-quick") == "Gioca contro i bot"
+        page, errors = lobby_in(browser, server, lang, width=width, height=height)
+        assert page.inner_text("#btn-quick") == _("Play against bots")
+        page.click("#create details summary")
+        assert english_on(page, lang, names) == {}, "the lobby"
+        page.screenshot(path=str(shots / f"lobby-{lang}-{width}x{height}.png"), full_page=True)
         api_table(page, server.url, {"name": "Ann", "preset": "classic-2p", "seed": MATCH_SEED, "target": MATCH_TARGET,
                                      "level": "random", "bot_delay": 0})
-        assert page.evaluate("document.documentElement.lang") == "it"
+        assert page.evaluate("document.documentElement.lang") == lang.replace("_", "-")
         for n in (300, 7800, 16505, -1500):  # the page writes numbers as the terminal and the server's messages do
             page_number = page.evaluate("async (n) => (await import('/static/i18n.js')).number(n)", n)
-            assert page_number == translator("it").number(n), (n, page_number)
-        assert page.inner_text("#btn-draw") == "Pesca" and page.inner_text("#btn-take") == "Prendi il pozzo"
-        assert "Nord" in page.inner_text("#slot-top")  # the bot's compass name, in Italian
+            assert page_number == t.number(n), (n, page_number)
+        assert page.inner_text("#btn-draw") == _("Draw") and page.inner_text("#btn-take") == _("Take the pile")
+        assert _("North") in page.inner_text("#slot-top")  # the bot's compass name, in the language
         page.wait_for_function("() => document.body.dataset.toMove === document.body.dataset.seat", timeout=10000)
         page.locator("#hand .card").first.click(position={"x": 6, "y": 10})
         wait_checked(page)
         refusal = page.get_attribute("#btn-discard", "title") or ""
-        assert "(regola " in refusal and "rule" not in refusal, refusal  # discarding before drawing, in Italian
+        rule = t.gettext("{text} (rule {rule})").format(text="", rule="A.4.1")  # " (regla A.4.1)"
+        assert rule in refusal and "rule" not in refusal, refusal  # discarding before drawing, in the language
         page.click("#btn-clear")
-        page.screenshot(path=str(tmp_path / "table-it.png"))
+        page.screenshot(path=str(shots / f"table-{lang}-{width}x{height}.png"))
+        turns = 0
+        while turns < 4:  # a few turns in, every panel open in turn
+            if play_turn_or_wait(page):
+                turns += 1
+            else:
+                page.wait_for_timeout(30)
+        assert english_on(page, lang, names) == {}, "the table"
+        for panel, close in (("#btn-fair", "#btn-fair-close"), ("#btn-invite", "#btn-invite-close"),
+                             ("#btn-sheet", "#btn-sheet-close")):
+            if not page.is_visible(panel):  # on a phone the header's buttons are behind the menu
+                page.click("#btn-menu")
+                assert english_on(page, lang, names) == {}, "the menu"
+            page.click(panel)
+            assert english_on(page, lang, names) == {}, panel
+            page.click(close)
         deadline = time.monotonic() + 60
         hands = 0
+        checked: list[int] = []
+
+        def check_now_and_then() -> None:  # the table as it plays, every twentieth look
+            checked.append(1)
+            if len(checked) % 20 == 0:
+                assert english_on(page, lang, names) == {}, f"the table, hand {hands + 1}"
+
         while True:
-            play_hand(page, deadline)
+            play_hand(page, deadline, check=check_now_and_then)
             hands += 1
             page.wait_for_function("() => document.body.dataset.handOver === 'true'")
-            assert re.search(r"\bpesca\b|\bscarta\b", page.inner_text("#log")), page.inner_text("#log")
+            moves = [t.pgettext("move", "draws"), t.pgettext("move", "discards {card}").split()[0]]
+            assert any(re.search(rf"\b{w}\b", page.inner_text("#log")) for w in moves), page.inner_text("#log")
+            assert english_on(page, lang, names) == {}, f"the score sheet of hand {hands}"
             if data(page, "matchOver") == "true":
                 break
+            if hands == 1:
+                page.screenshot(path=str(shots / f"sheet-{lang}-{width}x{height}.png"))
             seq = data(page, "seq")
             page.click("#btn-next")
             page.wait_for_function(f"() => document.body.dataset.handOver === 'false' && document.body.dataset.seq !== '{seq}'",
                                    timeout=5000)
         assert hands >= 2
+        page.screenshot(path=str(shots / f"result-{lang}-{width}x{height}.png"))
         result = page.inner_text("#sheet-how")
-        assert "Punteggi finali" in result and re.search(r"Hai vinto|Vince|pari", result), result
-        assert "Totale della smazzata" in page.inner_text("#sheet")
+        endings = [_(msgid).split("{totals}")[0].split("{name}")[-1].strip(" .!¡")
+                   for msgid in ("You win! Final scores: {totals}.", "{name} won! Final scores: {totals}.",
+                                 "The match is drawn. Final scores: {totals}.")]
+        assert any(e in result for e in endings), (endings, result)
+        assert _("Hand total") in page.inner_text("#sheet")
         rules = page.get_attribute("#rules-link", "href") or ""
         page.goto(server.url + rules)
-        assert "Regole di questo tavolo" in page.inner_text("h1")
+        assert t.gettext("Rules of this table") in page.inner_text("h1")
+        assert english_on(page, lang, names) == {}, "the rules page"
         page.go_back()
-        page.wait_for_selector("#lang")
+        page.wait_for_selector("body[data-match-over=true]")
+        table_url = page.url
+        page.goto(table_url.replace("/t/", "/replay/"))
+        page.wait_for_selector("#seats .panel")
+        page.click("#next")
+        assert english_on(page, lang, names) == {}, "the replay"
+        page.goto(server.url + "/")  # the lobby again: the finished game in its list, in words
+        page.wait_for_selector("body[data-ready=true]")
+        page.wait_for_selector("#history a")
+        assert english_on(page, lang, names) == {}, "the lobby's history"
+        page.goto(table_url)
+        page.wait_for_selector("body[data-match-over=true]")
+        if not page.is_visible("#lang"):  # on a phone: behind the menu
+            page.click("#btn-menu")
         page.select_option("#lang", "en")  # the menu: remembered, and the page comes back in English
         page.wait_for_function("() => document.documentElement.lang === 'en'")
         page.wait_for_selector("#sheet-modal:not([hidden]), #banner:not([hidden])")

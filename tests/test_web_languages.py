@@ -1,5 +1,5 @@
-"""The card room in Italian and English: the catalog a page loads, the language chosen
-by the page or by the browser's Accept-Language, every refusal said in the language of
+"""The card room in Italian, Spanish, Brazilian Portuguese and English: the catalog a page
+loads, the language chosen by the page or by the browser's Accept-Language, every refusal said in the language of
 the connection that asked (its code and rule unchanged), the rules page, the presets
 and their house rules in the language."""
 
@@ -173,3 +173,45 @@ def test_the_lobbys_refusals_in_the_language_asked(client: TestClient) -> None:
     assert by_browser.status_code == 400
     said = by_browser.json()["detail"]
     assert "100" in said and said != "the target score must be a whole number from 100 to 100000"
+
+
+# -- Spanish and Brazilian Portuguese (issue 55)
+
+@pytest.mark.parametrize(("lang", "header", "draw", "cards", "plural"), [
+    ("es", "es-AR,es;q=0.9,en;q=0.5", "Robar", ["{n} carta", "{n} cartas"], [1, 0, 1]),
+    # Brazilian Portuguese takes the singular for 0 and 1 (plural=(n > 1))
+    ("pt_BR", "pt-BR,pt;q=0.9,en;q=0.5", "Comprar", ["{n} carta", "{n} cartas"], [0, 0, 1]),
+])
+def test_a_page_loads_its_texts_in_spanish_and_portuguese(client: TestClient, lang: str, header: str, draw: str,
+                                                          cards: list[str], plural: list[int]) -> None:
+    asked = client.get("/i18n/catalog.json", params={"lang": lang}).json()
+    assert asked["lang"] == lang and asked["messages"]["Draw"] == draw and asked["messages"]["{n} card"] == cards
+    assert asked["plural"][:3] == plural and asked["plural"][100 + 1000 % 100] == 1  # 1000, as the page reads it
+    assert [lang, {"es": "Español", "pt_BR": "Português"}[lang]] in asked["languages"]
+    assert client.get("/i18n/catalog.json", headers={"accept-language": header}).json()["lang"] == lang
+    assert choose(lang.replace("_", "-").lower()) == lang  # the address's ?lang=pt-br
+    t = translator(lang)
+    assert asked["pile_notes"]["open"] == t.pgettext("pile note", PILE_NOTES["open"]) != PILE_NOTES["open"]
+    assert asked["end_reasons"]["the stock ran out"] == t.gettext("the stock ran out") != "the stock ran out"
+
+
+@pytest.mark.parametrize(("lang", "tag", "heading"), [("es", "es", "Reglas de esta mesa"),
+                                                      ("pt_BR", "pt-BR", "Regras desta mesa")])
+def test_the_rules_page_and_a_refusal_in_spanish_and_portuguese(client: TestClient, lang: str, tag: str,
+                                                                heading: str) -> None:
+    tid = client.post("/api/quick", json={"name": "Ann", "preset": "italian-4p"}).json()["table"]
+    page = client.get(f"/t/{tid}/rules", params={"lang": lang}).text
+    assert f'<html lang="{tag}">' in page and heading in page and "Rules of this table" not in page
+    assert translator(lang).option("I-O8") in page
+    tid, tokens, room = two_people(client)
+    mover = room.table.game.to_move
+    card = card_str(room.table.game.hand(mover)[0])
+    with client.websocket_connect(f"/ws/{tid}") as ws:
+        seated(client, ws, tokens[mover], lang)
+        ws.send_text(json.dumps({"type": "move", "move": f"discard {card}"}))  # before drawing
+        said = recv_until(ws, "error")
+    rule = {"es": "(regla A.4.1)", "pt_BR": "(regra A.4.1)"}[lang]
+    assert said["message"].endswith(rule) and said["reason"] == "MUST_DRAW_FIRST", said
+    refused = client.post(f"/api/tables/{tid}/join", params={"lang": lang}, json={"name": "Cy", "seat": 1})
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == translator(lang).gettext("this seat is taken") != "this seat is taken"
