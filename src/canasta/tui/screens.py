@@ -130,7 +130,7 @@ Moves (a move that breaks a rule is explained and NOT played)
                  (the notation's words are English: draw take meld discard ask yes no end open)
 Table
   h hints on/off   r rules in force   c last score sheet   w save   ? help   ctrl+q save and quit
-  F2 language (English / Italiano), remembered for the next game
+  F2 language (English / Español / Italiano / Português), remembered for the next game
   page up / page down   scroll the melds when they do not all fit (a small terminal)
 """)
 
