@@ -327,12 +327,12 @@ def test_the_check_refuses_a_stale_catalog_in_any_language(locale_copy: Path, la
                                           "run compile"]
 
     def wrong_field(cat: Any) -> None:
-        cat["{n} of 7"].string = "{count} / 7"
+        cat["{n} of {size}"].string = "{count} / {size}"
 
     _edit_po(po, wrong_field)
     _recompile(po)
     assert said(locale_copy, DOMAIN, before) == [f"locale/{lang}/LC_MESSAGES/{DOMAIN}.po: the fields differ "
-                                          "from the message id's: '{n} of 7'"]
+                                          "from the message id's: '{n} of {size}'"]
     pot = locale_copy / f"{DOMAIN}.pot"
 
     def forget(cat: Any) -> None:
