@@ -27,10 +27,10 @@ PETTINGZOO: dict[str, str] = {
     # generated): at step 88 of the seed-1 hand seat_1 may now also "take, showing 4 naturals, 2 deuces"
     "classic-3p": "e57e7b2f77ba0533e2524b9b65acb8ef5adb18bd75014fffa5d55a1756b9c75a",
     "classic-3p-cutthroat": "85bf197dfcbce5d71ac3dfd6fe48caff27a8b86d60d6b8652ae2e04912cd4ece",
-    # classic-4p and classic-6p re-pinned when the going-out moves came to place the wild cards every
-    # way that goes out (issue 49): at step 259 of the seed-3 match in classic-4p, seat_3 may now
-    # also go out with "group 6: 1 natural, 1 deuce"
-    "classic-4p": "cefc3cf9c0f2bc2654581b6468d246dad5b57fb74a6c379a24472ae5c339eb9c",
+    "classic-4p": "77d48d2fc6bebddfbae91439df9191efb00e72219c9d198dd6577faeeb79f87c",
+    # re-pinned when the going-out moves came to place the wild cards every way only one move
+    # reaches (issue 49): at step 344 of the seed-3 match seat_2 may now also begin going out
+    # with "group 8: 1 natural" (the first group of a going-out move that melds the whole hand)
     "classic-6p": "8bf4a24a745e7da450b22fd0a0db6d914c14f61bd90e442f3afea193016be967",
     "classic-6p-3x2": "1a96aecdc139669eacf458438a9e66f961c4d8c74dd6dcef05b8f315e1967d1b",
     "italian-2p": "fa1c4224c4f29416cf409ff3431d3a2e31f3e4730fa7142c2f1684b757647f2f",

@@ -101,24 +101,35 @@ def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int,
 
 
 def going_out_plans(g: Game) -> list[tuple[int, list[tuple[int, int, int, int]]]]:
-    """Every way for the player to move to go out now, as :func:`classic_plan` gives one:
-    each card that may be kept back to discard, and each placing of the wild cards among
-    the melds (how many deuces and jokers each meld takes) that makes enough canastas.
-    Two ways differ in the melds they leave, so in the end of the turn (the generating
-    set offers each: where the wild cards go decides which canastas are natural)."""
+    """The ways out the generating set offers as one move each: :func:`classic_plan`'s (the
+    bots' usual one) first, then every placing of the wild cards that melds the whole hand
+    and that no shorter move can lead to.
+
+    Which those are: a way out that keeps a card back to discard, or that has a wild card it
+    could lay last with its canastas already made, is reached a card at a time by the other
+    generated moves (the melds grow one card at a time; a hand of one card may be laid or
+    discarded once the canastas are made).  What only one move reaches is a whole hand whose
+    every wild card is needed: each meld takes the least it must (a new pair one), or exactly
+    the cards that complete it, and the canastas are then exactly enough.  Where the wild
+    cards go there decides which meld is completed (and whether a canasta stays natural), so
+    each such placing is a move of its own (deuces and jokers told apart)."""
     setup = _going_out_setup(g, g.turn)
     if setup is None:
         return []
     side, candidates, rc, need_min, exempt = setup
     melds = g.melds[side]
-    first = classic_plan(g)
-    if first is None:
-        return []
-    out = [first]  # the way the bots' first choice has always been, then the others
     for discard in candidates:
-        for plan in _meld_all_plans(g, side, melds, _without(rc, discard), need_min, exempt):
-            if discard != first[0] or sorted(plan) != sorted(first[1]):
-                out.append((discard, plan))
+        plan = _meld_all_plan(g, side, melds, _without(rc, discard), need_min, exempt)
+        if plan is not None:
+            break
+    else:
+        return []
+    out = [(discard, plan)]
+    if candidates[0] == -1 and rc[TWO] + rc[JOKER_RANK]:  # without wild cards every card's place is forced
+        first = sorted(plan) if discard == -1 else None
+        for other in _meld_all_plans(g, side, melds, rc, need_min, exempt):
+            if sorted(other) != first:
+                out.append((-1, other))
     return out
 
 
@@ -268,17 +279,20 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
 
 def _meld_all_plans(g: Game, side: int, melds: dict[int, Meld], counts: list[int],
                     need_min: int, exempt: bool) -> list[list[tuple[int, int, int, int]]]:
-    """Every placing of the hand's cards in ``counts`` on the side's melds that goes out:
-    the naturals and black threes go where they must, the wild cards (deuces and jokers
-    told apart) anywhere a meld has room, with enough canastas made."""
+    """The placings of the whole hand (``counts``) that go out and that only one move reaches
+    (:func:`going_out_plans`): the naturals and black threes go where they must, each meld
+    takes the least wild cards it must or exactly those that complete it, and the canastas
+    are enough (exactly enough where a meld is completed by wild cards)."""
     r = g.rules
     b = counts[THREE]
     if b and not (3 <= b + (melds[THREE].size if THREE in melds else 0) <= 4):
         return []
     value = counts[TWO] * DEUCE_VALUE + counts[JOKER_RANK] * JOKER_VALUE + b * BLACK_THREE_VALUE
+    full = g.canasta_size
     # per meld (those on the table too, which can take wild cards alone): rank, naturals
-    # from hand, least wild cards, most wild cards, size, size before
-    rows: list[tuple[int, int, int, int, int, int]] = []
+    # from hand, the wild cards it may take (the least it must, and those completing it) with
+    # the canastas each makes
+    rows: list[tuple[int, int, list[tuple[int, int]]]] = []
     canastas = g.side_canastas(side)
     for rank in NATURAL_RANKS:
         k = counts[rank]
@@ -293,41 +307,36 @@ def _meld_all_plans(g: Game, side: int, melds: dict[int, Meld], counts: list[int
             nat, wil, before = m.naturals + k, m.deuces + m.jokers, m.size
         value += k * RANK_VALUE[rank]
         size = nat + wil
-        if before < g.canasta_size <= size:
+        if before < full <= size:
             canastas += 1
         least = 1 if m is None and k == 2 else 0  # a pair needs a wild card to be a meld
-        rows.append((rank, k, least, max(0, wild_limit(r, nat) - wil), size, before))
+        most = max(0, wild_limit(r, nat) - wil)
+        takes = [(least, 0)] if least <= most else []
+        if size < full and least < full - size <= most:
+            takes.append((full - size, 1))
+        if not takes:
+            return []
+        rows.append((rank, k, takes))
     if not exempt and value < need_min:
         return []
-    room = [0] * (len(rows) + 1)  # wild cards the melds from row i on can take
-    for i in range(len(rows) - 1, -1, -1):
-        room[i] = room[i + 1] + rows[i][3]
     out: list[list[tuple[int, int, int, int]]] = []
-    _place_wilds(rows, room, 0, counts[TWO], counts[JOKER_RANK], canastas, r.canastas_to_go_out,
-                 g.canasta_size, [], b, out)
+    _place_wilds(rows, 0, counts[TWO], counts[JOKER_RANK], canastas, r.canastas_to_go_out, False, [], b, out)
     return out
 
 
-def _place_wilds(rows: list[tuple[int, int, int, int, int, int]], room: list[int], i: int,
-                 deuces: int, jokers: int, canastas: int, need: int, full: int,
-                 chosen: list[tuple[int, int, int, int]], threes: int,
-                 out: list[list[tuple[int, int, int, int]]]) -> None:
-    if deuces + jokers > room[i]:
-        return
+def _place_wilds(rows: list[tuple[int, int, list[tuple[int, int]]]], i: int, deuces: int, jokers: int,
+                 canastas: int, need: int, completed: bool, chosen: list[tuple[int, int, int, int]],
+                 threes: int, out: list[list[tuple[int, int, int, int]]]) -> None:
     if i == len(rows):
-        if canastas >= need:
+        if not deuces and not jokers and canastas >= need and not (completed and canastas > need):
             out.append(chosen + [(THREE, threes, 0, 0)] if threes else chosen[:])
         return
-    rank, k, least, most, size, before = rows[i]
-    for d in range(min(deuces, most) + 1):
-        for j in range(min(jokers, most - d) + 1):
-            w = d + j
-            if w < least:
-                continue
-            made = 1 if before < full and size < full <= size + w else 0
+    rank, k, takes = rows[i]
+    for w, n in takes:
+        for d in range(max(0, w - jokers), min(deuces, w) + 1):
             if k or w:
-                chosen.append((rank, k, d, j))
-            _place_wilds(rows, room, i + 1, deuces - d, jokers - j, canastas + made, need, full, chosen,
-                         threes, out)
+                chosen.append((rank, k, d, w - d))
+            _place_wilds(rows, i + 1, deuces - d, jokers - (w - d), canastas + n, need, completed or n == 1,
+                         chosen, threes, out)
             if k or w:
                 chosen.pop()

@@ -76,7 +76,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
     rc = g.rank_counts[seat]
     hand = g.hands[seat]
     k = rc[rt]
-    frozen = g.pile_frozen_for(side)
+    frozen = g.family.pile_frozen_for(g, side)
     existing = g.melds[side].get(rt)
     if k < 2 and (frozen or (existing is None and (k == 0 or not (rc[TWO] or rc[JOKER_RANK])))):
         return
@@ -261,6 +261,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
     jokers = rc[JOKER_RANK]
     max3 = rules.wild_ratio == "max3_only"
     append = out.append
+    full = g.canasta_size
     loose = 1 if rc[THREE] == 1 else (2 if rc[THREE] == 2 else 0)
     reach = can_now
     short: list[int] = []
@@ -270,7 +271,7 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
             continue
         k = rc[r]
         size = m.naturals + m.deuces + m.jokers
-        if small_ok or (size == g.canasta_size - 1 and can_now + 1 >= need):
+        if small_ok or (size == full - 1 and can_now + 1 >= need):
             if k:
                 append(NATURAL_ON_OPT + r)
             if deuces or jokers:
@@ -280,11 +281,11 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
                         append(DEUCE_ON_OPT + r)
                     if jokers:
                         append(JOKER_ON_OPT + r)
-        if size < g.canasta_size:
-            if size + k >= g.canasta_size:
+        if size < full:
+            if size + k >= full:
                 reach += 1
             else:
-                short.append(g.canasta_size - size - k)
+                short.append(full - size - k)
     new_ok = hsize >= 5 or can_now >= need
     for r in NATURAL_RANKS:
         k = rc[r]
@@ -293,10 +294,10 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
         if k == 1:
             loose += 1
             continue
-        if k >= g.canasta_size:
+        if k >= full:
             reach += 1
         else:
-            short.append(g.canasta_size - k)
+            short.append(full - k)
         if not new_ok:
             continue
         if k >= 3:
@@ -305,13 +306,13 @@ def fast_meld_options(g: Game, out: list[Option]) -> bool:
             append(NEW_PAIR_DEUCE_OPT + r)
         if jokers:
             append(NEW_PAIR_JOKER_OPT + r)
-        if k + deuces + jokers >= g.canasta_size and k + 3 >= g.canasta_size:
+        if k + deuces + jokers >= full and k + 3 >= full:
             # a canasta laid complete (concealed, A.6.7), with every number of the
             # naturals held: the ones kept back may be discarded or added later
-            for kk in range(max(2, g.canasta_size - 3), k + 1):
+            for kk in range(max(2, full - 3), k + 1):
                 nat_cards = pick(hand, r, kk)
                 for d, j in wild_splits(kk, 0, deuces, jokers):
-                    if kk + d + j >= g.canasta_size:
+                    if kk + d + j >= full:
                         move = Move(MELD, (tuple(nat_cards + pick_deuces(hand, d)
                                                  + [JOKER] * j),))
                         if meld_ok(g, move):

@@ -122,7 +122,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
     rt = CARD_RANK[top]
     g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=False)
     existing = g.melds[side].get(rt)
-    if g.pile_frozen_for(side):
+    if g.family.pile_frozen_for(g, side):
         if n0 < 2:
             raise refuse("FROZEN_NEEDS_NATURAL_PAIR" if g.pile_frozen
                          else "FROZEN_NEEDS_NATURAL_PAIR.unmelded", rank=rt)
@@ -273,7 +273,7 @@ def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) 
         m = melds.get(r)
         if m is None:
             size = len(cards) + (1 if extra >= 0 else 0)
-            m = Meld(r, seat, turn_no, concealed=size >= g.canasta_size and r != THREE, full=g.canasta_size)
+            m = Meld(r, seat, turn_no, size >= g.canasta_size and r != THREE, g.canasta_size)
             melds[r] = m
         elif m.turn != turn_no or m.owner != seat:
             g.touched_old = True
