@@ -518,11 +518,16 @@ def test_eights_bots_play_a_hand(level: str) -> None:
 def test_eights_the_terminal_app_and_the_card_room_show_it(tmp_path: Path) -> None:
     pytest.importorskip("textual")
     pytest.importorskip("fastapi")
+    from canasta.cards import parse_cards
     from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
     from canasta.tui.config import build_table
+    from canasta.tui.render import meld_chip, meld_status
     from test_tui import SIZE, _text, aio, person_plays, settle
     from test_web import human_table, recv_until, room_client
 
+    seven = parse_cards("KS KD KC KH KS KD 2H")
+    assert meld_status(_eights(), seven, False) == "7 of 8, 1 wild"  # the family's canasta, not the core's seven
+    assert "★" not in meld_chip(_eights(), seven).plain and "★" in meld_chip(_eights(), [*seven, seven[0]]).plain
     table = build_table(_eights(), ["basic"], seed=7, hint_level="basic")
 
     @aio

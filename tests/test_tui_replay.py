@@ -191,7 +191,7 @@ def test_meld_status_and_pile_state_in_words() -> None:
     rules = RuleSet.preset("classic-4p")
     assert meld_status(rules, parse_cards("8H 8S 8C 8D 8H 8S 8C"), False) == "★ NATURAL CANASTA"
     assert meld_status(rules, parse_cards("8H 8S 8C 8D 8H 2S JK"), True) == "★ MIXED CANASTA (laid concealed)"
-    assert meld_status(rules, parse_cards("8H 8S 2C"), False) == "3 of 7, 1 wild"
+    assert meld_status(rules, parse_cards("8H 8S 2C"), False) == "3 of 7, 1 wild"  # the family's canasta of seven
     italian = RuleSet.preset("italian-4p")
     assert meld_status(italian, parse_cards("8H 8S 8C 8D 8H 8S 8C"), False) == "★ CLEAN CANASTA"
     table = Table(rules, [None, "basic", "basic", "basic"], seed=3)

@@ -112,6 +112,11 @@ def family_words(rules: RuleSet) -> FamilyWords:
     return family_of(rules).words
 
 
+def canasta_size(rules: RuleSet) -> int:
+    """The cards a meld needs to be a canasta in these rules' family (:attr:`RuleFamily.canasta_size`)."""
+    return family_of(rules).canasta_size
+
+
 def _group(g: Group, t: Translator) -> str:
     cards = cards_str(group_cards(g))
     target = group_target(g)

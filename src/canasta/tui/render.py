@@ -161,12 +161,13 @@ def meld_status(rules: RuleSet, cards: Sequence[Card], concealed: bool) -> str:
     """``natural canasta``, ``mixed canasta (concealed)``, ``5 of 7`` ..."""
     wild = sum(1 for c in cards if IS_WILD[c])
     n = len(cards)
-    if n >= 7:
+    size = present.canasta_size(rules)
+    if n >= size:
         kind = present.family_words(rules).canastas[1 if wild else 0]
         text = {"natural": _("★ NATURAL CANASTA"), "mixed": _("★ MIXED CANASTA"), "clean": _("★ CLEAN CANASTA"),
                 "dirty": _("★ DIRTY CANASTA")}.get(kind, "★ " + kind.upper())
     else:
-        text = _("{n} of 7").format(n=n) + (", " + nplural("{n} wild", "{n} wild", wild) if wild else "")
+        text = _("{n} of {size}").format(n=n, size=size) + (", " + nplural("{n} wild", "{n} wild", wild) if wild else "")
     if concealed:
         text += " " + _("(laid concealed)")
     return text
@@ -190,7 +191,7 @@ def meld_lines(view: SeatView, side: int, style: Style = Style()) -> list[Text]:
         line.append(f"{name:<10}", style="bold")
         line.append_text(cards_text(cards, style))
         line.append(f"  {meld_status(view.rules, cards, concealed)}",
-                    style="bold #000000 on #7fdc7f" if len(cards) >= 7 else "")
+                    style="bold #000000 on #7fdc7f" if len(cards) >= present.canasta_size(view.rules) else "")
         out.append(line)
     every_closed = view.part_value("closed", ())  # a family that closes canastas (B.7.2) lists them
     closed = every_closed[side] if side < len(every_closed) else ()
@@ -215,7 +216,7 @@ def meld_chip(rules: RuleSet, cards: Sequence[Card], concealed: bool = False, cl
     a closed one (Italian) starts with ▣."""
     rank = meld_rank(cards)
     wild = sum(1 for c in cards if IS_WILD[c])
-    canasta = len(cards) >= 7
+    canasta = len(cards) >= present.canasta_size(rules)
     chip = Text()
     face = "★" if rank is None else RANK_NAMES[rank]
     chip.append(face, style=f"bold #000000 on {WILD_BG if rank is None else CARD_BG}")  # one word with ×n
