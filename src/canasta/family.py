@@ -1,20 +1,35 @@
-"""Rule families: the words and answers every family shares.
+"""Rule families: the contract every family keeps, and the words and answers they share.
 
-A rule family (Classic, SPEC Part A; Italian, Part B; any other) is a
-:class:`~canasta.game.RuleFamily` registered with
-:func:`~canasta.game.register_family`; its code lives in a package of its own
-under :mod:`canasta.families`.  This module holds what the core and the
-interfaces say about any family: the notes on the pile (:data:`PILE_NOTES`, by
-key, so an interface translates them) and the count of a proposed opening
-(:class:`MeldCount`).
+A rule family (Classic, SPEC Part A; Italian, Part B; any other) is a :class:`RuleFamily`
+registered with :func:`register_family`; its code lives in a package of its own under
+:mod:`canasta.families`.  :class:`RuleFamily` is the contract: the shape a family declares
+(``canasta_size``, ``pile_word``, ...) and the hooks the engine calls, each given the
+:class:`~canasta.game.Game` it plays.  This module also holds what the core and the interfaces
+say about any family: the notes on the pile (:data:`PILE_NOTES`, by key, so an interface
+translates them), the count of a proposed opening (:class:`MeldCount`), the family's words and
+the bots' tuning.  (``canasta.game`` names the contract and the registry too, as it always has.)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple
 
-from canasta.cards import RANK_PLURALS
+from canasta.cards import CARD_RANK, RANK_PLURALS, Card
+from canasta.errors import REFUSAL_FORMS, IllegalMoveError
+from canasta.fairdeal import DealRandom
+from canasta.melds import CANASTA_SIZE, Meld
+from canasta.moves import DRAW, MELD, OPEN, TAKE, Group, Move, group_cards
+from canasta.native import mypyc_attr
+from canasta.options import Option, Spec
+from canasta.plans import MeldPlan, TakePlan
+from canasta.rules import OptionInfo, RuleSet, add_presets, register_rules_family
+from canasta.scoring import SideScore
+from canasta.state import StatePart
+
+if TYPE_CHECKING:  # the contract names the game it is given; the game imports this module
+    from canasta.game import Game
 
 #: the pile's (or pozzo's) state in words (A.8, A.9, B.10): English sentences with
 #: ``{n}`` (a count) or ``{rank}`` (a rank, in the plural); an interface translates them
@@ -132,4 +147,300 @@ class SearchTuning:
             raise ValueError(f"SearchTuning.rivals is 'best' or 'mean', not {self.rivals!r}")
 
 
-__all__ = ["PILE_NOTES", "FamilyWords", "MeldCount", "PileNote", "PlayTuning", "SearchTuning"]
+# ---------------------------------------------------------------------------- the contract
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class RuleFamily:
+    """The hooks a rule family provides.  Every method takes the game first."""
+
+    #: the family's id, as in ``RuleSet.family``
+    name: ClassVar[str] = ""
+    #: what the discard pile is called ("pile", "pozzo")
+    pile_word: ClassVar[str] = "pile"
+    #: the cards a meld needs to be a canasta (A.6.1, B.7.1: seven); the game reads it as
+    #: ``game.canasta_size`` and every meld it makes carries it (``Meld.full``)
+    canasta_size: ClassVar[int] = CANASTA_SIZE
+    #: stock cards drawn after taking the pile (A.16.2: none; B.10.8: one)
+    take_draws: ClassVar[int] = 0
+    #: whether a meld that reaches seven cards is closed and set aside (B.7.2)
+    closes_canastas: ClassVar[bool] = False
+    #: whether melds of wild cards only exist (B.8), kept under ``WILD_MELD``
+    has_wild_melds: ClassVar[bool] = False
+    #: whether the deal has a cut (B.3), chosen by a player
+    has_cut: ClassVar[bool] = False
+    #: whether going out is offered as one move that melds everything (Classic), rather
+    #: than found meld by meld with the going-out search (Italian)
+    goes_out_in_one_move: ClassVar[bool] = True
+    #: the variant id of the shared refusal forms this family words or cites its own
+    #: way (its forms ``CODE.variant``, registered with ``errors.register_refusals``)
+    refusal_variant: ClassVar[str] = ""
+    #: how the heuristic players play it (every family says: there is no default)
+    play: ClassVar[PlayTuning]
+    #: what the interfaces call its things (every family says: there is no default)
+    words: ClassVar[FamilyWords]
+    #: how the expert searches it (every family says: there is no default)
+    search: ClassVar[SearchTuning]
+    #: the points lost from which a game review marks a decision (measured in Classic; a family
+    #: whose values run on another scale measures its own)
+    review_marks: ClassVar[ReviewMarks] = ReviewMarks(inaccuracy=50.0, mistake=100.0, blunder=250.0)
+    #: its named options (C-O1 ..., I-O1 ...), the player counts it is for and the preset its
+    #: rules files start from; a family that gives them has its rule sets registered with it
+    #: (:func:`register_family`; empty: registered apart, ``canasta.rules.register_rules_family``)
+    rule_options: ClassVar[tuple[OptionInfo, ...]] = ()
+    player_counts: ClassVar[tuple[int, ...]] = ()
+    start_preset: ClassVar[str] = ""
+    #: the record of its options that are not shared fields of a rule set (``RuleSet.part``:
+    #: a frozen dataclass, see ``canasta.rules.RulesPart``), or None
+    rules_part: ClassVar[type[Any] | None] = None
+
+    def presets(self) -> dict[str, RuleSet]:
+        """Its rule sets by name, registered with it (``RuleSet.preset``)."""
+        return {}
+
+    def refusal(self, key: str) -> str:
+        """The key of the refusal form of shared code's ``key`` in this family: its own
+        form ``key.variant`` if it registered one, else ``key``."""
+        own = f"{key}.{self.refusal_variant}"
+        return own if self.refusal_variant and own in REFUSAL_FORMS else key
+
+    def frozen_take_naturals(self, rules: RuleSet) -> int:
+        """Natural cards of the top card's rank that take a frozen pile (A.9.2, B.10.4)."""
+        return 2
+
+    def pile_frozen_for(self, g: Game, side: int) -> bool:
+        """Whether the pile is frozen against ``side`` (A.8: a wild card in it, or the side has not
+        melded): only natural cards of the top card's rank take it then.  A family whose pile is
+        always taken that way says so here."""
+        return g.pile_frozen or not g.opened[side]
+
+    def meld_shape_error(self, rules: RuleSet, meld: Meld) -> str | None:
+        """None if a meld on the table has a legal make-up, else its refusal key."""
+        raise NotImplementedError
+
+    def going_out_met(self, g: Game, side: int) -> bool:
+        """Whether ``side`` has the canastas going out needs (A.12.2, B.13.1)."""
+        raise NotImplementedError
+
+    def canasta_counts_as(self, rules: RuleSet, meld: Meld) -> str | None:
+        """How a canasta of seven or more cards counts: ``"clean"`` (natural cards only),
+        ``"dirty"``, or None where it counts as neither (Italian wild canastas, I-O12)."""
+        return "clean" if meld.deuces + meld.jokers == 0 else "dirty"
+
+    # -- words, for the views' notes on the pile (pile_notes)
+    def frozen_note(self, rules: RuleSet) -> PileNote:
+        """The note on a pile frozen by a wild card or black three."""
+        raise NotImplementedError
+
+    def unmelded_note(self) -> PileNote:
+        """The note on a pile frozen because the side has not melded yet."""
+        raise NotImplementedError
+
+    def open_note(self, rules: RuleSet) -> PileNote:
+        """The note on a pile that is not frozen."""
+        raise NotImplementedError
+
+    def blocked_notes(self, rules: RuleSet, fields: Mapping[str, Any], side: int, rank: int) -> list[PileNote]:
+        """Why the pile's top card blocks ``side`` beyond the card itself (B.10.6); ``fields``:
+        the family's own public fields of a seat's view, by name (``SeatView.part_fields``)."""
+        return []
+
+    def __init__(self) -> None:
+        #: :meth:`options` as a plain function of the game, called on every decision
+        #: (bound straight to the generator: one call frame less than the method)
+        self.options_of: Callable[[Game], list[Option]] = self.generator()
+        #: the key of the meld a group of a meld move goes on (its rank; Italian: or WILD_MELD)
+        self.group_key: Callable[[Group], int] = self.group_keyer()
+
+    def group_keyer(self) -> Callable[[Group], int]:
+        """The function behind :attr:`group_key`."""
+        raise NotImplementedError
+
+    def generator(self) -> Callable[[Game], list[Option]]:
+        """The function behind :meth:`options`."""
+        return self.options
+
+    # -- the deal
+    def card_values(self, rules: RuleSet) -> tuple[int, ...]:
+        """Point value of each card code."""
+        raise NotImplementedError
+
+    def deal(self, g: Game, deck: Sequence[Card] | None, cut: int | None, stream: DealRandom | None) -> None:
+        """Deal the hand and begin the first turn."""
+        raise NotImplementedError
+
+    def check_cut(self, cut: int | None) -> None:
+        """Refuse a cut the family does not have (ValueError)."""
+
+    # -- what its options say, asked by the players and the interfaces
+    def has_open_move(self, rules: RuleSet) -> bool:
+        """Whether a player announces an opening with a move of its own (``open``: I-O31)."""
+        return False
+
+    def must_ask_to_go_out(self, rules: RuleSet) -> bool:
+        """Whether a player with a partner must ask before going out (I-O36 = "required")."""
+        return False
+
+    def canastas_needed(self, rules: RuleSet) -> int | str:
+        """What going out needs, for the rules' summary: a number of canastas, or the word of
+        the option that says which (I-O22: ``"clean_and_dirty"`` ...)."""
+        return rules.canastas_to_go_out
+
+    def new_part(self, sides: int) -> StatePart | None:
+        """The family's own part of a new hand's state (``HandState.part``), or None."""
+        return None
+
+    # -- hooks of a family with a state part (called only when ``part`` is not None)
+    def check_discard(self, g: Game, seat: int) -> None:
+        """Refuse a discard the family's own state forbids (IllegalMoveError)."""
+
+    def drawing(self, g: Game, seat: int, kind: int) -> int:
+        """A draw (or Italian ``open``) begins: the stock cards it draws; the family
+        notes in its state part how the side drew."""
+        return g.rules.draw_count
+
+    # -- turns
+    def stock_out_ends_hand(self, g: Game) -> bool:
+        """Whether a turn that begins with no stock ends the hand at once."""
+        return False
+
+    def draw_ran_out(self, g: Game) -> None:
+        """The last stock card drawn was a red three (A.13.1, B.14)."""
+        raise NotImplementedError
+
+    def cards_to_draw(self, g: Game, move: Move) -> int:
+        """:meth:`Game.cards_to_draw <canasta.game.Game.cards_to_draw>`."""
+        if move.kind == TAKE:
+            return self.take_draws
+        if move.kind == OPEN:
+            return 1
+        if move.kind == DRAW:
+            return g.rules.draw_count
+        raise ValueError(f"'{move}' is not a way to draw: ask about draw, take or open")
+
+    # -- plans (raise IllegalMoveError), and their execution
+    def plan_take(self, g: Game, move: Move) -> TakePlan:
+        """The checked plan of taking the pile with ``move``, or IllegalMoveError."""
+        raise NotImplementedError
+
+    def plan_open(self, g: Game) -> None:
+        """Check that announcing an opening (Italian ``open``) is allowed, or IllegalMoveError."""
+        raise NotImplementedError
+
+    def plan_meld(self, g: Game, move: Move, final: bool = False) -> MeldPlan:
+        """The checked plan of a meld move (``final``: after the last stock card), or IllegalMoveError."""
+        raise NotImplementedError
+
+    def unchecked_plan(self, g: Game, move: Move) -> MeldPlan | TakePlan:
+        """The plan of a meld or take move generated in this very position (no checks)."""
+        key = self.group_key
+        if move.kind == MELD:
+            return MeldPlan(tuple([(key(grp), group_cards(grp)) for grp in move.groups]))
+        return TakePlan(CARD_RANK[g.pile[-1]], move.groups[0],
+                        tuple([(key(grp), group_cards(grp)) for grp in move.groups[1:]]))
+
+    def lay(self, g: Game, seat: int, plan: MeldPlan) -> None:
+        """Lay a planned meld move."""
+        raise NotImplementedError
+
+    def take(self, g: Game, seat: int, plan: TakePlan) -> None:
+        """Take the pile as planned (and what follows: a draw in Italian)."""
+        raise NotImplementedError
+
+    # -- going out
+    def may_ask(self, g: Game) -> bool:
+        """Whether asking "may I go out?" makes sense now (the mover could go out on a yes)."""
+        raise NotImplementedError
+
+    def can_go_out(self, g: Game, seat: int | None = None) -> bool:
+        """Whether the player to move could go out in this turn from here."""
+        raise NotImplementedError
+
+    def discard_out_error(self, g: Game, seat: int, card: Card) -> IllegalMoveError | None:
+        """Why discarding the last card (going out) is refused, or None."""
+        raise NotImplementedError
+
+    def before_going_out(self, g: Game, seat: int) -> None:
+        """What happens first when ``seat`` goes out (C-O10: the lone hand forms)."""
+
+    def went_out_concealed(self, g: Game, seat: int) -> bool:
+        """Whether ``seat``, going out now, goes out concealed (A.12.4)."""
+        return False
+
+    # -- the initial meld (opening)
+    def opening_count(self, g: Game, move: Move, cards: list[Card]) -> int:
+        """What a meld or take move counts towards the minimum (A.7, B.9)."""
+        raise NotImplementedError
+
+    def exempt_from_minimum(self, g: Game, move: Move, cards: list[Card]) -> bool:
+        """C-O5: going out concealed in this move needs no minimum."""
+        return False
+
+    def meld_count(self, g: Game, move: Move) -> MeldCount:
+        """:meth:`Game.meld_count <canasta.game.Game.meld_count>`."""
+        if move.kind not in (MELD, TAKE):
+            raise ValueError(f"'{move}' lays no cards: ask about a meld or take move")
+        seat = g.turn
+        side = g.side_of[seat]
+        cards = [c for grp in move.groups for c in group_cards(grp)]
+        count = self.opening_count(g, move, cards)
+        minimum = g.minimum(seat)
+        if g.opened[side]:
+            return MeldCount(count, minimum, False, "your side has already melded in this hand")
+        if self.exempt_from_minimum(g, move, cards):
+            return MeldCount(count, minimum, False, "going out concealed is exempt from the minimum (C-O5)")
+        return MeldCount(count, minimum, True, "")
+
+    # -- generation
+    def options(self, g: Game) -> list[Option]:
+        """The generating set as options (see :mod:`canasta.options`): sound and complete
+        for the turn, as the docstring of :mod:`canasta.game` promises."""
+        raise NotImplementedError
+
+    def build_groups(self, hand: list[int], spec: Sequence[Spec]) -> list[Group]:
+        """The groups of an initial-meld option (rank, naturals, deuces, jokers)."""
+        raise NotImplementedError
+
+    def gen_takes(self, g: Game) -> Iterator[Move]:
+        """The take moves of the generating set."""
+        raise NotImplementedError
+
+    # -- scoring
+    def score(self, g: Game) -> list[SideScore]:
+        """The score of a finished hand, per side (per player in cut-throat)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<rule family {self.name}>"
+
+
+#: the rule families by name (``RuleSet.family``), filled by :func:`register_family`
+#: (the packages under :mod:`canasta.families` register themselves when imported)
+FAMILIES: dict[str, RuleFamily] = {}
+
+
+def register_family(family: RuleFamily) -> RuleFamily:
+    """Make a family playable: rule sets whose ``family`` is its name are played by it.  The one
+    description of a family is its class: its options, player counts and presets (when it gives
+    them) are registered with the rule sets here too."""
+    if not family.name:
+        raise ValueError("a rule family needs a name")
+    if family.rule_options:
+        register_rules_family(family.name, family.rule_options, family.player_counts, family.start_preset,
+                              family.rules_part)
+    FAMILIES[family.name] = family
+    if family.rule_options:
+        add_presets(family.presets())
+    return family
+
+
+def family_of(rules: RuleSet) -> RuleFamily:
+    """The family that plays these rules."""
+    try:
+        return FAMILIES[rules.family]
+    except KeyError:
+        raise ValueError(f"no rule family {rules.family!r} is registered "
+                         f"(known: {', '.join(sorted(FAMILIES))})") from None
+
+
+__all__ = ["FAMILIES", "PILE_NOTES", "FamilyWords", "MeldCount", "PileNote", "PlayTuning", "RuleFamily", "SearchTuning",
+           "family_of", "register_family"]
