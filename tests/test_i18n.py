@@ -169,10 +169,10 @@ def test_refusals_in_spanish_and_portuguese() -> None:
     assert pt.refusal(err) == ("numa combinação os curingas não podem ser mais numerosos que as cartas naturais "
                                "(regra A.5.4)")
     err = _refusal("NEEDS_NATURAL_PAIR", need=3, rank=ACE)
-    assert es.refusal(err) == ("para tomar el pozo necesitas 3 ases naturales de tu mano, bajados con su carta de "
-                               "arriba (regla B.10.3)")
-    assert pt.refusal(err) == ("para pegar o lixo você precisa de 3 ases naturais da sua mão, baixados com a carta "
-                               "do topo (regra B.10.3)")
+    assert es.refusal(err) == ("para tomar el pozo necesitas 3 ases naturales de tu mano, que se bajan con su "
+                               "carta de arriba (regla B.10.3)")
+    assert pt.refusal(err) == ("para pegar o lixo você precisa de 3 ases naturais da sua mão, que se baixam com a "
+                               "carta do topo (regra B.10.3)")
     err = _refusal("INITIAL_MELD_TOO_LOW.italian", value=1250, need=1500)
     assert es.refusal(err) == "tu apertura vale 1.250; tu equipo necesita 1.500. (regla B.9.1)"
     assert pt.refusal(err) == "a sua abertura vale 1.250; a sua equipe precisa de 1.500. (regra B.9.1)"
