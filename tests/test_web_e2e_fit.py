@@ -74,8 +74,8 @@ def test_on_a_phone_the_scores_and_the_first_meld_are_in_sight_while_playing(
                                   "seat": 0, "seed": 3, "seats": FOUR})
     page.wait_for_selector("body[data-seq]", timeout=WAIT_MS)
     first = {"en": "first meld 50", "it": "1ª calata 50"}[lang]
-    page.wait_for_function("(t) => document.querySelector('#scoreline').textContent.includes(t)", arg=first,
-                           timeout=WAIT_MS)
+    page.wait_for_function("() => document.querySelector('#scoreline').textContent.includes('·')", timeout=WAIT_MS)
+    assert first in page.inner_text("#scoreline"), (page.inner_text("#scoreline"), page.inner_text("#btn-draw"))
     assert page.is_visible("#scoreline") and inside(page, "#scoreline", 390, 844)
     assert page.inner_text("#scoreline").startswith("0 – 0"), page.inner_text("#scoreline")
     title = page.get_attribute("#scoreline", "title") or ""
