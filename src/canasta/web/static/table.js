@@ -198,7 +198,10 @@ function connect() {
   ws.onclose = () => {
     $("conn").textContent = _("reconnecting…");
     $("conn").className = "down";
-    setAway(true);
+    // away once the socket has been closed for a moment: a dropped socket that is back at once
+    // (a slow page told to reconnect, a blip) leaves the buttons as they are
+    clearTimeout(awayTimer);
+    awayTimer = setTimeout(() => setAway(true), AWAY_AFTER_MS);
     setTimeout(connect, retry);
     retry = Math.min(retry * 2, 5000);
   };
@@ -207,6 +210,8 @@ function connect() {
 // While the server is away (the socket closed, reconnecting), every button that would send something is
 // disabled and says why; once the server answers again each is as it was, and the next state and
 // check set them anew.
+const AWAY_AFTER_MS = 1000;
+let awayTimer = null;
 const AWAY_BUTTONS = "#buttons button, #banner button, #sheet-modal button, #ask-modal button, #chat-say button";
 function setAway(away) {
   if (away === (document.body.dataset.away === "true")) return;
@@ -230,6 +235,7 @@ function send(msg) {
 
 function onMessage(m) {
   if (m.type === "welcome") {
+    clearTimeout(awayTimer);
     setAway(false);
     rules = m.rules;
     if (m.words) words = m.words;
