@@ -462,13 +462,13 @@ def test_eights_random_hands_keep_the_invariants(seed: int) -> None:
     while not game.is_over():
         moves = list(game.legal_moves)
         assert moves, "a position with no move"
-        for m in moves:
-            assert m.kind != TAKE or _pair(m)
+        for move in moves:
+            assert move.kind != TAKE or _pair(move)
         game.push(moves[rng.randrange(len(moves))])
         assert not problems_in(game)
         for side in game.melds:
-            for m in side.values():
-                assert m.full == 8 and m.is_canasta == (m.size >= 8)
+            for meld in side.values():
+                assert meld.full == 8 and meld.is_canasta == (meld.size >= 8)
     assert game.result is not None
 
 
