@@ -1,8 +1,8 @@
 """Classic going out (A.12): can the player to move meld every card but one this turn?
 
 Decided by :func:`classic_plan`, which also gives the melds of a way out;
-:func:`going_out_plans` gives every way out (the generator offers each as one move).  Going out concealed (A.12.6) is judged here
-too: who qualifies (:func:`qualifies_concealed`), and a take of the pile below the
+:func:`going_out_plans` gives the ways out the generator offers as one move each.
+Going out concealed (A.12.6) is judged here too: who qualifies (:func:`qualifies_concealed`), and a take of the pile below the
 minimum, which C-O5 with C-O6 allows when the turn then goes out concealed
 (:func:`concealed_take_goes_out`).
 """
@@ -89,9 +89,11 @@ def classic_plan(g: Game, seat: int | None = None) -> tuple[int, list[tuple[int,
     helps (it only lowers a meld's room and the count), so the discards tried
     are the one loose card, or none, or a wild card or a black three."""
     setup = _going_out_setup(g, g.turn if seat is None else seat)
-    if setup is None:
-        return None
-    side, candidates, rc, need_min, exempt = setup
+    return None if setup is None else _first_way(g, *setup)
+
+
+def _first_way(g: Game, side: int, candidates: list[int], rc: list[int], need_min: int,
+               exempt: bool) -> tuple[int, list[tuple[int, int, int, int]]] | None:
     melds = g.melds[side]
     for discard in candidates:
         plan = _meld_all_plan(g, side, melds, _without(rc, discard), need_min, exempt)
@@ -114,20 +116,14 @@ def going_out_plans(g: Game) -> list[tuple[int, list[tuple[int, int, int, int]]]
     cards go there decides which meld is completed (and whether a canasta stays natural), so
     each such placing is a move of its own (deuces and jokers told apart)."""
     setup = _going_out_setup(g, g.turn)
-    if setup is None:
+    way = None if setup is None else _first_way(g, *setup)
+    if setup is None or way is None:
         return []
     side, candidates, rc, need_min, exempt = setup
-    melds = g.melds[side]
-    for discard in candidates:
-        plan = _meld_all_plan(g, side, melds, _without(rc, discard), need_min, exempt)
-        if plan is not None:
-            break
-    else:
-        return []
-    out = [(discard, plan)]
+    out = [way]
     if candidates[0] == -1 and rc[TWO] + rc[JOKER_RANK]:  # without wild cards every card's place is forced
-        first = sorted(plan) if discard == -1 else None
-        for other in _meld_all_plans(g, side, melds, rc, need_min, exempt):
+        first = sorted(way[1]) if way[0] == -1 else None
+        for other in _meld_all_plans(g, side, g.melds[side], rc, need_min, exempt):
             if sorted(other) != first:
                 out.append((-1, other))
     return out
@@ -214,7 +210,7 @@ def _meld_all_plan(g: Game, side: int, melds: dict[int, Meld], counts: list[int]
     canastas = g.side_canastas(side)
     value = counts[TWO] * DEUCE_VALUE + counts[JOKER_RANK] * JOKER_VALUE + b * BLACK_THREE_VALUE
     # per target rank (the melds untouched by the hand too, which can take wild cards alone):
-    # [naturals from hand, wilds given, capacity left, deficit to 7]
+    # [naturals from hand, wilds given, capacity left, deficit to a canasta]
     rows: dict[int, list[int]] = {}
     for rank in NATURAL_RANKS:
         k = counts[rank]
