@@ -70,6 +70,7 @@ def test_on_a_phone_the_scores_and_the_first_meld_are_in_sight_while_playing(
     page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     errors = page_errors(page)
     page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_selector("body[data-ready=true]")  # the language asked for is remembered by now
     open_table(page, server.url, {"preset": "italian-4p" if lang == "it" else "classic-4p", "name": "Ann",
                                   "seat": 0, "seed": 3, "seats": FOUR})
     page.wait_for_selector("body[data-seq]", timeout=WAIT_MS)
