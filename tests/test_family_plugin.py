@@ -554,6 +554,7 @@ def test_eights_the_terminal_app_and_the_card_room_show_it(tmp_path: Path) -> No
             welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
             state = recv_until(ws, lambda m: m["type"] == "state")
         assert welcome["type"] == "welcome" and welcome["rules"]["family"] == EIGHTS
+        assert welcome["words"]["canasta_size"] == 8  # the page counts "7/8" and marks a canasta at eight
         assert len(state["view"]["hand"]) == 11 and state["pile_notes"]
 
 

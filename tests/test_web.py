@@ -512,6 +512,7 @@ def test_finished_match_has_history_record_and_replay(client: TestClient) -> Non
     replay = client.get(f"/api/tables/{tid}/replay").json()
     assert len(replay["frames"]) == sum(len(h) for h in room.table.to_dict()["hands"]) + len(room.table.match.hands)
     assert all(len(f["hands"]) == 4 for f in replay["frames"])
+    assert replay["canasta_size"] == 7  # the family's: the viewer marks a canasta by it
     assert client.get(f"/replay/{tid}").status_code == 200
 
 

@@ -89,6 +89,7 @@ def test_a_player_reviews_their_own_hand_once_it_is_over(tmp_path: Path) -> None
         # asked again: read back, not computed again
         code, again = ask(client, tid, token=tokens[0], hand=1)
         assert code == 200 and again["status"] == "done" and again["timeline"] == review["timeline"]
+        assert review["canasta_size"] == 7  # the family's: the page marks a canasta by it
         # another seat's review while the match goes on: refused, to the seat's owner and to a spectator
         code, refused = ask(client, tid, token=tokens[0], hand=1, seat=1)
         assert code == 403 and "only once the match is over" in refused["detail"]

@@ -11,7 +11,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.play.table import Table
-from canasta.present import dealt, describe
+from canasta.present import canasta_size, dealt, describe
+from canasta.rules import RuleSet
 from canasta.web.guards import bad
 from canasta.web.language import choose
 from canasta.web.service import CardRoom, TheCardRoom
@@ -35,7 +36,8 @@ def replay_frames(row: TableRow, lang: str = DEFAULT) -> dict[str, Any]:
                        "totals": list(table.match.totals)})
     if table is not None:
         table.close()
-    return {"table": row.id, "names": saved.get("names"), "rules": saved["rules"], "frames": frames}
+    return {"table": row.id, "names": saved.get("names"), "rules": saved["rules"], "frames": frames,
+            "canasta_size": canasta_size(RuleSet.from_dict(saved["rules"]))}
 
 
 async def finished_row(card: CardRoom, table_id: str) -> TableRow:

@@ -35,7 +35,7 @@ from fastapi.responses import JSONResponse
 from canasta.i18n import N_, translator
 from canasta.moves import Move
 from canasta.play.table import Table
-from canasta.present import describe, proposal
+from canasta.present import canasta_size, describe, proposal
 from canasta.review import (
     MARK_NAMES,
     MARK_SYMBOLS,
@@ -289,6 +289,7 @@ def review_payload(state: dict[str, Any], hand: int, seat: int, decisions: list[
         timeline.append(entry)
     marks = {m: sum(1 for d in decisions if d.mark == m) for m in MARKS}
     return {"status": "done", "hand": hand, "hands": over, "seat": seat, "names": names, "worlds": worlds,
+            "canasta_size": canasta_size(rules),
             "thresholds": dict(thresholds_of(rules)),
             "summary": {"decisions": len(decisions), "lost": round(sum(d.loss for d in decisions), 1),
                         "marks": marks, "marked": sum(marks.values())},

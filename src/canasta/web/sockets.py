@@ -57,7 +57,7 @@ def words_of(rules: RuleSet) -> dict[str, Any]:
     words = family_words(rules)
     return {"pile": pile_word(rules), "canastas": list(words.canastas), "opened": words.opened,
             "minimum_shown": words.minimum_shown, "pile_fanned": words.pile_fanned, "wilds": words.wilds,
-            "closes_canastas": family_of(rules).closes_canastas}
+            "closes_canastas": family_of(rules).closes_canastas, "canasta_size": family_of(rules).canasta_size}
 
 async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
     await ws.accept()

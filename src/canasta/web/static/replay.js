@@ -54,7 +54,7 @@ function show() {
     const row = p.querySelector(".melds");
     for (const m of side) {
       const el = document.createElement("div");
-      el.className = "meld" + (m.cards.length >= 7 ? " canasta" : "");
+      el.className = "meld" + (m.cards.length >= data.canasta_size ? " canasta" : "");
       m.cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b))).forEach((c) => el.appendChild(cardEl(c, "small")));
       row.appendChild(el);
     }

@@ -186,7 +186,7 @@ function position(e, li) {
     const row = p.querySelector(".rv-melds");
     for (const m of side) {
       const el = document.createElement("div");
-      el.className = "rv-meld" + (m.cards.length >= 7 ? " canasta" : "");
+      el.className = "rv-meld" + (m.cards.length >= data.canasta_size ? " canasta" : "");
       m.cards.slice().sort((a, b) => Number(isWild(a)) - Number(isWild(b))).forEach((c) => el.appendChild(cardEl(c, "small")));
       row.appendChild(el);
     }

@@ -53,8 +53,9 @@ $("rules-link").href = `/t/${tableId}/rules?lang=${encodeURIComponent(lang)}`;
 
 // what the table's family calls its things (canasta.present.family_words, in the welcome): the
 // page words the table by these, never by the family's name
+// the family's words and shape, as the server's welcome says them (these until it has spoken)
 let words = { pile: "pile", canastas: ["natural", "mixed"], opened: "melded", pile_fanned: 3, wilds: "wild",
-  closes_canastas: false };
+  closes_canastas: false, canasta_size: 7 };
 const pozzo = () => words.pile === "pozzo";
 const pileWord = () => (pozzo() ? _("pozzo") : _("pile"));
 const hasView = () => !!state && !!state.view;
@@ -845,12 +846,12 @@ function meldWords(cards, closed = false) {
   const wild = wildWords(cards);
   const clean = !cards.some(isWild) || allWild;
   let status = "";
-  if (n >= 7 || closed) {
+  if (n >= words.canasta_size || closed) {
     const kind = words.canastas[clean ? 0 : 1];
     status = { natural: _("natural canasta"), mixed: _("mixed canasta"), clean: _("clean (pulita)"),
       dirty: _("dirty (sporca)") }[kind] || kind;
   }
-  const count = n >= 7 || closed ? (words.closes_canastas ? _("canasta of {n}", { n }) : ngettext("{n} card", "{n} cards", n)) : `${n}/7`;
+  const count = n >= words.canasta_size || closed ? (words.closes_canastas ? _("canasta of {n}", { n }) : ngettext("{n} card", "{n} cards", n)) : `${n}/${words.canasta_size}`;
   return { rank, count, wild, status, clean };
 }
 
@@ -866,7 +867,7 @@ function meldChip(cards, closed, w) {
   rank.textContent = w.rank;
   const count = document.createElement("span");
   count.className = "mcount";
-  count.textContent = w.status ? String(cards.length) : `${cards.length}/7`;
+  count.textContent = w.status ? String(cards.length) : `${cards.length}/${words.canasta_size}`;
   chip.append(rank, count);
   if (w.status) {
     const kind = words.canastas[w.clean ? 0 : 1];
