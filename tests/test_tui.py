@@ -17,7 +17,7 @@ pytest.importorskip("textual")
 
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
 from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
 from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, TAKE, YES, Move, group_cards, group_target
@@ -474,3 +474,19 @@ async def test_ctrl_q_saves_before_quitting(tmp_path: Path, table: Table) -> Non
         await pilot.pause()
     assert app.saved_path == tmp_path / "quit.json"
     assert Table.load(tmp_path / "quit.json").to_dict() == table.to_dict()
+
+
+@pytest.mark.parametrize(("preset", "word"), [("classic-4p", "Take pile"), ("italian-4p", "Take pozzo")])
+@aio
+async def test_the_key_bar_and_the_panel_name_the_discards_in_the_familys_word(tmp_path: Path, preset: str,
+                                                                                  word: str) -> None:
+    """The key bar's "t", the button and the panel say the pile or the pozzo as the family
+    calls it (canasta.present), never Classic's word in an Italian game."""
+    table = build_table(RuleSet.preset(preset), ["basic"], seed=3)
+    app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "words")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, table)
+        other = "Take pozzo" if word == "Take pile" else "Take pile"
+        assert word in _text(app, "#keys") and other not in _text(app, "#keys")
+        assert str(app.screen.query_one("#b-take", Button).label) == word
+        assert app.screen.query_one("#pile").border_title == ("Pozzo and stock" if "pozzo" in word else "Pile and stock")

@@ -24,7 +24,17 @@ from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current
 from canasta.i18n.words import seat_name
 from canasta.moves import Move
 from canasta.play.table import TURN_REFUSALS, Table, TableError, Turn
-from canasta.present import Selection, candidates, describe, pile_phrase, proposal, proposals, take_move
+from canasta.present import (
+    PILE_PHRASES,
+    Selection,
+    candidates,
+    describe,
+    pile_phrase,
+    proposal,
+    proposals,
+    take_move,
+)
+from canasta.present import pile_word as present_pile_word
 from canasta.tui.config import PERSON, PlayConfig, language_named
 from canasta.tui.render import (
     Style,
@@ -146,7 +156,12 @@ class TableScreen(Screen[None]):
         yield Static(id="status")
         yield Input(id="moveinput")
         yield HandView(self.card_style, id="hand")
-        yield KeyBar(self.KEYS, id="keys")
+        yield KeyBar(self._keys(), id="keys")
+
+    def _keys(self) -> Keys:
+        """The key bar's keys, "t" saying what it takes in the family's word (the pile, the pozzo)."""
+        take = PILE_PHRASES[present_pile_word(self.table.rules)]["take"]
+        return tuple((key, take if key == "t" else label) for key, label in self.KEYS)
 
     def _button_label(self, label: str) -> str:
         if label == "Take pile":
