@@ -277,7 +277,7 @@ def test_the_ray_arena_hands_out_a_few_pairs_at_a_time() -> None:
     assert fake.most_pending <= 4  # two a CPU ahead, never the whole run
 
 
-@pytest.mark.parametrize("command", ["arena --bots random,basic", "ladder --bots random,basic"])
+@pytest.mark.parametrize("command", ["arena --bots random,basic", "ladder --bots random,basic", "review game.cgn"])
 def test_an_absurd_number_of_processes_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     line = _one_line_refusal(*_run([*command.split(), "--jobs", "100000000"], capsys)[::2])
     assert "at most 256 processes at once, not 100000000" in line

@@ -48,7 +48,7 @@ def configure_review(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=_budget, default=DEFAULT_WORLDS, metavar="expert:iN",
                         help=_("sampled worlds per decision (default expert:i{n})").format(n=DEFAULT_WORLDS))
     parser.add_argument("--seed", type=argtypes.whole, default=1, help=_("the sampling seed (default 1)"))
-    parser.add_argument("--jobs", type=argtypes.positive, default=1,
+    parser.add_argument("--jobs", type=argtypes.processes, default=1,
                         help=_("processes at once (the review does not depend on it)"))
     parser.add_argument("--json", action="store_true", help=_("print the review as one JSON line"))
     parser.add_argument("--force", action="store_true",
