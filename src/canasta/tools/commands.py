@@ -18,6 +18,7 @@ from canasta.rules import PRESETS, RuleSet
 
 if TYPE_CHECKING:
     from canasta.play.record import GameRecord
+    from canasta.tools.arena import ArenaReport
 
 
 def cmd_selfcheck(args: argparse.Namespace) -> int:
@@ -153,7 +154,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from canasta.bots import check_bot
-    from canasta.tools.arena import ArenaReport, Interrupted, ProgressEstimate, plot, run_arena, tally
+    from canasta.tools.arena import Interrupted, ProgressEstimate, plot, run_arena, tally
 
     _check_plot(args.plot, args.force)
     report: ArenaReport
@@ -209,6 +210,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
         raise
     if line is not None:  # the figures as counted (the last reports of a pool may still be on their way)
         line.close(report.hands, _("{done}/{total} games").format(done=report.games, total=report.games))
+    return _arena_figures(args, report, save)
+
+
+def _arena_figures(args: argparse.Namespace, report: ArenaReport, save: Path) -> int:
+    """What an arena run prints (its JSON line, or its table and where its games went) and plots."""
+    from canasta.tools.arena import plot
+
     if args.json:
         print(json.dumps(report.as_dict()))
     else:
@@ -254,16 +262,7 @@ def _arena_ray(args: argparse.Namespace, specs: tuple[str, str], save: Path) -> 
     finally:
         if line is not None:
             line.close()
-    if args.json:
-        print(json.dumps(report.as_dict()))
-    else:
-        print(report.table())
-        print(_("games saved to {file}").format(file=save))
-    if args.plot:
-        from canasta.tools.arena import plot
-
-        plot(report, Path(args.plot))
-    return 0
+    return _arena_figures(args, report, save)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
