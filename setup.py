@@ -1,7 +1,7 @@
 """The optional compiled engine.
 
 ``CANASTA_COMPILE=1 pip install .`` compiles the modules listed in
-``src/canasta/native.py`` (``COMPILED_MODULES``) with mypyc into C extensions, from the
+``src/canasta/engine/native.py`` (``COMPILED_MODULES``) with mypyc into C extensions, from the
 same source.  Without the switch (and in every editable install) the package is pure
 Python, the reference.  A compile that fails for any reason (no C compiler, no Python
 headers, a mypyc error) prints one line and installs the pure-Python engine; the
@@ -27,13 +27,13 @@ REQUIRED = SWITCH == "required"
 
 
 def compiled_modules() -> list[str]:
-    """``COMPILED_MODULES`` from src/canasta/native.py, read without importing the package."""
-    tree = ast.parse((ROOT / "src" / "canasta" / "native.py").read_text(encoding="utf-8"))
+    """``COMPILED_MODULES`` from src/canasta/engine/native.py, read without importing the package."""
+    tree = ast.parse((ROOT / "src" / "canasta" / "engine" / "native.py").read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
                 and node.target.id == "COMPILED_MODULES" and node.value is not None:
             return [f"src/{path}" for path in ast.literal_eval(node.value)]
-    raise RuntimeError("src/canasta/native.py has no COMPILED_MODULES")
+    raise RuntimeError("src/canasta/engine/native.py has no COMPILED_MODULES")
 
 
 def fall_back(reason: str) -> None:

@@ -17,7 +17,8 @@ from canasta.i18n import DOMAINS, LOCALE_DIR
 WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 #: what a screen shows that is not words: card codes (AS, 10H, JK), a file's path, a command
 #: ('canasta replay FILE'), the text a deal's seed is hashed from ('canasta-deal:123')
-_NOTATION = re.compile(r"\b(?:10|[2-9AKQJ])[SHDC]\b|\bJK\b|\S*/\S*|\bcanasta [a-z]+\b|\bcanasta-deal:\d+")
+_NOTATION = re.compile(r"\b(?:10|[2-9AKQJ])[SHDC]\b|\bJK\b|\S*/\S*|\bcanasta [a-z]+\b|\bcanasta-deal:\d+"
+                       r"|\b(?:classic|italian|american)-[\w-]+")  # (a preset's id)
 #: fields, markup and notation inside a message id, which are not words a person reads
 _NOT_WORDS = re.compile(r"\{[^{}]*\}|%\(\w+\)[sdr]|%[sdr]|\[/?[a-z ]*\]|`[^`]*`|'[^']*'|--[\w-]+")
 

@@ -84,3 +84,27 @@ def open_table(page: Any, url: str, body: dict[str, Any], timeout_ms: float = 60
     page.goto(f"{url}/t/{table}")
     page.wait_for_selector("#hand .card", timeout=timeout_ms)
     return table
+
+
+def sign_in(page: Any, url: str, name: str, password: str = "correct horse battery") -> None:
+    """Sign ``name`` in from the room's front page, through the page's own account module: its
+    CSRF token is the one the page's own first look at the account set (two looks at once
+    would each set another cookie, and a token read from one need not be the cookie's)."""
+    page.goto(url + "/")
+    log_in(page, name, password)
+
+
+def log_in(page: Any, name: str, password: str = "correct horse battery") -> None:
+    """Sign ``name`` in from the room page ``page`` already shows, through its own account module
+    (the CSRF token its own look at the account set: see :func:`sign_in`)."""
+    page.evaluate("""async ([name, password]) => {
+        const { post } = await import('/static/account.js');
+        const r = await post('/api/account/login', { name, password });
+        if (!r.ok) throw new Error(await r.text());
+    }""", [name, password])
+
+
+def fits(page: Any, width: int) -> None:
+    """Nothing on ``page`` runs off the side of a ``width``-pixel window."""
+    scroll = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll <= width, f"the page is {scroll} px wide in a {width} px window"

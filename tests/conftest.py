@@ -4,26 +4,44 @@ the ``slow`` marker.
 ``pytest -m "not slow"`` runs the quick part of the suite (about a minute);
 CI runs everything.  Helpers are imported by the test modules as
 ``from conftest import ...`` (the tests directory is on ``sys.path``).
+
+The suite runs in parallel, one pytest-xdist worker per core (``addopts`` in pyproject.toml:
+``-n auto --dist loadgroup``; ``-n 0`` runs it in one process).  Each worker is a process of its
+own, so module-scoped fixtures (a browser, a server) are made once per worker that runs one of
+the module's tests, and no test may count on another having run first.  What keeps concurrent
+tests apart: files under ``tmp_path``; servers on free ports (``devserver.free_port``); the
+cluster tests' own database and Redis key prefix per run (test_cluster.py); PostgreSQL and Redis
+instances of a test's own (instances.py); browser tests that wait on the page's events, never a
+fixed time.  Tests that must not overlap hold the same lock of the run (:func:`alone`: the
+``ray_alone`` fixture, one local Ray cluster at a time), and a costly value the tests of several
+workers need is computed once for the whole run (:func:`once_per_run`: the reference soak).
+(``xdist_group`` would do neither here: pytest 9 derives a node's id from its structured id,
+which pytest-xdist 3.8's ``loadgroup`` does not change, so the group is silently ignored.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib
 import os
+import pickle
 import random
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import strategies as st
 
-from canasta.game import Game
-from canasta.moves import Move
-from canasta.rules import RuleSet
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
 from chromium import browser, shots  # noqa: F401  (the browser tests' fixtures: one Chromium per module, screenshots)
 
 #: a random hand that has not ended by then never will
 MAX_MOVES = 3000
+T = TypeVar("T")
 
 
 def need(module: str) -> Any:
@@ -61,6 +79,53 @@ def playout(rules: RuleSet, seed: int) -> Iterator[Game]:
             return
         game.push(choose(game, rng))
     raise AssertionError(f"{rules.name} seed {seed}: the hand did not end in {MAX_MOVES} moves")
+
+
+def run_folder(factory: pytest.TempPathFactory) -> Path | None:
+    """The folder every worker of this parallel run shares (pytest-xdist gives each worker a
+    base folder of its own inside it), or None when the run is not parallel."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return factory.getbasetemp().parent
+
+
+@contextlib.contextmanager
+def alone(factory: pytest.TempPathFactory, name: str) -> Iterator[None]:
+    """Held while no other worker of this run holds ``name``: what must not overlap waits for
+    the lock (a file lock, released when the holder's process ends, even killed)."""
+    folder = run_folder(factory)
+    if folder is None:
+        yield
+        return
+    with (folder / f"{name}.lock").open("a") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def once_per_run(factory: pytest.TempPathFactory, name: str, compute: Callable[[], T]) -> T:
+    """``compute()`` once for the whole run: the first worker to ask computes it and keeps it
+    (pickled in the run's folder), the others wait for it and read it back."""
+    folder = run_folder(factory)
+    if folder is None:
+        return compute()
+    kept = folder / f"{name}.pickle"
+    with alone(factory, name):
+        if kept.is_file():
+            value: T = pickle.loads(kept.read_bytes())
+            return value
+        value = compute()
+        kept.write_bytes(pickle.dumps(value))
+        return value
+
+
+@pytest.fixture
+def ray_alone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One local Ray cluster at a time in a parallel run."""
+    with alone(tmp_path_factory, "ray"):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -14,12 +14,12 @@ import pytest
 
 from canasta.bots import BotSpecError, make_bot, parse_ismcts_budget
 from canasta.bots.base import Budget
-from canasta.game import Game
-from canasta.moves import Move
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
 from canasta.play.table import Table
-from canasta.rules import RuleSet
 from canasta.tools.arena import run_arena
-from canasta.view import sample_world, seat_view
+from canasta.views.seat import sample_world, seat_view
 
 needs_openspiel = pytest.mark.skipif(importlib.util.find_spec("pyspiel") is None,
                                      reason="the ismcts bot needs OpenSpiel: pip install -e '.[rl]'")
@@ -119,7 +119,7 @@ def _partner_asked_without_a_canasta() -> Game:
     """classic-4p: seat 0 asked "may I go out?" holding seven kings and a four, its side with
     nothing melded yet; seat 2, its partner, answers.  Hardly a hand dealt at random can go out
     here (none of 2,000)."""
-    from canasta.position import game_from_position
+    from canasta.views.position import game_from_position
 
     hands = [["KH", "KS", "KD", "KC", "KH", "KS", "KD", "4D"], ["5C", "6C", "7C", "9C", "4C"],
              ["6H", "7S", "9D"], ["5H", "6S", "7D", "9S", "4H"]]

@@ -11,12 +11,12 @@ import pytest
 
 from canasta.bots import BotSpecError, make_bot
 from canasta.bots.external import ExternalBot
-from canasta.errors import CanastaError
-from canasta.game import Game
+from canasta.engine.errors import CanastaError
+from canasta.engine.game import Game
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.play.record import parse_records, read_file, verify
-from canasta.rules import PRESETS, RuleSet
 from canasta.tools.arena import run_arena, tally, wilson
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "external_bot.py"
@@ -240,7 +240,7 @@ def test_expert_drops_only_the_choices_clearly_behind_the_best() -> None:
 
 def _classic_melds(melds: list[list[list[str]]]) -> Game:
     """classic-4p, seat 0 to meld, the same small hands, the given melds per side."""
-    from canasta.position import game_from_position
+    from canasta.views.position import game_from_position
 
     hands = [["5C", "6C", "7C"], ["5H", "6S", "7D"], ["9C", "4C", "8D"], ["9S", "4H", "8H"]]
     return game_from_position({"rules": "classic-4p", "dealer": 3, "turn": 0, "phase": "meld", "hands": hands,
@@ -280,8 +280,8 @@ def test_expert_values_a_lone_players_position_against_the_best_other_or_the_mea
     sides (classic-4p) the two are one value.  A finished hand always counts the lead over
     the best other."""
     from canasta.bots import expert
-    from canasta.family import SearchTuning
-    from canasta.position import game_from_position
+    from canasta.engine.family import SearchTuning
+    from canasta.views.position import game_from_position
 
     kings = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]
     hands = [["5C", "6C", "7C"], ["5H", "6S", "7D"], ["9C", "4C", "8D"]]
@@ -307,10 +307,10 @@ def test_expert_counts_the_whole_decision_against_its_budget(monkeypatch: pytest
     rollout may start (they stop at 80% of the budget) and the guide's move is played."""
     from canasta.bots.base import Budget, world
     from canasta.bots.expert import ExpertBot
-    from canasta.game import Game
-    from canasta.moves import DISCARD
-    from canasta.state import MELD_PHASE
-    from canasta.view import SeatView
+    from canasta.engine.game import Game
+    from canasta.engine.moves import DISCARD
+    from canasta.engine.state import MELD_PHASE
+    from canasta.views.seat import SeatView
 
     now = [100.0]
     calls: list[int] = []
@@ -349,9 +349,9 @@ def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
     family's worlds (``RuleFamily.search``), ``expert:iN`` N worlds, ``expert:SECONDS`` as many as the
     time allows."""
     from canasta.bots.expert import ExpertBot
-    from canasta.game import family_of
-    from canasta.moves import DISCARD
-    from canasta.state import MELD_PHASE
+    from canasta.engine.game import family_of
+    from canasta.engine.moves import DISCARD
+    from canasta.engine.state import MELD_PHASE
 
     now = [100.0]
     worlds: list[int] = []
@@ -387,8 +387,8 @@ def test_expert_worlds_come_from_the_family_unless_the_budget_names_them(
 
 def test_expert_rollouts_stop_at_the_deadline() -> None:
     from canasta.bots.expert import ExpertBot
-    from canasta.game import Game
-    from canasta.rules import RuleSet
+    from canasta.engine.game import Game
+    from canasta.engine.rules import RuleSet
 
     bot = ExpertBot(1)
     game = Game(RuleSet.preset("italian-4p"), 3)

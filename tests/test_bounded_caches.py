@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from canasta.cards import NUM_RANKS, TWO
+from canasta.engine.cards import NUM_RANKS, TWO
+from canasta.engine.rules import RuleSet
 from canasta.families.italian import going_out
-from canasta.rules import RuleSet
 
 #: enough to show a growth (the old scan compared each new rule set with every one kept);
 #: the caches' bounds are lowered for the test so that they are reached

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta.cards import (
+from canasta.engine.cards import (
     BLACK_THREES,
     CARD_VALUE,
     IS_BLACK_THREE,
@@ -28,7 +28,7 @@ from canasta.cards import (
     parse_rank,
     rank_str,
 )
-from canasta.errors import CanastaError, NotationError
+from canasta.engine.errors import CanastaError, NotationError
 
 RANKS = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
 SUITS = ("S", "H", "D", "C")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from canasta.cli import main
-from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
+from canasta.engine.rules import PRESETS, RuleSet, load_rules, save_rules
 from canasta.tools.bench import run_bench
 
 PRESET_NAMES = sorted(PRESETS)

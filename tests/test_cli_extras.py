@@ -63,6 +63,7 @@ def test_bench_env_refuses_a_bad_seconds_value(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.skipif(not _have("ray"), reason="arena --ray needs the cluster extra: pip install -e '.[cluster]'")
+@pytest.mark.usefixtures("ray_alone")  # one local Ray at a time (conftest.py)
 def test_arena_on_ray_reports_and_saves_like_the_process_pool(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     args = ["arena", "--rules", "classic-2p", "--bots", "basic,random", "--games", "2", "--seed", "4",

@@ -13,8 +13,8 @@ import pytest
 
 import canasta.cliout as cliout
 from canasta.cli import main
-from canasta.errors import IllegalMoveError
-from canasta.rules import RuleSet
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.rules import RuleSet
 from canasta.tools.arena import ArenaReport, Progress, ProgressEstimate, run_arena
 from canasta.tools.bench import BENCH_ORDER, COMPARE_MARKDOWN_HEADER
 

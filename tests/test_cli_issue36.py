@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 import canasta.cli as cli
-import canasta.files as files
+import canasta.engine.files as files
 import canasta.tools.arena as arena
 from canasta.cli import main
-from canasta.files import atomic_file, write_text_atomic
+from canasta.engine.files import atomic_file, write_text_atomic
+from canasta.engine.rules import RuleSet
 from canasta.play.record import FINAL_TAG, cut_short, parse_records, read_file, verify
-from canasta.rules import RuleSet
 from canasta.tools.arena import GameResult, Interrupted, run_arena, tally
 
 

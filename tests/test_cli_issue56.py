@@ -168,7 +168,7 @@ def test_save_where_no_file_can_be_made_names_the_file_not_a_temporary_one(capsy
 
 
 def test_an_atomic_file_that_cannot_be_made_names_its_own_path(tmp_path: Path) -> None:
-    from canasta.files import atomic_file
+    from canasta.engine.files import atomic_file
 
     target = tmp_path / "missing" / "x.cgn"
     with pytest.raises(OSError) as caught, atomic_file(target) as out:
@@ -210,8 +210,8 @@ def test_a_rules_file_with_a_byte_order_mark_is_read(name: str, text: str, tmp_p
 
 
 def test_a_rules_file_with_only_a_name_must_say_its_preset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from canasta.errors import RulesError
-    from canasta.rules import RuleSet
+    from canasta.engine.errors import RulesError
+    from canasta.engine.rules import RuleSet
 
     path = tmp_path / "house.toml"
     path.write_text('name = "house"\n')
@@ -268,7 +268,7 @@ def test_the_ray_arena_hands_out_a_few_pairs_at_a_time() -> None:
     """10**20 games on (a stand-in for) Ray: the pairs go out two a CPU ahead, not all at once
     (submitting every pair first never reached the first result)."""
     from canasta import cluster
-    from canasta.rules import RuleSet
+    from canasta.engine.rules import RuleSet
 
     fake = _FakeRay(stop_after=50)
     with pytest.raises(KeyboardInterrupt):

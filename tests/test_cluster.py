@@ -28,7 +28,7 @@ httpx = need("httpx2")  # the HTTP client the dev extra pins (the one starlette 
 websockets_sync = need("websockets.sync.client")
 
 from canasta.bots import make_bot  # noqa: E402
-from canasta.view import SeatView  # noqa: E402
+from canasta.views.seat import SeatView  # noqa: E402
 from canasta.web.devserver import ServerProcess, WorkerProcess  # noqa: E402
 
 Msg = dict[str, Any]

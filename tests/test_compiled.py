@@ -1,7 +1,7 @@
 """The compiled engine (mypyc, ``CANASTA_COMPILE=1 pip install .``).
 
 With ``CANASTA_EXPECT_COMPILED=1`` (CI's compiled step) every module of
-``canasta.native.COMPILED_MODULES`` must have been loaded from an extension module: a
+``canasta.engine.native.COMPILED_MODULES`` must have been loaded from an extension module: a
 module that silently fell back to its ``.py`` source fails here.  Without it (the
 editable, pure-Python install) the engine must be pure, and the tests check what the
 build and ``canasta bench --compare-pure`` rely on: the module list ``setup.py`` reads,
@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from canasta.cli import main
-from canasta.native import COMPILED_MODULES, compiled_status, engine, module_name
-from canasta.rules import RuleSet
+from canasta.engine.native import COMPILED_MODULES, compiled_status, engine, module_name
+from canasta.engine.rules import RuleSet
 from canasta.tools import bench
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ def test_the_listed_modules_exist_and_setup_reads_the_same_list() -> None:
 
 
 def test_module_names() -> None:
-    assert module_name("canasta/game.py") == "canasta.game"
+    assert module_name("canasta/engine/game.py") == "canasta.engine.game"
     assert module_name("canasta/families/classic/__init__.py") == "canasta.families.classic"
 
 
@@ -108,9 +108,9 @@ def test_compiled_and_pure_play_the_same_hands(preset: str, capsys: pytest.Captu
 def test_a_wrong_type_is_refused_as_the_pure_engine_refuses_it(value: object) -> None:
     """mypyc checks argument types at a compiled function's boundary (a TypeError); the
     checked entry points take ``object`` and refuse with the engine's own errors."""
-    from canasta.errors import IllegalMoveError, NotationError
-    from canasta.game import Game
-    from canasta.moves import Move
+    from canasta.engine.errors import IllegalMoveError, NotationError
+    from canasta.engine.game import Game
+    from canasta.engine.moves import Move
 
     with pytest.raises(NotationError):
         Move.parse(value)
@@ -120,15 +120,15 @@ def test_a_wrong_type_is_refused_as_the_pure_engine_refuses_it(value: object) ->
 
 @pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
 def test_a_game_and_a_match_pickle_and_deep_copy_mid_hand(preset: str) -> None:
-    """Compiled classes cannot be made without their constructor; canasta.compiled_pickle
+    """Compiled classes cannot be made without their constructor; canasta.engine.compiled_pickle
     registers reducers for them, so pickle and deepcopy work as with the pure engine."""
     import copy
     import pickle
     import random
 
-    from canasta.game import Game
+    from canasta.engine.game import Game
     from canasta.play.match import Match
-    from canasta.position import position_of
+    from canasta.views.position import position_of
 
     game = Game(RuleSet.preset(preset), 3)
     rng = random.Random(1)

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from canasta.bots import make_bot
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.play.match import Match
-from canasta.rules import PRESETS, RuleSet
 from canasta.tools.selfcheck import problems_in
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 
 @pytest.mark.slow

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from canasta.bots import make_bot
-from canasta.game import Game
-from canasta.moves import ASK, DISCARD, TAKE, Move
-from canasta.position import game_from_position, position_of
-from canasta.rules import RuleSet
+from canasta.engine.game import Game
+from canasta.engine.moves import ASK, DISCARD, TAKE, Move
+from canasta.engine.rules import RuleSet
 from canasta.tools.reference import generated_moves, way_out
-from canasta.view import seat_view
+from canasta.views.position import game_from_position, position_of
+from canasta.views.seat import seat_view
 
 #: seven eights laid with the pile's top eight count 70, under the 90 of a side at 1,500; the
 #: pile's five and six join the pairs in hand, and the king is the final discard

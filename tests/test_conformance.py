@@ -59,7 +59,7 @@ from typing import Any
 import pytest
 
 from canasta import PRESETS, Game, IllegalMoveError, Move, PositionError, RulesError, RuleSet
-from canasta.cards import (
+from canasta.engine.cards import (
     ACE,
     CARD_RANK,
     CARD_VALUE,
@@ -86,16 +86,23 @@ from canasta.cards import (
     parse_card,
     parse_rank,
 )
-from canasta.errors import refuse
+from canasta.engine.errors import refuse
+from canasta.engine.melds import (
+    CANASTA_SIZE,
+    WILD_MELD,
+    Meld,
+    canasta_bonus,
+    check_meld_shape,
+    meld_from_cards,
+)
+from canasta.engine.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
+from canasta.engine.scoring import hand_penalty, match_winner, red_three_score, score_side
+from canasta.engine.state import DRAW_PHASE
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import it_canasta
 from canasta.families.italian.options import italian_rules
-from canasta.melds import CANASTA_SIZE, WILD_MELD, Meld, canasta_bonus, check_meld_shape, meld_from_cards
-from canasta.moves import DISCARD, DRAW, MELD, OPEN, TAKE, group_cards, make_group
 from canasta.play.match import Match
-from canasta.position import game_from_position
-from canasta.scoring import hand_penalty, match_winner, red_three_score, score_side
-from canasta.state import DRAW_PHASE
+from canasta.views.position import game_from_position
 
 
 def classify(rules: RuleSet, cards: Sequence[Card], concealed: bool = False) -> dict[str, object]:

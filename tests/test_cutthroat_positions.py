@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from canasta.exceptions import PositionError
-from canasta.game import Game
-from canasta.position import game_from_position, position_of
-from canasta.rules import RuleSet
+from canasta.engine.exceptions import PositionError
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet
+from canasta.views.position import game_from_position, position_of
 
 
 def test_every_position_of_a_cut_throat_hand_reads_back() -> None:

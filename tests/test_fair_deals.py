@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from canasta.bots import make_bot
-from canasta.cards import card_str, make_deck
-from canasta.fairdeal import DealStream, FairDeal, FairDealError, check_client_seed
-from canasta.game import Game
+from canasta.engine.cards import card_str, make_deck
+from canasta.engine.fairdeal import DealStream, FairDeal, FairDealError, check_client_seed
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet
 from canasta.play.record import parse_records, verify
 from canasta.play.table import Table, TableError
-from canasta.position import position_of
-from canasta.rules import RuleSet
+from canasta.views.position import position_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "examples" / "fair_deal.mjs"

@@ -18,7 +18,6 @@ tuning for the bots and its own name.  The terminal app and the card room show i
 from __future__ import annotations
 
 import dataclasses
-import json
 import random
 import typing
 from collections import Counter
@@ -30,17 +29,21 @@ from typing import ClassVar
 import pytest
 
 from canasta.bots import make_bot
-from canasta.cards import CARD_RANK, IS_WILD, KING, NUM_CARDS, card_str
-from canasta.errors import REFUSAL_FORMS, REFUSALS, IllegalMoveError, RulesError, refuse, register_refusals
-from canasta.families.classic import Classic
-from canasta.families.classic.options import CLASSIC_OPTIONS
-from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
-from canasta.game import FAMILIES, Game, family_of, register_family
-from canasta.moves import MELD, TAKE, Move, group_cards
-from canasta.options import Option
-from canasta.plans import TakePlan
-from canasta.position import game_from_position, position_of
-from canasta.rules import (
+from canasta.engine.cards import CARD_RANK, IS_WILD, KING, card_str
+from canasta.engine.errors import (
+    REFUSAL_FORMS,
+    REFUSALS,
+    IllegalMoveError,
+    RulesError,
+    refuse,
+    register_refusals,
+)
+from canasta.engine.family import FamilyWords, PileNote, PlayTuning, SearchTuning
+from canasta.engine.game import FAMILIES, Game, family_of, register_family
+from canasta.engine.moves import MELD, TAKE, Move, group_cards
+from canasta.engine.options import Option
+from canasta.engine.plans import TakePlan
+from canasta.engine.rules import (
     FAMILY_OPTIONS,
     OPTIONS_BY_ID,
     PRESETS,
@@ -50,10 +53,14 @@ from canasta.rules import (
     load_rules,
     save_rules,
 )
-from canasta.scoring import SideScore
-from canasta.state import StateField, StatePart
+from canasta.engine.scoring import SideScore
+from canasta.engine.state import StateField, StatePart
+from canasta.families.classic import Classic
+from canasta.families.classic.options import CLASSIC_OPTIONS
 from canasta.tools import perft
-from canasta.view import SeatView, pile_note_list, sample_world, seat_view
+from canasta.views.position import game_from_position, position_of
+from canasta.views.seat import SeatView, pile_note_list, sample_world, seat_view
+from family_checks import accounted, bots_play_a_hand, open_in_the_room, play_in_terminal
 
 NAME = "nopile"
 PRESET = "nopile-4p"
@@ -251,21 +258,6 @@ def test_its_rules_files_and_player_counts() -> None:
         RuleSet(name="nopile-3p", family=NAME, players=3)
 
 
-def _accounted(game: Game) -> None:
-    """Every card of the packs is in exactly one place."""
-    seen: Counter[int] = Counter()
-    for s in range(game.players):
-        seen.update(game.hand(s))
-        seen.update(game.red3[s])
-    for side in game.melds:
-        for m in side.values():
-            seen.update(m.cards)
-    seen.update(game.pile)
-    seen.update(game.stock)
-    assert sum(seen.values()) == game.rules.deck_size
-    assert all(0 <= c < NUM_CARDS for c in seen)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_random_hands_keep_the_invariants_and_never_take(seed: int) -> None:
     rules = _rules()
@@ -282,7 +274,7 @@ def test_random_hands_keep_the_invariants_and_never_take(seed: int) -> None:
             for m in side.values():
                 assert game.family.meld_shape_error(rules, m) is None or m.rank == 1
         game.push(moves[rng.randrange(len(moves))])
-        _accounted(game)
+        accounted(game)
     assert game.result is not None
     assert game.end_reason in ("went out", "the stock ran out and the pile could not be taken",
                                "the stock ran out and the player did not take the pile",
@@ -324,14 +316,7 @@ def test_views_and_positions_round_trip(seed: int) -> None:
 
 @pytest.mark.parametrize("level", ["basic", "advanced"])
 def test_bots_play_a_hand(level: str) -> None:
-    game = Game(_rules(), seed=11)
-    bots = [make_bot(level, seed=s) for s in range(4)]
-    while not game.is_over():
-        seat = game.to_move
-        move = bots[seat].choose(seat_view(game, seat))
-        assert move.kind != TAKE
-        game.push(move)
-    assert game.result is not None
+    bots_play_a_hand(_rules(), 11, level, lambda move: move.kind != TAKE)
 
 
 def test_the_expert_uses_the_familys_search() -> None:
@@ -348,50 +333,19 @@ def test_the_expert_uses_the_familys_search() -> None:
 
 def test_the_terminal_app_shows_and_plays_it(tmp_path: Path) -> None:
     pytest.importorskip("textual")
-    from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
-    from canasta.tui.config import build_table
-    from test_tui import SIZE, _text, aio, person_plays, settle
-
-    table = build_table(_rules(), ["basic"], seed=7, hint_level="basic")
-
-    @aio
-    async def run() -> None:
-        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "nopile")
-        async with app.run_test(size=SIZE) as pilot:
-            played = 0
-            while played < 6 and not table.hand_over:
-                await settle(pilot, table)
-                if table.hand_over:
-                    break
-                await person_plays(pilot, table)
-                played += 1
-            assert isinstance(app.screen, TableScreen)
-            assert PRESET in _text(app, "#topbar")
-            assert app.screen.query_one("#pile").border_title == "Pile and stock"  # the family's word for it
-            assert played == 6
-            assert all(m.kind != TAKE for hand in table.moves for _, m in hand)
-
-    run()
+    run = play_in_terminal(_rules(), "nopile", tmp_path, 6)
+    assert run.played == 6 and PRESET in run.topbar
+    assert run.pile_title == "Pile and stock"  # the family's word for it
+    assert all(m.kind != TAKE for m in run.moves)
 
 
 def test_the_card_rooms_state_payload_says_it(tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
-    from test_web import human_table, recv_until, room_client, room_of
-
-    with room_client(str(tmp_path / "nopile.db")) as client:
-        presets = client.get("/api/presets").json()["presets"]
-        mine = next(p for p in presets if p["name"] == PRESET)
-        assert mine["family"] == NAME and "No-pile Canasta" in mine["label"]
-        tid, tokens = human_table(client, [{}, {"kind": "bot", "bot": "basic"}, {"kind": "bot", "bot": "basic"},
-                                           {"kind": "bot", "bot": "advanced"}], PRESET)
-        with client.websocket_connect(f"/ws/{tid}") as ws:
-            ws.send_text(json.dumps({"type": "hello", "token": tokens[0]}))
-            welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
-            state = recv_until(ws, lambda m: m["type"] == "state")
-        assert welcome["type"] == "welcome" and welcome["rules"]["family"] == NAME
-        assert welcome["words"]["pile"] == "pile" and welcome["words"]["closes_canastas"] is False
-        assert len(state["view"]["hand"]) == 11 and state["pile_notes"]
-        assert room_of(client, tid).table.rules.name == PRESET
+    run = open_in_the_room(tmp_path, PRESET, ["basic", "basic", "advanced"])
+    assert run.preset["family"] == NAME and "No-pile Canasta" in run.preset["label"]
+    assert run.welcome["type"] == "welcome" and run.welcome["rules"]["family"] == NAME
+    assert run.welcome["words"]["pile"] == "pile" and run.welcome["words"]["closes_canastas"] is False
+    assert len(run.state["view"]["hand"]) == 11 and run.state["pile_notes"]
 
 
 # ---------------------------------------------------------------------------- Eights: Classic, one shape, one rule
@@ -504,58 +458,25 @@ def test_eights_views_and_positions_round_trip(seed: int) -> None:
 
 @pytest.mark.parametrize("level", ["basic", "advanced", "expert:i4"])
 def test_eights_bots_play_a_hand(level: str) -> None:
-    game = Game(_eights(), seed=21)
-    bots = [make_bot(level, seed=s) for s in range(4)]
-    while not game.is_over():
-        seat = game.to_move
-        move = bots[seat].choose(seat_view(game, seat))
-        assert move.kind != TAKE or _pair(move)
-        game.push(move)
-    assert game.result is not None
+    game = bots_play_a_hand(_eights(), 21, level, lambda move: move.kind != TAKE or _pair(move))
     assert all(m.size >= 8 for side in game.melds for m in side.values() if m.is_canasta)
 
 
 def test_eights_the_terminal_app_and_the_card_room_show_it(tmp_path: Path) -> None:
     pytest.importorskip("textual")
     pytest.importorskip("fastapi")
-    from canasta.cards import parse_cards
-    from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
-    from canasta.tui.config import build_table
+    from canasta.engine.cards import parse_cards
     from canasta.tui.render import meld_chip, meld_status
-    from test_tui import SIZE, _text, aio, person_plays, settle
-    from test_web import human_table, recv_until, room_client
 
     seven = parse_cards("KS KD KC KH KS KD 2H")
     assert meld_status(_eights(), seven, False) == "7 of 8, 1 wild"  # the family's canasta, not the core's seven
     assert "★" not in meld_chip(_eights(), seven).plain and "★" in meld_chip(_eights(), [*seven, seven[0]]).plain
-    table = build_table(_eights(), ["basic"], seed=7, hint_level="basic")
-
-    @aio
-    async def run() -> None:
-        app = CanastaApp(PlayConfig(save_dir=tmp_path, delay=0), table, "eights")
-        async with app.run_test(size=SIZE) as pilot:
-            for _ in range(4):
-                await settle(pilot, table)
-                if table.hand_over:
-                    break
-                await person_plays(pilot, table)
-            assert isinstance(app.screen, TableScreen)
-            assert EIGHTS_PRESET in _text(app, "#topbar")
-
-    run()
-    with room_client(str(tmp_path / "eights.db")) as client:
-        presets = client.get("/api/presets").json()["presets"]
-        mine = next(p for p in presets if p["name"] == EIGHTS_PRESET)
-        assert mine["family"] == EIGHTS and "Canasta of Eights" in mine["label"]
-        tid, tokens = human_table(client, [{}, {"kind": "bot", "bot": "basic"}, {"kind": "bot", "bot": "basic"},
-                                           {"kind": "bot", "bot": "basic"}], EIGHTS_PRESET)
-        with client.websocket_connect(f"/ws/{tid}") as ws:
-            ws.send_text(json.dumps({"type": "hello", "token": tokens[0]}))
-            welcome = recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
-            state = recv_until(ws, lambda m: m["type"] == "state")
-        assert welcome["type"] == "welcome" and welcome["rules"]["family"] == EIGHTS
-        assert welcome["words"]["canasta_size"] == 8  # the page counts "7/8" and marks a canasta at eight
-        assert len(state["view"]["hand"]) == 11 and state["pile_notes"]
+    assert EIGHTS_PRESET in play_in_terminal(_eights(), "eights", tmp_path, 4).topbar
+    run = open_in_the_room(tmp_path, EIGHTS_PRESET, ["basic", "basic", "basic"])
+    assert run.preset["family"] == EIGHTS and "Canasta of Eights" in run.preset["label"]
+    assert run.welcome["type"] == "welcome" and run.welcome["rules"]["family"] == EIGHTS
+    assert run.welcome["words"]["canasta_size"] == 8  # the page counts "7/8" and marks a canasta at eight
+    assert len(run.state["view"]["hand"]) == 11 and run.state["pile_notes"]
 
 
 def test_the_family_check_passes_eights_and_says_what_is_missing(capsys: pytest.CaptureFixture[str]) -> None:

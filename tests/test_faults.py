@@ -43,7 +43,7 @@ websockets_sync = need("websockets.sync.client")
 websockets_exceptions = need("websockets.exceptions")
 
 from canasta.bots import make_bot  # noqa: E402
-from canasta.view import SeatView  # noqa: E402
+from canasta.views.seat import SeatView  # noqa: E402
 from canasta.web.devserver import ServerProcess, WorkerProcess  # noqa: E402
 
 Msg = dict[str, Any]
@@ -645,8 +645,8 @@ def test_redis_killed_and_restarted_empty(own: tuple[Postgres, Redis]) -> None:
         resumed = resume_time(room, time.monotonic())
         assert resumed < RESUME_WITHIN, f"play resumed {resumed:.1f} s after Redis came back"
         room.play_for(GRACE + 3)  # past the grace period: nobody connected is handed to a bot
-        assert room.worker is not None and room.worker.proc is not None and room.worker.proc.poll() is None, \
-            "the worker exited"
+        assert room.worker is not None and room.worker.proc is not None
+        assert room.worker.proc.poll() is None, f"the worker exited: {room.worker.stderr_text()[-3000:]}"
         figures = check_stored(pg.url, room)
         report("Redis killed and restarted", room, resumed, figures)
         for p in room.people:

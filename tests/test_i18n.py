@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from canasta.cards import ACE, JOKER, KING, TWO, parse_card
-from canasta.errors import IllegalMoveError
+from canasta.engine.cards import ACE, JOKER, KING, TWO, parse_card
+from canasta.engine.errors import IllegalMoveError
 from canasta.i18n import DOMAIN, DOMAINS, LANGUAGES, PSEUDO, negotiate, pseudo, translator
 
 
@@ -141,7 +141,7 @@ def test_refusals_in_italian() -> None:
 def test_every_refusal_formats_in_every_language() -> None:
     """Each registered form, with params of the right kind, gives a sentence without a
     leftover field, and the English one is the engine's own."""
-    from canasta import errors
+    from canasta.engine import errors
 
     forms = getattr(errors, "REFUSAL_FORMS", {})
     for key, form in forms.items():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from canasta.engine.rules import RuleSet
 from canasta.play.table import Table
-from canasta.rules import RuleSet
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "canasta"
 READS_GAME = re.compile(r"\btable\.game\b|\bt\.game\b|self\.table\.game\b")
@@ -18,7 +18,8 @@ DESCRIBES = re.compile(r"takes the (pile|pozzo)|\"\{name\} draws|\bmoveText\b|\b
 
 
 # a family named in code (not a preset's name, "italian-4p"): the family's words say it instead
-NAMES_A_FAMILY = re.compile(r"\.italian\b|\bitalian\(\)|family\s*===?\s*[\"'](italian|classic)[\"']")
+NAMES_A_FAMILY = re.compile(r"\.(italian|american)\b|\b(italian|american)\(\)|"
+                            r"family\s*[!=]==?\s*[\"'](italian|classic|american)[\"']")
 
 
 def lines_matching(pattern: re.Pattern[str], suffixes: tuple[str, ...]) -> list[str]:

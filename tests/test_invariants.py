@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from canasta.cards import JOKER, NUM_CARDS, card_str, make_deck, parse_card
-from canasta.errors import IllegalMoveError
-from canasta.game import Game
-from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, TAKE, YES, Move, group_cards, make_group
-from canasta.position import position_of
-from canasta.rules import PRESETS, RuleSet
+from canasta.engine.cards import JOKER, NUM_CARDS, card_str, make_deck, parse_card
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.game import Game
+from canasta.engine.moves import ASK, DISCARD, DRAW, END, MELD, NO, TAKE, YES, Move, group_cards, make_group
+from canasta.engine.rules import PRESETS, RuleSet
+from canasta.views.position import position_of
 from conftest import MAX_MOVES, SEEDS
 
 PRESET_NAMES = [
@@ -508,7 +508,7 @@ def test_targeted_illegal_moves(preset: str) -> None:
 def _cutthroat_merge() -> Game:
     """Cut-throat (C-O10) just before seat 0 takes the pile and becomes the lone hand;
     seats 1 and 2 each have a legal meld of aces with two wild cards."""
-    from canasta.position import game_from_position
+    from canasta.views.position import game_from_position
 
     game = game_from_position({
         "rules": "classic-3p-cutthroat", "dealer": 2, "turn": 0, "phase": "draw",
@@ -565,10 +565,10 @@ def test_italian_going_out_answers_are_the_same_reused_or_fresh(preset: str, opt
     "assume yes" flag are asked in turn at each position, the more permissive
     first, so an answer reused across them would show."""
     from canasta.bots import make_bot
+    from canasta.engine.state import ANSWER_PHASE, MELD_PHASE
     from canasta.families.italian import going_out
     from canasta.families.italian.going_out import italian_can_go_out
-    from canasta.state import ANSWER_PHASE, MELD_PHASE
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     rules = RuleSet.preset(preset, options)
     reused = 0
@@ -601,7 +601,7 @@ def test_snapshot_restore_and_copy_name_every_state_field_in_order() -> None:
     import inspect
     import re
 
-    from canasta import state
+    from canasta.engine import state
 
     names = [f.name for f in state.STATE_FIELDS]
     reads = [state.COPY_KINDS[f.metadata["copy"]].format(f=f.name) for f in state.STATE_FIELDS]

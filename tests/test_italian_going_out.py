@@ -18,15 +18,15 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from canasta.cards import IS_RED_THREE, NATURAL_RANKS, RANK_CARDS, THREE, card_str
-from canasta.errors import IllegalMoveError
+from canasta.engine.cards import IS_RED_THREE, NATURAL_RANKS, RANK_CARDS, THREE, card_str
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.game import Game
+from canasta.engine.moves import ASK, DISCARD, TAKE, Move
+from canasta.engine.rules import RuleSet
+from canasta.engine.state import ASK_YES
 from canasta.families.italian.options import italian_rules
-from canasta.game import Game
-from canasta.moves import ASK, DISCARD, TAKE, Move
-from canasta.position import game_from_position
-from canasta.rules import RuleSet
-from canasta.state import ASK_YES
 from canasta.tools.reference import TooBig, generated_moves, opening_out_position, way_out
+from canasta.views.position import game_from_position
 
 ASKING = ("customary_optional", "required")
 PRESETS = ("italian-4p", "italian-4p", "italian-6p-3x2", "italian-2p", "italian-3p")

@@ -12,7 +12,7 @@ import pytest
 
 from canasta import cli
 from canasta.bots import BotSpecError, make_bot
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.tools.ladder import Pair, fit, rate
 
 
@@ -95,9 +95,9 @@ def test_ladder_plot_without_matplotlib_says_what_to_install(monkeypatch: pytest
 def test_a_saved_policy_is_a_bot_and_climbs_the_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import numpy as np
 
+    from canasta.engine.rules import RuleSet
     from canasta.rl.encoding import NUM_ACTIONS, Observer
     from canasta.rl.policy import NumpyPolicy, PolicyBot
-    from canasta.rules import RuleSet
 
     inputs = Observer(RuleSet.preset("classic-2p")).size
     rng = np.random.default_rng(1)

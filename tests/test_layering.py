@@ -4,9 +4,10 @@
   or cluster code, and none of their libraries); every interface goes through
   :class:`canasta.play.table.Table` and the core's public API.
 * No import cycle anywhere in ``src/``.  An import under ``TYPE_CHECKING`` counts, but for one
-  kind: the family contract (``canasta.family``) names, for its annotations only, the
-  ``Game`` it is given (``canasta.game`` imports the contract); :data:`ANNOTATION_ONLY` lists
-  such back-references, each of them checked to stay under ``TYPE_CHECKING``.
+  kind: the family contract (``canasta.engine.family``) and the turn's mechanics
+  (``canasta.engine.turns``) name, for their annotations only, the ``Game`` they are given
+  (``canasta.engine.game`` imports them); :data:`ANNOTATION_ONLY` lists such back-references,
+  each of them checked to stay under ``TYPE_CHECKING``.
 * The engine core imports no rule family; a family (a package under
   ``canasta.families``) imports the core and the families it extends (named in its
   package's ``EXTENDS``), never another; nothing outside the families imports one,
@@ -26,24 +27,23 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "canasta"
 
-#: the engine core: the rules machinery every family builds on
-ENGINE = ("exceptions", "cards", "errors", "moves", "melds", "rules", "scoring", "state", "family", "options", "plans", "game",
-          "fairdeal", "native", "compiled_pickle", "files")
-#: the core: the engine, with positions, views, records, the match and the table every interface uses
-SERVICE = ENGINE + ("position", "view", "play", "play.record", "play.match", "play.table")
+#: the engine core (the package ``canasta.engine``): the rules machinery every family builds on
+ENGINE = tuple(sorted(f"engine.{q.stem}" for q in (SRC / "engine").glob("*.py") if q.stem != "__init__"))
+#: the core: the engine, with the views, the records, the match and the table every interface uses
+SERVICE = ENGINE + ("engine", "views", "views.position", "views.seat", "play", "play.record", "play.match", "play.table")
 #: the tools that check the engine (``canasta.tools``) and, like the core, use no interface
 CHECKS = ("tools.reference", "tools.selfcheck", "tools.perft")
 CORE = SERVICE + CHECKS
 #: what the core may not import: the interfaces and their libraries
 FORBIDDEN = (
     "canasta.tui", "canasta.web", "canasta.cli", "canasta.argtypes", "canasta.rl", "canasta.tools.arena",
-    "canasta.tools.ladder", "canasta.cluster", "canasta.i18n", "canasta.present",
+    "canasta.tools.ladder", "canasta.cluster", "canasta.i18n", "canasta.present", "canasta.club", "openskill",
     "textual", "rich", "fastapi", "starlette", "uvicorn", "websockets", "httpx", "httpx2", "sqlalchemy", "redis", "ray",
     "torch", "numpy", "gymnasium", "pettingzoo", "pyspiel", "babel",
 )
 FAMILIES = "canasta.families"
 #: imports made under ``TYPE_CHECKING`` alone, for annotations, that the cycle check leaves out
-ANNOTATION_ONLY = {("canasta.family", "canasta.game")}
+ANNOTATION_ONLY = {("canasta.engine.family", "canasta.engine.game"), ("canasta.engine.turns", "canasta.engine.game")}
 
 
 def _module_name(path: Path) -> str:
@@ -103,7 +103,7 @@ def test_core_imports_no_interface(name: str) -> None:
 
 @pytest.mark.parametrize("name", ENGINE)
 def test_engine_imports_only_the_engine(name: str) -> None:
-    inside = {f"canasta.{n}" for n in ENGINE} | {"canasta"}
+    inside = {f"canasta.{n}" for n in ENGINE} | {"canasta", "canasta.engine"}
     bad = sorted(i for i in _imports(_path(name)) if i.startswith("canasta") and i not in inside)
     assert not bad, f"canasta.{name} imports {bad}"
 

@@ -1,6 +1,7 @@
 """docs/layout.md matches the tree: every module and package of ``src/canasta/`` is named in
-its table (a package's modules in the package's row), and every file the table names exists.
-A module added, moved or removed without a word in the layout fails here."""
+its table (a package's modules in the package's row), and every file the table names exists;
+every module docs/architecture.md names exists.  A module added, moved or removed without a
+word in the layout fails here."""
 
 from __future__ import annotations
 
@@ -50,23 +51,40 @@ def test_every_name_in_the_first_column_exists() -> None:
 
 
 def test_every_module_of_a_package_is_named_in_its_row() -> None:
+    """A package's module is named in the package's row, or has a row of its own
+    (``engine/cards.py``); a sub-package may be described in its parent's row."""
     rows = _rows()
     for pkg in _packages():
         rel = pkg.relative_to(SRC).as_posix() + "/"
-        row = next(((names, concern) for names, concern in rows if rel in names), None)
-        if row is None:  # a sub-package described in its parent's row (families/classic/ in families/)
-            parent = next(((names, concern) for names, concern in rows
-                           if any(rel.startswith(n) for n in names if n.endswith("/"))), None)
-            assert parent is not None, f"docs/layout.md has no row for {rel}"
-            row = parent
-        text = " ".join(row[0]) + " " + row[1]
+        own = [(names, concern) for names, concern in rows if any(n == rel or n.startswith(rel) for n in names)]
+        if not own:  # a sub-package described in its parent's row (families/classic/ in families/)
+            own = [(names, concern) for names, concern in rows
+                   if any(rel.startswith(n) for n in names if n.endswith("/"))]
+            assert own, f"docs/layout.md has no row for {rel}"
+        text = " ".join(" ".join(names) + " " + concern for names, concern in own)
         for mod in sorted(p.name for p in pkg.glob("*.py") if p.name not in SKIP):
             assert f"`{mod}`" in text or f"{rel}{mod}" in text, f"docs/layout.md: the row of {rel} does not name {mod}"
 
 
 def test_every_module_the_table_names_exists() -> None:
     for names, concern in _rows():
-        dirs = [SRC / n for n in names if n.endswith("/")] or [SRC]
+        dirs = [SRC / n for n in names if n.endswith("/")] + [(SRC / n).parent for n in names if n.endswith(".py")]
         for mod in re.findall(r"`([\w/]+\.py)`", concern):
             assert any((d / mod).exists() for d in dirs) or (SRC / mod).exists(), (
                 f"docs/layout.md names {mod} in the row of {names}, which does not exist")
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def test_every_module_architecture_names_exists() -> None:
+    """docs/architecture.md's picture and text name modules that exist: a path (``engine/game.py``,
+    ``tests/test_layering.py``) under the repository, ``src/`` or ``src/canasta/``; a bare name
+    (``game.py`` in the picture) somewhere under ``src/canasta/``; ``families/NAME/...`` is a template."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    names = sorted(n for n in set(re.findall(r"(?<![\w./-])([\w/]+\.py)\b", text)) if "NAME" not in n)  # (a template)
+    assert len(names) > 20
+    bare = {p.name for p in SRC.rglob("*.py")}
+    missing = [n for n in names if not (
+        (ROOT / n).exists() or (ROOT / "src" / n).exists() or (SRC / n).exists() or ("/" not in n and n in bare))]
+    assert not missing, f"docs/architecture.md names modules that do not exist: {missing}"

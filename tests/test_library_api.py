@@ -24,13 +24,13 @@ from canasta import (
     RuleSet,
     SeatView,
     Table,
-    apidoc,
     game_from_position,
     position_json,
     position_of,
     seat_view,
 )
 from canasta.bots import BotSpecError, legal_moves, make_bot
+from canasta.tools import apidoc
 from canasta.tools.arena import run_arena
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -256,8 +256,11 @@ def test_the_engine_internals_are_marked() -> None:
     text = apidoc.reference()
     game = text.split("### `Game`")[1].split("\n### ")[0]
     public, _, internals = game.partition("#### Engine internals")
-    for name in ("draw_cards", "begin_turn", "end_hand", "remove_card", "add_to_hand", "go_out"):
+    for name in ("plan", "play_unchecked", "recount_canastas"):
         assert f"Game.{name}(" in internals and f"Game.{name}(" not in public, name
+    for name in ("draw_cards", "begin_turn", "end_hand", "remove_card", "add_to_hand", "go_out"):
+        # the turn's mechanics are canasta.engine.turns' functions, for the engine and the families alone
+        assert not hasattr(Game, name) and f"Game.{name}(" not in game, name
     for name in ("push", "pop", "is_legal", "why_illegal", "legal_moves", "is_over", "to_dict"):
         assert f"Game.{name}" in public, name
     assert not hasattr(Game, "check_still_going_out")  # nothing outside the engine called it: renamed
@@ -266,7 +269,7 @@ def test_the_engine_internals_are_marked() -> None:
 @pure_only
 def test_docs_api_md_is_current() -> None:
     assert apidoc.render(API.read_text(encoding="utf-8")) == API.read_text(encoding="utf-8"), (
-        "docs/api.md is stale: run python -m canasta.apidoc --write docs/api.md")
+        "docs/api.md is stale: run python -m canasta.tools.apidoc --write docs/api.md")
 
 
 @pure_only
@@ -274,12 +277,12 @@ def test_the_check_command_fails_on_a_stale_file(tmp_path: Path) -> None:
     stale = tmp_path / "api.md"
     stale.write_text(API.read_text(encoding="utf-8").replace("#### `Game.push", "#### `Game.shove"),
                      encoding="utf-8")
-    run = [sys.executable, "-m", "canasta.apidoc", "--check"]
+    run = [sys.executable, "-m", "canasta.tools.apidoc", "--check"]
     bad = subprocess.run([*run, str(stale)], capture_output=True, text=True, check=False)
     assert bad.returncode == 1 and "stale" in bad.stderr
     good = subprocess.run([*run, str(API)], capture_output=True, text=True, check=False)
     assert good.returncode == 0, good.stderr
-    fixed = subprocess.run([sys.executable, "-m", "canasta.apidoc", "--write", str(stale)],
+    fixed = subprocess.run([sys.executable, "-m", "canasta.tools.apidoc", "--write", str(stale)],
                            capture_output=True, text=True, check=False)
     assert fixed.returncode == 0 and stale.read_text(encoding="utf-8") == API.read_text(encoding="utf-8")
 
@@ -296,6 +299,6 @@ def test_the_tour_runs() -> None:
 
 def test_the_command_refuses_a_compiled_engine(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
                                                ) -> None:
-    monkeypatch.setattr(apidoc, "compiled_modules", lambda: ["canasta.game"])
+    monkeypatch.setattr(apidoc, "compiled_modules", lambda: ["canasta.engine.game"])
     assert apidoc.main(["--check", str(API)]) == 2
     assert "keeps no docstrings" in capsys.readouterr().err

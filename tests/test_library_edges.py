@@ -12,8 +12,8 @@ import pytest
 from canasta import Game, RuleSet
 from canasta.bots import BotSpecError, check_bot, make_bot
 from canasta.bots.external import ExternalBot
-from canasta.errors import CanastaError, PositionError
-from canasta.view import sample_world, seat_view
+from canasta.engine.errors import CanastaError, PositionError
+from canasta.views.seat import sample_world, seat_view
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from canasta.game import Game
+from canasta.engine.game import Game
+from canasta.engine.rules import PRESETS, RuleSet
+from canasta.engine.scoring import match_winner
 from canasta.play.match import Match, hand_seed
-from canasta.position import game_from_position, position_of
-from canasta.rules import PRESETS, RuleSet
-from canasta.scoring import match_winner
+from canasta.views.position import game_from_position, position_of
 from conftest import MAX_MOVES, SEEDS
 
 # the Classic presets (SPEC Part A); other families are out of scope here

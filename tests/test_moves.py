@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta.cards import JOKER, parse_card, parse_cards
-from canasta.errors import NotationError
-from canasta.game import Game
-from canasta.moves import DISCARD, DRAW, MELD, TAKE, Move, make_group
-from canasta.rules import PRESETS, RuleSet
+from canasta.engine.cards import JOKER, parse_card, parse_cards
+from canasta.engine.errors import NotationError
+from canasta.engine.game import Game
+from canasta.engine.moves import DISCARD, DRAW, MELD, TAKE, Move, make_group
+from canasta.engine.rules import PRESETS, RuleSet
 from conftest import MAX_MOVES, SEEDS
 
 # the Classic presets (SPEC Part A); other families are out of scope here

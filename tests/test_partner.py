@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from canasta.bots import make_bot
-from canasta.game import Game
-from canasta.moves import ASK, DISCARD, NO, YES, Move
-from canasta.position import game_from_position
-from canasta.view import seat_view
+from canasta.engine.game import Game
+from canasta.engine.moves import ASK, DISCARD, NO, YES, Move
+from canasta.views.position import game_from_position
+from canasta.views.seat import seat_view
 
 KINGS = ["KH", "KS", "KD", "KC", "KH", "KS", "KD"]  # a natural canasta (two packs)
 

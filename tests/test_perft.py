@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from canasta.rules import PRESETS
+from canasta.engine.rules import PRESETS
 from canasta.tools import perft
 
 DATA = Path(__file__).resolve().parent / "data" / "perft"

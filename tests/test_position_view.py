@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from canasta.cards import card_str, make_deck
-from canasta.errors import PositionError
-from canasta.game import Game
-from canasta.moves import DISCARD, MELD, TAKE, group_cards
-from canasta.position import game_from_position, position_json, position_of
-from canasta.rules import PRESETS, RuleSet
-from canasta.view import SeatView, sample_world, seat_view
+from canasta.engine.cards import card_str, make_deck
+from canasta.engine.errors import PositionError
+from canasta.engine.game import Game
+from canasta.engine.moves import DISCARD, MELD, TAKE, group_cards
+from canasta.engine.rules import PRESETS, RuleSet
+from canasta.views.position import game_from_position, position_json, position_of
+from canasta.views.seat import SeatView, sample_world, seat_view
 from conftest import MAX_MOVES, SEEDS, choose, playout
 
 # the Classic presets (SPEC Part A); other families are out of scope here

@@ -6,13 +6,13 @@ import dataclasses
 
 import pytest
 
-from canasta.cards import parse_card, parse_rank
-from canasta.game import Game
+from canasta.engine.cards import parse_card, parse_rank
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
 from canasta.i18n import Translator, translator
-from canasta.moves import Move
 from canasta.present import Selection, candidates, dealt, describe, proposal, proposals, take_move
-from canasta.rules import RuleSet
-from canasta.view import SeatView, seat_view
+from canasta.views.seat import SeatView, seat_view
 
 CLASSIC = RuleSet.preset("classic-4p")
 ITALIAN = RuleSet.preset("italian-4p")
@@ -72,3 +72,30 @@ def test_wild_cards_alone_join_their_target_and_each_action_gets_its_move() -> N
     assert [a for a, _m in proposals(view, one)] == ["meld", "discard"]
     assert proposals(view_with_top("8D"), one) == [("take", Move.parse("take 9H"))]
     assert proposals(view, Selection()) == []
+
+
+def test_a_hand_ends_in_the_familys_word_for_a_hand() -> None:
+    """The family declares its word for a hand (RuleFamily.hand_word, as it does pile_word): an
+    Italian game's hand is a smazzata, and the end of one says so in Italian (issue 55); a Classic
+    hand says the language's usual words, and English says "hand" for both."""
+    from canasta.engine.game import family_of
+    from canasta.present import HAND_PHRASES, hand_phrase, hand_word
+
+    assert (family_of(CLASSIC).hand_word, family_of(ITALIAN).hand_word) == ("hand", "smazzata")
+    assert (hand_word(CLASSIC), hand_word(ITALIAN)) == ("hand", "smazzata")
+    fields = {"n": 2, "went": "Ann went out", "reason": "the stock ran out"}
+    for key in ("over", "over_why", "over_now"):
+        english = HAND_PHRASES["hand"][key].format(**fields)
+        assert hand_phrase(CLASSIC, key, EN, **fields) == hand_phrase(ITALIAN, key, EN, **fields) == english
+        italian = hand_phrase(ITALIAN, key, IT, **fields)
+        assert "smazzata" in italian.lower() and "mano" not in italian, italian
+        assert hand_phrase(CLASSIC, key, IT, **fields) == IT.gettext(HAND_PHRASES["hand"][key]).format(**fields)
+    assert hand_phrase(ITALIAN, "over", IT, **fields) == "La smazzata 2 è finita: Ann went out."
+    assert hand_phrase(ITALIAN, "over", translator("es"), **fields) == hand_phrase(CLASSIC, "over", translator("es"), **fields)
+
+
+def test_the_card_room_is_told_the_familys_word_for_a_hand() -> None:
+    pytest.importorskip("fastapi")
+    from canasta.web.sockets import words_of
+
+    assert (words_of(CLASSIC)["hand"], words_of(ITALIAN)["hand"]) == ("hand", "smazzata")

@@ -21,9 +21,9 @@ pytest.importorskip("fastapi")
 from starlette.testclient import WebSocketTestSession
 from textual.widgets import Static
 
-from canasta.cards import IS_WILD, RANK_NAMES, card_str
+from canasta.engine.cards import IS_WILD, RANK_NAMES, card_str
+from canasta.engine.moves import DISCARD, DRAW, MELD, TAKE, Move, group_cards, group_target
 from canasta.i18n import use
-from canasta.moves import DISCARD, DRAW, MELD, TAKE, Move, group_cards, group_target
 from canasta.play.table import Table
 from canasta.present import Selection
 from canasta.tui.app import CanastaApp, PlayConfig, TableScreen
@@ -68,7 +68,7 @@ def gesture_groups(move: Move) -> list[tuple[int, ...]] | None:
 
 
 @pytest.mark.parametrize(("preset", "lang"), [("classic-4p", "en"), ("italian-4p", "it"), ("classic-4p", "it"),
-                                              ("italian-4p", "en")])
+                                              ("italian-4p", "en"), ("american-4p", "en"), ("american-4p", "it")])
 @aio
 async def test_the_terminal_app_and_the_card_room_make_and_say_the_same_moves(
         tmp_path: Path, preset: str, lang: str) -> None:

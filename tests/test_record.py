@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from canasta.errors import CanastaError
-from canasta.moves import Move
+from canasta.engine.errors import CanastaError
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
 from canasta.play.match import Match
 from canasta.play.record import commitment, parse_records, read_file, record_from_match, verify
-from canasta.rules import RuleSet
 
 
 def _played(preset: str, seed: int, options: dict[str, object] | None = None, hands: int = 2) -> str:

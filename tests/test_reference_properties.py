@@ -19,11 +19,10 @@ from typing import Any
 
 import pytest
 
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.families.italian.going_out import italian_can_go_out
-from canasta.game import Game
-from canasta.moves import Move
-from canasta.position import derived_fields, game_from_position, position_of
-from canasta.rules import PRESETS, RuleSet
 from canasta.tools.reference import (
     WENT_OUT_AT,
     TooBig,
@@ -36,6 +35,7 @@ from canasta.tools.reference import (
     state_key,
     take_position,
 )
+from canasta.views.position import derived_fields, game_from_position, position_of
 
 SKIP = {"C-O10", "C-O11", "I-O20", "I-O21"}  # player-count options: covered by their presets
 
@@ -155,7 +155,7 @@ def test_upcard_options_freeze_as_spec_a8_says(covered: bool, c_o2: bool, c_o13:
     when it is a wild card, a black three under C-O2 (covered or not) or a red three
     under C-O13; a black three is covered only under C-O3."""
     rules = RuleSet.preset("classic-4p", {"C-O3": covered, "C-O2": c_o2, "C-O13": c_o13})
-    from canasta.cards import make_deck, parse_card
+    from canasta.engine.cards import make_deck, parse_card
 
     for turned in (["3S"], ["3H"], ["2C"], ["JK", "3C"], ["3D", "3S"]):
         deck = make_deck(2)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from canasta.cards import IS_WILD, card_str, make_deck, parse_card
-from canasta.game import Game
-from canasta.position import game_from_position
-from canasta.rules import RuleSet
+from canasta.engine.cards import IS_WILD, card_str, make_deck, parse_card
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet
+from canasta.views.position import game_from_position
 
 
 def _classic(hand: list[str], **extra: object) -> Game:

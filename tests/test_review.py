@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from canasta.bots.heuristic import AdvancedBot
+from canasta.engine.rules import RuleSet
 from canasta.play.match import Match
 from canasta.play.record import record_from_match
 from canasta.review import (
@@ -24,8 +25,7 @@ from canasta.review import (
     thresholds_of,
 )
 from canasta.review.commands import main, sidecar_path
-from canasta.rules import RuleSet
-from canasta.view import sample_world, seat_view
+from canasta.views.seat import sample_world, seat_view
 
 WORLDS = 4  # tiny budgets: these tests check wiring and determinism, not judgement
 
@@ -171,7 +171,7 @@ def test_playing_on_instead_of_going_out_is_marked(record_text: str) -> None:
     """A seeded position (hand 1, move 58 of the fixture): the seat could go out (or ask to); a
     discard instead is marked and the better choice named; going out itself, level with asking
     (two equal choices), is not marked."""
-    from canasta.moves import DISCARD, MELD, group_cards
+    from canasta.engine.moves import DISCARD, MELD, group_cards
 
     found = 0
     for t in tasks_of(_record(record_text), 1, [2], 1, 24, 1):

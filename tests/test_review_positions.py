@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from canasta.game import Game
-from canasta.moves import DISCARD, DRAW, TAKE, Move
-from canasta.position import game_from_position
+from canasta.engine.game import Game
+from canasta.engine.moves import DISCARD, DRAW, TAKE, Move
 from canasta.review import NOISE_Z, Evaluation, evaluate, mark_for, thresholds_of
-from canasta.view import seat_view
+from canasta.views.position import game_from_position
+from canasta.views.seat import seat_view
 
 WORLDS = 48
 SEED = 1

@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("numpy", reason="policies need numpy: pip install 'canasta[rl]'")
 
 from canasta.bots import make_bot
-from canasta.game import Game
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet
 from canasta.rl.policy import WEIGHTS, PolicyBot
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 STRENGTH = Path(__file__).resolve().parent.parent / "docs" / "strength"
 PRESETS = ("classic-4p", "italian-4p")

@@ -9,8 +9,10 @@ import pytest
 pytest.importorskip("ray", reason="the Ray arena needs the cluster extra: pip install 'canasta[cluster]'")
 
 from canasta.cluster import run_arena_ray
-from canasta.rules import RuleSet
+from canasta.engine.rules import RuleSet
 from canasta.tools.arena import run_arena
+
+pytestmark = pytest.mark.usefixtures("ray_alone")  # one local Ray at a time (conftest.py)
 
 
 def _figures(d: dict[str, object]) -> dict[str, object]:

@@ -9,10 +9,10 @@ pytest.importorskip("numpy", reason="policies need numpy: pip install 'canasta[r
 
 import numpy as np
 
+from canasta.engine.rules import RuleSet
 from canasta.rl.bc import collect_dagger, main
 from canasta.rl.encoding import NUM_ACTIONS, Observer
 from canasta.rl.policy import NumpyPolicy
-from canasta.rules import RuleSet
 
 
 def _policy(seed: int, inputs: int) -> NumpyPolicy:

@@ -10,8 +10,9 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the RL encoding needs numpy: pip install 'canasta[rl]'")
 
-from canasta.game import Game  # noqa: E402
-from canasta.moves import Move  # noqa: E402
+from canasta.engine.game import Game  # noqa: E402
+from canasta.engine.moves import Move  # noqa: E402
+from canasta.engine.rules import PRESETS, RuleSet  # noqa: E402
 from canasta.rl.encoding import (  # noqa: E402
     A_COMMIT,
     ACTION_INFO,
@@ -24,8 +25,7 @@ from canasta.rl.encoding import (  # noqa: E402
     move_actions,
     take_action,
 )
-from canasta.rules import PRESETS, RuleSet  # noqa: E402
-from canasta.view import sample_world, seat_view  # noqa: E402
+from canasta.views.seat import sample_world, seat_view  # noqa: E402
 
 PRESET_NAMES = sorted(PRESETS)
 

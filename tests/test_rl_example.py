@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("numpy", reason="the environments need the rl extra: pip install 'canasta[rl]'")
 
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.rl.encoding import ACTION_INFO, Observer, action_name
 from canasta.rl.example import decoded_step, main
-from canasta.rules import PRESETS, RuleSet
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "rl.md"
 

@@ -9,12 +9,12 @@ gym = pytest.importorskip("gymnasium", reason="the Gymnasium environment needs t
 import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
+from canasta.engine.rules import PRESETS  # noqa: E402
 from canasta.rl.gymnasium import CanastaEnv  # noqa: E402
-from canasta.rules import PRESETS  # noqa: E402
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("env_id", ["canasta/Classic-v0", "canasta/Italian-v0"])
+@pytest.mark.parametrize("env_id", ["canasta/Classic-v0", "canasta/Italian-v0", "canasta/American-v0"])
 def test_check_env(env_id: str) -> None:
     env = gym.make(env_id, opponents="basic")
     check_env(env.unwrapped)
@@ -44,7 +44,7 @@ def _episode(env: CanastaEnv, seed: int) -> tuple[list[int], float]:
             return actions, reward
 
 
-@pytest.mark.parametrize("rules", ["classic-4p", "italian-4p"])
+@pytest.mark.parametrize("rules", ["classic-4p", "italian-4p", "american-4p"])
 def test_same_seed_same_episode(rules: str) -> None:
     a = _episode(CanastaEnv(rules, opponents="random"), 4)
     b = _episode(CanastaEnv(rules, opponents="random"), 4)
@@ -78,3 +78,21 @@ def test_an_illegal_action_ends_the_episode_with_the_penalty() -> None:
     bad = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, term, _, info = env.step(bad)
     assert term and reward == -5.0 and info["illegal_action"] == bad
+
+
+def test_the_american_id_plays_modern_american_canasta() -> None:
+    """``canasta/American-v0`` is american-4p: 13 cards dealt, one drawn, and a seeded episode
+    played to its end under those rules (the learning seat's reward is its side's score difference)."""
+    env = gym.make("canasta/American-v0", opponents="random")
+    inner = env.unwrapped
+    assert isinstance(inner, CanastaEnv)
+    inner.reset(seed=11)
+    game = inner.table.game
+    assert game.rules.family == "american" and game.rules.name == "american-4p"
+    assert game.rules.hand_size == 13 and game.rules.draw_count == 1  # C.1.4, C.4.2
+    actions, reward = _episode(inner, 11)
+    assert actions and inner.table.game.result is not None
+    result = inner.table.game.result
+    side = game.side_of[inner.seat]
+    assert reward == result[side].total - result[1 - side].total
+    env.close()

@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 import canasta.rl.openspiel as cos  # noqa: E402
-from canasta.rules import PRESETS  # noqa: E402
+from canasta.engine.rules import PRESETS  # noqa: E402
 
 
 @pytest.mark.slow
@@ -32,7 +32,7 @@ def _deal(state: Any, rng: np.random.RandomState) -> None:
         state.apply_action(int(rng.choice(actions, p=probs)))
 
 
-@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p", "american-4p"])
 def test_resampling_keeps_the_information_state(preset: str) -> None:
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
     rng = np.random.RandomState(3)
@@ -89,7 +89,7 @@ def _ismcts_hands(preset: str, hands: int) -> list[list[int]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p", "american-4p"])
 def test_ismcts_plays_whole_hands(preset: str) -> None:
     assert _ismcts_hands(preset, 2) == _ismcts_hands(preset, 2), "seeded, a run repeats exactly"
 
@@ -100,10 +100,10 @@ def test_resampled_worlds_keep_an_askers_promise() -> None:
     (``sample_world`` alone does not see to it: some of its worlds break the promise)."""
     import random
 
-    from canasta.game import Game
+    from canasta.engine.game import Game
+    from canasta.engine.state import ASK_PENDING
     from canasta.rl.core import ActionTable
-    from canasta.state import ASK_PENDING
-    from canasta.view import sample_world, seat_view
+    from canasta.views.seat import sample_world, seat_view
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "classic-4p"})
     rules = game.rules
@@ -150,7 +150,7 @@ def _upcard_pairs(preset: str, pairs: int) -> list[tuple[Any, Any]]:
     """Deal pairs that differ only in the pile's top card (the upcard; in Italian the pozzo's
     face-up top, of another rank; so in Italian the pozzo's size may differ too): the same
     hands, the same cut cards, the other card swapped into the stock."""
-    from canasta.cards import CARD_RANK
+    from canasta.engine.cards import CARD_RANK
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
     rng = np.random.RandomState(7)
@@ -219,14 +219,14 @@ def _observations(game: Any) -> tuple[Any, Any]:
     return public, private
 
 
-@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p"])
+@pytest.mark.parametrize("preset", ["classic-4p", "italian-4p", "american-4p"])
 def test_public_observation_has_no_private_card(preset: str) -> None:
     """OpenSpiel's factored observations (what ``generate_playthrough`` prints as
     ``PublicObservationString``): the public one shows no card of any hand and is the same in
     worlds resampled for the seat, the private one shows the seat's hand."""
     import json
 
-    from canasta.cards import cards_str
+    from canasta.engine.cards import cards_str
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})
     public, private = _observations(game)
@@ -267,7 +267,7 @@ def test_playthrough_public_observation_leaks_no_hand() -> None:
 def test_information_states_name_the_cut_cards_and_the_pozzo() -> None:
     """Italian deals: every seat's information state names the cards the cutter took and the
     pozzo as laid (its face-up top, its face-down cards as "?")."""
-    from canasta.cards import cards_str
+    from canasta.engine.cards import cards_str
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "italian-4p"})
     rng = np.random.RandomState(11)
@@ -385,8 +385,8 @@ def _meld_pairs(rank: bool, pairs: int) -> list[tuple[Any, Any]]:
     stock), so that after the meld every hand, the pile and the stock's size are the same and
     only the meld on the table differs: its rank (``rank``: the naturals of another rank), or
     one card (a wild card of the other kind)."""
-    from canasta.cards import CARD_RANK, IS_WILD, THREE
-    from canasta.moves import Move, MoveKind
+    from canasta.engine.cards import CARD_RANK, IS_WILD, THREE
+    from canasta.engine.moves import Move, MoveKind
     from canasta.rl.encoding import A_DRAW, EncodingError
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": "classic-4p"})
@@ -463,7 +463,7 @@ def test_information_states_see_a_meld(rank: bool) -> None:
 
 
 def _group_sets(move: Any) -> list[list[int]]:
-    from canasta.moves import group_cards
+    from canasta.engine.moves import group_cards
 
     return [sorted(group_cards(g)) for g in move.groups]
 
@@ -476,8 +476,8 @@ def _choice_pairs(preset: str, pairs: int, seed: int) -> list[tuple[Any, Any, in
     drawn until it lays the very same cards, so that every other seat saw the same: the same
     deal of its own, the same pile, the same first stock card, the same move.  Returns (state,
     twin, the seat that moved)."""
-    from canasta.cards import CARD_RANK, IS_WILD, THREE, TWO
-    from canasta.moves import MoveKind, group_cards
+    from canasta.engine.cards import CARD_RANK, IS_WILD, THREE, TWO
+    from canasta.engine.moves import MoveKind, group_cards
     from canasta.rl.encoding import A_DRAW, EncodingError
 
     game = pyspiel.load_game(cos.SHORT_NAME, {"rules": preset})

@@ -9,8 +9,8 @@ pytest.importorskip("pettingzoo", reason="the PettingZoo environment needs the r
 import numpy as np
 from pettingzoo.test import api_test, seed_test
 
+from canasta.engine.rules import PRESETS as ALL_PRESETS
 from canasta.rl import pettingzoo as cpz
-from canasta.rules import PRESETS as ALL_PRESETS
 
 PRESETS = sorted(ALL_PRESETS)  # the framework's own checks on every preset
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import Observer
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 
 def _check_view(t: ActionTable, seat: int, obs: np.ndarray) -> None:

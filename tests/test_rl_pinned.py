@@ -15,9 +15,9 @@ pytest.importorskip("pettingzoo", reason="the environments need the rl extra: pi
 
 import numpy as np
 
+from canasta.engine.rules import PRESETS
 from canasta.rl import pettingzoo as cpz
 from canasta.rl.gymnasium import CanastaEnv
-from canasta.rules import PRESETS
 
 #: per preset: the digest of two seeded PettingZoo hands (every step's last(), another seat's
 #: observation, an illegal action once), then one of a match played with match rewards
@@ -33,6 +33,8 @@ PETTINGZOO: dict[str, str] = {
     # with "group 8: 1 natural" (the first group of a going-out move that melds the whole hand)
     "classic-6p": "8bf4a24a745e7da450b22fd0a0db6d914c14f61bd90e442f3afea193016be967",
     "classic-6p-3x2": "1a96aecdc139669eacf458438a9e66f961c4d8c74dd6dcef05b8f315e1967d1b",
+    "american-2p": "ea95a41ff4e0dc1e7dd490d059f3082bbf108f193f688d5060f4001d96eb9824",
+    "american-4p": "cfdd14fdd23a76b006da181effd8b80ce29139301771bf065c0e672976bb0b74",
     "italian-2p": "fa1c4224c4f29416cf409ff3431d3a2e31f3e4730fa7142c2f1684b757647f2f",
     "italian-3p": "08428830a8fa743cb1b7cb71efb0317d40b132b7eda05f5719585dd9bb66424b",
     "italian-4p": "1bb2aab9e9b2c9500c2e8da5f73654ea52b0b110937dfc28c9ff70331303cd09",

@@ -11,12 +11,12 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="policies need numpy: pip install 'canasta[rl]'")
 
-from canasta.game import Game  # noqa: E402
+from canasta.engine.game import Game  # noqa: E402
+from canasta.engine.rules import RuleSet  # noqa: E402
 from canasta.rl.encoding import NUM_ACTIONS, Observer  # noqa: E402
 from canasta.rl.evaluate import evaluate  # noqa: E402
 from canasta.rl.policy import NumpyPolicy, PolicyBot  # noqa: E402
-from canasta.rules import RuleSet  # noqa: E402
-from canasta.view import seat_view  # noqa: E402
+from canasta.views.seat import seat_view  # noqa: E402
 
 
 def _random_policy(inputs: int, seed: int = 0) -> NumpyPolicy:

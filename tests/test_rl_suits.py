@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="the environments need the rl extra: pip install 'canasta[rl]'")
 
-from canasta.moves import DISCARD, group_cards
+from canasta.engine.moves import DISCARD, group_cards
 from canasta.rl.core import CODES_OF_KIND, ActionTable
 from canasta.rl.encoding import DISCARD_BASE, KIND_OF, _sample
 
@@ -133,8 +133,8 @@ def test_moves_are_written_in_one_order(rules: str, random_suits: bool) -> None:
     """Every meld and take the table plays has its groups' cards in one order, natural cards by
     code, then deuces, then jokers, whether or not the hand had a choice of suits: the order
     once told the table about that choice (``JH JD 2S`` without one, ``2S JH JD`` with one)."""
-    from canasta.cards import CARD_RANK, IS_WILD, TWO
-    from canasta.moves import MELD, TAKE
+    from canasta.engine.cards import CARD_RANK, IS_WILD, TWO
+    from canasta.engine.moves import MELD, TAKE
 
     def order(g: tuple[int, ...]) -> tuple[int, ...]:
         cards = group_cards(g)

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from canasta.errors import RulesError
-from canasta.families.classic.options import CLASSIC_OPTIONS
-from canasta.rules import (
+from canasta.engine.errors import RulesError
+from canasta.engine.rules import (
     OPTIONS_BY_ID,
     PRESETS,
     RuleSet,
@@ -18,6 +17,7 @@ from canasta.rules import (
     resolve_rules,
     save_rules,
 )
+from canasta.families.classic.options import CLASSIC_OPTIONS
 
 PRESET_NAMES = sorted(PRESETS)
 EXPECTED_PRESETS = {
@@ -430,7 +430,7 @@ def test_literal_choices_match_the_options() -> None:
     import dataclasses
     import typing
 
-    from canasta import rules as rules_module
+    from canasta.engine import rules as rules_module
     from canasta.families.classic.options import CLASSIC_OPTIONS
     from canasta.families.italian import options as italian_module
     from canasta.families.italian.options import ITALIAN_OPTIONS, ItalianRules

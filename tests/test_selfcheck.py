@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from canasta.game import Game
-from canasta.rules import PRESETS, RuleSet
+from canasta.engine.game import Game
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.tools.selfcheck import problems_in, run_selfcheck
 
 
@@ -28,7 +28,7 @@ def test_the_check_notices_a_lost_card(preset: str) -> None:
 
 
 def test_face_up_pozzo_option_shows_every_card() -> None:
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     game = Game(RuleSet.preset("italian-4p", {"I-O30": "face_up"}), seed=5)
     assert game.face_down() == (0, 0)
@@ -37,7 +37,7 @@ def test_face_up_pozzo_option_shows_every_card() -> None:
 
 
 def test_italian_views_never_show_the_face_down_pozzo() -> None:
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     game = Game(RuleSet.preset("italian-4p"), seed=9)
     lo, hi = game.face_down()

@@ -304,3 +304,62 @@ def test_the_former_experts_table_is_what_the_records_compare_to() -> None:
         assert d["rules"] == e["rules"] == cells[1]
         assert [d["bots"][0], e["bots"][0]] == [cells[2], cells[3]] and cells[2] != cells[3]
         assert today.name == former.name == f"arena-{cells[1]}-expert-vs-advanced-1201.cgn.gz"
+
+
+# -- Modern American: basic against random, the expert against advanced (docs/strength/american/)
+
+AMERICAN_SECTION = "## Modern American\n"
+
+
+def _american_kept() -> list[tuple[dict[str, str], Path]]:
+    return _section_kept(AMERICAN_SECTION, "american")
+
+
+def test_every_american_record_is_named_by_a_row() -> None:
+    named = {path for _, path in _american_kept()}
+    assert named, "the Modern American table of docs/strength.md names no record in docs/strength/american/"
+    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
+    assert set((STRENGTH / "american").glob("*.cgn.gz")) == named, "a record in docs/strength/american/ no row names"
+
+
+@pytest.mark.parametrize("row_path", _american_kept(), ids=lambda rp: rp[1].name)
+def test_the_american_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    d = _whole_tally(path)
+    assert d["rules"] == row["preset"] and d["rules"].startswith("american")
+    assert d["bots"] == [b.strip("` ") for b in row["bots"].split(" vs ")]
+    assert f"--rules {d['rules']} --bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert row["first bot's hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+
+
+# -- the expert that learns: policy rollouts against today's expert (docs/strength/learned/, issue 54)
+
+LEARNED = STRENGTH / "learned"
+LEARNED_SECTION = "## The expert that learns: first generation\n"
+
+
+def _learned_kept() -> list[tuple[dict[str, str], Path]]:
+    return _section_kept(LEARNED_SECTION, "learned")
+
+
+def test_every_learned_record_is_named_by_a_row() -> None:
+    named = {path for _, path in _learned_kept()}
+    assert named, "the learned expert's table of docs/strength.md names no record in docs/strength/learned/"
+    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
+    assert set(LEARNED.glob("*.cgn.gz")) == named, "a record in docs/strength/learned/ that no row names"
+
+
+@pytest.mark.parametrize("row_path", _learned_kept(), ids=lambda rp: rp[1].name)
+def test_the_learned_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    d = _whole_tally(path)
+    assert d["rules"] == row["preset"]
+    assert d["bots"] == [row["first"].strip("`"), row["second"].strip("`")]
+    assert f"--bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert row["first's hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"

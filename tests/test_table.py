@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from canasta.errors import IllegalMoveError
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.moves import DISCARD, MELD, Move
+from canasta.engine.rules import RuleSet
 from canasta.i18n import translator
-from canasta.moves import DISCARD, MELD, Move
 from canasta.play.record import verify
 from canasta.play.table import Table, TableError
 from canasta.present import describe
-from canasta.rules import RuleSet
 
 
 def _person_plays(table: Table, rng: random.Random, undo_every_meld: bool = False) -> int:
@@ -223,7 +223,7 @@ def test_replay_yields_every_deal_and_move_in_order() -> None:
 
 
 def test_an_interrupted_save_leaves_the_earlier_save_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from canasta import files
+    from canasta.engine import files
 
     table = Table(RuleSet.preset("classic-2p"), [None, "basic"], seed=4)
     path = tmp_path / "game.json"

@@ -19,12 +19,12 @@ from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static
 
-from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
-from canasta.moves import ASK, DISCARD, DRAW, MELD, NO, TAKE, YES, Move, group_cards, group_target
+from canasta.engine.cards import CARD_RANK, JOKER, RANK_NAMES
+from canasta.engine.moves import ASK, DISCARD, DRAW, MELD, NO, TAKE, YES, Move, group_cards, group_target
+from canasta.engine.rules import RuleSet
 from canasta.play.record import read_file, verify
 from canasta.play.table import Table
 from canasta.present import proposal
-from canasta.rules import RuleSet
 from canasta.tui.app import (
     CanastaApp,
     InfoScreen,
@@ -279,7 +279,7 @@ async def test_new_game_screen_builds_the_table_chosen(tmp_path: Path) -> None:
 
 
 def test_build_table_checks_levels_and_seats() -> None:
-    from canasta.errors import CanastaError
+    from canasta.engine.errors import CanastaError
 
     rules = RuleSet.preset("classic-4p")
     assert build_table(rules, ["expert"], 1).seats == [None, "expert", "expert", "expert"]

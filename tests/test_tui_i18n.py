@@ -17,11 +17,11 @@ pytest.importorskip("textual")
 from textual.widget import Widget
 from textual.widgets import Select
 
+from canasta.engine.moves import ASK, DISCARD, DRAW, NO, YES
+from canasta.engine.rules import RuleSet
 from canasta.i18n import PSEUDO_CLOSE, PSEUDO_OPEN, current, use
 from canasta.i18n.settings import settings_path
-from canasta.moves import ASK, DISCARD, DRAW, NO, YES
 from canasta.play.table import Table
-from canasta.rules import RuleSet
 from canasta.tui.app import (
     CanastaApp,
     InfoScreen,
@@ -97,7 +97,7 @@ async def settle(pilot: Any, table: Table, limit: int = 400) -> None:
 
 async def person_plays(pilot: Any, table: Table) -> None:
     """The hint bot's move for the person, through the keyboard (takes and melds typed)."""
-    from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
+    from canasta.engine.cards import CARD_RANK, JOKER, RANK_NAMES
 
     move = table.hint(0)
     before = table.version
@@ -217,6 +217,11 @@ def test_a_whole_match_in_each_language(tmp_path: Path, lang: str) -> None:
                 sheet = "\n".join(screen_texts(app))
                 seen.add(sheet)
                 assert _("Score sheet") in sheet and _("Total") in sheet
+                # the hand ends in the family's word for a hand: "La smazzata 1 è finita" (issue 55)
+                heads = {t.pgettext("smazzata", m).split("{n}")[0].strip()
+                         for m in ("Hand {n} is over: {went}.", "Hand {n} is over: {reason}; {went}.")}
+                assert any(h in sheet for h in heads), (heads, sheet)
+                assert lang != "it" or "La smazzata" in sheet, sheet
                 assert t.pgettext("score", "cards in melds").capitalize() in sheet, sheet
                 await pilot.press("enter")
                 await pilot.pause()
@@ -300,7 +305,7 @@ def test_refusals_and_messages_in_italian(tmp_path: Path) -> None:
             await pilot.press("m")
             assert "Prima seleziona le carte da calare" in "\n".join(screen_texts(app))
             card = table.view(0).hand[0]
-            from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
+            from canasta.engine.cards import CARD_RANK, JOKER, RANK_NAMES
 
             name = "JK" if card == JOKER else RANK_NAMES[CARD_RANK[card]]
             await pilot.press({"JK": "asterisk", "10": "0"}.get(name, name.lower()))

@@ -14,13 +14,13 @@ pytest.importorskip("textual")
 
 from textual.widgets import Static
 
-from canasta.cards import RANK_NAMES
 from canasta.cli import main
+from canasta.engine.cards import RANK_NAMES
+from canasta.engine.rules import RuleSet
 from canasta.i18n import current
 from canasta.i18n.settings import settings_path
 from canasta.play.table import Table
 from canasta.present import describe
-from canasta.rules import RuleSet
 from canasta.tui.app import CanastaApp, PlayConfig, build_table
 from canasta.tui.render import meld_rank, rank_title
 from canasta.tui.widgets import HandView

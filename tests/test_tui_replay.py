@@ -16,17 +16,17 @@ pytest.importorskip("textual")
 from rich.console import Console
 from textual.widgets import Static
 
-from canasta.cards import JOKER, parse_cards
 from canasta.cli import _install_advice, main
-from canasta.errors import CanastaError
+from canasta.engine.cards import JOKER, parse_cards
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import RuleSet
 from canasta.play.record import parse_records, verify
 from canasta.play.table import Table
-from canasta.rules import RuleSet
 from canasta.tui import commands
 from canasta.tui.render import card_text, group_face, group_hand, meld_status, rules_text
 from canasta.tui.replay import ReplayApp, build_replay, load_replay
 from canasta.tui.widgets import HandView
-from canasta.view import pile_notes
+from canasta.views.seat import pile_notes
 
 
 def plain(content: object) -> str:

@@ -10,9 +10,9 @@ pytest.importorskip("textual")
 
 from textual.widgets import Button
 
-from canasta.cards import CARD_RANK, JOKER, RANK_NAMES
+from canasta.engine.cards import CARD_RANK, JOKER, RANK_NAMES
+from canasta.engine.rules import RuleSet
 from canasta.play.table import Table
-from canasta.rules import RuleSet
 from canasta.tui.app import CanastaApp, PlayConfig, TableScreen, build_table
 from canasta.tui.widgets import HandView
 from test_tui import SIZE, _text, aio, settle

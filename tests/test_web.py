@@ -21,11 +21,11 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from canasta.bots import make_bot
-from canasta.cards import card_str
-from canasta.game import Game
-from canasta.moves import MELD, Move
+from canasta.engine.cards import card_str
+from canasta.engine.game import Game
+from canasta.engine.moves import MELD, Move
+from canasta.engine.rules import RuleSet
 from canasta.present import proposal
-from canasta.rules import RuleSet
 from canasta.web.app import create_app
 from canasta.web.room import MAX_MESSAGE, Room, Settings
 from canasta.web.store import Store, metadata
@@ -300,7 +300,7 @@ class LeakChecker:
 
 
 def test_leak_checker_catches_a_leak() -> None:
-    from canasta.rules import RuleSet
+    from canasta.engine.rules import RuleSet
 
     g = Game(RuleSet.preset("classic-4p"), 5)
     checker = LeakChecker()
@@ -324,7 +324,7 @@ def test_no_message_to_a_seat_holds_a_card_it_may_not_know(client: TestClient, p
     client.app.state.hub.settings.grace = 60  # type: ignore[attr-defined]  # no bot takes a seat here
     # scripted people ask for hints faster than a person could: past the per-socket rate
     client.app.state.hub.settings.message_rates["hint"] = (1000.0, 1000.0)  # type: ignore[attr-defined]
-    from canasta.rules import PRESETS
+    from canasta.engine.rules import PRESETS
 
     n = PRESETS[preset].players
     tid, tokens = human_table(client, [{}] + [{"kind": "open"}] * (n - 1), preset, target=100000)
@@ -544,7 +544,7 @@ def test_serve_command_arguments_and_missing_web_stack(monkeypatch: pytest.Monke
     import argparse
     import sys
 
-    from canasta.errors import CanastaError
+    from canasta.engine.errors import CanastaError
     from canasta.web.commands import configure_serve, default_db, run_serve
 
     parser = argparse.ArgumentParser()

@@ -4,7 +4,7 @@ seen moving, the card just drawn highlighted, melds read in words, the way on af
 score sheet); a whole hand on a phone with the hand and the buttons on screen at every
 step; a match dealt on hand after hand until it is won, with its result and Rematch;
 Italian words and the pozzo; a whole match in Italian, Spanish and Brazilian Portuguese with no
-English word left; a second browser takes a seat by the invite link, and both
+English word left, then the review of the player's seat read in the language; a second browser takes a seat by the invite link, and both
 go on after the server is killed and started again.
 
 Skipped when Chromium or Playwright is missing, unless ``CANASTA_E2E_REQUIRED=1``
@@ -46,10 +46,23 @@ def wait_checked(page: Page) -> None:
 def meld_and_undo_hint(page: Page) -> bool:
     """If the hint is a plain meld, lay it by clicking (groups with "+ Group"), check the
     hand shrank, then take it back with Undo.  Returns whether it did."""
+    before = page.locator("#hand .card").count()
+    if not meld_the_hint(page):
+        return False
+    assert page.is_enabled("#btn-undo")
+    seq = data(page, "seq")
+    page.click("#btn-undo")
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+    assert page.locator("#hand .card").count() == before
+    return True
+
+
+def meld_the_hint(page: Page) -> bool:
+    """If the hint is a plain meld, lay it by clicking (groups with "+ Group") and check the
+    hand shrank.  Returns whether it did."""
     page.click("#btn-hint")
-    page.wait_for_function("() => document.getElementById('hint').textContent.startsWith('Hint:')")
-    text = page.inner_text("#hint")
-    move = text[text.rindex("(") + 1: text.rindex(")")]
+    page.wait_for_selector("#hint code.notation")  # the hint in any language, its move in notation
+    move = page.inner_text("#hint code.notation")
     if not move.startswith("meld ") or ":" in move:
         return False
     groups = [g.split() for g in move[5:].split(" + ")]
@@ -65,11 +78,6 @@ def meld_and_undo_hint(page: Page) -> bool:
     page.click("#btn-meld")
     page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
     assert page.locator("#hand .card").count() == before - sum(len(g) for g in groups)
-    assert page.is_enabled("#btn-undo")
-    seq = data(page, "seq")
-    page.click("#btn-undo")
-    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
-    assert page.locator("#hand .card").count() == before
     return True
 
 
@@ -122,12 +130,14 @@ def drag_onto_a_meld(page: Page) -> bool:
 fresh_seen: list[int] = []
 
 
-def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[str] | None = None) -> bool:
+def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[str] | None = None,
+                      hinted: bool = False) -> bool:
     """If it is this page's move, make one step of a plain turn by clicking (draw,
     then discard a card the page says may be discarded; answer "yes" when the
     partner asks).  With ``dragged``, the first discard (and the first card that
-    can join one of the side's melds) are dragged instead.  Returns whether it did
-    something."""
+    can join one of the side's melds) are dragged instead; ``hinted``, the person
+    lays the melds the hint proposes before discarding (a hand that keeps its
+    size, as a person's does).  Returns whether it did something."""
     if page.is_visible("#ask-modal"):
         page.click("#ask-yes")
         page.wait_for_selector("#ask-modal", state="hidden")
@@ -157,6 +167,8 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
     elif phase == "meld":
         if undone is not None and not undone and meld_and_undo_hint(page):
             undone.append(1)
+        if hinted and page.locator("#hand .card").count() > 2 and meld_the_hint(page):
+            return True
         if dragged is not None and "meld" not in dragged and drag_onto_a_meld(page):
             dragged.add("meld")
             return True
@@ -257,15 +269,23 @@ def check_the_table_layout(page: Page) -> None:
 
 
 def check_melds_read(page: Page) -> int:
-    """Every meld says what it is: rank, count (n/7 or n cards), and a canasta says which kind."""
-    labels = page.eval_on_selector_all(".sidepanel .meld:not(.reds)",
-                                       "ms => ms.map(m => [[...m.querySelectorAll('.card')].filter((c) => c.getClientRects().length).length, m.innerText])")
-    for n, text in labels:
-        if n == 0:  # a meld shown as a chip (many melds, little room): its rank, count and status
-            assert re.search(r"\d+/7|^\w[\w ]*\s+\d+\b", text), text
-            if not re.search(r"\d+/7", text):
-                assert re.search(r"natural|mixed|clean|dirty", text), text
+    """Every meld on show says what it is: rank, count (n/7 or n cards), and a canasta says which
+    kind. A meld shown as a chip (many melds, little room) is read from the chip's own parts; a
+    meld not rendered at the moment of looking (its side hidden, the page between two draws) is
+    not read: its innerText would be its whole text content, hidden parts and all."""
+    labels = page.eval_on_selector_all(
+        ".sidepanel .meld:not(.reds)",
+        """ms => ms.filter((m) => m.getClientRects().length).map((m) => {
+             const chip = m.querySelector('.meldchip');
+             const shown = chip && chip.getClientRects().length;
+             return [[...m.querySelectorAll('.card')].filter((c) => c.getClientRects().length).length,
+                     shown ? [...chip.children].map((c) => c.textContent).join(' ') : m.innerText, !!shown];
+           })""")
+    for n, text, chip in labels:
+        if chip:  # its rank, its count (5/7, or the cards of a canasta) and a canasta's status
+            assert re.search(r"^\w[\w ]* (\d+/\d+|\d+ (natural|mixed|clean|dirty))", text), text
             continue
+        assert n > 0, text
         assert re.search(r"\d+/7|\d+ cards|canasta of \d+", text), text
         if n >= 7 or "closed" in text:
             assert re.search(r"natural canasta|mixed canasta|clean \(pulita\)|dirty \(sporca\)", text), text
@@ -292,7 +312,7 @@ class Moving:
 
 
 def play_hand(page: Page, deadline: float, undone: list[int] | None = None, dragged: set[str] | None = None,
-              check: Callable[[], None] | None = None) -> int:
+              check: Callable[[], None] | None = None, hinted: bool = False) -> int:
     """Play until the score sheet shows; how many steps the person made.  ``deadline`` is
     not a time limit (a busy machine plays slowly): the test fails only when the table stops
     moving for STALL seconds, or for the time ``deadline`` left, if longer."""
@@ -306,7 +326,7 @@ def play_hand(page: Page, deadline: float, undone: list[int] | None = None, drag
         assert time.monotonic() - moved < stall, f"the hand stopped moving at event {seq}"
         if check is not None:
             check()
-        if play_turn_or_wait(page, undone, dragged):
+        if play_turn_or_wait(page, undone, dragged, hinted):
             steps += 1
         else:
             page.wait_for_timeout(30)
@@ -571,7 +591,7 @@ UNTRANSLATED = """(names) => {
   const strip = (t) => {
     for (let before = ""; before !== t;) { before = t; t = t.replace(/⟦[^⟦⟧]*⟧/g, " "); }  // nested: innermost first
     for (const n of names) t = t.split(n).join(" ");
-    return t.replace(/\\b(classic|italian)-[\\w-]+/g, " ").replace(/\\b[CI]-O\\d+\\b/g, " ")
+    return t.replace(/\\b(classic|italian|american)-[\\w-]+/g, " ").replace(/\\b[CIM]-O\\d+\\b/g, " ")
       .replace(/\\b[A-Z](\\.\\d+)+\\b/g, " ").replace(/\\b[0-9a-f]{12,}\\b/g, " ")
       .replace(/\\b(10|[2-9JQKA])[♠♥♦♣]/g, " ").replace(/\\bSEED-\\d+|\\bSAP\\b/g, " ");
   };
@@ -721,6 +741,59 @@ def english_on(page: Page, lang: str, names: list[str]) -> dict[str, str]:
     return english_left(page.evaluate(VISIBLE_TEXTS), lang, names)
 
 
+REVIEW_MS = 120_000  # the longest the review of a hand may take to come on a busy machine (an event awaited, not a pause)
+
+
+def check_the_review_of_my_seat(page: Page, lang: str, width: int, hand: int, names: list[str], shots: Path,
+                                errors: list[str]) -> None:
+    """After the match, the player opens the review of their own seat from the result's link
+    (issue 55): it computes, then shows the last hand's moves with the player's decisions, the
+    summary and a decision's position, all in the language, and nothing wider than the screen."""
+    web = translator(lang, WEB_DOMAIN)
+    _ = web.gettext
+    link = page.locator("#review-link2")
+    assert link.is_visible() and link.inner_text() == _("Review this hand")
+    assert f"hand={hand}&seat=0" in (link.get_attribute("href") or "")  # the last hand, the player's own seat
+    with page.context.expect_page() as opened:
+        link.click()
+    review = opened.value
+    review.on("pageerror", lambda e: errors.append(str(e)))
+    review.wait_for_selector("body[data-review]", state="attached", timeout=REVIEW_MS)  # the tab has its page, not a blank one
+    seen = None
+    while review.evaluate("document.body.dataset.review") not in ("done", "refused"):  # each step an event
+        seen = review.evaluate("document.body.dataset.progressSeen || document.body.dataset.position || ''")
+        review.wait_for_function("(seen) => ['done', 'refused'].includes(document.body.dataset.review) || "
+                                 "(document.body.dataset.progressSeen || document.body.dataset.position || '') !== seen",
+                                 arg=seen, timeout=REVIEW_MS)
+    assert review.evaluate("document.body.dataset.review") == "done", review.inner_text("#error")
+    assert review.evaluate("document.documentElement.lang") == lang.replace("_", "-")
+    assert _("Review") in review.inner_text("h1")
+    summary = review.inner_text("#summary")
+    assert summary.startswith(_("{name}, hand {hand}").format(name="Ann", hand=hand) + ":"), summary
+    decisions = review.locator("#timeline li.mine button.decision")
+    n = decisions.count()
+    assert n > 0 and review.locator("#timeline li:not(.mine) button.decision").count() == 0  # only my seat's
+    assert web.ngettext("{n} decision reviewed", "{n} decisions reviewed", n).format(n=n) in summary, (n, summary)
+    assert review.locator("#timeline li").count() > n  # the other player's moves are listed, not reviewed
+    hand_label = review.inner_text("label:has(#hand) span")
+    assert hand_label == _("Hand") and (lang != "it" or hand_label == "Smazzata"), hand_label  # a deal: smazzata
+    height = review.viewport_size["height"] if review.viewport_size else 0
+    review.screenshot(path=str(shots / f"review-{lang}-{width}x{height}.png"))
+    marked = review.locator("#timeline li.marked button.decision")
+    chosen = marked.first if marked.count() else decisions.first
+    index = chosen.evaluate("b => b.parentElement.dataset.index")
+    chosen.click()
+    review.wait_for_selector(f"body[data-position='{index}']", timeout=REVIEW_MS)
+    assert review.locator("#position").is_visible()
+    title = review.inner_text("#pos-title")
+    assert title.startswith(_("Before move {n}").format(n=int(index) + 1)), title
+    assert review.inner_text("#pos-made").strip() and review.locator("#pos-hand .card").count() > 0
+    assert english_on(review, lang, names) == {}, "the review"
+    assert review.evaluate("document.documentElement.scrollWidth") <= width  # nothing off the side
+    review.screenshot(path=str(shots / f"review-{lang}-{width}x{height}-decision.png"))
+    review.close()
+
+
 @pytest.mark.parametrize(("lang", "width", "height"), [("it", 1366, 768), ("es", 1366, 768), ("es", 390, 844),
                                                        ("pt_BR", 1366, 768), ("pt_BR", 390, 844)])
 def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots: Path,
@@ -734,7 +807,8 @@ def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots:
     t, web = translator(lang), translator(lang, WEB_DOMAIN)
     _ = web.gettext
     names = ["Ann"]
-    server = ServerProcess(str(tmp_path / f"{lang}-match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds"]).start()
+    server = ServerProcess(str(tmp_path / f"{lang}-match.db"), args=["--bot-delay", "0.02", "--allow-fixed-seeds",
+                                                                     "--review-worlds", "8"]).start()
     try:
         page, errors = lobby_in(browser, server, lang, width=width, height=height)
         assert page.inner_text("#btn-quick") == _("Play against bots")
@@ -782,7 +856,9 @@ def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots:
                 assert english_on(page, lang, names) == {}, f"the table, hand {hands + 1}"
 
         while True:
-            play_hand(page, deadline, check=check_now_and_then)
+            # from the second hand on the person lays the melds the hint proposes: a hand that keeps
+            # its size, whose review (after the match, below) is quick to compute
+            play_hand(page, deadline, check=check_now_and_then, hinted=hands >= 1)
             hands += 1
             page.wait_for_function("() => document.body.dataset.handOver === 'true'")
             moves = [t.pgettext("move", "draws"), t.pgettext("move", "discards {card}").split()[0]]
@@ -804,6 +880,7 @@ def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots:
                                  "The match is drawn. Final scores: {totals}.")]
         assert any(e in result for e in endings), (endings, result)
         assert _("Hand total") in page.inner_text("#sheet")
+        check_the_review_of_my_seat(page, lang, width, hands, names, shots, errors)
         rules = page.get_attribute("#rules-link", "href") or ""
         page.goto(server.url + rules)
         assert t.gettext("Rules of this table") in page.inner_text("h1")

@@ -71,7 +71,7 @@ def play_person(server: ServerProcess, table: dict[str, Any], stop_at: int | Non
     from websockets.sync.client import connect
 
     from canasta.bots import make_bot
-    from canasta.view import SeatView
+    from canasta.views.seat import SeatView
 
     chooser = make_bot("basic", seed=1)
     turns = 0

@@ -100,7 +100,7 @@ def play_match_over_a_socket(server: ServerProcess, table: str, token: str) -> N
     from websockets.sync.client import connect
 
     from canasta.bots import make_bot
-    from canasta.view import SeatView
+    from canasta.views.seat import SeatView
 
     bot = make_bot("basic", seed=1)
     with connect(f"{server.ws_url}/ws/{table}", open_timeout=10) as ws:

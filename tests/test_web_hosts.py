@@ -82,7 +82,7 @@ def test_the_first_log_line_holds_no_password(monkeypatch: pytest.MonkeyPatch, t
 
     import uvicorn
 
-    from canasta.errors import CanastaError
+    from canasta.engine.errors import CanastaError
     from canasta.web.commands import configure_serve, run_serve
     from canasta.web.devserver import free_port
 

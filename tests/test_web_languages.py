@@ -18,10 +18,10 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from canasta.cards import card_str
-from canasta.family import PILE_NOTES
+from canasta.engine.cards import card_str
+from canasta.engine.family import PILE_NOTES
 from canasta.i18n import translator
-from canasta.view import pile_note_list
+from canasta.views.seat import pile_note_list
 from canasta.web.language import choose, localize, plural_forms, say_error
 from canasta.web.room import Room
 from test_web import room_client

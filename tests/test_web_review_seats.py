@@ -76,7 +76,7 @@ def blocked_reviewer(workers: int = 1) -> tuple[Reviewer, dict[tuple[str, int, i
         await gates[task.key].wait()  # type: ignore[attr-defined]
         return None
 
-    reviewer._evaluate = evaluate  # type: ignore[method-assign]
+    reviewer.processes.evaluate = evaluate  # type: ignore[method-assign]
     return reviewer, gates
 
 
@@ -141,13 +141,13 @@ def test_a_client_beyond_its_share_is_told_why_in_its_language(tmp_path: Path, m
             play(client, ws, tid, "match_over")
         reviewer: Reviewer = client.app.state.reviewer  # type: ignore[attr-defined]
         gate = asyncio.Event()  # the first review waits here: the second is asked while it runs
-        real = reviewer._evaluate
+        real = reviewer.processes.evaluate
 
         async def slow(task: Task) -> DecisionReview | None:
             await gate.wait()
             return await real(task)
 
-        reviewer._evaluate = slow  # type: ignore[method-assign]
+        reviewer.processes.evaluate = slow  # type: ignore[method-assign]
         code, first = ask(client, tid, token=tokens[0], hand=1)
         assert code == 200 and first["status"] == "running" and first["position"] == 0
         code, refused = ask(client, tid, lang="it", token=tokens[0], hand=1, seat=1)

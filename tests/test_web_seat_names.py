@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from canasta.cards import card_str
+from canasta.engine.cards import card_str
 from canasta.web.language import localize, say_error
 from test_web import database, recv_until, room_client, room_of, send
 

@@ -16,7 +16,7 @@ pytest.importorskip("cryptography")
 
 from fastapi.testclient import TestClient
 
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.web.app import create_app
 from canasta.web.room import Settings
 from canasta.web.store import Event, Store, TableRow

@@ -5,7 +5,8 @@ player and keeps their moves (``/tmp/fixed-PRESET.json``); ``python docs/speed/s
 LABEL PRESET`` replays them and times the options of every decision.  Run ``record`` with the
 older engine, then alternate the two engines (``PYTHONPATH=older/src`` and ``newer/src`` for the
 pure one, each version's compiled install for the compiled one): the positions are the same
-for both even where their generators differ.  Records: ``docs/speed/family-shape.txt``."""
+for both even where their generators differ.  Records: ``docs/speed/family-shape.txt``,
+``docs/speed/engine-package.txt``."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ import random
 import sys
 import time
 
-from canasta.game import Game
-from canasta.rules import RuleSet
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet
 
 mode, preset = sys.argv[1], sys.argv[2]
 path = f"/tmp/fixed-{preset}.json"

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from canasta.bots import make_bot
-from canasta.game import Game
-from canasta.native import engine
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.engine.game import Game
+from canasta.engine.native import engine
+from canasta.engine.rules import RuleSet
+from canasta.views.seat import seat_view
 
 
 def main() -> None:

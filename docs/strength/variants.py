@@ -5,7 +5,7 @@
     .venv/bin/python docs/strength/variants.py timing italian-4p no-drop-i40 --hands 10  # CPU and moves, same positions
     .venv/bin/python docs/strength/variants.py former                          # today's expert against the former one
 
-A variant is the expert with one change to its family's search (:class:`canasta.family.SearchTuning`),
+A variant is the expert with one change to its family's search (:class:`canasta.engine.family.SearchTuning`),
 at the same iteration budget and with the same seeds as the preset's run in
 ``docs/strength/tables.py`` (``expert:i90`` in Classic, ``expert:i60`` in Italian), against the
 advanced player on the same duplicate deals (seed 1201, matches of at most five hands): a match's
@@ -38,13 +38,13 @@ from pathlib import Path
 from canasta.bots.base import Budget
 from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot
-from canasta.family import SearchTuning
-from canasta.game import Game, family_of
-from canasta.native import engine
+from canasta.engine.family import SearchTuning
+from canasta.engine.game import Game, family_of
+from canasta.engine.native import engine
 from canasta.play.record import GameRecord, read_file
-from canasta.rules import RuleSet
+from canasta.engine.rules import RuleSet
 from canasta.tools.arena import Interrupted, run_arena, tally
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -9,18 +9,18 @@
     saved = game.to_dict()                  # the whole table, JSON-ready; Game.from_dict(saved) reads it
 
 The names below are the library (``docs/api.md``, generated from their
-docstrings by ``python -m canasta.apidoc --write docs/api.md``).  One convention
+docstrings by ``python -m canasta.tools.apidoc --write docs/api.md``).  One convention
 throughout: objects are written with ``to_dict()`` (JSON-ready) and ``to_json()``
 (text) and read with ``from_dict()`` (either); cards are card codes (ints) in every
 Python value and strings (``"10H"``) in every written form; every method that takes
 a move takes a :class:`Move` or its text.
 """
 
-from canasta import compiled_pickle
 from canasta import families as families  # registers the built-in families
 from canasta.bots import Bot, make_bot
-from canasta.cards import Card, card_str, cards_str, parse_card, parse_cards
-from canasta.errors import (
+from canasta.engine import compiled_pickle
+from canasta.engine.cards import Card, card_str, cards_str, parse_card, parse_cards
+from canasta.engine.errors import (
     REFUSALS,
     CanastaError,
     IllegalMoveError,
@@ -29,12 +29,12 @@ from canasta.errors import (
     Refusal,
     RulesError,
 )
-from canasta.game import FAMILIES, Game, LegalMoves, RuleFamily, family_of, register_family
-from canasta.moves import Move
+from canasta.engine.game import FAMILIES, Game, LegalMoves, RuleFamily, family_of, register_family
+from canasta.engine.moves import Move
+from canasta.engine.rules import PRESETS, RuleSet, load_rules, save_rules
 from canasta.play.table import Table
-from canasta.position import game_from_position, position_json, position_of
-from canasta.rules import PRESETS, RuleSet, load_rules, save_rules
-from canasta.view import SeatView, seat_view
+from canasta.views.position import game_from_position, position_json, position_of
+from canasta.views.seat import SeatView, seat_view
 
 compiled_pickle.register()  # the compiled engine's objects pickle and copy (nothing is done for the pure one)
 

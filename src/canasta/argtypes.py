@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from canasta.errors import RulesError
-from canasta.rules import RuleSet, resolve_rules
+from canasta.engine.errors import RulesError
+from canasta.engine.rules import RuleSet, resolve_rules
 
 
 def rules(text: str) -> RuleSet:

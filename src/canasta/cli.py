@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeVar
 
 from canasta import argtypes
-from canasta.cards import cards_str
 from canasta.cliout import Progress, check_writable, count, missing
-from canasta.errors import CanastaError, RulesError
+from canasta.engine.cards import cards_str
+from canasta.engine.errors import CanastaError, RulesError
+from canasta.engine.rules import PRESETS, RuleSet, save_rules
 from canasta.i18n import _, current, nplural, use
-from canasta.rules import PRESETS, RuleSet, save_rules
 from canasta.tools import commands
 from canasta.tools.bench import (
     BENCH_ORDER,
@@ -65,7 +65,7 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
         from canasta import __version__
-        from canasta.native import engine
+        from canasta.engine.native import engine
 
         print(f"canasta {__version__}\nengine: {engine()}")
         parser.exit(0)
@@ -255,14 +255,19 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help=_("with --save: overwrite FILE if it exists"))
     r.add_argument("--markdown", action="store_true",
                    help=_("print the rules page (every option, its choices, default and sources) as Markdown"))
+    from canasta.club.commands import configure_tournament
     from canasta.review.commands import configure_review
     from canasta.tui.commands import configure_play, configure_replay
+    from canasta.web.account_commands import configure_accounts
     from canasta.web.commands import configure_serve
 
     configure_play(command("play", _("play at a table in the terminal, against or with bots")))
     configure_replay(command("replay", _("step through a game record in the terminal")))
     configure_serve(command("serve", _("run the online card room (web server)")))
+    configure_accounts(command("accounts", _("the card room's accounts: create, list, role, password, ban, unban, "
+                                             "delete")))
     configure_review(command("review", _("the expert reviews a recorded game: the points each decision lost")))
+    configure_tournament(command("tournament", _("a pairs tournament of bots on duplicate deals: its standings")))
     cfg = command("config", _("remember a choice for later commands (where it is kept is shown)"))
     cfg.add_argument("key", choices=("lang",), help=_("what to remember: lang, the language"))
     cfg.add_argument("value", nargs="?", metavar="VALUE",
@@ -393,7 +398,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from canasta.bots import check_bot, make_bot
     from canasta.play.match import Match
     from canasta.play.record import record_from_match
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     rules: RuleSet = args.rules
     check_bot(args.bot, rules)
@@ -406,7 +411,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         print("  " + _("seat {seat} is dealt {cards}").format(seat=s, cards=cards_str(sorted(game.hand(s)))))
     lo, hi = game.face_down()
     shown = ["??" if lo <= i < hi else cards_str([c]) for i, c in enumerate(game.pile)]
-    print("  " + _("the pile, bottom to top: {cards}").format(cards=" ".join(shown)))
+    print("  " + _("the pile, bottom to top: {cards}").format(cards=" ".join(shown) or _("(empty)")))
     moves = []
     stock = len(game.stock)
     line = Progress(stock, "stock cards", _("this hand: {n:.0f}/{total:.0f} stock cards drawn |{bar}| "
@@ -435,12 +440,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print()
     print(record.to_text(), end="")
     print()
+    from canasta.engine.game import family_of
     from canasta.i18n.words import end_reason, score_item
 
     print(_("the hand ended: {reason}").format(reason=end_reason(game.end_reason))
           + (" " + _("(seat {seat})").format(seat=game.went_out) if game.went_out >= 0 else ""))
     for i, sc in enumerate(game.result or []):
-        parts = ", ".join(score_item(k, v) for k, v in sc.as_dict().items()
+        parts = ", ".join(score_item(k, v, laid_out=family_of(rules).words.laid_out) for k, v in sc.as_dict().items()
                           if k != "lines" and (v not in (0, []) or k == "total"))
         print("  " + (_("player {n}: {parts}") if rules.cutthroat else _("side {n}: {parts}")).format(n=i, parts=parts))
     for seat, bot in enumerate(bots):  # an external bot that failed: the engine's fallback played for it
@@ -578,13 +584,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
+        from canasta.club.commands import run_tournament
         from canasta.review.commands import run_review
         from canasta.tui.commands import run_play
+        from canasta.web.account_commands import run_accounts
         from canasta.web.commands import run_serve
 
         handler = {"bench": _cmd_bench, "demo": _cmd_demo, "rules": _cmd_rules,
                    "selfcheck": commands.cmd_selfcheck, "soak": commands.cmd_soak, "check-family": commands.cmd_check_family, "arena": commands.cmd_arena, "verify": commands.cmd_verify, "ladder": commands.cmd_ladder,
-                   "play": run_play, "replay": _cmd_replay, "serve": run_serve, "review": run_review,
+                   "play": run_play, "replay": _cmd_replay, "serve": run_serve, "accounts": run_accounts, "review": run_review,
+                   "tournament": run_tournament,
                    "config": _cmd_config}[args.command]
         return handler(args)
     except CanastaError as exc:
@@ -610,7 +619,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _error_text(exc: CanastaError) -> str:
     """An error in the language of the moment: a refusal from its code; a message the
     catalog knows, translated; any other as the engine wrote it (English)."""
-    from canasta.errors import IllegalMoveError
+    from canasta.engine.errors import IllegalMoveError
 
     if isinstance(exc, IllegalMoveError):
         return current().refusal(exc)

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.i18n import NN_, _, nplural
 
 #: seconds before a progress line appears, so a quick run shows none

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from canasta.rules import RuleSet
+from canasta.engine.rules import RuleSet
 from canasta.tools.arena import ArenaReport, GameResult, _worker
 
 

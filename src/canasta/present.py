@@ -12,8 +12,9 @@ decides them again:
   and :func:`proposal`: a move as something to do ("meld 8H 8S 2C"), in the
   language of a :class:`~canasta.i18n.Translator` (the current one by default),
   with the family's words (the pile or the pozzo).
-* :func:`dealt`: the log line of a new hand; :func:`pile_word` and :func:`family_words`:
-  what the family calls the discards, its canastas, a side that has opened;
+* :func:`dealt`: the log line of a new hand; :func:`pile_word`, :func:`hand_word` and
+  :func:`family_words`: what the family calls the discards, a hand, its canastas, a side that
+  has opened; :func:`hand_phrase`: the end of a hand said in the family's word for it;
   :func:`pile_phrase` and :func:`pile_size`: what an interface says of the discards, in the
   family's word for them.
 
@@ -26,12 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from canasta.cards import CARD_RANK, IS_NATURAL, IS_WILD, Card, Rank, cards_str
-from canasta.family import FamilyWords
-from canasta.game import family_of
-from canasta.i18n import N_, NN_, NP_, Translator, current
-from canasta.i18n.words import seat_name
-from canasta.moves import (
+from canasta.engine.cards import CARD_RANK, IS_NATURAL, IS_WILD, Card, Rank, cards_str
+from canasta.engine.family import FamilyWords
+from canasta.engine.game import family_of
+from canasta.engine.moves import (
     ASK,
     DISCARD,
     DRAW,
@@ -47,8 +46,10 @@ from canasta.moves import (
     group_target,
     make_group,
 )
-from canasta.rules import RuleSet
-from canasta.view import SeatView
+from canasta.engine.rules import RuleSet
+from canasta.i18n import N_, NN_, NP_, Translator, current
+from canasta.i18n.words import seat_name
+from canasta.views.seat import SeatView
 
 # ------------------------------------------------------------------ the words
 
@@ -81,6 +82,16 @@ PILE_PHRASES: Final = {
 #: the discards' size, by the family's word for them
 PILE_SIZE: Final = {"pile": NN_("{n} card in the pile", "{n} cards in the pile"),
                     "pozzo": NN_("{n} card in the pozzo", "{n} cards in the pozzo")}
+#: what an interface says when a hand ends, by the family's word for a hand (RuleFamily.hand_word):
+#: the same English, but the family's own word has a context of its own, so that a language says it
+#: ("La smazzata 2 è finita" in an Italian game) where its usual word for a hand differs
+HAND_PHRASES: Final = {
+    "hand": {"over": N_("Hand {n} is over: {went}."), "over_why": N_("Hand {n} is over: {reason}; {went}."),
+             "over_now": N_("The hand is over ({reason})")},
+    "smazzata": {"over": NP_("smazzata", "Hand {n} is over: {went}."),
+                 "over_why": NP_("smazzata", "Hand {n} is over: {reason}; {went}."),
+                 "over_now": NP_("smazzata", "The hand is over ({reason})")},
+}
 WITH: Final = NP_("move", "{takes} with {cards}")
 MELDING: Final = NP_("move", "{move}, melding {melds}")
 ON_MELD: Final = NP_("move", "{cards} on the {rank}")
@@ -105,6 +116,24 @@ def pile_size(rules: RuleSet, n: int, t: Translator | None = None) -> str:
     """"12 cards in the pile" / "12 cards in the pozzo", translated."""
     singular, plural = PILE_SIZE[pile_word(rules)]
     return (t if t is not None else current()).nplural(singular, plural, n)
+
+
+def hand_word(rules: RuleSet) -> str:
+    """The family's word for a hand (one deal): ``"hand"`` or ``"smazzata"`` (:attr:`RuleFamily.hand_word`)."""
+    word = family_of(rules).hand_word
+    return word if word in HAND_PHRASES else "hand"
+
+
+def hand_phrase(rules: RuleSet, key: str, t: Translator | None = None, **fields: object) -> str:
+    """One of :data:`HAND_PHRASES` (``"over"``, ``"over_why"``, ``"over_now"``) in the family's
+    word for a hand, translated and filled in: an interface never chooses between the words."""
+    t = t if t is not None else current()
+    text = HAND_PHRASES[hand_word(rules)][key]
+    said = t.gettext(text) if hand_word(rules) == "hand" else t.pgettext(hand_word(rules), text)
+    try:
+        return said.format(**fields)
+    except (KeyError, IndexError, ValueError):  # a translation that lost a field: English rather than nothing
+        return text.format(**fields)
 
 
 def family_words(rules: RuleSet) -> FamilyWords:
@@ -150,7 +179,9 @@ def describe(move: Move, rules: RuleSet, who: str | None = None, t: Translator |
     if k == TAKE:
         what = _take(move, rules, t, TAKES, "move", ", ")
     elif k == MELD:
-        what = _said(t, DOES[MELD], melds=", ".join(_group(g, t) for g in move.groups))
+        named = family_of(rules).meld_note(rules, move)
+        what = t.table_note(named) if named is not None else _said(t, DOES[MELD], melds=", ".join(
+            _group(g, t) for g in move.groups))
     elif k == DISCARD:
         what = _said(t, DOES[DISCARD], card=cards_str(group_cards(move.groups[0])))
     else:
@@ -256,5 +287,5 @@ def proposals(view: SeatView, sel: Selection) -> list[tuple[str, Move]]:
     return [(action, every[action]) for action in wanted if action in every]
 
 
-__all__ = ["ACTIONS", "Selection", "candidates", "dealt", "describe", "family_words", "pile_word", "proposal", "proposals",
+__all__ = ["ACTIONS", "Selection", "candidates", "dealt", "describe", "family_words", "hand_phrase", "hand_word", "pile_word", "proposal", "proposals",
            "take_move"]

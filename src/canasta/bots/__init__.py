@@ -5,7 +5,7 @@ Levels: ``random``, ``basic``, ``advanced``, ``expert`` (``expert:0.2`` sets its
 time budget in seconds, ``expert:i50`` a number of sampled worlds); beside them ``ismcts``
 (OpenSpiel's ISMCTS, an outside yardstick: ``ismcts:200`` simulations a decision,
 ``ismcts:0.5s`` CPU seconds a decision; needs the rl extra, :mod:`canasta.bots.ismcts`).  A bot gets
-only a :class:`~canasta.view.SeatView` and returns a legal move.
+only a :class:`~canasta.views.seat.SeatView` and returns a legal move.
 
 A bot of your own is a :class:`Bot` subclass (:mod:`canasta.bots.base`); a
 :class:`~canasta.play.table.Table` seat and :func:`canasta.tools.arena.run_arena` take it,
@@ -21,8 +21,8 @@ from typing import cast
 from canasta.bots.base import Bot, BotLike, Budget, RandomBot, legal_moves, world
 from canasta.bots.expert import ExpertBot
 from canasta.bots.heuristic import AdvancedBot, BasicBot
-from canasta.errors import CanastaError
-from canasta.rules import RuleSet
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import RuleSet
 
 #: the engine's own levels (what the terminal and the web offer); ``ismcts``, ``policy:`` and
 #: ``cmd:`` are specs beside them, for the arena, tables and the ladder
@@ -60,6 +60,8 @@ def make_bot(spec: str, seed: int = 0) -> Bot:
         return AdvancedBot(seed)
     if name == "expert":
         return ExpertBot(seed, parse_budget(arg) if arg else None)
+    if name == "expert-policy":  # the expert whose rollouts the shipped policy network plays (issue 54)
+        return ExpertBot(seed, parse_budget(arg) if arg else None, rollout="policy")
     if name == "ismcts":
         return _ismcts_bot(arg, seed)
     raise BotSpecError(f"unknown bot {spec!r}: choose {', '.join(LEVELS)}, expert:SECONDS, ismcts:N, "
@@ -178,6 +180,13 @@ def check_bot(spec: str, rules: RuleSet) -> None:
     try:
         if text.startswith("policy:"):
             _check_policy(text, bot, rules)
+        if text.lower().partition(":")[0] == "expert-policy":
+            from canasta.rl.policy import WEIGHTS, resolve
+
+            if not resolve(rules.name).exists():
+                shipped = ", ".join(sorted(p.stem for p in WEIGHTS.glob("*.npz")))
+                raise BotSpecError(f"expert-policy plays its rollouts by the shipped policy of the rules, and "
+                                   f"{rules.name} has none (shipped: {shipped})")
     finally:
         bot.close()
 

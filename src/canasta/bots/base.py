@@ -24,11 +24,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from canasta import compiled_pickle
-from canasta.game import Game
-from canasta.moves import Move
-from canasta.native import mypyc_attr
-from canasta.view import SeatView, sample_world
+from canasta.engine import compiled_pickle
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.native import mypyc_attr
+from canasta.views.seat import SeatView, sample_world
 
 
 @dataclass(frozen=True)
@@ -94,4 +94,4 @@ class RandomBot(Bot):
         return g.random_move(self.rng)
 
 
-compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.engine.compiled_pickle)

@@ -1,7 +1,7 @@
 """``expert``: information-set search by determinised rollouts.
 
 For each decision it samples the unseen cards consistently with its view
-(:func:`canasta.view.sample_world`), tries the few choices that matter (draw or
+(:func:`canasta.views.seat.sample_world`), tries the few choices that matter (draw or
 take, meld now or wait, which discard, go out or not) and plays each sampled
 world forward with the advanced player's rules of thumb for 40 decisions (about
 three rounds), then values the position.  Short rollouts are far less noisy
@@ -31,21 +31,29 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from typing import Protocol
 
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
 from canasta.bots.inference import PileWatch, respect
-from canasta.cards import CARD_RANK, THREE
-from canasta.family import SearchTuning
-from canasta.game import Game
-from canasta.moves import ASK, DISCARD, MELD, Move, group_cards
-from canasta.state import ANSWER_PHASE, DRAW_PHASE
-from canasta.view import SeatView
+from canasta.engine.cards import CARD_RANK, THREE
+from canasta.engine.family import SearchTuning
+from canasta.engine.game import Game
+from canasta.engine.moves import ASK, DISCARD, MELD, Move, group_cards
+from canasta.engine.options import Option
+from canasta.engine.state import ANSWER_PHASE, DRAW_PHASE
+from canasta.views.seat import SeatView
 
 ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 STEP_MARGIN = 0.35  # the share of the time budget kept back for the engine step in progress
 PROGRESS = 50.0  # a meld's worth per card beyond three, until it is a canasta
 SQUASH = 800.0  # a position's value is SQUASH * tanh(difference / SQUASH)
+
+
+class RolloutPlayer(Protocol):
+    """Who plays a sampled world forward: a move for the seat to move among ``options``."""
+
+    def pick(self, g: Game, options: Sequence[Option]) -> Move: ...
 
 
 class ExpertBot(Bot):
@@ -59,14 +67,25 @@ class ExpertBot(Bot):
     infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
     tuning: SearchTuning | None = None  # a variant's own search (None: the family's, RuleFamily.search)
 
-    def __init__(self, seed: int = 0, budget: Budget | None = None) -> None:
+    def __init__(self, seed: int = 0, budget: Budget | None = None, rollout: str = "advanced") -> None:
         """``budget``: seconds and/or worlds per decision (default: one second, and
-        the family's ``SEARCH`` worlds; a budget in seconds alone thinks that long)."""
+        the family's ``SEARCH`` worlds; a budget in seconds alone thinks that long).
+        ``rollout``: who plays the sampled worlds forward: ``advanced`` (the rules of thumb),
+        ``policy`` (the shipped policy network of the game's rules, :mod:`canasta.rl.rollout`;
+        needs numpy) or ``policy:PATH`` (a saved policy)."""
         super().__init__(seed, budget or Budget(seconds=1.0))
         self.family_worlds = budget is None
         self.guide = AdvancedBot(seed)
-        self.rollout = AdvancedBot(seed)
-        self.rollout.asks_partner = False  # rollouts go out without asking where asking is optional
+        self.rollout: RolloutPlayer
+        if rollout == "advanced":
+            self.rollout = AdvancedBot(seed)
+            self.rollout.asks_partner = False  # rollouts go out without asking where asking is optional
+        elif rollout == "policy" or rollout.startswith("policy:"):
+            from canasta.rl.rollout import PolicyRollout  # numpy, only for this option
+
+            self.rollout = PolicyRollout(rollout[7:] or None)
+        else:
+            raise ValueError(f"unknown rollout {rollout!r}: choose advanced, policy or policy:PATH")
         self.watch = PileWatch()
 
     def choose(self, view: SeatView) -> Move:
@@ -97,6 +116,12 @@ class ExpertBot(Bot):
         cands = self._candidates(g, moves)
         if len(cands) == 1:
             return cands[0]
+        if isinstance(self.rollout, AdvancedBot):
+            # where going out is found meld by meld by the family's search (Modern American),
+            # judging whether it pays plays the way out to its end: two thirds of a rollout's
+            # time, for no measured gain (the advanced player judging it or not won as many
+            # hands against basic); there the rollouts go out whenever they can
+            self.rollout.out_when_ahead = not g.family.play.out_by_search
         me = view.seat
         # values[i][w]: candidate i's value in world w; a dropped candidate's list stops growing
         values: list[list[float]] = [[] for _ in cands]
@@ -178,7 +203,7 @@ class ExpertBot(Bot):
                 out.append(m)  # going out now
                 break
         asks = [m for m in moves if m.kind == ASK]
-        if asks and asks[0] not in out:
+        if asks and asks[0] not in out and self.guide.asks_first(g):
             out.append(asks[0])
         discards = [m for m in moves if m.kind == DISCARD]
         if discards:

@@ -14,7 +14,7 @@ engine -> bot                               bot -> engine
 ``{"type": "bye"}``                         (the bot exits)
 ==========================================  ==============================================
 
-``view`` is the seat view (:meth:`canasta.view.SeatView.to_dict`); ``legal``
+``view`` is the seat view (:meth:`canasta.views.seat.SeatView.to_dict`); ``legal``
 lists the legal moves in notation (any other legal move is accepted too).
 
 Fallback: a bot that answers an illegal move, garbage, too late or not at all
@@ -35,9 +35,9 @@ import time
 from typing import Any
 
 from canasta.bots.base import Bot, world
-from canasta.errors import CanastaError, NotationError
-from canasta.moves import Move
-from canasta.view import SeatView
+from canasta.engine.errors import CanastaError, NotationError
+from canasta.engine.moves import Move
+from canasta.views.seat import SeatView
 
 PROTOCOL = "canasta-bot/1"
 MAX_LINE = 1 << 20

@@ -25,9 +25,10 @@ import functools
 import math
 from collections.abc import Sequence
 
-from canasta import compiled_pickle
+from canasta.bots import stakes
 from canasta.bots.base import Bot, world
-from canasta.cards import (
+from canasta.engine import compiled_pickle
+from canasta.engine.cards import (
     CARD_RANK,
     CARD_VALUE,
     IS_BLACK_THREE,
@@ -39,15 +40,15 @@ from canasta.cards import (
     TWO,
     make_deck,
 )
-from canasta.family import PlayTuning
-from canasta.game import Game
-from canasta.melds import WILD_MELD
-from canasta.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
-from canasta.native import mypyc_attr
-from canasta.options import Option, discard_card, option_groups, split_options
-from canasta.scoring import SideScore
-from canasta.state import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE
-from canasta.view import SeatView
+from canasta.engine.family import PlayTuning
+from canasta.engine.game import Game
+from canasta.engine.melds import WILD_MELD
+from canasta.engine.moves import ASK, DRAW, NO, OPEN, TAKE, YES, Move, group_cards
+from canasta.engine.native import mypyc_attr
+from canasta.engine.options import Option, discard_card, option_groups, split_options
+from canasta.engine.scoring import SideScore
+from canasta.engine.state import ANSWER_PHASE, ASK_NONE, ASK_YES, DRAW_PHASE
+from canasta.views.seat import SeatView
 
 
 def unseen_ranks(g: Game, seat: int) -> list[int]:
@@ -124,6 +125,13 @@ class HeuristicBot(Bot):
     asks_partner = True  # advanced: ask before going out where asking is optional (rollouts need not)
     late_discard_stock = 10
     freeze_value = 120
+    _out_now = -1  # within a meld-phase decision: can the player go out (1, 0; -1 not asked yet)
+    keep_hand = 10  # where unfinished melds cost (stakes): cards kept in hand (for pairs to pick the pack) ...
+    race_reach = 1  # where unfinished melds cost (stakes): start a race meld missing at most this many cards
+    hoard_shed = 0.02  # ... a card of a race rank held three times with no hope: shed for this share of hoard_cost
+    hoard_shed_late = 0.05  # ... late in the hand
+    stakes_asks = False  # ... ask "may I go out?" where asking is optional
+    wild_reach = 1  # ... and a meld of wild cards
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
@@ -149,6 +157,8 @@ class HeuristicBot(Bot):
         takes = [m for m in moves if m.kind == TAKE]
         opens = [m for m in moves if m.kind == OPEN]
         draw = next((m for m in moves if m.kind == DRAW), None)
+        if takes and self._stakes(g):
+            takes = [m for m in takes if not self._hopeless(g, m)]
         if takes:
             lo, hi = g.face_down()
             pile_value = sum(CARD_VALUE[c] for c in g.pile) + 10 * (hi - lo)
@@ -165,6 +175,36 @@ class HeuristicBot(Bot):
         if opens:
             return opens[0]
         return draw if draw is not None else moves[0]
+
+    @staticmethod
+    def _stakes(g: Game) -> bool:
+        """Unfinished melds cost in this family (race ranks, melds of wild cards: :mod:`canasta.bots.stakes`)."""
+        play = g.family.play
+        return bool(play.race_cost or play.unfinished_wild_cost)
+
+    def _hopeless(self, g: Game, move: Option) -> bool:
+        """``move`` starts a meld that costs unfinished (or picks the pack for one) which the side
+        cannot expect to finish."""
+        seat = g.turn
+        side = g.side_of[seat]
+        take = isinstance(move, Move) and move.kind == TAKE
+        unseen: list[int] | None = None
+        for i, (key, laid, gw) in enumerate(meld_groups(move)):
+            first = take and i == 0  # the pair: the pack's top card goes on it too
+            if not stakes.unfinished_risk(g, key, laid + (1 if first else 0), gw):
+                continue
+            if g.melds[side].get(key) is not None:
+                continue  # started already: more cards on it bring it nearer
+            if key == WILD_MELD:
+                if not stakes.wild_hope(g, seat, reach=self.wild_reach):
+                    return True
+                continue
+            if unseen is None:
+                unseen = unseen_ranks(g, seat)
+            extra = stakes.pile_count(g, key) if first else 0
+            if not stakes.race_hope(g, seat, key, unseen[key], extra, self.race_reach):
+                return True
+        return False
 
     # -- partnership -----------------------------------------------------------
 
@@ -191,6 +231,15 @@ class HeuristicBot(Bot):
             return False
         return not self.answer_by_score or _margin(g, me, out_scores(g, g.turn)) > self.answer_margin
 
+    def asks_first(self, g: Game) -> bool:
+        """Does the player ask "may I go out?" before going out?  Where the rules require it,
+        always; where asking is optional, if :attr:`asks_partner`, except where unfinished melds
+        cost (stakes) unless :attr:`stakes_asks`: there a partner's "no" keeps the side in a hand
+        whose race melds and hoards it may not end in time (measured, docs/bots.md)."""
+        if g.family.must_ask_to_go_out(g.rules):
+            return True
+        return self.asks_partner and (self.stakes_asks or not self._stakes(g))
+
     def out_pays(self, g: Game, path: Move) -> bool:
         """Does going out now (starting with ``path``) pay for the player to move?
         It does when it wins the hand as it stands (the others' hidden cards are
@@ -207,18 +256,29 @@ class HeuristicBot(Bot):
     # -- meld phase --------------------------------------------------------------
 
     def _meld_phase(self, g: Game, moves: Sequence[Option]) -> Option:
+        try:
+            return self._meld_phase_of(g, moves)
+        finally:
+            self._out_now = -1  # known within one decision only
+
+    def _meld_phase_of(self, g: Game, moves: Sequence[Option]) -> Option:
         melds, discards, others = split_options(moves)
         asks = [m for m in others if m.kind == ASK]
         # 1. go out when allowed (and, for the advanced player, when it pays: ask first)
-        way = _way_out(g, melds, discards) if self.advanced else _simple_out(g, melds, discards)
+        # where "may I go out?" is offered exactly when the player can go out, the offer answers the search
+        known = int(bool(asks)) if g.family.play.out_by_search and g.ask == ASK_NONE and not g.must_go_out \
+            and g.hand_sizes[g.turn] >= 2 and g.has_partner(g.turn) else -1
+        way = _way_out(g, melds, discards, known) if self.advanced else _simple_out(g, melds, discards)
+        if self.advanced and g.family.play.out_by_search:
+            self._out_now = int(way is not None)  # the going-out search has answered for this decision
         if way is not None:
             path = g.materialize(way)
             if g.ask == ASK_YES or self.out_pays(g, path):
-                if asks and self.advanced and g.ask == ASK_NONE and (
-                        self.asks_partner or g.family.must_ask_to_go_out(g.rules)):
+                if asks and self.advanced and g.ask == ASK_NONE and self.asks_first(g):
                     return asks[0]
                 return path
-        elif asks and self.advanced and g.ask == ASK_NONE and self.out_pays(g, asks[0]):
+        elif asks and self.advanced and g.ask == ASK_NONE and (self.stakes_asks or not self._stakes(g)) \
+                and self.out_pays(g, asks[0]):
             return asks[0]  # Italian: the way out needs the partner's yes first
         # 2. meld: openings whole, then natural cards, wild cards only to close canastas
         best: tuple[float, Option] | None = None
@@ -266,11 +326,28 @@ class HeuristicBot(Bot):
             # an opening: as many natural cards as possible, few wild cards
             cards = sum(n for _, n, _ in groups)
             wilds = sum(w for _, _, w in groups)
-            return 100 + (cards - wilds) * 3 - wilds * (2 if self.advanced else 1)
+            opening = 100 + (cards - wilds) * 3 - wilds * (2 if self.advanced else 1)
+            if self._stakes(g) and self._hopeless(g, move):
+                opening -= 150  # a race meld or a meld of wild cards it cannot finish: not worth opening with
+            return opening
         score = 0.0
+        race = g.family.play.race_ranks
+        if self._stakes(g) and not late and g.hand_sizes[seat] - sum(n for _, n, _ in groups) < self.keep_hand \
+                and not self._closes(g, groups) and not self._can_go_out(g):
+            return -1.0  # a hand of one or two cards picks no pack: it only draws and discards
         for key, laid, gw in groups:
             m = g.melds[side].get(key)
             size = (m.size if m else 0) + laid
+            if self._stakes(g) and stakes.unfinished_risk(g, key, laid, gw):
+                if m is not None:
+                    score += 40  # on the way to finishing what costs unfinished
+                elif self._hopeless(g, move):
+                    score -= 60
+                else:
+                    score += 15
+                continue
+            if m is not None and key in race and m.size < g.canasta_size <= size:
+                score += 50  # a race canasta finished (C.6.2: 2,500)
             if gw:
                 closes = size >= g.canasta_size and (m is None or m.size < g.canasta_size)
                 if closes or late:
@@ -289,6 +366,23 @@ class HeuristicBot(Bot):
                     score -= 2
         return score
 
+    def _can_go_out(self, g: Game) -> bool:
+        """The family's going-out search (costly where going out takes several melds), asked once a decision."""
+        if self._out_now < 0:
+            self._out_now = int(g.family.can_go_out(g))
+        return self._out_now == 1
+
+    @staticmethod
+    def _closes(g: Game, groups: Sequence[tuple[int, int, int]]) -> bool:
+        """The groups finish a canasta of the player to move's side."""
+        melds = g.melds[g.side_of[g.turn]]
+        for key, laid, _ in groups:
+            m = melds.get(key)
+            size = m.size if m is not None else 0
+            if size < g.canasta_size <= size + laid:
+                return True
+        return False
+
     def _discard(self, g: Game, discards: Sequence[Option], threat: bool | None = None) -> Option:
         """The discard to make; ``threat``: an opponent is about to go out (worked out if not given)."""
         seat = g.turn
@@ -305,6 +399,8 @@ class HeuristicBot(Bot):
             threat = advanced and self._danger_of_going_out(g)
         late = len(g.stock) < self.late_discard_stock or threat
         value_weight = 0.4 if late else self.value_weight
+        race = play.race_ranks if self._stakes(g) else ()
+        dead_on = play.dead_ranks
         freeze = advanced and pile_value + len(pile) * 5 > self.freeze_value and rc[TWO] + rc[JOKER_RANK] >= 2
         melds, next_melds = g.melds[side], g.melds[nside]
         meld_feeds = not g.pile_frozen and play.meld_takes_pile
@@ -325,7 +421,11 @@ class HeuristicBot(Bot):
                     cost -= 150  # freeze a rich pile
             elif IS_BLACK_THREE[c]:
                 cost -= play.black_three_discard
+            elif dead_on and stakes.is_dead(g, r):
+                cost -= 20 + CARD_VALUE[c] * value_weight  # a dead rank: no meld, no pick (C.5.8)
             else:
+                if r in race:
+                    cost += self._race_discard(g, seat, r, late)
                 cost += self.pair_weight * (rc[r] - 1)  # keep pairs and sets
                 if r in melds:
                     cost += 15  # it would go on our meld
@@ -354,6 +454,25 @@ class HeuristicBot(Bot):
                 best = (cost, m)
         assert best is not None
         return best[1]
+
+    def _race_discard(self, g: Game, seat: int, r: int, late: bool) -> float:
+        """What discarding a card of race rank ``r`` costs beyond the usual: much when the side
+        races it or another side does (a card nearer a 2,500 canasta); a shed of three or more
+        held with no hope of the canasta is welcome (C.14.1 f)."""
+        side = g.side_of[seat]
+        m = g.melds[side].get(r)
+        cost = 0.0
+        if m is not None and m.size < g.canasta_size:
+            cost += 100
+        if stakes.opponents_race(g, seat, r):
+            cost += 150
+        held = g.rank_counts[seat][r]
+        if m is None and held >= 3:
+            if stakes.race_hope(g, seat, r, unseen_ranks(g, seat)[r], 0, self.race_reach):
+                cost += 30
+            else:
+                cost -= g.family.play.hoard_cost * (self.hoard_shed_late if late else self.hoard_shed)
+        return cost
 
     def _feed_odds(self, g: Game, seat: int, nxt: int, play: PlayTuning
                    ) -> tuple[list[int], int, int, set[int], float | None]:
@@ -406,10 +525,13 @@ def out_move(g: Game, moves: Sequence[Option]) -> Option | None:
     return _way_out(g, melds, discards)
 
 
-def _way_out(g: Game, melds: list[Option], discards: list[Option]) -> Option | None:
+def _way_out(g: Game, melds: list[Option], discards: list[Option], known: int = -1) -> Option | None:
+    """``known``: whether the player can go out, if the caller knows (1, 0), else -1."""
     if g.family.goes_out_in_one_move:
-        return _simple_out(g, melds, discards)
-    if not g.family.can_go_out(g):  # False after a "no", and before asking where asking is required
+        way = _simple_out(g, melds, discards)
+        if way is not None or not g.family.play.out_by_search:
+            return way
+    if known == 0 or (known < 0 and not g.family.can_go_out(g)):  # False after a "no", and before asking where asking is required
         return None
     seat = g.turn
     if g.hand_sizes[seat] == 1:
@@ -488,6 +610,8 @@ class AdvancedBot(HeuristicBot):
     wild_take_danger = True
     classic_danger_scale = 1.5
     shed_danger = 0.0
+    hoard_shed = 0.1  # a third ace or seven is shed, whatever the risk of feeding it (measured, docs/bots.md)
+    hoard_shed_late = 0.2
 
 
-compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.engine.compiled_pickle)

@@ -20,10 +20,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from canasta import compiled_pickle
-from canasta.cards import CARD_RANK, IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_CARDS
-from canasta.game import Game, family_of
-from canasta.view import SeatView
+from canasta.engine import compiled_pickle
+from canasta.engine.cards import CARD_RANK, IS_BLACK_THREE, IS_RED_THREE, IS_WILD, RANK_CARDS
+from canasta.engine.game import Game, family_of
+from canasta.views.seat import SeatView
 
 #: a pile smaller than this may be refused for being too small to pay a pair for
 MIN_PILE = 3
@@ -120,4 +120,4 @@ def respect(g: Game, view: SeatView, limits: dict[int, dict[int, int]], rng: ran
     return swapped
 
 
-compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.engine.compiled_pickle)

@@ -9,7 +9,7 @@ selection, one uniformly random rollout to the end of the hand per new node
 constant is set, to :data:`UCT_C` points, since the game's returns are hand scores (a seat's
 score minus the mean of the other sides', a few hundred to a few thousand points).
 
-It is honest: the bot gets a :class:`~canasta.view.SeatView` like every other, deals the unseen
+It is honest: the bot gets a :class:`~canasta.views.seat.SeatView` like every other, deals the unseen
 cards of that view at random into a state of ``python_canasta``
 (:mod:`canasta.rl.openspiel`), and the search only ever samples its worlds again from that
 state's information (``CanastaState.resample_from_infostate``, which deals from the seat's view
@@ -29,10 +29,10 @@ from typing import Any
 
 from canasta.bots.base import Bot, Budget
 from canasta.bots.heuristic import AdvancedBot
-from canasta.moves import Move
-from canasta.rules import PRESETS, RuleSet
-from canasta.state import ANSWER_PHASE, PHASE_NAMES
-from canasta.view import SeatView, sample_world
+from canasta.engine.moves import Move
+from canasta.engine.rules import PRESETS, RuleSet
+from canasta.engine.state import ANSWER_PHASE, PHASE_NAMES
+from canasta.views.seat import SeatView, sample_world
 
 #: the UCT exploration constant, in points of hand score (OpenSpiel's examples use 2 for
 #: returns of about ±1; a Canasta hand's returns spread over about a thousand points)

@@ -32,11 +32,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from canasta.cards import JOKER, NUM_CARDS
+from canasta.engine.cards import JOKER, NUM_CARDS
 
 if TYPE_CHECKING:
-    from canasta.errors import IllegalMoveError
-    from canasta.family import PileNote
+    from canasta.engine.errors import IllegalMoveError
+    from canasta.engine.family import PileNote, TableNote
 
 #: where the catalogs live: locale/<lang>/LC_MESSAGES/<domain>.po/.mo and locale/<domain>.pot
 LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
@@ -337,24 +337,34 @@ class Translator:
 
     def params(self, params: Mapping[str, int | str]) -> dict[str, object]:
         """A refusal's params, ready for ``str.format`` in this language (the convention of
-        :mod:`canasta.errors`): ``card``/``*_card`` -> ``{card}`` the notation (7H),
+        :mod:`canasta.engine.errors`): ``card``/``*_card`` -> ``{card}`` the notation (7H),
         ``{card:name}`` the name ("seven of hearts" / "sette di cuori"), ``{card:the}`` the
         name with its article ("il sette di cuori"); ``rank``/``*_rank`` -> its plural
         (``{rank:one}`` the singular); ``ranks`` -> "fives and sixes"; numbers in this language."""
         return {k: _Local(self, k, v) for k, v in params.items()}
 
     def pile_note(self, note: PileNote) -> str:
-        """A note on the pile (:func:`canasta.view.pile_note_list`) in this language."""
-        from canasta.family import PILE_NOTES
+        """A note on the pile (:func:`canasta.views.seat.pile_note_list`) in this language."""
+        from canasta.engine.family import PILE_NOTES
 
         text = self.pgettext("pile note", PILE_NOTES[note.key])
         return text.format(n=self.number(note.n), rank=self.rank(note.rank, 2) if note.rank >= 0 else "")
+
+    def table_note(self, note: TableNote) -> str:
+        """A family's note on the table (:func:`canasta.views.seat.table_note_list`) in this language."""
+        from canasta.engine.family import table_note_texts
+
+        text = self.pgettext("table note", table_note_texts()[note.key])
+        try:
+            return text.format(n=self.number(note.n), rank=self.rank(note.rank, 2) if note.rank >= 0 else "")
+        except (KeyError, IndexError, ValueError):  # a translation that lost a field: English rather than nothing
+            return note.text
 
     def refusal(self, err: IllegalMoveError) -> str:
         """An illegal move's refusal in this language, with its rule: "... (rule A.5.4)" /
         "... (regola A.5.4)".  An unregistered code gives ``str(err)``."""
         try:
-            from canasta import errors
+            from canasta.engine import errors
         except ImportError:  # pragma: no cover
             return str(err)
         forms: Mapping[str, Any] = getattr(errors, "REFUSAL_FORMS", None) or getattr(errors, "REFUSALS", {})
@@ -375,7 +385,7 @@ class Translator:
 
     def option(self, option_id: str) -> str:
         """A rule option's description ("Wild cards in a meld" / "Matte in una combinazione")."""
-        from canasta.rules import OPTIONS_BY_ID
+        from canasta.engine.rules import OPTIONS_BY_ID
 
         info = OPTIONS_BY_ID.get(option_id)
         return self.pgettext("rule option", info.topic) if info is not None else option_id
@@ -395,8 +405,8 @@ class Translator:
 
     def family(self, family: str) -> str:
         """A rule family's game by name ("Classic Canasta"), as the family calls it
-        (:attr:`FamilyWords.title <canasta.family.FamilyWords.title>`)."""
-        from canasta.game import FAMILIES
+        (:attr:`FamilyWords.title <canasta.engine.family.FamilyWords.title>`)."""
+        from canasta.engine.game import FAMILIES
 
         known = FAMILIES.get(family)
         title = known.words.title if known is not None else ""
@@ -404,7 +414,7 @@ class Translator:
 
     def preset(self, name: str) -> str:
         """A preset's name in words: "Classic Canasta, 4 players (two partnerships)"."""
-        from canasta.rules import PRESETS
+        from canasta.engine.rules import PRESETS
 
         rules = PRESETS.get(name)
         if rules is None:
@@ -463,7 +473,7 @@ class _Local:
         self.t, self.name, self.value = t, name, value
 
     def __format__(self, spec: str) -> str:
-        from canasta.cards import card_str
+        from canasta.engine.cards import card_str
 
         t, name, v = self.t, self.name, self.value
         if name == "card" or name.endswith("_card"):

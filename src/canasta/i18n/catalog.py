@@ -12,8 +12,8 @@ Two domains:
 * ``canasta``: the Python sources under src/canasta (keywords ``gettext``, ``ngettext``,
   ``pgettext``, ``npgettext``, ``_``, and the markers ``N_``, ``NP_``, ``NN_``, ``NNP_``),
   plus the engine's data, read from the objects themselves at extract time: every rule
-  option's description, choices and sources (:mod:`canasta.rules`) and every refusal's
-  sentence (``canasta.errors.REFUSALS``, context ``refusal CODE``).
+  option's description, choices and sources (:mod:`canasta.engine.rules`) and every refusal's
+  sentence (``canasta.engine.errors.REFUSALS``, context ``refusal CODE``).
 * ``canasta-web``: src/canasta/web/static/``*.js`` (Babel's JavaScript extractor, keywords
   ``_``, ``gettext``, ``ngettext``, ``pgettext``, ``npgettext``) and ``*.html`` (the value of
   every ``data-i18n*`` attribute, and inline scripts as JavaScript).
@@ -100,11 +100,11 @@ def _message(message: Any) -> str | tuple[str, str]:
 def _data_messages() -> Iterator[Message]:
     """The engine's texts that are data: rule options, refusals, the notes on the pile, the
     table's refusals of a move out of turn and each rule family's game by name."""
-    from canasta import errors, family, rules
+    from canasta.engine import errors, family, rules
     from canasta.play import table
 
     for o in rules.ALL_OPTIONS:
-        where = "src/canasta/rules.py"
+        where = "src/canasta/engine/rules.py"
         yield o.topic, "rule option", where, [f"rule option {o.id} ({o.field}), spec {o.rule}"]
         for value in o.choices:
             if isinstance(value, str):
@@ -116,16 +116,18 @@ def _data_messages() -> Iterator[Message]:
         comment = [f"refusal {key}, rule {ref.rule or '-'}; keep every {{field}}",
                    "{card} notation (7H), {card:name} its name, {card:the} with the article; "
                    "{rank} plural, {rank:one} singular; {ranks} a list of ranks; others are numbers"]
-        yield ref.text, f"refusal {key}", "src/canasta/errors.py", comment
+        yield ref.text, f"refusal {key}", "src/canasta/engine/errors.py", comment
     for key, note in family.PILE_NOTES.items():
-        yield note, "pile note", "src/canasta/family.py", [f"pile note {key}; {{n}} a number, {{rank}} a rank in the plural"]
+        yield note, "pile note", "src/canasta/engine/family.py", [f"pile note {key}; {{n}} a number, {{rank}} a rank in the plural"]
+    for key, note in family.table_note_texts().items():
+        yield note, "table note", "src/canasta/engine/family.py", [f"table note {key}; {{n}} a number, {{rank}} a rank in the plural"]
     for code, text in table.TURN_REFUSALS.items():
         yield text, None, "src/canasta/play/table.py", [f"the table's refusal {code}; keep every {{field}}"]
-    from canasta.game import FAMILIES
+    from canasta.engine.game import FAMILIES
 
     for name, fam in sorted(FAMILIES.items()):  # each family's game by name (Translator.family)
         if fam.words.title:
-            yield fam.words.title, None, "src/canasta/family.py", [f"the game of the rule family {name}"]
+            yield fam.words.title, None, "src/canasta/engine/family.py", [f"the game of the rule family {name}"]
 
 
 def _html_extract(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[Any]:

@@ -5,7 +5,7 @@
 
 Each page lists the family's presets and every option: its id, what it decides,
 its choices (the sourced default first and marked), the spec section and the
-sources (from :mod:`canasta.rules`).  ``canasta rules [PRESET] --lang it`` prints
+sources (from :mod:`canasta.engine.rules`).  ``canasta rules [PRESET] --lang it`` prints
 one rule set the same way."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from canasta.game import family_of
+from canasta.engine.game import family_of
+from canasta.engine.rules import FAMILY_OPTIONS, PRESETS, OptionInfo, RuleSet
 from canasta.i18n import LANGUAGES, Translator, translator
-from canasta.rules import FAMILY_OPTIONS, PRESETS, OptionInfo, RuleSet
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "rules"
 

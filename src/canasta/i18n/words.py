@@ -41,8 +41,12 @@ SCORE_ITEMS: Final = {
     "meld_points": NP_("score", "cards in melds"),
     "canasta_bonuses": NP_("score", "canasta bonuses"),
     "red_threes": NP_("score", "red threes"),
+    "threes": NP_("score", "threes"),  # the red_threes line where a family lays out every three (C.14.1 c)
     "going_out": NP_("score", "going out"),
     "five_canasta_bonus": NP_("score", "five-canasta bonus"),
+    "unfinished_melds": NP_("score", "unfinished melds of aces, sevens or wild cards"),  # C.14.1 b
+    "aces_sevens_held": NP_("score", "three or more aces or sevens held"),  # C.14.1 f
+    "special_hand": NP_("score", "special hand"),  # C.13.3
     "cards_in_hand": NP_("score", "cards left in hand"),
     "cards_in_hand_doubled": NP_("score", "cards in hand doubled"),
     "cards_in_hand_undoubled": NP_("score", "cards in hand, not doubled"),
@@ -73,12 +77,14 @@ def canasta_kind(kind: str, t: Translator | None = None) -> str:
     return _t(t).pgettext("canasta kind", msgid) if msgid else kind.replace("_", " ")
 
 
-def score_label(key: str, t: Translator | None = None) -> str:
-    msgid = SCORE_ITEMS.get(key)
+def score_label(key: str, t: Translator | None = None, laid_out: str = "red_threes") -> str:
+    """A score line's name; the threes' line (``red_threes``) by the family's word for the cards it
+    lays out (``FamilyWords.laid_out``: ``"threes"`` where every three is laid out)."""
+    msgid = SCORE_ITEMS.get(laid_out if key == "red_threes" and laid_out in SCORE_ITEMS else key)
     return _t(t).pgettext("score", msgid) if msgid else key.replace("_", " ")
 
 
-def score_item(key: str, value: object, t: Translator | None = None) -> str:
+def score_item(key: str, value: object, t: Translator | None = None, laid_out: str = "red_threes") -> str:
     """``canastas natural and mixed`` / ``canaste pulita e sporca``; ``total 1,250``."""
     tr = _t(t)
     if isinstance(value, (list, tuple)):
@@ -92,7 +98,7 @@ def score_item(key: str, value: object, t: Translator | None = None) -> str:
         text = tr.number(value)
     else:
         text = str(value)
-    return f"{score_label(key, tr)} {text}"
+    return f"{score_label(key, tr, laid_out)} {text}"
 
 
 #: argparse's own texts (usage, errors), translated through it (see canasta.cli.set_language)

@@ -6,10 +6,10 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 
-from canasta.fairdeal import FairDeal
-from canasta.game import Game
-from canasta.rules import RuleSet
-from canasta.scoring import SideScore, match_winner
+from canasta.engine.fairdeal import FairDeal
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet
+from canasta.engine.scoring import SideScore, match_winner
 
 
 def hand_seed(match_seed: int, hand_number: int) -> int:
@@ -93,13 +93,11 @@ class Match:
             return self.hands[-1]
         result = g.result
         assert result is not None
-        if self.rules.cutthroat:
-            gains = [s.total for s in result]
-        else:
-            gains = [result[side].total for side in range(len(self.totals))]
+        sides = list(result) if self.rules.cutthroat else [result[side] for side in range(len(self.totals))]
+        gains = [s.total for s in sides]
         self.totals = [t + d for t, d in zip(self.totals, gains, strict=True)]
         rec = HandResult(g.hand_number, g.seed, g.dealer, result, g.went_out, g.end_reason, self.fair,
                          g.out_concealed)
         self.hands.append(rec)
-        self.winner = match_winner(self.rules, self.totals)
+        self.winner = match_winner(self.rules, self.totals, len(self.hands), sides)
         return rec

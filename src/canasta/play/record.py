@@ -45,7 +45,7 @@ An arena record's hands carry ``DecisionMs``: how long each move's decision
 took, in milliseconds, one per move in order (so a tally of the record has the
 decision times).  A hand's ``Commitment`` is shown before the hand is played and checked against
 what is revealed after it, proving the deal was fixed in advance.  A hand dealt
-provably fairly (the card room; :mod:`canasta.fairdeal`, ``docs/fair-deals.md``)
+provably fairly (the card room; :mod:`canasta.engine.fairdeal`, ``docs/fair-deals.md``)
 carries ``[Secret "<64 hex>"]`` and ``[ClientSeeds "0=3f9a 1= 2=c0de 3="]``: its
 commitment is the SHA-256 of the secret's bytes, and its deck is derived from
 secret, client seeds and hand number.  A seeded hand (local games, arena, tests)
@@ -65,11 +65,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
-from canasta.fairdeal import FairDeal, commitment_of, parse_secret, parse_seeds_text
-from canasta.moves import Move
+from canasta.engine.errors import CanastaError, IllegalMoveError, NotationError, read_text
+from canasta.engine.fairdeal import FairDeal, commitment_of, parse_secret, parse_seeds_text
+from canasta.engine.moves import Move
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.play.match import Match
-from canasta.rules import PRESETS, RuleSet
 
 #: the tags a hand may carry; any other tag starts a new game's headers.  ``DecisionMs``
 #: (arena records): each move's decision time in milliseconds, in move order
@@ -97,7 +97,7 @@ class RecordedHand:
     def fair_deal(self, number: int, players: int) -> FairDeal | None:
         """The hand's provably fair deal (from its revealed ``Secret`` and
         ``ClientSeeds``), or None for a seeded hand; a malformed one raises
-        :class:`~canasta.fairdeal.FairDealError`."""
+        :class:`~canasta.engine.fairdeal.FairDealError`."""
         if "Secret" not in self.tags:
             return None
         return FairDeal(parse_secret(self.tags["Secret"]),
@@ -326,7 +326,7 @@ def _replay(game: GameRecord) -> tuple[list[str], Match | None]:
                 problems.append(f"line {line}: seat {seat} moved, but it was seat {g.to_move}'s move")
                 break
             try:
-                g.push(move)
+                g.play(move)  # checked, and no undo kept: a replay never takes a move back
             except IllegalMoveError as exc:
                 problems.append(f"line {line}: illegal move {move}: {exc}")
                 break

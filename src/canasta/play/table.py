@@ -13,7 +13,7 @@ rules + seeds + moves, so loading it replays the match exactly::
     table.play(0, "draw")                 # an illegal move raises IllegalMoveError, changing nothing
 
 Only :meth:`view` and :meth:`spectator_view` hand out the table's state, and
-both are copied out of the game by :mod:`canasta.view`.
+both are copied out of the game by :mod:`canasta.views.seat`.
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from canasta.bots import Bot, BotLike, as_bot, bot_label, make_bot
-from canasta.errors import CanastaError, IllegalMoveError, NotationError, read_text
-from canasta.fairdeal import FairDeal
-from canasta.files import write_text_atomic
-from canasta.game import Game
-from canasta.moves import DRAW, MELD, OPEN, TAKE, Move
+from canasta.engine.errors import CanastaError, IllegalMoveError, NotationError, read_text
+from canasta.engine.fairdeal import FairDeal
+from canasta.engine.files import write_text_atomic
+from canasta.engine.game import Game
+from canasta.engine.moves import DRAW, MELD, OPEN, TAKE, Move
+from canasta.engine.rules import RuleSet
+from canasta.engine.state import ASK_NONE
 from canasta.play.match import Match
 from canasta.play.record import GameRecord, commitment, record_from_match
-from canasta.rules import RuleSet
-from canasta.state import ASK_NONE
-from canasta.view import SeatView, seat_view, spectator_view
+from canasta.views.seat import SeatView, seat_view, spectator_view
 
 SAVE_FORMAT = "canasta-table/1"
 COMPASS = {2: ("South", "North"), 3: ("South", "West", "East"),
@@ -102,7 +102,7 @@ class Table:
                  names: Sequence[str] | None = None, first_dealer: int | None = None,
                  hint_level: str = "advanced", event: str = "Table", date: str | None = None,
                  fair: bool = False, deal: bool = True) -> None:
-        """``fair``: deal every hand provably fairly (:mod:`canasta.fairdeal`: a
+        """``fair``: deal every hand provably fairly (:mod:`canasta.engine.fairdeal`: a
         committed secret per hand and the players' client seeds; ``seed`` then
         chooses only the first dealer and the bots' own randomness).  ``deal=False``:
         wait for :meth:`next_hand` to deal the first hand (so client seeds can be
@@ -187,6 +187,10 @@ class Table:
     def minimum(self, seat: int) -> int | None:
         """The initial-meld minimum of ``seat``'s side now (None before the first deal)."""
         return self.game.minimum(seat) if self.dealt else None
+
+    def side_of(self, seat: int) -> int:
+        """The side ``seat`` plays for in the hand now (its partners' and its own)."""
+        return self.game.side_of[seat]
 
     def is_bot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` (a spec or a Python bot)."""

@@ -1,10 +1,10 @@
 """Game review: the expert values every decision of a finished game, seat by seat.
 
 For each decision of a reviewed seat, :func:`evaluate` gets that seat's
-:class:`~canasta.view.SeatView` at that moment and the move it made, and nothing
+:class:`~canasta.views.seat.SeatView` at that moment and the move it made, and nothing
 else: no game, no deal, no seed of the hand.  The hidden cards are therefore out
 of reach by construction; the worlds it samples are dealt from the view
-(:func:`canasta.view.sample_world`, as the expert does), and the refusals the seat
+(:func:`canasta.views.seat.sample_world`, as the expert does), and the refusals the seat
 saw are read from its own earlier views (:class:`canasta.bots.inference.PileWatch`).
 
 The candidates are the expert's (:meth:`ExpertBot._candidates`) with the move made
@@ -32,14 +32,14 @@ from typing import Any, Final
 from canasta.bots.base import Budget, world
 from canasta.bots.expert import ExpertBot
 from canasta.bots.inference import PileWatch
-from canasta.errors import CanastaError
-from canasta.game import family_of
+from canasta.engine.errors import CanastaError
+from canasta.engine.game import family_of
+from canasta.engine.moves import DISCARD, Move
+from canasta.engine.rules import RuleSet
+from canasta.engine.state import ANSWER_PHASE
 from canasta.i18n import N_, _
-from canasta.moves import DISCARD, Move
 from canasta.play.record import GameRecord, cut_short, verify
-from canasta.rules import RuleSet
-from canasta.state import ANSWER_PHASE
-from canasta.view import SeatView, seat_view
+from canasta.views.seat import SeatView, seat_view
 
 #: the sidecar's format name
 FORMAT: Final = "canasta-review/1"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta import argtypes
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.i18n import _
 from canasta.play.record import GameRecord
 from canasta.review import (
@@ -124,7 +124,7 @@ def stored_decisions(path: str | Path, record: GameRecord, game: int) -> dict[tu
 def store_review(record: str | Path, review: Review, force: bool) -> Path:
     """Keep the review beside the record, written whole; another review of the same game
     with other settings is replaced only with ``force``."""
-    from canasta.files import write_text_atomic
+    from canasta.engine.files import write_text_atomic
 
     path = sidecar_path(record)
     entries = _read_sidecar(path)

@@ -30,8 +30,8 @@ from typing import Final, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from canasta import compiled_pickle
-from canasta.cards import (
+from canasta.engine import compiled_pickle
+from canasta.engine.cards import (
     CARD_RANK,
     JOKER,
     JOKER_RANK,
@@ -41,10 +41,10 @@ from canasta.cards import (
     TWO,
     Card,
 )
-from canasta.errors import IllegalMoveError
-from canasta.game import Game, RuleFamily
-from canasta.melds import WILD_MELD
-from canasta.moves import (
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.game import Game, RuleFamily
+from canasta.engine.melds import WILD_MELD
+from canasta.engine.moves import (
     ASK,
     DISCARD,
     DRAW,
@@ -58,7 +58,7 @@ from canasta.moves import (
     Move,
     group_cards,
 )
-from canasta.options import (
+from canasta.engine.options import (
     CODE_SHIFT,
     DEUCE_ON_OPT,
     DEUCE_ON_WILD_OPT,
@@ -176,7 +176,7 @@ def action_name(action: int) -> str:
     return kind
 
 
-# option codes of Game.options (canasta.options: code << CODE_SHIFT | rank) -> action
+# option codes of Game.options (canasta.engine.options: code << CODE_SHIFT | rank) -> action
 def _option_table() -> tuple[int, ...]:
     table = [-1] * (16 << CODE_SHIFT)
     for r in range(NUM_RANKS):
@@ -395,4 +395,4 @@ class Decision:
         return list(seq) + ([A_COMMIT] if children else [])
 
 
-compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.engine.compiled_pickle)

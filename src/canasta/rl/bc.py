@@ -26,17 +26,18 @@ import argparse
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from canasta.bots import BotSpecError, make_bot
-from canasta.moves import Move
+from canasta.engine.moves import Move
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rl.policy import NumpyPolicy
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 Decisions = tuple[np.ndarray, np.ndarray, np.ndarray]
 """Recorded decisions: observations, legal actions (bit-packed masks), the actions chosen."""
@@ -102,6 +103,34 @@ def collect_dagger(rules: str, policy: NumpyPolicy, hands: int, seed: int, share
     return _stacked(out)
 
 
+def fit_epochs(net: Any, opt: Any, obs: np.ndarray, masks: np.ndarray, acts: np.ndarray,
+               rng: np.random.Generator, epochs: int, batch: int,
+               after_epoch: Callable[[], None] | None = None) -> list[float]:
+    """``epochs`` passes of masked cross-entropy over the decisions (shuffled by ``rng``, in
+    batches of ``batch``), fitting the torch network ``net`` with ``opt``; each pass's mean loss."""
+    import torch
+
+    x_all = torch.from_numpy(obs)
+    y_all = torch.from_numpy(acts)
+    losses: list[float] = []
+    for _ in range(epochs):
+        order = rng.permutation(len(acts))
+        total = 0.0
+        for i in range(0, len(order), batch):
+            idx = order[i:i + batch]
+            m = torch.from_numpy(np.unpackbits(masks[idx], axis=1, count=NUM_ACTIONS).astype(np.bool_))
+            logits = net(x_all[idx]).masked_fill(~m, -1e9)
+            loss = torch.nn.functional.cross_entropy(logits, y_all[idx])
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            total += loss.item() * len(idx)
+        losses.append(round(total / max(1, len(order)), 4))
+        if after_epoch is not None:
+            after_epoch()
+    return losses
+
+
 def fit(obs: np.ndarray, masks: np.ndarray, acts: np.ndarray, seed: int, epochs: int,
         hidden: int) -> tuple[NumpyPolicy, list[float]]:
     import torch
@@ -112,23 +141,7 @@ def fit(obs: np.ndarray, masks: np.ndarray, acts: np.ndarray, seed: int, epochs:
                               torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
                               torch.nn.Linear(hidden, NUM_ACTIONS))
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    x_all = torch.from_numpy(obs)
-    y_all = torch.from_numpy(acts)
-    rng = np.random.default_rng(seed)
-    losses: list[float] = []
-    for _ in range(epochs):
-        order = rng.permutation(len(acts))
-        total = 0.0
-        for i in range(0, len(order), 512):
-            idx = order[i:i + 512]
-            m = torch.from_numpy(np.unpackbits(masks[idx], axis=1, count=NUM_ACTIONS).astype(np.bool_))
-            logits = net(x_all[idx]).masked_fill(~m, -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, y_all[idx])
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            total += loss.item() * len(idx)
-        losses.append(round(total / len(order), 4))
+    losses = fit_epochs(net, opt, obs, masks, acts, np.random.default_rng(seed), epochs, 512)
     linears = [mod for mod in net if isinstance(mod, torch.nn.Linear)]
     layers = [(mod.weight.detach().numpy().copy(), mod.bias.detach().numpy().copy()) for mod in linears]
     return NumpyPolicy(layers, "tanh"), losses

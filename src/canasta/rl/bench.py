@@ -33,9 +33,9 @@ from typing import Final
 
 import numpy as np
 
-from canasta.native import engine as engine_name
+from canasta.engine.native import engine as engine_name
+from canasta.engine.rules import RuleSet, resolve_rules
 from canasta.rl.core import ActionTable
-from canasta.rules import RuleSet, resolve_rules
 from canasta.tools.bench import random_hand
 
 ENVS = ("table", "pettingzoo", "pettingzoo-raw", "gymnasium")
@@ -53,7 +53,7 @@ class EnvBenchResult:
     cpu_seconds: float = 0.0
     #: the bare engine's decisions per CPU-second, same run
     engine_decisions_per_cpu_s: float = 0.0
-    #: which engine ran: "compiled" or "pure" (canasta.native.engine)
+    #: which engine ran: "compiled" or "pure" (canasta.engine.native.engine)
     engine: str = "pure"
 
     @property

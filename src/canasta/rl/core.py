@@ -22,8 +22,9 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from canasta.game import Game
-from canasta.moves import DISCARD, MELD, TAKE, Move
+from canasta.engine.game import Game
+from canasta.engine.moves import DISCARD, MELD, TAKE, Move
+from canasta.engine.rules import RuleSet
 from canasta.play.match import Match
 from canasta.rl.encoding import CODES_OF_KIND as CODES_OF_KIND  # the suits' table, defined with the encoding
 from canasta.rl.encoding import (
@@ -35,7 +36,6 @@ from canasta.rl.encoding import (
     canonical,
     resuit,
 )
-from canasta.rules import RuleSet
 
 REWARDS: Final = ("hand", "match")
 #: the default penalty for an illegal action with hand rewards, before ``reward_scale``: below any

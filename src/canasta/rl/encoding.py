@@ -4,7 +4,7 @@ The action space and the legal-action mask are :mod:`canasta.rl.actions`' (its n
 named here too, as code written before the split imports them from here).
 
 **Observation.**  :class:`Observer` builds a fixed-size ``float32`` vector from what the acting
-seat may know: :meth:`Observer.encode_view` from a :class:`~canasta.view.SeatView` (the
+seat may know: :meth:`Observer.encode_view` from a :class:`~canasta.views.seat.SeatView` (the
 definition) and :meth:`Observer.encode` straight from the game (the fast path, tested equal to
 the first on every preset).  Seats and sides are relative: the observer first, then in order of
 play.  The groups chosen so far in an unfinished sequence are part of the acting seat's
@@ -22,8 +22,8 @@ from typing import Any, Final, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from canasta import compiled_pickle
-from canasta.cards import (
+from canasta.engine import compiled_pickle
+from canasta.engine.cards import (
     CARD_RANK,
     IS_WILD,
     JOKER_RANK,
@@ -33,9 +33,9 @@ from canasta.cards import (
     TWO,
     Card,
 )
-from canasta.game import Game, family_of
-from canasta.melds import WILD_MELD, Meld, meld_from_cards
-from canasta.moves import (
+from canasta.engine.game import Game, family_of
+from canasta.engine.melds import WILD_MELD, Meld, meld_from_cards
+from canasta.engine.moves import (
     DISCARD,
     MELD,
     TAKE,
@@ -43,6 +43,8 @@ from canasta.moves import (
     Move,
     group_cards,
 )
+from canasta.engine.rules import RuleSet
+from canasta.engine.state import ASK_NAMES, PHASE_NAMES
 from canasta.rl.actions import A_ASK as A_ASK
 from canasta.rl.actions import A_COMMIT as A_COMMIT
 from canasta.rl.actions import A_DRAW as A_DRAW
@@ -70,9 +72,7 @@ from canasta.rl.actions import action_name as action_name
 from canasta.rl.actions import group_action as group_action
 from canasta.rl.actions import move_actions as move_actions
 from canasta.rl.actions import take_action as take_action
-from canasta.rules import RuleSet
-from canasta.state import ASK_NAMES, PHASE_NAMES
-from canasta.view import SeatView
+from canasta.views.seat import SeatView
 
 FloatArray: TypeAlias = npt.NDArray[np.float32]
 
@@ -484,14 +484,14 @@ class Observer:
     def _new_consts(self, g: Game, c_stamp: int) -> None:
         """Per hand (and cut-throat sides): each seat's (score, minimum), the order of the sides
         from each seat."""
-        key = (*g.start_scores, *g.side_of)
+        key = (*g.start_scores, *g.side_of, g.hand_number)
         consts = self._consts_of.get(key)
         if consts is None:
             cut = self.rules.cutthroat
             scores: list[tuple[int, int]] = []
             for s in range(self.n):
                 score = g.start_scores[s] if cut else g.start_scores[g.side_of[s]]
-                scores.append((score, self.rules.minimum_for(score)))
+                scores.append((score, g.minimum(s)))
             orders = [_side_order(self._order[s], g.side_of, self.nsides) for s in range(self.n)]
             consts = (scores, orders)
             if len(self._consts_of) > 4096:
@@ -687,4 +687,4 @@ class Observer:
         return out
 
 
-compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.compiled_pickle)
+compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.engine.compiled_pickle)

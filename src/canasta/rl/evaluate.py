@@ -9,11 +9,11 @@ from typing import Any
 import numpy.typing as npt
 
 from canasta.bots.base import Bot
+from canasta.engine.rules import RuleSet
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import FloatArray
 from canasta.rl.opponents import opponent
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 
 def evaluate(policy: Callable[[FloatArray, npt.NDArray[Any]], int], rules: RuleSet | str, opponent_spec: str,

@@ -14,7 +14,7 @@ import argparse
 import random
 from dataclasses import dataclass
 
-from canasta.moves import MoveKind
+from canasta.engine.moves import MoveKind
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import action_name
 

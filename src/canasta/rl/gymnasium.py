@@ -1,14 +1,14 @@
 """A Gymnasium environment: one learning seat, the other seats played by bots or a policy.
 
-Registered as ``canasta/Classic-v0`` (classic-4p) and ``canasta/Italian-v0`` (italian-4p) when
-this module is imported::
+Registered as ``canasta/Classic-v0`` (classic-4p), ``canasta/Italian-v0`` (italian-4p) and
+``canasta/American-v0`` (american-4p, Modern American Canasta) when this module is imported::
 
     import gymnasium as gym
     import canasta.rl.gymnasium  # registers the ids
     env = gym.make("canasta/Classic-v0", opponents="basic")
 
 ``gym.make("canasta.rl.gymnasium:canasta/Italian-v0")`` imports the module itself.  Any preset
-or :class:`~canasta.rules.RuleSet` works through ``rules=``.  The observation is the learning
+or :class:`~canasta.engine.rules.RuleSet` works through ``rules=``.  The observation is the learning
 seat's :class:`~canasta.rl.encoding.Observer` vector; the legal actions are in
 ``info["action_mask"]`` and :meth:`CanastaEnv.action_masks` (what sb3-contrib's MaskablePPO
 reads).  The reward comes at the end (see :mod:`canasta.rl.core`); an illegal action ends the
@@ -19,18 +19,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from canasta.bots.base import Bot
+from canasta.engine.rules import RuleSet
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
 from canasta.rl.opponents import opponent
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 OBS_BOUND = 1e4
 """Every feature lies well within +-OBS_BOUND (counts of cards, scores in thousands)."""
@@ -151,9 +151,14 @@ class CanastaEnv(gym.Env[np.ndarray, np.int64]):
         self.bots = {}
 
 
+#: the registered ids and the preset each plays (any other preset: ``rules=``)
+ENV_IDS: Final[dict[str, str]] = {"canasta/Classic-v0": "classic-4p", "canasta/Italian-v0": "italian-4p",
+                                  "canasta/American-v0": "american-4p"}
+
+
 def register() -> None:
-    """Register ``canasta/Classic-v0`` and ``canasta/Italian-v0`` (done on import)."""
-    for env_id, preset in (("canasta/Classic-v0", "classic-4p"), ("canasta/Italian-v0", "italian-4p")):
+    """Register ``canasta/Classic-v0``, ``canasta/Italian-v0`` and ``canasta/American-v0`` (done on import)."""
+    for env_id, preset in ENV_IDS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point="canasta.rl.gymnasium:CanastaEnv", kwargs={"rules": preset},
                          disable_env_checker=False)

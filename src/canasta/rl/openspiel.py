@@ -18,7 +18,7 @@ vector (the information-state tensor is the same vector: it is not perfect recal
 observation string is the seat's view; the information-state string is perfect recall: the
 seat's dealt hand, then every move with what it showed the table, and after the seat's own
 moves its hand.  ``resample_from_infostate`` deals the unseen cards anew with
-:func:`canasta.view.sample_world` (what OpenSpiel's ISMCTS needs), sampling again a world in
+:func:`canasta.views.seat.sample_world` (what OpenSpiel's ISMCTS needs), sampling again a world in
 which a seat that asked "may I go out?" could not (see :func:`plausible`).
 """
 
@@ -31,13 +31,13 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from canasta.cards import cards_str, make_deck
-from canasta.game import Game, family_of
+from canasta.engine.cards import cards_str, make_deck
+from canasta.engine.game import Game, family_of
+from canasta.engine.rules import PRESETS, RuleSet
+from canasta.engine.state import ASK_PENDING, ASK_YES
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS, Observer, action_name
-from canasta.rules import PRESETS, RuleSet
-from canasta.state import ASK_PENDING, ASK_YES
-from canasta.view import sample_world, seat_view
+from canasta.views.seat import sample_world, seat_view
 
 SHORT_NAME = "python_canasta"
 DEFAULT_RULES = "classic-4p"

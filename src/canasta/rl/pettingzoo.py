@@ -21,10 +21,10 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from canasta.engine.rules import RuleSet
 from canasta.rl.core import ActionTable
 from canasta.rl.encoding import NUM_ACTIONS
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 
 def agent_name(seat: int) -> str:

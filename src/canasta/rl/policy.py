@@ -4,7 +4,7 @@ A policy file (``.npz``) holds a multilayer perceptron over the observation vect
 (:class:`~canasta.rl.encoding.Observer`) whose output is one logit per action; the legal action
 with the highest logit is played.  ``examples/train.py`` writes one from a MaskablePPO model
 (:func:`export_sb3`); :class:`PolicyBot` plays it behind the bot interface (it sees only a
-:class:`~canasta.view.SeatView`), so the arena and the interfaces can seat it as
+:class:`~canasta.views.seat.SeatView`), so the arena and the interfaces can seat it as
 ``policy:PATH``.  Playing needs numpy, not torch.
 """
 
@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 
 from canasta.bots.base import Bot
-from canasta.moves import Move
+from canasta.engine.moves import Move
 from canasta.rl.encoding import NUM_ACTIONS, Decision, FloatArray, Observer
-from canasta.view import SeatView, sample_world
+from canasta.views.seat import SeatView, sample_world
 
 FORMAT = "canasta-policy/1"
 #: the shipped policies (``policy:classic-4p``): behaviour clones of the advanced player (Classic

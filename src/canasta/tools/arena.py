@@ -36,13 +36,13 @@ from typing import IO, Any
 
 from canasta.bots import as_bot, bot_label, check_bot
 from canasta.bots.base import Bot, BotLike
-from canasta.errors import CanastaError
-from canasta.files import atomic_file, atomic_path
-from canasta.moves import Move
+from canasta.engine.errors import CanastaError
+from canasta.engine.files import atomic_file, atomic_path
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
 from canasta.play.match import Match, hand_seed
 from canasta.play.record import GameRecord, RecordedHand, cut_short, record_from_match, verify
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.views.seat import seat_view
 
 
 @dataclass
@@ -216,10 +216,12 @@ _QUEUE: Any = None
 
 def _init_worker(queue: Any) -> None:
     """A worker ignores Ctrl-C: the run's process hears it, keeps what is finished and
-    stops the pool (a worker stopped by it would print its own traceback)."""
+    stops the pool (a worker stopped by it would print its own traceback); SIGTERM ends a
+    worker as usual, whatever handler the run's process had when it forked."""
     global _QUEUE
     _QUEUE = queue
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _worker(args: _Task, report: Callable[[Progress], None] | None = None) -> list[GameResult]:
@@ -427,7 +429,7 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
     is called with the run's :class:`ProgressEstimate` as games report.
 
     ``save`` gets every game as a record, written whole or not at all
-    (:func:`canasta.files.atomic_file`: ``save`` takes the run's file when it ends).  A
+    (:func:`canasta.engine.files.atomic_file`: ``save`` takes the run's file when it ends).  A
     run stopped by Ctrl-C keeps the games finished so far (``save`` holds them, each
     whole; nothing replaces ``save`` if none was) and raises :class:`Interrupted`."""
     if isinstance(rules, str):

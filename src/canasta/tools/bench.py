@@ -18,10 +18,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from canasta.errors import CanastaError
-from canasta.game import Game
-from canasta.native import engine
-from canasta.rules import FAMILY_OPTIONS, PRESETS, RuleSet
+from canasta.engine.errors import CanastaError
+from canasta.engine.game import Game
+from canasta.engine.native import engine
+from canasta.engine.rules import FAMILY_OPTIONS, PRESETS, RuleSet
 
 
 def random_hand(rules: RuleSet, seed: int, dealer: int, rng: random.Random) -> tuple[Game, int]:
@@ -47,7 +47,7 @@ class BenchResult:
     runs: list[float]
     #: the CPU time (process time) of the reported run
     cpu_seconds: float = 0.0
-    #: which engine played: "compiled" or "pure" (canasta.native.engine)
+    #: which engine played: "compiled" or "pure" (canasta.engine.native.engine)
     engine: str = "pure"
 
     @property
@@ -151,7 +151,7 @@ if {pure}:
     sys.meta_path.insert(0, PureCanasta())
 import json
 from canasta.tools.bench import run_bench
-from canasta.rules import RuleSet
+from canasta.engine.rules import RuleSet
 rules, hands, seed = json.loads(sys.argv[1])
 print(json.dumps(run_bench(RuleSet.preset(rules), hands, seed).as_dict()))
 """

@@ -4,17 +4,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from canasta.cliout import Progress, check_writable, count, missing
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.i18n import _, current, nplural
-from canasta.rules import PRESETS, RuleSet
 
 if TYPE_CHECKING:
     from canasta.play.record import GameRecord
@@ -95,9 +98,12 @@ def cmd_check_family(args: argparse.Namespace) -> int:
 
     for name in args.modules:
         try:
-            importlib.import_module(name)
+            module = importlib.import_module(name)
         except ImportError as exc:
             raise CanastaError(_("cannot import {module}: {error}").format(module=name, error=exc)) from None
+        register = getattr(module, "register", None)
+        if callable(register):  # a family kept unregistered until asked (a test's) registers now
+            register()
     start = time.process_time()
     rep = check_family(args.family, seeds=args.seeds, hands=args.hands, seed=args.seed)
     for line in rep.lines():
@@ -197,8 +203,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
                                                                        moves=est.moves))
 
     try:
-        report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
-                           save, progress)
+        with stoppable():
+            report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
+                               save, progress)
     except Interrupted as stop:
         if line is not None:
             line.close()
@@ -211,6 +218,29 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if line is not None:  # the figures as counted (the last reports of a pool may still be on their way)
         line.close(report.hands, _("{done}/{total} games").format(done=report.games, total=report.games))
     return _arena_figures(args, report, save)
+
+
+@contextlib.contextmanager
+def stoppable() -> Iterator[None]:
+    """Within it, SIGINT and SIGTERM stop the command as Ctrl-C does (KeyboardInterrupt: a run
+    keeps what it finished).  A command started in the background by a shell (``cmd &``)
+    inherits SIGINT ignored, and a plain ``kill`` sends SIGTERM: without this, one stop was not
+    heard and the other ended the process before its record was kept."""
+    if threading.current_thread() is not threading.main_thread():  # signals go to the main thread only
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def _arena_figures(args: argparse.Namespace, report: ArenaReport, save: Path) -> int:

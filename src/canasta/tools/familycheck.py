@@ -23,9 +23,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from canasta.game import FAMILIES, Game
+from canasta.engine.game import FAMILIES, Game
+from canasta.engine.rules import FAMILY_OPTIONS, PRESETS, RuleSet
 from canasta.i18n import LANGUAGES, translator
-from canasta.rules import FAMILY_OPTIONS, PRESETS, RuleSet
 
 #: the checks, in the order they run
 CHECKS = ("contract", "generation", "invariants", "determinism", "positions and views", "bots", "terminal",
@@ -64,7 +64,7 @@ def check_family(family: str, seeds: int = 40, hands: int = 10, seed: int = 1,
     fam = FAMILIES.get(family)
     if fam is None:
         rep.problems["contract"] = [f"no family {family!r} is registered (known: {', '.join(sorted(FAMILIES))}); "
-                                    "a family registers itself with canasta.game.register_family"]
+                                    "a family registers itself with canasta.engine.game.register_family"]
         return rep
     presets = [PRESETS[n] for n in sorted(PRESETS) if PRESETS[n].family == family]
     runs = {"contract": _contract, "generation": _generation, "invariants": _invariants,
@@ -96,7 +96,7 @@ def _contract(family: str, presets: list[RuleSet], seeds: int, hands: int, seed:
         out.append("no preset: give presets() (and start_preset) so that games can be made")
     for attr in ("play", "words", "search"):
         if not hasattr(fam, attr):
-            out.append(f"no {attr}: every family gives its {attr} (canasta.family), there is no default")
+            out.append(f"no {attr}: every family gives its {attr} (canasta.engine.family), there is no default")
     if not 3 <= fam.canasta_size <= 13:
         out.append(f"canasta_size {fam.canasta_size} is not a meld's size (3 to 13 cards)")
     counts = set(fam.player_counts)
@@ -105,7 +105,7 @@ def _contract(family: str, presets: list[RuleSet], seeds: int, hands: int, seed:
     if fam.start_preset and fam.start_preset not in PRESETS:
         out.append(f"start_preset {fam.start_preset!r} is not a registered preset")
     if family not in FAMILY_OPTIONS:
-        out.append("its options are not registered (rule_options, or canasta.rules.register_rules_family)")
+        out.append("its options are not registered (rule_options, or canasta.engine.rules.register_rules_family)")
     return out
 
 
@@ -140,8 +140,8 @@ def _determinism(family: str, presets: list[RuleSet], seeds: int, hands: int, se
 
 
 def _round_trips(family: str, presets: list[RuleSet], seeds: int, hands: int, seed: int) -> list[str]:
-    from canasta.position import game_from_position, position_of
-    from canasta.view import SeatView, sample_world, seat_view
+    from canasta.views.position import game_from_position, position_of
+    from canasta.views.seat import SeatView, sample_world, seat_view
 
     out: list[str] = []
     for rules in presets:
@@ -172,7 +172,7 @@ def _round_trips(family: str, presets: list[RuleSet], seeds: int, hands: int, se
 
 def _bots(family: str, presets: list[RuleSet], seeds: int, hands: int, seed: int) -> list[str]:
     from canasta.bots import make_bot
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     out = []
     for rules in presets:
@@ -195,7 +195,7 @@ def _terminal(family: str, presets: list[RuleSet], seeds: int, hands: int, seed:
         from canasta.tui import render
     except ImportError as exc:
         raise _Skip(f"the terminal app is not installed: pip install 'canasta[tui]' ({exc.name})") from None
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     out = []
     for rules in presets:

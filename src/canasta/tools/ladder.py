@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import RuleSet
 from canasta.play.record import GameRecord
-from canasta.rules import RuleSet
 from canasta.tools.arena import (
     ArenaReport,
     Interrupted,

@@ -27,8 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from canasta.game import Game
-from canasta.rules import PRESETS, RuleSet
+from canasta.engine.game import Game
+from canasta.engine.rules import PRESETS, RuleSet
 
 SEEDS = (1, 2, 3, 4, 5)
 PLIES = (1, 7, 20, 41, 60, 90)
@@ -74,7 +74,7 @@ def _hash_hand(game: Game, played: list[str]) -> str:
 def hands(preset: str) -> list[dict[str, Any]]:
     """Hashes of whole seeded hands: a random player, then basic bots."""
     from canasta.bots import make_bot
-    from canasta.view import seat_view
+    from canasta.views.seat import seat_view
 
     rules = RuleSet.preset(preset)
     out: list[dict[str, Any]] = []

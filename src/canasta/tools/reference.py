@@ -2,7 +2,7 @@
 
 The engine's ``legal_moves`` iterates a *generating set*: one representative per
 choice that matters, sound and complete for the turn (the promise is written in
-:mod:`canasta.game`).  This module checks that promise by brute force.  From a
+:mod:`canasta.engine.game`).  This module checks that promise by brute force.  From a
 position, :func:`reference_outcomes` plays out the rest of the mover's turn in
 every way ``push`` accepts: at each step it builds **every** candidate move from
 the cards in hand (every way of putting the hand's cards, card class by card
@@ -33,7 +33,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final
 
-from canasta.cards import (
+from canasta.engine.cards import (
     CARD_RANK,
     IS_BLACK_THREE,
     IS_NATURAL,
@@ -49,12 +49,12 @@ from canasta.cards import (
     card_str,
     parse_card,
 )
-from canasta.errors import IllegalMoveError
-from canasta.game import Game, family_of
-from canasta.melds import WILD_MELD
-from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
-from canasta.position import game_from_position, part_position, position_of
-from canasta.state import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.game import Game, family_of
+from canasta.engine.melds import WILD_MELD
+from canasta.engine.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Group, Move
+from canasta.engine.state import ANSWER_PHASE, DRAW_PHASE, FINAL_PHASE, OVER
+from canasta.views.position import game_from_position, part_position, position_of
 
 _RED = "R3"
 _BLACK = "B3"
@@ -225,6 +225,14 @@ def candidate_moves(game: Game) -> Iterator[Move]:
         return
     for cls_cards in _classes_in_hand(hand).values():
         yield Move(DISCARD, ((cls_cards[0],),))
+    melded = [0] * len(hand)  # a melded card taken back to be discarded (C.10.4; refused elsewhere)
+    for m in game.melds[game.side_of[seat]].values():
+        for c in m.cards:
+            melded[c] += 1
+    for cls_cards in _classes_in_hand(melded).values():
+        free = [c for c in cls_cards if not hand[c]]
+        if free:
+            yield Move(DISCARD, ((free[0],),))
     yield Move(ASK)
     yield Move(END)
 
@@ -447,14 +455,15 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
     side has opened, holds some canastas (closed ones in Italian) and open melds,
     maybe a meld of wild cards, and the mover a few cards that fit them.  None when
     the draw gave an impossible table."""
-    from canasta.errors import PositionError
+    from canasta.engine.errors import PositionError
 
     rng = random.Random(seed)
     n = rules.players
+    full = family_of(rules).canasta_size
     left = [0] * NUM_CARDS
     for c in range(NUM_CARDS):
         left[c] = 0
-    from canasta.cards import make_deck
+    from canasta.engine.cards import make_deck
 
     for c in make_deck(rules.packs):
         left[c] += 1
@@ -474,8 +483,9 @@ def going_out_position(rules: Any, seed: int) -> Game | None:
     for _ in range(rng.choice((0, 1, 1, 2, 2, 3))):
         x = ranks.pop()
         shape = rng.choice(((7, 0, 0), (7, 0, 0), (6, 1, 0), (5, 2, 0), (6, 0, 1), (5, 1, 1), (4, 2, 1)))
-        cards = take(x, shape[0]) + take(TWO, shape[1]) + take(JOKER_RANK, shape[2])
-        if len(cards) == 7:
+        # shapes of seven; a family whose canasta is larger adds natural cards
+        cards = take(x, shape[0] + full - 7) + take(TWO, shape[1]) + take(JOKER_RANK, shape[2])
+        if len(cards) == full:
             canastas.append(cards)
     melds: list[list[str]] = []
     for _ in range(rng.choice((0, 1, 2, 2, 3))):
@@ -576,7 +586,7 @@ def opening_out_position(rules: Any, seed: int, max_hand: int = 16) -> Game | No
     as not, one card taken away or added, so that many positions just miss.  The
     team's score (drawn from the brackets' edges) sets the opening minimum.  None
     when the draw gave nothing usable."""
-    from canasta.errors import PositionError
+    from canasta.engine.errors import PositionError
 
     rng = random.Random(seed)
     n = rules.players

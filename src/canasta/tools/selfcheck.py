@@ -8,12 +8,13 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from canasta.cards import IS_RED_THREE, NUM_CARDS, card_str, make_deck
-from canasta.errors import refuse
-from canasta.game import Game
-from canasta.moves import Move
-from canasta.rules import RuleSet
-from canasta.view import seat_view
+from canasta.engine.cards import IS_RED_THREE, NUM_CARDS, card_str, make_deck
+from canasta.engine.errors import refuse
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
+from canasta.engine.state import cards_in
+from canasta.views.seat import seat_view
 
 
 def problems_in(game: Game) -> list[str]:
@@ -27,7 +28,9 @@ def problems_in(game: Game) -> list[str]:
             where[c] += g.hands[s][c]
             if g.known[s][c] > g.hands[s][c]:
                 out.append(f"seat {s}: {card_str(c)} shown as known but not held")
-            if g.hands[s][c] and IS_RED_THREE[c] and not g.red3_pending[s]:
+            if g.hands[s][c] and IS_RED_THREE[c] and not g.red3_pending[s] and not (
+                    g.part is not None and g.family.keeps_laid_out(g, s)
+                    and sum(g.hands[s][x] for x in g.family.laid_out_cards) == 1):
                 out.append(f"seat {s} holds a red three")
         if sum(g.hands[s]) != g.hand_sizes[s]:
             out.append(f"seat {s}: hand size {g.hand_sizes[s]} does not match its cards")
@@ -44,9 +47,15 @@ def problems_in(game: Game) -> list[str]:
                 if bad is not None:
                     out.append(f"side {side}: illegal meld {m}: {refuse(bad).message}")
         for m in g.set_aside(side):
-            where.update(m.cards)
             if m.size != g.canasta_size:
                 out.append(f"side {side}: closed canasta {m} does not have {g.canasta_size} cards")
+    if g.part is not None:  # what the family's own fields lay on the table (Italian: closed canastas)
+        for f in g.part.FIELDS:
+            if f.placed or f.aside:
+                value = getattr(g.part, f.attr)
+                placed: list[int] = []
+                cards_in(f.view(g, value) if f.view is not None else value, placed)
+                where.update(placed)
     where.update(g.pile)
     where.update(g.stock)
     deck = Counter(make_deck(r.packs))

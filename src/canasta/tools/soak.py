@@ -29,9 +29,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from canasta.errors import CanastaError, IllegalMoveError
-from canasta.game import Game
-from canasta.rules import RuleSet, resolve_rules
+from canasta.engine.errors import CanastaError, IllegalMoveError
+from canasta.engine.game import Game
+from canasta.engine.rules import RuleSet, resolve_rules
 
 
 @dataclass
@@ -130,7 +130,7 @@ def reference_check(rules: RuleSet, positions: int, seed: int, report: SoakRepor
     """Compare the generating set with the exhaustive reference on ``positions`` seeds of
     each kind of position (:data:`KINDS`) from ``seed`` on: every end of the mover's turn
     that some sequence of legal moves reaches must be reached through ``legal_moves``
-    (the generating set's promise, see :mod:`canasta.game`), every generated move must be
+    (the generating set's promise, see :mod:`canasta.engine.game`), every generated move must be
     accepted, and near going out ``may_ask`` must agree with the walk.  ``tick`` is called
     after each seed; a position whose turn has more than ``limit`` states is counted as too
     big and left; ``kinds``: the kinds walked (all by default)."""

@@ -21,7 +21,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from canasta.files import write_text_atomic
+from canasta.engine.files import write_text_atomic
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, PSEUDO, _, current, use
 from canasta.play.table import Table
 from canasta.tui.config import PERSON, PlayConfig, build_table, default_save_dir

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta import argtypes
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.i18n import N_, _, current
 
 INSTALL_HINT = N_("the terminal interface needs Textual: pip install 'canasta[play]'")
@@ -87,7 +87,7 @@ def play_setup(args: argparse.Namespace) -> tuple[Any, Any, str | None]:
         return config, table, path.stem
     if not config.ready and config.target is None:
         return config, None, None
-    from canasta.rules import RuleSet
+    from canasta.engine.rules import RuleSet
 
     rules = config.rules or RuleSet.preset("classic-4p")
     if config.target is not None:

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from canasta.bots import LEVELS
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import RuleSet
 from canasta.i18n import _
 from canasta.play.table import Table
-from canasta.rules import RuleSet
 
 PERSON = 0
 

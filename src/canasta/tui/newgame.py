@@ -14,11 +14,11 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from canasta.bots import LEVELS
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current
 from canasta.i18n.words import seat_name
 from canasta.play.table import seat_names
-from canasta.rules import PRESETS, RuleSet
 from canasta.tui.config import PlayConfig, build_table
 from canasta.tui.render import level_name
 from canasta.tui.screens import KeyBar, Keys, TableHost

@@ -1,7 +1,7 @@
 """Pure rendering of a seat's view as Rich text: cards, melds, the pile, seats,
 the score sheet and the rules screen.  Shared by ``canasta play`` and
 ``canasta replay``; nothing here touches the engine's state, only a
-:class:`~canasta.view.SeatView` (what one seat may know) and public data."""
+:class:`~canasta.views.seat.SeatView` (what one seat may know) and public data."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from canasta import present
-from canasta.cards import (
+from canasta.engine.cards import (
     CARD_RANK,
     IS_BLACK_THREE,
     IS_NATURAL,
@@ -24,12 +24,13 @@ from canasta.cards import (
     Card,
     sort_key,
 )
+from canasta.engine.game import family_of
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
+from canasta.engine.scoring import SideScore
 from canasta.i18n import _, current, nplural, pgettext
 from canasta.i18n.words import canasta_kind, score_label, seat_name
-from canasta.moves import Move
-from canasta.rules import RuleSet
-from canasta.scoring import SideScore
-from canasta.view import SeatView, pile_note_list
+from canasta.views.seat import SeatView, pile_note_list, table_note_list
 
 SUIT_SYMBOLS = "♠♥♦♣"
 #: suit colours: two-colour deck (red/black) and four-colour deck (spades black,
@@ -269,9 +270,17 @@ def pile_word(view: SeatView) -> str:
 
 def pile_notes(view: SeatView) -> list[str]:
     """The discard pile's (or pozzo's) state in words, for this seat (A.8, A.9, B.10):
-    canasta.view.pile_note_list in the language of the moment."""
+    canasta.views.seat.pile_note_list in the language of the moment."""
     tr = current()
     return [tr.pile_note(note) for note in pile_note_list(view)]
+
+
+def table_notes(view: SeatView) -> list[str]:
+    """What the family says to this seat about the table beyond the pile (Modern American: its
+    talons, the turn card, dead ranks, the opening it needs ...): canasta.views.seat.table_note_list
+    in the language of the moment."""
+    tr = current()
+    return [tr.table_note(note) for note in table_note_list(view)]
 
 
 def pile_panel(view: SeatView, style: Style = Style()) -> Text:
@@ -285,6 +294,18 @@ def pile_panel(view: SeatView, style: Style = Style()) -> Text:
     return pile
 
 
+def notes_text(view: SeatView) -> Text | None:
+    """The family's notes on the table (:func:`table_notes`) as lines under the players, or None
+    for a family that has none."""
+    notes = table_notes(view)
+    if not notes:
+        return None
+    text = Text()
+    for k, note in enumerate(notes):
+        text.append(("\n" if k else "") + f"◦ {note}", style="italic")
+    return text
+
+
 def pile_line(view: SeatView, style: Style = Style()) -> Text:
     """The pile in one paragraph (a narrow or low window): its top card, its size, the
     stock, then its state."""
@@ -294,7 +315,7 @@ def pile_line(view: SeatView, style: Style = Style()) -> Text:
     line.append("  ·  " + _("Stock: {cards}").format(cards=cards_count(view.stock_size)), style="bold")
     for note in pile_notes(view):
         line.append(f"  ·  {note}")
-    return line
+    return line  # (the family's notes on the table: in the rules screen, r, where there is room)
 
 
 def pile_face(view: SeatView, style: Style = Style()) -> Text:
@@ -387,7 +408,7 @@ def seat_lines(view: SeatView, names: Sequence[str], levels: Sequence[str | None
             line.append("  " + _("dealer"))
         reds = view.red_threes[s]
         if reds:
-            line.append("  " + _("red 3s: "))
+            line.append("  " + (_("3s: ") if present.family_words(view.rules).laid_out == "threes" else _("red 3s: ")))
             line.append_text(cards_text(reds, style))
         known = view.known[s] if s != view.seat else ()
         if known and hands is None:
@@ -418,7 +439,7 @@ def phase_text(view: SeatView, names: Sequence[str]) -> str:
     you = view.seat >= 0 and view.to_move == view.seat
     subject = _("Your move") if you else _("{name}'s move").format(name=who)
     if view.phase == "over":
-        return _("The hand is over ({reason})").format(reason=end_reason(view.end_reason or "ended"))
+        return present.hand_phrase(view.rules, "over_now", reason=end_reason(view.end_reason or "ended"))
     if view.phase == "draw":
         what = present.pile_phrase(view.rules, "draw_or_take")
     elif view.phase == "meld":
@@ -440,7 +461,7 @@ def phase_text(view: SeatView, names: Sequence[str]) -> str:
 # --------------------------------------------------------------- score sheet
 
 def score_sheet(scores: Sequence[SideScore], labels: Sequence[str], before: Sequence[int],
-                after: Sequence[int]) -> RichTable:
+                after: Sequence[int], laid_out: str = "red_threes") -> RichTable:
     """The full breakdown of one hand, side by side, with running totals (a family's own
     lines, such as Italian's five-canasta bonus, only where a side scored one)."""
     number = current().number
@@ -454,7 +475,7 @@ def score_sheet(scores: Sequence[SideScore], labels: Sequence[str], before: Sequ
         values = [dict(s.lines()).get(key, 0) for s in scores]
         if key in own and not any(values):
             continue
-        name = score_label(key)
+        name = score_label(key, laid_out=laid_out)
         t.add_row(name[:1].upper() + name[1:], *[signed(v) if v else "0" for v in values])
     t.add_row(_("Canastas"), *[", ".join(canasta_kind(x) for x in s.canastas) or _("none") for s in scores])
     t.add_row(Text(_("This hand"), style="bold"), *[Text(signed(s.total), style="bold") for s in scores])
@@ -470,20 +491,29 @@ def signed(value: int) -> str:
 
 # --------------------------------------------------------------------- rules
 
-def rules_text(rules: RuleSet) -> Text:
-    """The rule set in force, generated from the rule set itself."""
+def rules_text(rules: RuleSet, notes: Sequence[str] = ()) -> Text:
+    """The rule set in force, generated from the rule set itself; ``notes``: what the family says
+    about the table now (:func:`table_notes`), first."""
+    from canasta.engine.rules import PRESETS
     from canasta.i18n.rulespage import rules_header
-    from canasta.rules import PRESETS
 
     tr = current()
     t = Text()
     title = tr.preset(rules.name) if rules.name in PRESETS else rules.name
     t.append(f"{rules.name}: {title}\n", style="bold underline")
+    if notes:
+        t.append(_("At this table now") + "\n", style="bold")
+        for note in notes:
+            t.append(f"◦ {note}\n")
+        t.append("\n")
     t.append(rules_header(rules, tr) + "\n")
     teams = ", ".join("+".join(str(s) for s in team) for team in rules.teams)
     t.append(_("Seats by side: {teams}").format(teams=teams) + "\n")
     t.append(_("{n} cards in all, jokers included").format(n=tr.number(rules.deck_size)) + "\n")
-    if present.family_words(rules).minimum_shown == "bands":
+    if rules.hands_in_match():  # a match of a fixed number of hands: the minimum goes by the hand
+        t.append(_("Opening minimum by hand: {list}").format(list=", ".join(
+            tr.number(rules.minimum_for(0, h)) for h in range(1, rules.hands_in_match() + 1))) + "\n")
+    elif present.family_words(rules).minimum_shown == "bands":
         mins = ", ".join(_("{minimum} from {score}").format(
             minimum=tr.number(rules.minimum_for(low if low > -10**8 else -1)),
             score=tr.number(low) if low > -10**8 else _("below 0")) for low, _x in rules.minimum_table)
@@ -492,8 +522,18 @@ def rules_text(rules: RuleSet) -> Text:
         t.append(_("Opening minimum by score: {list}").format(list=", ".join(
             _("{minimum} at {score}").format(minimum=tr.number(rules.minimum_for(s)), score=tr.number(s))
             for s in (-1, 0, 3000, 6000, 9000, 12000))) + "\n")
-    t.append(_("Red threes: {list}").format(list=", ".join(
-        f"{k} = {tr.number(rules.red_three_points(k))}" for k in range(1, 5))) + "\n\n")
+    threes = ", ".join(f"{k} = {tr.number(rules.red_three_points(k))}" for k in range(1, 5))
+    if present.family_words(rules).laid_out == "threes":
+        t.append(_("Threes, each colour apart: {list}").format(list=threes) + "\n")
+    else:
+        t.append(_("Red threes: {list}").format(list=threes) + "\n")
+    t.append("\n")
+    said = family_of(rules).rule_notes(rules)
+    if said:  # the family's rules in a few sentences, with this rule set's numbers
+        t.append(_("How this game plays") + "\n", style="bold underline")
+        for told in said:
+            t.append(f"• {tr.table_note(told)}\n")
+        t.append("\n")
     t.append(_("Options (house rules are highlighted)") + "\n", style="bold underline")
     for o in rules.options:
         value = rules.get(o.field)

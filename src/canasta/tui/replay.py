@@ -14,18 +14,19 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from canasta.errors import CanastaError, IllegalMoveError
-from canasta.game import Game
+from canasta import present
+from canasta.engine.errors import CanastaError, IllegalMoveError
+from canasta.engine.game import Game
+from canasta.engine.moves import Move
+from canasta.engine.rules import RuleSet
+from canasta.engine.scoring import SideScore
 from canasta.i18n import N_, _, current, nplural
 from canasta.i18n.words import seat_name
-from canasta.moves import Move
 from canasta.play.record import GameRecord, read_file
 from canasta.play.table import seat_names
 from canasta.present import describe, pile_phrase, proposal
 from canasta.review import MARK_NAMES, MARK_SYMBOLS, DecisionReview
 from canasta.review.commands import stored_decisions
-from canasta.rules import RuleSet
-from canasta.scoring import SideScore
 from canasta.tui.app import CSS
 from canasta.tui.render import (
     Style,
@@ -40,7 +41,7 @@ from canasta.tui.render import (
 )
 from canasta.tui.screens import InfoScreen, KeyBar, Keys
 from canasta.tui.widgets import HandView
-from canasta.view import SeatView, seat_view, spectator_view
+from canasta.views.seat import SeatView, seat_view, spectator_view
 
 
 @dataclass
@@ -249,7 +250,7 @@ class ReplayApp(App[None]):
             labels = ([names[s] for s in range(nsides)] if rp.rules.cutthroat else
                       [" & ".join(names[s] for s in members) for members in rp.rules.teams][:nsides])
             before = [t - s.total for t, s in zip(hr.totals, hr.scores, strict=True)]
-            status.append(score_sheet(hr.scores, labels, before, hr.totals))
+            status.append(score_sheet(hr.scores, labels, before, hr.totals, present.family_words(rp.rules).laid_out))
             status.append(Text(_("Deal revealed: {proof}").format(proof=hr.proof)))
         said = self._review_text()
         if said is not None:

@@ -15,6 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
+from canasta import present
 from canasta.i18n import N_, _
 from canasta.i18n.words import end_reason, seat_name
 from canasta.play.table import Table
@@ -165,10 +166,10 @@ class ScoreScreen(ModalScreen[None]):
         went = (_("{name} went out").format(name=seat_name(table.names[hr.went_out])) if hr.went_out >= 0
                 else _("nobody went out"))
         if hr.went_out >= 0 and (hr.end_reason or "went out") == "went out":  # said once, not twice
-            head = Text(_("Hand {n} is over: {went}.").format(n=hr.hand_number, went=went), style="bold")
-        else:
-            head = Text(_("Hand {n} is over: {reason}; {went}.").format(
-                n=hr.hand_number, reason=end_reason(hr.end_reason or "ended"), went=went), style="bold")
+            head = Text(present.hand_phrase(table.rules, "over", n=hr.hand_number, went=went), style="bold")
+        else:  # in the family's word for a hand (a smazzata in an Italian game, said in Italian)
+            head = Text(present.hand_phrase(table.rules, "over_why", n=hr.hand_number,
+                                            reason=end_reason(hr.end_reason or "ended"), went=went), style="bold")
         check = Text()
         check.append(_("Fair deal: "), style="bold")
         shown = table.revealed()[self.hand_index]
@@ -192,7 +193,7 @@ class ScoreScreen(ModalScreen[None]):
         else:
             foot = Text(_("Escape: back"), style="bold")
         with VerticalScroll(classes="dialog"):
-            yield Static(Group(head, score_sheet(hr.scores, labels, before, after), check, foot), id="scores")
+            yield Static(Group(head, score_sheet(hr.scores, labels, before, after, present.family_words(table.rules).laid_out), check, foot), id="scores")
             yield Button(_("Continue"), id="score-continue", variant="primary")
 
     async def retranslate(self) -> None:

@@ -18,11 +18,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
-from canasta.cards import Card
-from canasta.errors import CanastaError, IllegalMoveError, NotationError
+from canasta.engine.cards import Card
+from canasta.engine.errors import CanastaError, IllegalMoveError, NotationError
+from canasta.engine.moves import Move
 from canasta.i18n import LANGUAGE_NAMES, LANGUAGES, N_, _, current
 from canasta.i18n.words import seat_name
-from canasta.moves import Move
 from canasta.play.table import TURN_REFUSALS, Table, TableError, Turn
 from canasta.present import (
     PILE_PHRASES,
@@ -43,6 +43,7 @@ from canasta.tui.render import (
     meld_chips,
     meld_lines,
     meld_rank,
+    notes_text,
     phase_text,
     pile_line,
     pile_panel,
@@ -51,6 +52,7 @@ from canasta.tui.render import (
     seat_lines,
     side_title,
     sides_of,
+    table_notes,
 )
 from canasta.tui.screens import (
     HELP,
@@ -63,7 +65,7 @@ from canasta.tui.screens import (
     TableHost,
 )
 from canasta.tui.widgets import HandView
-from canasta.view import SeatView
+from canasta.views.seat import SeatView
 
 # ================================================================ the table
 
@@ -265,9 +267,16 @@ class TableScreen(Screen[None]):
         table = self.table
         view = table.view(PERSON)
         wide = not self.has_class("narrow")
-        self.query_one("#seats", Static).update(Group(*seat_lines(
+        seats: list[RenderableType] = list(seat_lines(
             view, table.names, table.seats, None, self.card_style, show_levels=self.app.size.width >= 100,
-            last={seat: e.move for seat, e in table.last_moves().items()})))
+            last={seat: e.move for seat, e in table.last_moves().items()}))
+        notes = notes_text(view)
+        if notes is not None:  # the family's notes under the players, where they fit; else the rules screen has them
+            width = self.query_one("#seats", Static).content_region.width
+            fits = (wide and width > 0 and not self.has_class("short")
+                    and len(seats) + len(notes.wrap(self.app.console, width)) <= self.app.size.height * 2 // 5)
+            seats.append(notes if fits else Text(_("r: the rules, and what the table says now"), style="italic"))
+        self.query_one("#seats", Static).update(Group(*seats))
         self.query_one("#pile", Static).update(pile_panel(view, self.card_style) if wide else
                                                pile_line(view, self.card_style))
 
@@ -578,8 +587,9 @@ class TableScreen(Screen[None]):
 
     def action_rules(self) -> None:
         rules = self.table.rules
+        view = self.table.view(PERSON)
         self.app.push_screen(InfoScreen(lambda: _("The rules in force: {rules}").format(rules=rules.name),
-                                        lambda: rules_text(rules)))
+                                        lambda: rules_text(rules, table_notes(view))))
 
     def action_help(self) -> None:
         self.app.push_screen(InfoScreen(lambda: _("Keys and mouse"), lambda: Text(_(HELP))))

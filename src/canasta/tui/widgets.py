@@ -11,7 +11,7 @@ from textual.containers import Grid
 from textual.message import Message
 from textual.widgets import Static
 
-from canasta.cards import CARD_RANK, JOKER, RANK_NAMES, Card
+from canasta.engine.cards import CARD_RANK, JOKER, RANK_NAMES, Card
 from canasta.tui.render import GroupKey, Style, group_face, group_hand, group_title
 
 GROUP_WIDTH = 8  # characters of one card face

@@ -23,13 +23,36 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 
 from canasta.i18n import translator
-from canasta.web import health, lobby, pages, records, reviews, sockets
+from canasta.web import (
+    account_routes,
+    health,
+    lobby,
+    moderation,
+    pages,
+    passkey_routes,
+    profiles,
+    ranked,
+    rated_routes,
+    records,
+    review_queue,
+    reviews,
+    social_routes,
+    sockets,
+    tournament_routes,
+)
+from canasta.web.account_store import AccountStore
+from canasta.web.accounts import Accounts
 from canasta.web.guards import HostCheck, Refusal, SecurityHeaders, normalise_origin
 from canasta.web.hub import Hub
 from canasta.web.language import choose
+from canasta.web.passkey_auth import Passkeys
+from canasta.web.passkeys import PasskeyStore
+from canasta.web.rated import RatedPlay
 from canasta.web.redact import said
 from canasta.web.room import DB_UNAVAILABLE, Settings
 from canasta.web.service import CardRoom
+from canasta.web.social import Social
+from canasta.web.social_store import SocialStore
 from canasta.web.store import Store
 
 if TYPE_CHECKING:
@@ -61,16 +84,25 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
 
         hub = ClusterHub(store, settings, cluster)
     cfg = hub.settings
-    reviewer = reviews.Reviewer(store, cfg)
+    reviewer = review_queue.make_reviewer(store, cfg, hub)
+    accounts = Accounts(AccountStore(store.engine), store.vault, hub.db)
+    social = Social(SocialStore(store.engine), accounts, hub)  # friends, mutes, blocks, bans' sockets
+    rated = RatedPlay(hub, store, accounts.store)  # rated tables' results in the ratings (canasta.web.rated)
     allowed = frozenset(o for o in (normalise_origin(a) for a in cfg.allow_origins) if o is not None)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await hub.astart()
         freezer = asyncio.create_task(freeze_survivors())
+        social.start()
+        rated.start()
+        await tournament_routes.resume_all(app.state.card_room)  # tournaments go on after a restart
         yield
         freezer.cancel()
+        await rated.close()
+        await social.close()
         await reviewer.close()
+        accounts.close()
         await hub.shutdown()
         store.close()
 
@@ -82,12 +114,18 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
         app.add_middleware(HostCheck, allowed=cfg.allowed_hosts)
     app.state.hub = hub
     app.state.reviewer = reviewer
+    app.state.accounts = accounts
+    app.state.social = social
+    app.state.rated = rated
+    app.state.ranked = ranked.RankedQueue(store.engine)  # the ranked queue (canasta.web.ranked)
+    app.state.passkeys = Passkeys(PasskeyStore(store.engine), accounts)
     app.state.card_room = CardRoom(hub, store, cfg, allowed)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     app.add_exception_handler(Refusal, refused)  # type: ignore[arg-type]
     app.add_exception_handler(SQLAlchemyError, database_away)
     app.add_exception_handler(TimeoutError, database_away)  # a database call given up (Hub.db)
-    for part in (pages, health, lobby, records, reviews, sockets):
+    for part in (pages, health, lobby, records, reviews, sockets, account_routes, passkey_routes, profiles,
+                 social_routes, moderation, rated_routes, ranked, tournament_routes):
         app.include_router(part.routes)
     return app
 

@@ -75,7 +75,7 @@ def _warm() -> None:
 def decide(view: dict[str, Any], level: str, seed: int) -> str:
     """In a worker: the move the bot of ``level`` picks in ``view``, as text."""
     from canasta.bots import make_bot
-    from canasta.view import SeatView
+    from canasta.views.seat import SeatView
 
     if level.partition(":")[0] not in LEVELS:  # never a cmd: bot (a command line on the server)
         raise ValueError(f"not a bot level: {level!r}")

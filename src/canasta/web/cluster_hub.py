@@ -36,7 +36,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.web.hub import READY_TIMEOUT, Hub, NotReady
 from canasta.web.redact import redact, said
 from canasta.web.room import Room, Settings
@@ -49,6 +49,8 @@ RENEW_BEATS = 3
 #: the reason a cut-off server closes its sockets with (websocket code 1012, "service restart":
 #: the pages reconnect, through the proxy, to a server that is ready)
 CUT_OFF = "this server lost its database or Redis: reconnect"
+#: the channel's last part on which servers tell each other about accounts (canasta.web.social)
+SOCIAL = "_social"
 T = TypeVar("T")
 
 
@@ -238,6 +240,10 @@ class ClusterHub(Hub):
     def publish(self, table_id: str, ev: Event) -> None:
         self._post(("publish", self.cluster.channel(table_id), ev.message(self.cluster.server_id)))
 
+    def announce(self, msg: dict[str, Any]) -> None:
+        """On the tables' channels' pattern, as the table ``_social`` (no table has that id)."""
+        self._post(("publish", self.cluster.channel(SOCIAL), json.dumps({"from": self.cluster.server_id, **msg})))
+
     def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
         self._post(("job", fn, f"{self.cluster.prefix}:{job_id}", args, when))
 
@@ -310,6 +316,11 @@ class ClusterHub(Hub):
         if isinstance(data, bytes) and data.startswith(self.own_marker):
             return  # our own event: applied when it was written
         name = channel.decode() if isinstance(channel, bytes) else channel
+        if name.rsplit(":", 1)[-1] == SOCIAL:
+            if self.social is not None:
+                with contextlib.suppress(Exception):  # a bad message must not stop the listener
+                    self.social(json.loads(data))
+            return
         room = self.rooms.get(name.rsplit(":", 1)[-1])
         if room is None:
             return

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from canasta import argtypes
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.review import DEFAULT_WORLDS
 from canasta.web.redact import redact, said
 
@@ -106,7 +106,11 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                         help=f"deals of the unseen cards the review samples per decision (default {DEFAULT_WORLDS}; "
                              "fewer: faster and noisier)")
     parser.add_argument("--review-workers", type=int, default=1, metavar="N",
-                        help="processes that compute the reviews of hands (default 1; 0: a thread in the server)")
+                        help="processes that compute the reviews of hands (default 1; 0: a thread in the server); "
+                             "with --worker: the reviews this worker computes at once")
+    parser.add_argument("--review-work", type=int, default=6144, metavar="WORLDS",
+                        help="worlds one review of a hand may sample in all (default 6144: 64 decisions at 96 "
+                             "worlds; a longer hand's decisions share them, at least 16 each)")
     parser.add_argument("--bot-timeout", type=argtypes.seconds, default=3.0, metavar="SECONDS",
                         help="time a pooled bot decision may take before a basic bot moves instead (default 3)")
     parser.add_argument("--auto-deal", type=argtypes.seconds, default=15.0, metavar="SECONDS",
@@ -134,6 +138,12 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                              "cards.example.org or *.example.org; repeatable. Default: the --host address and "
                              "localhost, and with --host 0.0.0.0 any numeric address and this machine's name; "
                              "other names are refused (DNS rebinding)")
+    parser.add_argument("--passkey-rp-id", default=None, metavar="NAME",
+                        help="the passkeys' relying party id: the site's domain, e.g. example.org (passkeys made "
+                             "under it work on its subdomains); default: the host name the page was opened at")
+    parser.add_argument("--passkey-origin", action="append", default=[], metavar="ORIGIN",
+                        help="an origin passkeys are used from (scheme://host[:port]); repeatable; default: the "
+                             "page's own origin and the --allow-origin ones")
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
                         help="the proxies (comma-separated addresses, or *) whose X-Forwarded-For and "
                              "X-Forwarded-Proto this server believes; default none: a client is its peer's address")
@@ -158,6 +168,15 @@ def allowed_hosts(host: str, extra: list[str], origins: list[str]) -> tuple[str,
             raise CanastaError(f"--allowed-host {name!r}: give a name such as cards.example.org or *.example.org")
         names.append(name)
     return tuple(dict.fromkeys(n.lower() for n in names if n))
+
+
+def passkey_rp_id(name: str | None) -> str | None:
+    """``--passkey-rp-id``, checked: a host name (lower case), or None."""
+    if name is None:
+        return None
+    if not name or not all(ch.isalnum() or ch in "-." for ch in name) or name.startswith((".", "-")):
+        raise CanastaError(f"--passkey-rp-id {name!r}: give the site's domain, e.g. cards.example.org")
+    return name.lower()
 
 
 #: where a URL may come from besides its option: (option, its file option, the variable)
@@ -275,11 +294,17 @@ def run_serve(args: argparse.Namespace) -> int:
         raise CanastaError("--review-worlds must be from 1 to 10000")
     if not 0 <= args.review_workers <= 64:
         raise CanastaError("--review-workers must be from 0 to 64")
+    if not 1 <= args.review_work <= 10_000_000:
+        raise CanastaError("--review-work must be from 1 to 10000000 (worlds sampled by one review in all)")
     if not args.bot_timeout > 0:
         raise CanastaError("--bot-timeout must be more than 0 seconds")
     for origin in args.allow_origin:
         if normalise_origin(origin) is None:
             raise CanastaError(f"--allow-origin {origin!r}: give an origin, scheme://host[:port] "
+                               "(http or https, no path), e.g. https://cards.example.org")
+    for origin in args.passkey_origin:
+        if normalise_origin(origin) is None:
+            raise CanastaError(f"--passkey-origin {origin!r}: give an origin, scheme://host[:port] "
                                "(http or https, no path), e.g. https://cards.example.org")
     cluster = cluster_config(args)
     hosts = allowed_hosts(args.host, args.allowed_host, args.allow_origin)
@@ -291,8 +316,9 @@ def run_serve(args: argparse.Namespace) -> int:
         sockets_per_address=args.sockets_per_address, tables_per_minute=args.tables_per_minute,
         listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout,
         auto_deal=args.auto_deal, bot_workers=0,
-        allowed_hosts=hosts, review_worlds=args.review_worlds, review_workers=args.review_workers,
-        metrics_token=os.environ.get("CANASTA_METRICS_TOKEN") or None)
+        allowed_hosts=hosts, review_worlds=args.review_worlds, review_workers=args.review_workers, review_work=args.review_work,
+        metrics_token=os.environ.get("CANASTA_METRICS_TOKEN") or None,
+        passkey_rp_id=passkey_rp_id(args.passkey_rp_id), passkey_origins=tuple(args.passkey_origin))
     if args.worker:
         if cluster is None or args.db is None:
             raise CanastaError("--worker needs --db (the servers' database) and --redis")
@@ -315,8 +341,9 @@ def run_serve(args: argparse.Namespace) -> int:
         listed_per_address=args.listed_per_address, idle_hours=args.idle_hours, bot_timeout=args.bot_timeout, auto_deal=args.auto_deal,
         # a number, so the workers start with the server rather than at the first decision
         bot_workers=default_workers() if args.bot_workers is None else args.bot_workers, allowed_hosts=hosts,
-        review_worlds=args.review_worlds, review_workers=args.review_workers,
-        metrics_token=os.environ.get("CANASTA_METRICS_TOKEN") or None))
+        review_worlds=args.review_worlds, review_workers=args.review_workers, review_work=args.review_work,
+        metrics_token=os.environ.get("CANASTA_METRICS_TOKEN") or None,
+        passkey_rp_id=passkey_rp_id(args.passkey_rp_id), passkey_origins=tuple(args.passkey_origin)))
     print(f"canasta: serving on http://{args.host}:{args.port}/ (database {redact(db)})", flush=True)
     # per-message deflate would cost more CPU than the few kilobytes of a state message save
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=65536,

@@ -12,8 +12,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from canasta.cards import parse_card, parse_rank
-from canasta.errors import NotationError
+from canasta.engine.cards import parse_card, parse_rank
+from canasta.engine.errors import NotationError
 from canasta.present import Selection
 from canasta.web.language import localize
 from canasta.web.store import (
@@ -28,8 +28,10 @@ MAX_QUEUE = 512  # messages waiting for one slow client
 MAX_BACKLOG = 64  # a socket's messages waiting for the change it asked for to be written
 MAX_REF = 64  # characters of a check message's "id"
 MAX_KEY = 64  # characters of a move's idempotency key ("key")
-MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping", "order", "chat")  # after hello
-ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace", "order", "chat"})  # a seat's socket only
+MESSAGES = ("move", "check", "hint", "undo", "next_hand", "seed", "pace", "sync", "ping", "order", "chat",
+            "pause")  # after hello
+ACTIONS = frozenset({"move", "check", "hint", "undo", "next_hand", "seed", "pace", "order", "chat",
+                     "pause"})  # a seat's socket only
 SORTS = ("rank", "suit", "meld")  # how a person may have their hand sorted (the page does the sorting)
 MAX_ORDER = 200  # cards in a hand's own arrangement: more than any hand holds
 MAX_CHAT = 200  # characters of one chat line
@@ -48,7 +50,8 @@ class Sink(Protocol):
 # no known type.
 RATES: dict[str, tuple[float, float]] = {"pace": (2.0, 8.0), "seed": (1.0, 8.0), "check": (10.0, 30.0),
                                          "sync": (1.0, 5.0), "hint": (2.0, 10.0), "ping": (5.0, 20.0),
-                                         "order": (4.0, 20.0), "chat": (4.0, 12.0), "bad": (5.0, 20.0)}
+                                         "order": (4.0, 20.0), "chat": (4.0, 12.0), "pause": (2.0, 10.0),
+                                         "bad": (5.0, 20.0)}
 
 
 class Limiter:
@@ -142,6 +145,8 @@ class Conn:
         self.limiter = Limiter(rates)
         self.acting = False  # a change this socket asked for is being written (Room.act)
         self.backlog: deque[dict[str, Any]] = deque()  # its messages since, handled in order after it
+        self.account: str | None = None  # the account whose socket it is (canasta.web.social), if any
+        self.muted: frozenset[str] = frozenset()  # the accounts it mutes: their chat is not sent to it
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._writer())

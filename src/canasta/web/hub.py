@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from canasta.play.table import Table
-from canasta.view import SeatView
+from canasta.views.seat import SeatView
 from canasta.web.botpool import BotPool, default_workers
 from canasta.web.jobs import JOB_TRIES, JOBS, decide_now, job_sweep, retry_delay
 from canasta.web.metrics import Metrics
@@ -65,6 +65,8 @@ class Hub:
         self.keys_problem: str | None = None  # the deal-secret keys do not open a stored secret (Store.check_keys)
         self.keys_checked = 0.0  # when (monotonic) they were last checked
         self.cut_off = False  # a cluster server cut off from Redis: it takes no sockets (ClusterHub)
+        #: what another server said about accounts (canasta.web.social.Social.on_announced)
+        self.social: Callable[[dict[str, Any]], None] | None = None
 
     # ------------------------------------------------------------ the rooms
 
@@ -207,6 +209,9 @@ class Hub:
 
     def publish(self, table_id: str, ev: Event) -> None:
         """An event written here: no other process holds this table."""
+
+    def announce(self, msg: dict[str, Any]) -> None:
+        """Tell the other servers something about accounts (a ban, a mute): no other server here."""
 
     def enqueue(self, fn: str, job_id: str, args: tuple[Any, ...], when: float) -> None:
         """Run job ``fn`` (:data:`canasta.web.jobs.JOBS`) at ``when`` on this loop, once per id;

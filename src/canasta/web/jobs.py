@@ -18,10 +18,11 @@ import time
 from typing import Any, Protocol
 
 from canasta.bots import make_bot
-from canasta.view import SeatView
+from canasta.views.seat import SeatView
 from canasta.web.botpool import decision_seed
 from canasta.web.room import FALLBACK_BOT, Room, Settings
 from canasta.web.store import Store
+from canasta.web.tournaments import job_tournament
 
 JOB_TRIES = 20  # a job that failed (the database or Redis away) runs again, up to this many times
 BACKOFF = (0.25, 2.0)  # seconds before the first retry, and at most (doubling in between)
@@ -133,7 +134,8 @@ async def job_sweep(hub: JobHost, now: float | None = None) -> list[str]:
 
 
 #: the jobs by the name a room gives them (Room.due_jobs)
-JOBS: dict[str, Any] = {"bot": job_bot, "turn": job_turn, "deal": job_deal, "grace": job_grace}
+JOBS: dict[str, Any] = {"bot": job_bot, "turn": job_turn, "deal": job_deal, "grace": job_grace,
+                        "tournament": job_tournament}  # a tournament's step (canasta.web.tournaments)
 
 
 __all__ = ["BACKOFF", "JOBS", "JOB_TRIES", "JobHost", "decide_now", "job_sweep", "retry_delay"]

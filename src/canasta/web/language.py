@@ -15,8 +15,8 @@ import gettext
 import re
 from typing import Any, Final
 
-from canasta.errors import IllegalMoveError
-from canasta.family import PILE_NOTES
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.family import PILE_NOTES, table_note_texts
 from canasta.i18n import (
     DEFAULT,
     LANGUAGE_NAMES,
@@ -77,9 +77,11 @@ def catalog(lang: str) -> dict[str, Any]:
         # the pseudo-language is made by the page itself from the English texts
         "messages": {} if lang in (DEFAULT, PSEUDO) else translator(lang, WEB_DOMAIN).catalog(),
         "plural": plural_forms(lang),
-        # the notes on the pile (canasta.view.pile_note_list), from the engine's catalog;
+        # the notes on the pile (canasta.views.seat.pile_note_list), from the engine's catalog;
         # a state's "pile_note_keys" says which, with their {n} and {rank}
         "pile_notes": {key: translator(lang).pgettext("pile note", text) for key, text in PILE_NOTES.items()},
+        # a family's notes on the table (canasta.views.seat.table_note_list): a state's "table_note_keys"
+        "table_notes": {key: translator(lang).pgettext("table note", text) for key, text in table_note_texts().items()},
         # why a hand ended with nobody out (Game.end_reason, a state's sheet), English -> the language
         "end_reasons": {text: translator(lang).gettext(text) for text in END_REASONS},
     }

@@ -4,6 +4,7 @@
     python -m canasta.web.load --tables 200 --humans 1      # one person and three bots per table
     python -m canasta.web.load --tables 200 --expert-tables 8   # and 8 tables of expert bots beside them
     python -m canasta.web.load --tables 500 --servers 2 --workers 1 --db postgresql://… --redis redis://…
+    python -m canasta.web.load --tables 500 --signed-in   # every person signed in to an account
 
 By default it starts ``canasta serve`` in a child process on a fresh SQLite file
 (``--url`` points it at a running server instead).  Every seat is a websocket
@@ -14,6 +15,13 @@ server's resident memory.  ``--expert-tables N`` adds N tables where one
 scripted person plays with three expert bots (the server's searching level):
 their latency is not counted; they are there to show whether thinking bots slow
 the human-pace tables down (they should not: they think in worker processes).
+
+``--signed-in`` makes every scripted person an account: the accounts are written to the
+database before the server starts (one argon2id hash shared by all, to keep the setup
+short), then each person signs in through ``POST /api/account/login``, makes or joins its
+table with its session and CSRF token, and opens its socket with its session cookie.  The
+sign-ins are timed as they happen: the server's CPU per sign-in, and the event loop's
+responsiveness meanwhile (the worst delay of a ``/healthz`` probe sent every 20 ms).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import http.cookiejar
 import json
 import os
 import random
@@ -36,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta.bots import Bot, make_bot
-from canasta.view import SeatView
+from canasta.views.seat import SeatView
 
 
 @dataclass
@@ -85,24 +94,73 @@ class Bench:
             self.moves += 1
 
 
-def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=30) as r:
+@dataclass
+class Person:
+    """A signed-in scripted person (``--signed-in``): its browser's cookies and CSRF token."""
+
+    name: str
+    opener: urllib.request.OpenerDirector
+    jar: http.cookiejar.CookieJar
+    csrf: str = ""
+
+    def session_cookie(self) -> str:
+        return next((c.value or "" for c in self.jar if c.name == "canasta_session"), "")
+
+
+LOAD_PASSWORD = "load-benchmark-password"  # the benchmark's own throwaway accounts
+
+
+def post(url: str, body: dict[str, Any], person: Person | None = None) -> dict[str, Any]:
+    headers = {"content-type": "application/json"}
+    if person is not None and person.csrf:
+        headers["X-CSRF-Token"] = person.csrf
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
+    opener = person.opener if person is not None else urllib.request.build_opener()
+    with opener.open(req, timeout=60) as r:
         data: dict[str, Any] = json.loads(r.read())
         return data
 
 
-def create_table(base: str, humans: int, seed: int, level: str = "basic") -> tuple[str, list[tuple[int, str]]]:
+def make_accounts(db: str, names: list[str]) -> None:
+    """Accounts named ``names`` (password :data:`LOAD_PASSWORD`) written to the database ``db``."""
+    from canasta.web.account_store import AccountStore
+    from canasta.web.accounts import hasher
+    from canasta.web.store import Store
+
+    store = Store(db)
+    accounts = AccountStore(store.engine)
+    stored = hasher().hash(LOAD_PASSWORD)
+    now = time.time()
+    for name in names:
+        if accounts.find(name) is None:
+            accounts.create(name, stored, "en", now)
+    store.engine.dispose()
+
+
+def sign_in(base: str, name: str) -> Person:
+    """``name`` signed in at ``base`` as a browser would: the CSRF cookie first, then the login."""
+    jar = http.cookiejar.CookieJar()
+    person = Person(name, urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar)), jar)
+    with person.opener.open(base + "/api/account/me", timeout=60) as r:
+        person.csrf = json.loads(r.read())["csrf"]
+    person.csrf = post(base + "/api/account/login", {"name": name, "password": LOAD_PASSWORD}, person)["csrf"]
+    return person
+
+
+def create_table(base: str, humans: int, seed: int, level: str = "basic",
+                 people: list[Person] | None = None) -> tuple[str, list[tuple[int, str]]]:
+    first = people[0] if people else None
     if humans == 1:
-        data = post(base + "/api/quick", {"name": "Load", "seed": seed, "target": 100000, "level": level})
+        data = post(base + "/api/quick", {"name": "Load", "seed": seed, "target": 100000, "level": level}, first)
         return data["table"], [(0, data["token"])]
     seats: list[dict[str, Any]] = [{}] + [{"kind": "open"}] * (humans - 1) + \
         [{"kind": "bot", "level": "basic"}] * (4 - humans)
     data = post(base + "/api/tables", {"preset": "classic-4p", "name": "S0", "seat": 0, "seats": seats,
-                                       "seed": seed, "target": 100000})
+                                       "seed": seed, "target": 100000}, first)
     tokens = [(0, data["token"])]
     for s in range(1, humans):
-        j = post(f"{base}/api/tables/{data['table']}/join", {"name": f"S{s}", "seat": s})
+        j = post(f"{base}/api/tables/{data['table']}/join", {"name": f"S{s}", "seat": s},
+                 people[s] if people else None)
         tokens.append((s, j["token"]))
     return data["table"], tokens
 
@@ -125,7 +183,8 @@ def services_cpu(pids: dict[str, list[int]]) -> dict[str, float]:
     return {name: sum(cpu_seconds(p) for p in group) for name, group in pids.items()}
 
 
-async def seat_client(bench: Bench, ws_base: str, table: str, seat: int, token: str, rng: random.Random) -> None:
+async def seat_client(bench: Bench, ws_base: str, table: str, seat: int, token: str, rng: random.Random,
+                      cookie: str = "") -> None:
     from websockets.asyncio.client import connect
 
     bot: Bot = make_bot("basic", seed=rng.randrange(1 << 30))
@@ -151,8 +210,9 @@ async def seat_client(bench: Bench, ws_base: str, table: str, seat: int, token: 
             bench.pending.pop(table, None)
 
     try:
+        headers = {"Cookie": f"canasta_session={cookie}"} if cookie else None
         async with connect(f"{ws_base}/ws/{table}", max_size=1 << 22, open_timeout=60,
-                           ping_interval=None) as ws:
+                           ping_interval=None, additional_headers=headers) as ws:
             await ws.send(json.dumps({"type": "hello", "token": token}))
             bench.seats_of.setdefault(table, set()).add(seat)
             async for raw in ws:
@@ -236,16 +296,25 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             from canasta.web.vault import new_key
 
             os.environ["CANASTA_SECRET_KEYS"] = new_key()
+        if args.signed_in:
+            make_accounts(args.db, person_names(args))
         workers = [WorkerProcess(args.db, common).start() for _ in range(args.workers)]
         servers = [ServerProcess(args.db, args=[*common, "--tables-per-minute", "0", "--sockets-per-address", "0"])
                    .start() for _ in range(args.servers)]
         bases = [sv.url for sv in servers]
     elif args.url:
+        if args.signed_in:
+            if not args.db:
+                raise SystemExit("--signed-in with --url needs --db: the running server's database, "
+                                 "where the benchmark's accounts are written")
+            make_accounts(args.db, person_names(args))
         bases = [u.rstrip("/") for u in args.url]
     else:
         from canasta.web.devserver import ServerProcess
 
         db = args.db or str(Path(tempfile.mkdtemp(prefix="canasta-load-")) / "load.db")
+        if args.signed_in:
+            make_accounts(db, person_names(args))
         extra = [] if args.bot_workers is None else ["--bot-workers", str(args.bot_workers)]
         # one address (this machine) opens every table and socket: the per-address limits are off
         server = ServerProcess(db, args=["--bot-delay", str(args.bot_delay), "--grace", "600",
@@ -259,9 +328,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.monotonic()
     sem = asyncio.Semaphore(8)
 
+    procs = [p.proc.pid for p in ([server] if server is not None else servers) if p.proc is not None]
+    people: list[Person] = []
+    signin: dict[str, Any] = {}
+    if args.signed_in:
+        people, signin = await sign_everyone_in(bases, person_names(args), procs)
+
     async def make(i: int) -> tuple[str, list[tuple[int, str]]]:
         async with sem:  # tables made on every server in turn
-            return await asyncio.to_thread(create_table, bases[i % len(bases)], args.humans, args.seed * 100003 + i)
+            mine = people[i * args.humans:(i + 1) * args.humans] if people else None
+            return await asyncio.to_thread(create_table, bases[i % len(bases)], args.humans,
+                                           args.seed * 100003 + i, "basic", mine)
 
     async def make_expert(i: int) -> tuple[str, list[tuple[int, str]]]:
         async with sem:
@@ -286,14 +363,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     for i, (table, tokens) in enumerate(tables):
         for seat, token in tokens:  # a table's seats on different servers (unless --sticky)
             ws_base = "ws" + bases[(i if args.sticky else i + seat) % len(bases)][4:]
+            cookie = people[i * args.humans + seat].session_cookie() if people else ""
             tasks.append(asyncio.create_task(seat_client(bench, ws_base, table, seat, token,
-                                                         random.Random(rng.random()))))
+                                                         random.Random(rng.random()), cookie)))
         await asyncio.sleep(args.ramp / max(1, args.tables))
     await asyncio.sleep(args.warmup)
     bench.measuring = True
     start = time.monotonic()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
-    procs = [p.proc.pid for p in ([server] if server is not None else servers) if p.proc is not None]
     worker_pids = [w.proc.pid for w in workers if w.proc is not None]
     svc = service_pids() if servers else {}
     svc0 = services_cpu(svc)
@@ -351,13 +428,69 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "expert_tables": args.expert_tables,
         "expert_table_events_per_s": round(bench.background_events / elapsed, 1),
         "server_bot_pool": pool_report,
+        **({"signed_in": True, **signin} if args.signed_in else {}),
         **({"servers": len(servers), "workers": len(workers), "worker_cpu_ms_per_move": per_move(worker_cpu),
             "postgres_cpu_ms_per_move": per_move(svc_cpu.get("postgres", 0.0)),
             "redis_cpu_ms_per_move": per_move(svc_cpu.get("redis-server", 0.0))} if servers else {}),
     }
 
 
-def main(argv: list[str] | None = None) -> int:
+def person_names(args: argparse.Namespace) -> list[str]:
+    """The accounts of ``--signed-in``: one a scripted person, named in letters no two of which
+    look alike (the room refuses a name that imitates another: ``1`` and ``l``, ``rn`` and ``m``)."""
+    return [f"load{_letters(args.seed)}h{_letters(i)}" for i in range(args.tables * args.humans)]
+
+
+def _letters(n: int, alphabet: str = "bdefgkpqstuxyz") -> str:
+    out = ""
+    while True:
+        n, d = divmod(n, len(alphabet))
+        out = alphabet[d] + out
+        if n == 0:
+            return out
+
+
+async def sign_everyone_in(bases: list[str], names: list[str], procs: list[int]) -> tuple[list[Person], dict[str, Any]]:
+    """Every person signed in (8 at a time), timed: the servers' CPU per sign-in and the worst
+    delay of a ``/healthz`` probe sent every 20 ms meanwhile (the event loop's responsiveness)."""
+    sem = asyncio.Semaphore(8)
+    probes: list[float] = []
+    done = asyncio.Event()
+
+    async def one(i: int, name: str) -> Person:
+        async with sem:
+            return await asyncio.to_thread(sign_in, bases[i % len(bases)], name)
+
+    def probe_once() -> float:
+        t = time.perf_counter()
+        with urllib.request.urlopen(bases[0] + "/healthz", timeout=30) as r:
+            r.read()
+        return time.perf_counter() - t
+
+    async def prober() -> None:
+        while not done.is_set():
+            probes.append(await asyncio.to_thread(probe_once))
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(done.wait(), 0.02)
+
+    cpu0 = sum(cpu_seconds(p) for p in procs)
+    t0 = time.monotonic()
+    probing = asyncio.create_task(prober())
+    people = await asyncio.gather(*(one(i, n) for i, n in enumerate(names)))
+    elapsed = time.monotonic() - t0
+    done.set()
+    await probing
+    cpu = sum(cpu_seconds(p) for p in procs) - cpu0
+    return list(people), {
+        "sign_ins": len(people), "sign_in_s": round(elapsed, 1),
+        "server_cpu_ms_per_sign_in": round(cpu / len(people) * 1000, 1) if people and procs else None,
+        "healthz_probes_during_sign_ins": len(probes),
+        "healthz_p50_ms_during_sign_ins": round(percentile(probes, 0.5) * 1000, 1),
+        "healthz_max_ms_during_sign_ins": round(max(probes) * 1000, 1) if probes else None,
+    }
+
+
+def main_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m canasta.web.load", description=__doc__.split("\n\n")[0])
     p.add_argument("--tables", type=int, default=100)
     p.add_argument("--humans", type=int, default=4, choices=[1, 2, 3, 4],
@@ -383,9 +516,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sticky", action="store_true",
                    help="all seats of a table on one server (as a proxy hashing the table id does); default: "
                         "spread, so every move crosses Redis")
+    p.add_argument("--signed-in", action="store_true",
+                   help="every scripted person signs in to an account first (written to the database)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = main_parser().parse_args(argv)
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the server inherits it
     try:

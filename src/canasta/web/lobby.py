@@ -11,10 +11,11 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
+from canasta.engine.rules import PRESETS, RuleSet
 from canasta.i18n import N_, translator
 from canasta.play.table import Table, seat_names
-from canasta.rules import PRESETS, RuleSet
+from canasta.web import account_seats, rated, social_routes
 from canasta.web.guards import bad, client_address, is_int
 from canasta.web.hub import Hub
 from canasta.web.language import QUICK_PLAY, choose
@@ -262,6 +263,7 @@ class Lobby:
                 "status": room.status, "target": room.table.rules.target,
                 "review_others": bool(room.config.get("review_others")),
                 "chat_spectators": bool(room.config.get("chat_spectators")),
+                "rated": room.config.get("rated"), "turn_seconds": room.config.get("turn_seconds"),
                 "seats": [{"seat": s.seat, "name": room.table.names[s.seat], "kind": s.kind, "level": s.level,
                            "connected": room.connected(s.seat)} for s in room.seats]}
 
@@ -288,8 +290,10 @@ async def presets(request: Request, lang: str | None = None) -> dict[str, Any]:
 async def create(request: Request, card: TheCardRoom) -> dict[str, Any]:
     body = await card.body(request)
     card.may_create(request)
-    made = await Lobby(card.hub).create(body, card.store.vault.tag(client_address(request)))
+    account = await account_seats.player(request)  # signed in: the seat is the account's, under its name
+    made = await Lobby(card.hub).create(account_seats.named(body, account), card.store.vault.tag(client_address(request)))
     card.hub.count_creation(client_address(request))
+    await account_seats.keep(request, account, made)
     return made
 
 
@@ -302,11 +306,13 @@ async def quick(request: Request, card: TheCardRoom) -> dict[str, Any]:
     preset = body.get("preset", "classic-4p")
     card.may_create(request)
     n = PRESETS[preset].players if isinstance(preset, str) and preset in PRESETS else 4
-    made = await Lobby(card.hub).create({
+    account = await account_seats.player(request)
+    made = await Lobby(card.hub).create(account_seats.named({
         "preset": preset, "name": body.get("name"), "seat": 0, "target": body.get("target"),
         "seats": [{"kind": "bot", "level": level}] * n, "seed": body.get("seed"),
-        "bot_delay": body.get("bot_delay"), "title": QUICK_PLAY})
+        "bot_delay": body.get("bot_delay"), "title": QUICK_PLAY}, account))
     card.hub.count_creation(client_address(request))
+    await account_seats.keep(request, account, made)
     return made
 
 
@@ -349,14 +355,25 @@ async def table_info(table_id: str, card: TheCardRoom) -> dict[str, Any]:
 
 @routes.post("/api/tables/{table_id}/join")
 async def join(table_id: str, request: Request, card: TheCardRoom) -> dict[str, Any]:
-    return await Lobby(card.hub).join(await card.room(table_id), await card.body(request))
+    room, body = await card.room(table_id), await card.body(request)
+    await social_routes.may_join(request, room)  # a player who blocked this one sits here: refused
+    account = await account_seats.player(request)
+    await rated.check_seat(request, room, account)  # a rated table: signed-in players only
+    made = await Lobby(card.hub).join(room, account_seats.named(body, account))
+    await account_seats.keep(request, account, made)
+    return made
 
 
 @routes.post("/api/tables/{table_id}/rematch")
 async def rematch(table_id: str, request: Request, card: TheCardRoom) -> dict[str, Any]:
     """``{"token": "..."}``: a player of the finished match takes their seat at its rematch
     (made by the first to ask)."""
-    return await Lobby(card.hub).rematch(await card.room(table_id), await card.body(request))
+    room, body = await card.room(table_id), await card.body(request)
+    rated.no_rematch(room)
+    account = await account_seats.player(request)
+    made = await Lobby(card.hub).rematch(room, body)
+    await account_seats.keep(request, account, made)
+    return made
 
 
 @routes.get("/api/history")

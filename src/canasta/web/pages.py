@@ -10,8 +10,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
+from canasta.engine.game import family_of
+from canasta.engine.rules import RuleSet
 from canasta.i18n import Translator, translator
-from canasta.rules import RuleSet
 from canasta.web.language import catalog, choose, table_title
 from canasta.web.service import TheCardRoom
 
@@ -48,6 +49,9 @@ def rules_page(rules: RuleSet, title: str, tr: Translator) -> str:
     heading = tr.gettext("Rules of this table")
     minimums = tr.gettext("Initial meld minimums (by your side's score)")
     options = tr.gettext("Options")
+    plays = tr.gettext("How this game plays")
+    said = "".join(f"<li>{e(tr.table_note(note))}</li>" for note in family_of(rules).rule_notes(rules))
+    how = f"<h2>{e(plays)}</h2><ul class=\"rule-notes\">{said}</ul>" if said else ""
     spec = tr.gettext("Rule numbers refer to the Canasta specification shipped with the engine.")
     return f"""<!doctype html><html lang="{e(tr.lang.replace('_', '-'))}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>{e(page_title)}</title>
@@ -55,6 +59,7 @@ def rules_page(rules: RuleSet, title: str, tr: Translator) -> str:
 <h1>{e(heading)}</h1>
 <p><b>{e(tr.preset(rules.name))}</b> ({e(rules.name)}, {e(tr.family(rules.family))}): {e(facts)}.</p>
 <h2>{e(minimums)}</h2><ul>{"".join(mins)}</ul>
+{how}
 <h2>{e(options)}</h2><table class="rules"><tr>{head}</tr>{"".join(rows)}</table>
 <p>{e(spec)}</p></body></html>"""
 

@@ -9,10 +9,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from canasta.engine.rules import RuleSet
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.play.table import Table
 from canasta.present import canasta_size, dealt, describe
-from canasta.rules import RuleSet
 from canasta.web.guards import bad
 from canasta.web.language import choose
 from canasta.web.service import CardRoom, TheCardRoom

@@ -10,30 +10,38 @@ Who may see what:
 * what is sent is that seat's own views (``SeatView``: its hand, never another's) and the
   hand's public log; the review itself judged each decision from that view alone.
 
-The work runs off the event loop: each decision is one :func:`canasta.review.run_task` in a
-small process pool of its own (``Settings.review_workers``; 0: a thread of the server), so the
-page asks again and reads the progress (decisions done / total) until it is done.  A computed
-review is kept with the table (:meth:`Store.save_review`) and read back when asked again.
-In cluster mode the server that is asked computes it the same way (in its own processes, not
-an arq worker job); the stored review is then the cluster's.
+The work runs off the event loop: each decision is one :func:`canasta.review.run_task`, so the
+page asks again and reads its place in the queue, then the progress (decisions done / total),
+until it is done.  A computed review is kept with the table (:meth:`Store.save_review`) and
+read back when asked again, by any server.
+
+* One server (:class:`Reviewer`): the reviews wait in this process's fair queue and are
+  computed in a small process pool of its own (``Settings.review_workers``; 0: a thread).
+* A cluster (:class:`canasta.web.review_queue.ClusterReviewer`): the queue and the shares are
+  in Redis, counted over every server; each review is an arq job (queue ``PREFIX:reviews``)
+  that any worker runs (``canasta serve --worker``), in its own review processes.
+
+Either way a review's cost is bounded (:func:`budgeted`): at most ``Settings.review_work``
+sampled worlds in all, shared among the seat's decisions of that hand.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import multiprocessing
 import secrets
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from canasta.engine.moves import Move
 from canasta.i18n import N_, translator
-from canasta.moves import Move
 from canasta.play.table import Table
 from canasta.present import canasta_size, describe, proposal
 from canasta.review import (
@@ -55,11 +63,14 @@ from canasta.web.service import TheCardRoom
 from canasta.web.store import SeatRow, Store, TableRow, hash_token
 
 REVIEW_SEED = 1  # the review's sampling seed (never the deal's)
-#: reviews one client address may have waiting or being computed on one server; more are refused
+#: reviews one client address may have waiting or being computed (a cluster: on every server); more are refused
 CLIENT_SHARE = 3
-#: reviews of one table waiting or being computed on one server (its seats, its hands); more are refused
+#: reviews of one table waiting or being computed (its seats, its hands; a cluster: on every server); more are
+#: refused
 TABLE_SHARE = 8
-MAX_WAITING = 64  # reviews waiting on one server; more are refused for a moment
+MAX_WAITING = 64  # reviews waiting on one server (in a cluster: in all); more are refused for a moment
+#: the fewest worlds a decision is judged on when a long hand shares out the review's work
+MIN_WORLDS = 16
 
 HAND_IN_PLAY = N_("this hand is still being played: its review is available when it is over")
 NOT_YOURS = N_("another seat's review is shown only once the match is over, and only if the table allows it")
@@ -94,17 +105,66 @@ class Job:
         return not self.finished and not self.failed
 
 
+@dataclass
+class Look:
+    """A review as the queue knows it: ``state`` waiting, running, failed or finished (its
+    decisions here), its place in the queue (1: next; 0: being computed), decisions done / total."""
+
+    state: str
+    done: int = 0
+    total: int = 0
+    position: int = 0
+    decisions: list[DecisionReview] | None = None
+
+
+class Queue(Protocol):
+    """What the review route asks of the queue: one server's (:class:`Reviewer`) or the
+    cluster's (:class:`canasta.web.review_queue.ClusterReviewer`)."""
+
+    async def look(self, key: tuple[str, int, int]) -> Look | None: ...
+
+    async def admit(self, key: tuple[str, int, int], tasks: list[Task], client: str) -> Look: ...
+
+    async def forget(self, key: tuple[str, int, int]) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class ReviewProcesses:
+    """Where a review's decisions are computed: a pool of ``workers`` processes, made when first
+    needed (0: a thread of this process); :meth:`close` ends it, and the next decision makes
+    a fresh one (after a process died, say)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._executor: ProcessPoolExecutor | None = None
+
+    async def evaluate(self, task: Task) -> DecisionReview | None:
+        if self.workers <= 0:
+            return await asyncio.to_thread(run_task, task)
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_start_worker)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, run_task, task)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
 class Reviewer:
     """The reviews computed on this server, the queue of those waiting, and the processes that
     compute them.
 
     At most :attr:`slots` reviews are computed at once (one per review process, at least one);
-    the others wait in a fair order: a waiting review's rank is how many reviews of the same
-    client, or of the same table, were started since the queue was last empty or wait ahead of
-    it, and the lowest rank goes first, then the earliest.  So a client (or a table) with many
-    reviews goes in turn with everyone else's: a newcomer's first review goes before a busy
-    client's next one.  A
-    client has at most :data:`CLIENT_SHARE` reviews waiting or running, a table
+    the others wait in a fair order, round-robin between clients: a waiting review's client
+    rank is how many reviews of the same client address were started since the queue was last
+    empty or wait ahead of it; its table rank, the same count for its table.  The lowest client
+    rank goes first, then the lowest table rank, then the earliest.  So a client with many
+    reviews goes in turn with everyone else: a newcomer's first review goes before a busy
+    client's next one, even at the same table; among clients' reviews of the same rank, the
+    less-reviewed table's goes first.  A client has at most :data:`CLIENT_SHARE` reviews waiting or running, a table
     :data:`TABLE_SHARE`, the server :data:`MAX_WAITING` waiting: beyond, the request is refused
     (429) with the reason.  A waiting review's answer carries its ``position`` (1: next)."""
 
@@ -117,42 +177,47 @@ class Reviewer:
         self.arrivals = 0
         self.served_clients: Counter[str] = Counter()  # reviews started per client since the queue was empty
         self.served_tables: Counter[str] = Counter()  # and per table
-        self._executor: ProcessPoolExecutor | None = None
+        self.processes = ReviewProcesses(settings.review_workers)
 
     @property
     def slots(self) -> int:
         return max(1, self.settings.review_workers)
 
-    def _pool(self) -> ProcessPoolExecutor | None:
-        if self.settings.review_workers <= 0:
-            return None
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(self.settings.review_workers,
-                                                 mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_start_worker)
-        return self._executor
-
-    async def _evaluate(self, task: Task) -> DecisionReview | None:
-        pool = self._pool()
-        if pool is None:
-            return await asyncio.to_thread(run_task, task)
-        return await asyncio.get_running_loop().run_in_executor(pool, run_task, task)
-
     def order(self) -> list[tuple[str, int, int]]:
         """The waiting reviews in the order they will start (see the class)."""
         by_client, by_table = Counter(self.served_clients), Counter(self.served_tables)
-        ranked: list[tuple[int, int, tuple[str, int, int]]] = []
+        ranked: list[tuple[int, int, int, tuple[str, int, int]]] = []
         for key in self.waiting:
             job = self.jobs[key]
-            ranked.append((max(by_client[job.client], by_table[job.table]), job.arrived, key))
+            ranked.append((by_client[job.client], by_table[job.table], job.arrived, key))
             by_client[job.client] += 1
             by_table[job.table] += 1
-        return [key for _rank, _arrived, key in sorted(ranked)]
+        return [key for _client, _table, _arrived, key in sorted(ranked)]
 
     def position(self, key: tuple[str, int, int]) -> int:
         """1 for the review that starts next, 2 after it ...; 0 for one being computed."""
         order = self.order()
         return order.index(key) + 1 if key in order else 0
+
+    async def look(self, key: tuple[str, int, int]) -> Look | None:
+        job = self.jobs.get(key)
+        if job is None:
+            return None
+        if job.failed:
+            return Look("failed", job.done, job.total)
+        if job.finished:
+            return Look("finished", job.done, job.total, 0, [d for d in job.results if d is not None])
+        position = self.position(key)
+        return Look("waiting" if position else "running", job.done, job.total, position)
+
+    async def admit(self, key: tuple[str, int, int], tasks: list[Task], client: str) -> Look:
+        self.start(key, tasks, client)
+        look = await self.look(key)
+        assert look is not None
+        return look
+
+    async def forget(self, key: tuple[str, int, int]) -> None:
+        self.jobs.pop(key, None)
 
     def start(self, key: tuple[str, int, int], tasks: list[Task], client: str = "") -> Job:
         """The review of ``key`` (table, hand, seat), queued if it is not there already; a
@@ -195,13 +260,11 @@ class Reviewer:
     async def _run(self, key: tuple[str, int, int], job: Job, tasks: list[Task]) -> None:
         try:
             for t in tasks:
-                job.results.append(await self._evaluate(t))
+                job.results.append(await self.processes.evaluate(t))
                 job.done += 1
         except Exception:  # a worker died or the pool is gone: the next request starts again
             job.failed = True
-            if self._executor is not None:
-                self._executor.shutdown(wait=False, cancel_futures=True)
-                self._executor = None
+            self.processes.close()
             self._pump()
             return
         job.finished = True
@@ -218,9 +281,7 @@ class Reviewer:
         for job in self.jobs.values():
             if job.task is not None:
                 job.task.cancel()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        self.processes.close()
 
 
 def seat_of(seats: list[SeatRow], token: Any) -> int | None:
@@ -239,9 +300,26 @@ def others_allowed(row: TableRow) -> bool:
     return row.status == "finished" and bool(row.config.get("review_others"))
 
 
-def hand_tasks(state: dict[str, Any], hand: int, seat: int, worlds: int) -> tuple[list[Task], int]:
-    """The decisions of ``seat`` in ``hand`` (each with the seat's view then), and the number
-    of hands over; refused when the hand is not over (or not dealt)."""
+def budgeted(tasks: list[Task], worlds: int, work: int) -> list[Task]:
+    """``tasks`` (one seat's decisions in one hand, ``worlds`` each) within ``work`` sampled
+    worlds in all: a hand with more decisions than ``work // worlds`` shares the work out, each
+    decision judged on fewer worlds (its standard error, and so its mark, says how sure), at
+    least :data:`MIN_WORLDS`; a hand longer still has only its first ``work // MIN_WORLDS``
+    decisions reviewed.  (A decision's own cost is bounded already: its worlds, the expert's
+    few candidates, and rollouts to the end of the hand.)"""
+    if not tasks or len(tasks) * worlds <= work:
+        return tasks
+    floor = min(worlds, MIN_WORLDS)
+    each = min(worlds, max(floor, work // len(tasks)))
+    kept = tasks[:max(1, work // each)]
+    return [dataclasses.replace(t, worlds=each) for t in kept]
+
+
+def hand_tasks(state: dict[str, Any], hand: int, seat: int, worlds: int,
+               work: int | None = None) -> tuple[list[Task], int]:
+    """The decisions of ``seat`` in ``hand`` (each with the seat's view then; within ``work``
+    worlds in all, :func:`budgeted`), and the number of hands over; refused when the hand is
+    not over (or not dealt)."""
     table = Table.from_dict(state)
     try:
         record = table.record()  # the hands over only
@@ -250,7 +328,8 @@ def hand_tasks(state: dict[str, Any], hand: int, seat: int, worlds: int) -> tupl
             if hand == table.hand_number:
                 raise bad(HAND_IN_PLAY, 409)
             raise bad(NO_HAND, 404, hand=hand)
-        return tasks_of(record, 1, [seat], hand, worlds, REVIEW_SEED), over
+        tasks = tasks_of(record, 1, [seat], hand, worlds, REVIEW_SEED)
+        return (tasks if work is None else budgeted(tasks, worlds, work)), over
     finally:
         table.close()
 
@@ -296,10 +375,10 @@ def review_payload(state: dict[str, Any], hand: int, seat: int, decisions: list[
             "timeline": timeline}
 
 
-def progress(job: Job, hand: int, seat: int, position: int) -> dict[str, Any]:
-    """A review not computed yet: ``position`` in the queue (0: being computed), decisions done."""
-    return {"status": "waiting" if position else "running", "position": position, "hand": hand, "seat": seat,
-            "done": job.done, "total": job.total}
+def progress(look: Look, hand: int, seat: int) -> dict[str, Any]:
+    """A review not computed yet: its position in the queue (0: being computed), decisions done."""
+    return {"status": "waiting" if look.position else "running", "position": look.position, "hand": hand,
+            "seat": seat, "done": look.done, "total": look.total}
 
 
 routes = APIRouter()
@@ -337,27 +416,25 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
     seats = list(range(players)) if everyone else [seat]
     key = (table_id, hand, seat)
     worlds = card.settings.review_worlds
-    reviewer: Reviewer = request.app.state.reviewer
-    job = reviewer.jobs.get(key)
-    decisions: list[DecisionReview] | None = None
-    if job is not None and job.failed:
-        reviewer.jobs.pop(key, None)
+    reviewer: Queue = request.app.state.reviewer
+    look = await reviewer.look(key)  # before the database: a review is stored before it leaves the queue
+    if look is not None and look.state == "failed":
+        await reviewer.forget(key)
         raise bad(FAILED, 503)
-    if job is not None and not job.finished:
-        return JSONResponse({**progress(job, hand, seat, reviewer.position(key)), "seats": seats})
-    if job is not None:
-        decisions = [d for d in job.results if d is not None]
-    else:
+    if look is not None and look.state in ("waiting", "running"):
+        return JSONResponse({**progress(look, hand, seat), "seats": seats})
+    decisions = look.decisions if look is not None else None
+    if decisions is None:
         stored = await card.hub.db(card.store.load_review, table_id, hand, seat, worlds)
         if stored is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 decisions = [DecisionReview.from_dict(d) for d in stored["decisions"]]
     if decisions is None:
-        tasks, _over = await asyncio.to_thread(hand_tasks, row.state, hand, seat, worlds)
-        job = reviewer.start(key, tasks, client_address(request))
-        return JSONResponse({**progress(job, hand, seat, reviewer.position(key)), "seats": seats})
+        tasks, _over = await asyncio.to_thread(hand_tasks, row.state, hand, seat, worlds, card.settings.review_work)
+        look = await reviewer.admit(key, tasks, client_address(request))
+        return JSONResponse({**progress(look, hand, seat), "seats": seats})
     payload = await asyncio.to_thread(review_payload, row.state, hand, seat, decisions, worlds, said)
     return JSONResponse({**payload, "seats": seats})
 
 
-__all__ = ["Reviewer", "hand_tasks", "review_payload", "routes"]
+__all__ = ["Look", "Queue", "ReviewProcesses", "Reviewer", "budgeted", "hand_tasks", "review_payload", "routes"]

@@ -26,6 +26,7 @@ Messages from a client (JSON objects, at most :data:`MAX_MESSAGE` bytes)::
                                    what would each action make of these cards, and is it legal?
     {"type": "hint"}  {"type": "undo"}  {"type": "next_hand"}  {"type": "ping"}
     {"type": "order", "sort": "suit", "cards": ["8H", "KS"]}   how this seat arranges its hand (not an event)
+    {"type": "pause", "do": "ask"}   the game's pause: "ask", "agree", "decline" or "resume" (canasta.web.pause)
     {"type": "chat", "text": "..."}  {"type": "chat", "phrase": "gg"}   a line of the table chat (an event)
 
 Messages to a client: ``welcome``, ``state`` (carries ``seq``: the table's event
@@ -41,10 +42,10 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import Any
 
-from canasta.cards import card_str, parse_card
-from canasta.errors import NotationError
+from canasta.engine.cards import card_str, parse_card
+from canasta.engine.errors import NotationError
+from canasta.engine.moves import Move
 from canasta.i18n import N_, translator
-from canasta.moves import Move
 from canasta.present import candidates, proposal
 from canasta.web.conn import (
     ACTIONS,
@@ -68,6 +69,7 @@ from canasta.web.conn import (
     read_selection,
 )
 from canasta.web.language import REFUSAL, TEMPLATE, say_error
+from canasta.web.pause import DOES, PAUSED
 from canasta.web.room_state import (
     BOT_LEVELS,
     BUSY,
@@ -241,13 +243,32 @@ class Room(RoomWrites):
 
     def on_hint(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t, seat = self.table, conn.seat
+        if self.config.get("rated"):  # a bot's advice has no place in a rated game (canasta.web.rated)
+            reply(say_error("REFUSED", N_("no hints at a rated table"), ref="hint"))
+            return
         if self.status != "playing" or t.hand_over or t.to_move != seat:
             reply(say_error("NOT_YOUR_TURN", N_("a hint is given only when it is your move"), ref="hint"))
             return
         move = t.hint(seat)
         reply({"type": "hint", "move": str(move), "text": proposal(move, t.rules, translator(conn.lang))})
 
+    def on_pause(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        """``{"type": "pause", "do": "ask" | "agree" | "decline" | "resume"}``: the game's pause
+        (:mod:`canasta.web.pause`); refused with its reason if it makes no sense now."""
+        does = msg.get("do")
+        if does not in DOES:
+            reply(error("BAD_MESSAGE", f"a pause message is {{\"do\": one of {', '.join(DOES)}}}", ref="pause"))
+            return
+        refused_now = self.pause_refusal(conn.seat, does)
+        if refused_now is not None:
+            reply(refused_now)
+            return
+        self.act(conn, self.apause(conn.seat, does))
+
     def on_undo(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
+        if self.paused:
+            reply(say_error(*PAUSED, ref="undo"))
+            return
         if self.status != "playing" or not self.table.undoable(conn.seat):
             reply(say_error("NOTHING_TO_UNDO", NOTHING_TO_UNDO, ref="undo"))
             return
@@ -302,13 +323,15 @@ class Room(RoomWrites):
         if allowance.take("chat") is not None:
             reply(say_error("TOO_FAST", N_("you are chatting too fast: wait a moment"), ref="chat"))
             return
-        self.act(conn, self.achat(conn.seat, line, phrase))
+        self.act(conn, self.achat(conn.seat, line, phrase, conn.account))
 
-    async def achat(self, seat: int, line: str, phrase: str | None) -> dict[str, Any] | None:
-        """Write a chat line as the table's next event."""
+    async def achat(self, seat: int, line: str, phrase: str | None, by: str | None = None) -> dict[str, Any] | None:
+        """Write a chat line as the table's next event (``by``: the account whose socket said it,
+        kept in the event so a player who mutes it is not sent it: :mod:`canasta.web.social`)."""
         for _ in range(RETRIES):
             try:
-                if await self.commit("chat", seat, line, {"phrase": phrase} if phrase else None):
+                data = {k: v for k, v in (("phrase", phrase), ("by", by)) if v}
+                if await self.commit("chat", seat, line, data or None):
                     return None
             except NotSaved:
                 return say_error("NOT_SAVED", NOT_SAVED, ref="chat")
@@ -316,6 +339,9 @@ class Room(RoomWrites):
 
     def on_next_hand(self, conn: Conn, msg: dict[str, Any], reply: Reply) -> None:
         t = self.table
+        if self.paused:
+            reply(say_error(*PAUSED, ref="next_hand"))
+            return
         if not t.dealt:
             reply(say_error("WAITING", FIRST_DEAL_WAITS, ref="next_hand"))
             return

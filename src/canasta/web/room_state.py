@@ -14,15 +14,26 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from canasta.bots import LEVELS
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 from canasta.i18n import DEFAULT, N_, translator
 from canasta.i18n.words import seat_name
 from canasta.play.table import Table
 from canasta.present import describe
 from canasta.review import DEFAULT_WORLDS
-from canasta.view import pile_note_list
+from canasta.views.seat import pile_note_list, table_note_list
 from canasta.web.conn import CHAT_RATE, RATES, Conn, Limiter, chat_line
+from canasta.web.language import say_error
 from canasta.web.metrics import Metrics
+from canasta.web.pause import (
+    RATED_PAUSES,
+    RESUME_SECONDS,
+    Pause,
+    apply_pause,
+    complete,
+    pause_refusal,
+    voters,
+)
+from canasta.web.pause import public as pause_public
 from canasta.web.store import (
     DB_TIMEOUT,
     Event,
@@ -63,8 +74,12 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()  # Host names the server answers to (canasta.web.guards.host_allowed); (): any
     review_worlds: int = DEFAULT_WORLDS  # worlds sampled per reviewed decision (tests: a few)
     review_workers: int = 1  # processes that compute reviews (0: a thread of the server process)
+    #: worlds one review of a hand may sample in all (decisions x worlds): bounds a review's cost
+    review_work: int = 6144
     chat_rate: tuple[float, float] = CHAT_RATE  # chat lines a second and burst, per seat
     metrics_token: str | None = None  # /metrics for a bearer of this token (None: this machine only)
+    passkey_rp_id: str | None = None  # WebAuthn RP id (None: the host the page was asked by; canasta.web.passkeys)
+    passkey_origins: tuple[str, ...] = ()  # origins passkeys are used from (): the page's own and allow_origins
 
 
 # what a person may be told from more than one place
@@ -143,7 +158,7 @@ class Notice:
 
 ROOM_STATE = ("table", "seats", "config", "status", "seq", "takeover", "auto_turn", "present", "gone",
               "deadline", "timer_key", "deal_at", "deal_key", "last_active", "last_event_at", "notices",
-              "notice_count", "chat", "play_seq", "keys")
+              "notice_count", "chat", "play_seq", "keys", "pause", "pauses", "resumed")
 TALK = frozenset({"chat"})  # events that say something and change nothing of the play (no bot waits for them)
 RETRIES = 3  # a change lost to another writer is re-checked against the truth and tried again
 
@@ -189,10 +204,16 @@ class RoomState:
     order_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     chat: list[dict[str, Any]] = field(default_factory=list)  # the table's last chat lines (its chat events)
     chat_limits: dict[int, Limiter] = field(default_factory=dict)  # seat -> its chat allowance
+    chat_by: dict[int, str] = field(default_factory=dict)  # a chat line's id -> the account that said it
     play_seq: int = -1  # the last event that was not talk (TALK): what a bot's move waits for
     #: move key -> (event number, seat, the move as stored), of the last KEYS_KEPT moves sent with a key
     keys: dict[str, tuple[int, int, str]] = field(default_factory=dict)
     unsure: bool = False  # a write's outcome is unknown: the table is read again until it is known
+    pause: Pause | None = None  # a pause asked for, or in force (canasta.web.pause)
+    pauses: int = 0  # the pauses that started in this match
+    resumed: int = 0  # the event that last resumed play (0: none): the timers' jobs after it are new ones
+    #: the turn timer a resume gives back (its key and seconds left), for derive_timers
+    resume_held: tuple[tuple[int, int, int], float] | None = None
 
     # ---------------------------------------------------------------- status
 
@@ -209,13 +230,45 @@ class RoomState:
     def any_human_connected(self) -> bool:
         return bool(self.present)
 
+    @property
+    def paused(self) -> bool:
+        """Is the game paused (every person agreed), its clock stopped?"""
+        return self.pause is not None and self.pause.paused
+
+    @property
+    def pause_limit(self) -> int | None:
+        """The pauses this match allows (None: any number): a rated one, :data:`RATED_PAUSES`."""
+        limit = self.config.get("pauses")
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            return limit
+        return RATED_PAUSES if self.config.get("rated") else None
+
+    def pause_refusal(self, seat: int, does: str) -> dict[str, Any] | None:
+        """Why ``seat`` may not ``does`` (ask, agree, decline, resume) about a pause now, or None."""
+        why = pause_refusal(self.pause, self.pauses, self.pause_limit, self.status, seat, does)
+        if why is None:
+            return None
+        code, template, fields = why
+        return say_error(code, template, fields, ref="pause")
+
+    def start_pause_if_agreed(self, at: float) -> None:
+        """Every person has agreed to the pause asked for: it starts now (the turn timer keeps
+        what it had left)."""
+        if not complete(self.pause, voters(self.seats, self.takeover)):
+            return
+        assert self.pause is not None
+        self.pause.paused_at = at
+        if self.timer_key is not None and self.deadline is not None:
+            self.pause.held = (self.timer_key, max(0.0, self.deadline - at))
+        self.pauses += 1
+
     def bot_plays(self, seat: int) -> bool:
         return self.table.is_bot(seat) or seat in self.takeover or seat == self.auto_turn
 
     def needs_bot(self) -> bool:
         t = self.table
         return (self.status == "playing" and t.dealt and not t.hand_over and self.any_human_connected()
-                and self.bot_plays(t.to_move))
+                and self.bot_plays(t.to_move) and not self.paused)
 
     @property
     def bot_delay(self) -> float:
@@ -234,7 +287,7 @@ class RoomState:
     def may_deal(self) -> bool:
         """May the next hand (or the first) be dealt now?"""
         t = self.table
-        return self.status == "playing" and not t.match_over and (not t.dealt or t.hand_over)
+        return self.status == "playing" and not t.match_over and (not t.dealt or t.hand_over) and not self.paused
 
     def idle(self, now: float, seconds: float) -> bool:
         """Nobody connected, and no change, connection or disconnection for ``seconds``."""
@@ -277,6 +330,8 @@ class RoomState:
             "rematch": self.config.get("rematch"),  # the finished match's rematch (a table id), once made
             "review_others": bool(self.config.get("review_others")),  # every seat's review, once the match is over
             "chat_spectators": bool(self.config.get("chat_spectators")),  # spectators read the chat
+            "rated": self.config.get("rated"),  # a rated table's pool (canasta.web.rated), or null
+            "pause": pause_public(self.pause, voters(self.seats, self.takeover), self.pauses, self.pause_limit),
         }
 
     def note_timeout(self, seat: int, number: int) -> Notice:
@@ -352,7 +407,8 @@ class RoomState:
         return {"kind": "notice", "notice": n["kind"], "id": n["id"], "seat": n["seat"],
                 "n": None, "move": None, "text": n["text"], "does": None}
 
-    def payload_for(self, seat: int, public: dict[str, Any], lang: str = DEFAULT) -> dict[str, Any]:
+    def payload_for(self, seat: int, public: dict[str, Any], lang: str = DEFAULT,
+                    muted: frozenset[str] = frozenset()) -> dict[str, Any]:
         # the rules are sent once, in the welcome
         out = dict(public)
         out["seat"] = seat
@@ -364,31 +420,34 @@ class RoomState:
             notes = pile_note_list(seen)
             out["pile_notes"] = [note.text for note in notes]  # in English, for programs
             out["pile_note_keys"] = [note._asdict() for note in notes]
+            out["table_note_keys"] = [note._asdict() for note in table_note_list(seen)]
         else:
             out["view"] = None
-            out["pile_notes"] = out["pile_note_keys"] = []
+            out["pile_notes"] = out["pile_note_keys"] = out["table_note_keys"] = []
         out["undoable"] = self.table.undoable(seat) if seat >= 0 else 0
         out["order"] = self.orders.get(seat) if seat >= 0 else None
         # the chat: for the seats, and for spectators only at a table that lets them read it
         out["chat"] = self.chat[-CHAT_KEPT:] if seat >= 0 or self.config.get("chat_spectators") else None
+        if muted and out["chat"]:  # the lines of accounts this socket's player muted are not sent to it
+            out["chat"] = [c for c in out["chat"] if self.chat_by.get(c["id"]) not in muted]
         mine = self.table.client_seeds()[seat] if seat >= 0 and self.table.pending is not None else ""
         out["my_seed"] = mine or None
         return out
 
     def broadcast(self) -> None:
         public = self.public()
-        cache: dict[tuple[int, str], str] = {}
+        cache: dict[tuple[int, str, frozenset[str]], str] = {}
         for c in self.conns:
-            key = (c.seat, c.lang)
+            key = (c.seat, c.lang, c.muted)
             if key not in cache:
-                cache[key] = json.dumps(self.payload_for(c.seat, public, c.lang))
+                cache[key] = json.dumps(self.payload_for(c.seat, public, c.lang, c.muted))
             c.last_sent_seq = self.seq
             c.send(cache[key])
         self.hub.on_broadcast(self)
 
     def send_state(self, conn: Conn) -> None:
         conn.last_sent_seq = self.seq
-        conn.send(self.payload_for(conn.seat, self.public(), conn.lang))
+        conn.send(self.payload_for(conn.seat, self.public(), conn.lang, conn.muted))
 
     # ------------------------------------------------------------ the state
 
@@ -410,6 +469,15 @@ class RoomState:
                     self.gone.pop(s.seat, None)
                 elif s.kind == "human" and s.seat not in self.gone:
                     self.gone[s.seat] = (ev.num, ev.at)
+            self.start_pause_if_agreed(ev.at)  # the last one to agree is now played by a stand-in
+        elif k == "pause":
+            if ev.line == "resume":
+                self.resume_held = self.pause.held if self.pause is not None else None
+                self.pause, self.resumed = None, ev.num
+                self.gone = {seat: (ev.num, ev.at) for seat in self.gone}  # the grace periods start afresh
+            else:
+                self.pause = apply_pause(self.pause, ev.line, ev.seat, ev.at)
+                self.start_pause_if_agreed(ev.at)
         elif k == "auto_turn":
             self.auto_turn = ev.seat
             self.note_timeout(ev.seat, ev.num)  # every process says it, and a reload from the events too
@@ -417,6 +485,11 @@ class RoomState:
             self.status = "abandoned"
         elif k == "chat":
             self.chat = [*self.chat, chat_line(ev)][-CHAT_KEPT:]
+            if data.get("by"):
+                self.chat_by[ev.num] = str(data["by"])
+                if len(self.chat_by) > 2 * CHAT_KEPT:
+                    kept = {c["id"] for c in self.chat}
+                    self.chat_by = {k: v for k, v in self.chat_by.items() if k in kept}
         elif k == "move" and isinstance(data.get("key"), str):
             self.keys[data["key"]] = (ev.num, ev.seat, ev.line)
             if len(self.keys) > KEYS_KEPT:
@@ -428,6 +501,8 @@ class RoomState:
         self.last_active = ev.at
         if self.status != "abandoned":
             self.status = "finished" if self.table.match_over else ("playing" if self.filled() else "open")
+        if self.pause is not None and not self.paused and self.status != "playing":
+            self.pause = None  # a request the match ended under (or the table closed) is void
         t = self.table
         if self.auto_turn is not None and (not t.dealt or t.hand_over or t.to_move != self.auto_turn):
             self.auto_turn = None
@@ -438,13 +513,21 @@ class RoomState:
         (so every process shows the same)."""
         seconds = float(self.config.get("turn_seconds") or 0)
         t = self.table
-        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.to_move):
+        if seconds <= 0 or not t.dealt or t.hand_over or self.status != "playing" or self.bot_plays(t.to_move) \
+                or self.paused:
             key = None
         else:
             key = (t.hand_number, t.turn_number, t.to_move)
         if key != self.timer_key:
             self.timer_key = key
-            self.deadline = None if key is None else at + seconds
+            held = self.resume_held
+            if key is None:
+                self.deadline = None
+            elif held is not None and held[0] == key:  # resumed: the seconds it had left when it stopped
+                self.deadline = at + max(held[1], min(seconds, RESUME_SECONDS))
+            else:
+                self.deadline = at + seconds
+        self.resume_held = None
         delay = self._deal_delay()
         dkey = None if delay is None else (t.hand_number, delay == 0.0)
         if dkey != self.deal_key:
@@ -457,7 +540,7 @@ class RoomState:
         grace period, so an absent player cannot hold the table); a next hand after
         the auto-deal pause when at most one person plays here (a bot game)."""
         t = self.table
-        if self.status != "playing" or t.match_over:
+        if self.status != "playing" or t.match_over or self.paused:
             return None
         if not t.dealt:
             return 0.0 if self.seeds_in() else self.hub.settings.grace
@@ -473,15 +556,16 @@ class RoomState:
         (:mod:`canasta.web.jobs` runs them)."""
         jobs: list[tuple[str, str, tuple[Any, ...], float]] = []
         tid = self.id
+        again = f":r{self.resumed}" if self.resumed else ""  # a timer resumed is a new job (the old one may wait still)
         if self.needs_bot():
             jobs.append(("bot", f"bot:{tid}:{self.play_seq}", (tid, self.play_seq), self.last_event_at + self.bot_delay))
         if self.timer_key is not None and self.deadline is not None:
             h, turn, seat = self.timer_key
-            jobs.append(("turn", f"turn:{tid}:{h}:{turn}:{seat}", (tid, h, turn, seat), self.deadline))
+            jobs.append(("turn", f"turn:{tid}:{h}:{turn}:{seat}{again}", (tid, h, turn, seat), self.deadline))
         if self.deal_key is not None and self.deal_at is not None:
             hand, now = self.deal_key
-            jobs.append(("deal", f"deal:{tid}:{hand}:{'now' if now else 'later'}", (tid, hand), self.deal_at))
-        if self.status == "playing":
+            jobs.append(("deal", f"deal:{tid}:{hand}:{'now' if now else 'later'}{again}", (tid, hand), self.deal_at))
+        if self.status == "playing" and not self.paused:  # no grace period runs out during a pause
             grace = self.hub.settings.grace
             for seat, (num, at) in sorted(self.gone.items()):
                 if seat not in self.takeover and self.seats[seat].kind == "human":

@@ -12,13 +12,14 @@ import time
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from canasta.errors import CanastaError, IllegalMoveError
-from canasta.fairdeal import FairDeal, check_client_seed
+from canasta.engine.errors import CanastaError, IllegalMoveError
+from canasta.engine.fairdeal import FairDeal, check_client_seed
+from canasta.engine.moves import Move
 from canasta.i18n import N_
-from canasta.moves import Move
 from canasta.play.table import TURN_REFUSALS, TableError
 from canasta.web.conn import Conn, error
 from canasta.web.language import refused, say_error
+from canasta.web.pause import PAUSED
 from canasta.web.redact import said
 from canasta.web.room_state import (
     BUSY,
@@ -114,7 +115,13 @@ class RoomWrites(RoomState):
         Raises the engine's refusal if it does not apply (a move ``checked`` just now is not
         checked twice)."""
         t = self.table
-        if ev.kind == "move":
+        if self.paused and ev.kind in ("move", "undo", "deal", "auto_turn"):
+            raise TableError(PAUSED[1])
+        if ev.kind == "pause":
+            refused_now = self.pause_refusal(ev.seat, ev.line)
+            if refused_now is not None:
+                raise TableError(refused_now["message"])
+        elif ev.kind == "move":
             why = None if checked else t.why_not(ev.seat, ev.line)
             if why is not None:
                 raise why
@@ -269,6 +276,8 @@ class RoomWrites(RoomState):
             return say_error("WAITING", FIRST_DEAL_WAITS)
         if self.status == "finished":
             return say_error("MATCH_OVER", N_("the match is over"))
+        if self.paused:
+            return say_error(*PAUSED)
         t = self.table
         turn = t.turn_refusal(seat)
         if turn is not None:  # the table's own refusal, said from its code (canasta.play.table.TURN_REFUSALS)
@@ -316,6 +325,21 @@ class RoomWrites(RoomState):
                 self.hub.metrics.move_latency.observe(time.perf_counter() - started)
                 return self.stored_move(key, seat, again=False)
         return say_error("REFUSED", BUSY, ref="move")
+
+    async def apause(self, seat: int, does: str) -> dict[str, Any] | None:
+        """``seat`` asks for a pause, agrees to one, declines it or resumes play
+        (:mod:`canasta.web.pause`): written as the table's next event, or why not."""
+        for _ in range(RETRIES):
+            async with self.writing():
+                refused_now = self.pause_refusal(seat, does)
+                if refused_now is not None:
+                    return refused_now
+                try:
+                    if await self.write("pause", seat, does, None):
+                        return None
+                except NotSaved:
+                    return say_error("NOT_SAVED", NOT_SAVED, ref="pause")
+        return say_error("REFUSED", BUSY, ref="pause")
 
     async def aundo(self, seat: int) -> dict[str, Any] | None:
         """Take back ``seat``'s last meld of this turn."""
@@ -521,7 +545,8 @@ class RoomWrites(RoomState):
         for _ in range(RETRIES):
             async with self.writing():
                 seen = self.gone.get(seat)
-                if self.status != "playing" or seen is None or seen[0] != num or seat in self.takeover:
+                if self.status != "playing" or seen is None or seen[0] != num or seat in self.takeover \
+                        or self.paused:
                     return
                 live = await self.hub.live_seats(self.id)
                 if seat in live:

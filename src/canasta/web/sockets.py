@@ -13,14 +13,15 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
-from canasta.game import family_of
-from canasta.present import family_words, pile_word
-from canasta.rules import RuleSet
+from canasta.engine.game import family_of
+from canasta.engine.rules import RuleSet
+from canasta.present import family_words, hand_word, pile_word
 from canasta.web.guards import client_address, is_int, origin_refusal
 from canasta.web.language import choose, localize, say_error
 from canasta.web.redact import said
 from canasta.web.room import DB_UNAVAILABLE, MAX_MESSAGE, Conn, Room, error
 from canasta.web.service import CardRoom, TheCardRoom
+from canasta.web.social import BANNED_CODE
 
 HELLO_TIMEOUT = 20.0
 
@@ -55,9 +56,10 @@ def words_of(rules: RuleSet) -> dict[str, Any]:
     """What the table's family calls its things (:func:`canasta.present.family_words`), for
     the page: it words the table by these, never by the family's name."""
     words = family_words(rules)
-    return {"pile": pile_word(rules), "canastas": list(words.canastas), "opened": words.opened,
+    return {"pile": pile_word(rules), "hand": hand_word(rules), "canastas": list(words.canastas), "opened": words.opened,
             "minimum_shown": words.minimum_shown, "pile_fanned": words.pile_fanned, "wilds": words.wilds,
-            "closes_canastas": family_of(rules).closes_canastas, "canasta_size": family_of(rules).canasta_size}
+            "closes_canastas": family_of(rules).closes_canastas, "canasta_size": family_of(rules).canasta_size,
+            "laid_out": words.laid_out}
 
 async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
     await ws.accept()
@@ -70,8 +72,16 @@ async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
     if room is None:
         return
     conn: Conn | None = None
+    social = ws.app.state.social
     try:
         conn = await hello(ws, room, card)
+        refused = await social.admit(ws, room, conn)  # whose socket (a banned account's seat is refused)
+        if refused is not None:
+            conn.send(refused)
+            conn.drop(BANNED_CODE, "banned")
+            await conn.close()
+            conn = None
+            return
         room.attach(conn)  # the new client gets its state (everyone does if a seat came back)
         while True:
             msg = parse(await receive(ws))
@@ -84,6 +94,7 @@ async def serve_socket(ws: WebSocket, table_id: str, card: CardRoom) -> None:
         pass
     finally:
         if conn is not None:
+            social.forget(conn)
             room.detach(conn)
             await conn.close()
 

@@ -47,8 +47,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from canasta.errors import CanastaError
-from canasta.fairdeal import FairDeal
+from canasta.engine.errors import CanastaError
+from canasta.engine.fairdeal import FairDeal
 from canasta.play.table import Table as GameTable
 from canasta.web.redact import redact, said
 from canasta.web.vault import PREFIX, Vault, vault_for

@@ -1,7 +1,7 @@
 """Deal secrets encrypted at rest.
 
 A fair table keeps, before each hand, the secret its deal is made from
-(:mod:`canasta.fairdeal`); whoever reads it early knows the deal.  The card room
+(:mod:`canasta.engine.fairdeal`); whoever reads it early knows the deal.  The card room
 writes every such secret to its database encrypted (Fernet: AES-128-CBC with an
 HMAC-SHA256, from the ``cryptography`` package), with a key that is not in the
 database:
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from canasta.errors import CanastaError
+from canasta.engine.errors import CanastaError
 
 ENV = "CANASTA_SECRET_KEYS"
 PREFIX = "fernet:"

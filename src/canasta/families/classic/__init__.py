@@ -11,22 +11,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
-from canasta.cards import CARD_VALUE, THREE, Card
-from canasta.errors import IllegalMoveError, refuse
-from canasta.fairdeal import DealRandom
+from canasta.engine import turns
+from canasta.engine.cards import CARD_VALUE, THREE, Card
+from canasta.engine.errors import IllegalMoveError, refuse
+from canasta.engine.fairdeal import DealRandom
+from canasta.engine.family import FamilyWords, PileNote, PlayTuning, SearchTuning
+from canasta.engine.game import Game, RuleFamily, register_family
+from canasta.engine.melds import Meld, check_meld_shape
+from canasta.engine.moves import MELD, TAKE, Group, Move, group_cards
+from canasta.engine.native import mypyc_attr
+from canasta.engine.options import Option, Spec
+from canasta.engine.plans import MeldPlan, TakePlan
+from canasta.engine.rules import RuleSet
+from canasta.engine.scoring import SideScore
+from canasta.engine.state import DRAW_PHASE, FINAL_PHASE
 from canasta.families.classic import movegen, options
 from canasta.families.classic import rules as classic_rules
 from canasta.families.classic.going_out import classic_plan, qualifies_concealed
-from canasta.family import FamilyWords, PileNote, PlayTuning, SearchTuning
-from canasta.game import Game, RuleFamily, register_family
-from canasta.melds import Meld, check_meld_shape
-from canasta.moves import MELD, TAKE, Group, Move, group_cards
-from canasta.native import mypyc_attr
-from canasta.options import Option, Spec
-from canasta.plans import MeldPlan, TakePlan
-from canasta.rules import RuleSet
-from canasta.scoring import SideScore
-from canasta.state import DRAW_PHASE, FINAL_PHASE
 
 #: the families this one builds on (it may import their packages; tests/test_layering.py reads it)
 EXTENDS: Final[tuple[str, ...]] = ()
@@ -80,7 +81,7 @@ class Classic(RuleFamily):
         if g.rules.red_three_last_card_may_meld:
             g.phase = FINAL_PHASE
         else:
-            g.end_hand("a red three was drawn as the last card of the stock")
+            turns.end_hand(g, "a red three was drawn as the last card of the stock")
 
     def plan_take(self, g: Game, move: Move) -> TakePlan:
         return classic_rules.plan_take(g, move)

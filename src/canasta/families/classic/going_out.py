@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from canasta.cards import (
+from canasta.engine.cards import (
     BLACK_THREE_VALUE,
     CARD_RANK,
     DEUCE_VALUE,
@@ -23,12 +23,12 @@ from canasta.cards import (
     THREE,
     TWO,
 )
-from canasta.melds import Meld, wild_limit
-from canasta.plans import TakePlan
-from canasta.state import ANSWER_PHASE, ASK_NO, MELD_PHASE, OVER
+from canasta.engine.melds import Meld, wild_limit
+from canasta.engine.plans import TakePlan
+from canasta.engine.state import ANSWER_PHASE, ASK_NO, MELD_PHASE, OVER
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 
 def qualifies_concealed(g: Game, seat: int) -> bool:

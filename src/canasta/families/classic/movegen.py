@@ -1,12 +1,13 @@
 """Classic move generation (Part A): the generating set of a position as
-options (see :mod:`canasta.options`), and the take moves."""
+options (see :mod:`canasta.engine.options`), and the take moves."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Final
 
-from canasta.cards import (
+from canasta.engine import turns
+from canasta.engine.cards import (
     CARD_RANK,
     CARD_VALUE,
     DEUCE_VALUE,
@@ -23,12 +24,10 @@ from canasta.cards import (
     TWO,
     Card,
 )
-from canasta.errors import IllegalMoveError, refuse
-from canasta.families.classic.going_out import going_out_plans, may_take_concealed, qualifies_concealed
-from canasta.families.classic.rules import finish_error, plan_take
-from canasta.melds import check_meld_shape, wild_limit
-from canasta.moves import ASK, DRAW, END, MELD, NO, TAKE, YES, Group, Move
-from canasta.options import (
+from canasta.engine.errors import IllegalMoveError, refuse
+from canasta.engine.melds import check_meld_shape, wild_limit
+from canasta.engine.moves import ASK, DRAW, END, MELD, NO, TAKE, YES, Group, Move
+from canasta.engine.options import (
     DEUCE_ON_OPT,
     JOKER_ON_OPT,
     NATURAL_ON_OPT,
@@ -41,10 +40,12 @@ from canasta.options import (
     pick_deuces,
     suits,
 )
-from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, ASK_YES, DRAW_PHASE, FINAL_PHASE, OVER
+from canasta.engine.state import ANSWER_PHASE, ASK_NO, ASK_NONE, ASK_YES, DRAW_PHASE, FINAL_PHASE, OVER
+from canasta.families.classic.going_out import going_out_plans, may_take_concealed, qualifies_concealed
+from canasta.families.classic.rules import finish_error, plan_take
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 _ALL_RANKS: Final = tuple(range(NUM_RANKS))
 _DRAW_MOVE: Final = Move(DRAW)
@@ -355,7 +356,7 @@ def options(g: Game) -> list[Option]:
             if (not IS_NATURAL[top] or not g.rank_counts[g.turn][rt]) and (
                     rt not in g.melds[g.side_of[g.turn]]):
                 return [_DRAW_MOVE]
-        forced = g.forced_take()
+        forced = turns.forced_take(g)
         if g.stock and not forced:
             out.append(_DRAW_MOVE)
         out.extend(gen_takes(g))

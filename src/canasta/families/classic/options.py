@@ -1,14 +1,14 @@
 """Classic Canasta's named options (SPEC Part A: C-O1 ...) and its presets.
 
-Registered with the rule sets (:func:`canasta.rules.register_rules_family`,
-:func:`canasta.rules.add_presets`) when the family's package is imported."""
+Registered with the rule sets (:func:`canasta.engine.rules.register_rules_family`,
+:func:`canasta.engine.rules.add_presets`) when the family's package is imported."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Final
 
-from canasta.rules import SIX_PLAYER_MINIMUMS, SIX_PLAYER_RED_THREES, OptionInfo, RuleSet
+from canasta.engine.rules import SIX_PLAYER_MINIMUMS, SIX_PLAYER_RED_THREES, OptionInfo, RuleSet
 
 CLASSIC_OPTIONS: Final[tuple[OptionInfo, ...]] = (
     OptionInfo("C-O1", "wild_ratio", "Wild cards in a meld",

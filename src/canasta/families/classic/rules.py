@@ -13,7 +13,8 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from canasta.cards import (
+from canasta.engine import turns
+from canasta.engine.cards import (
     CARD_RANK,
     CARD_VALUE,
     IS_BLACK_THREE,
@@ -25,20 +26,20 @@ from canasta.cards import (
     Card,
     make_deck,
 )
-from canasta.errors import IllegalMoveError, refuse
+from canasta.engine.errors import IllegalMoveError, refuse
+from canasta.engine.melds import Meld, check_meld_shape
+from canasta.engine.moves import Group, Move, group_cards, group_target
+from canasta.engine.plans import GroupPlan, MeldPlan, TakePlan
+from canasta.engine.scoring import SideScore, red_three_score, score_side
+from canasta.engine.state import ASK_NO, MELD_PHASE
 from canasta.families.classic.going_out import (
     concealed_take_goes_out,
     may_take_concealed,
     qualifies_concealed,
 )
-from canasta.melds import Meld, check_meld_shape
-from canasta.moves import Group, Move, group_cards, group_target
-from canasta.plans import GroupPlan, MeldPlan, TakePlan
-from canasta.scoring import SideScore, red_three_score, score_side
-from canasta.state import ASK_NO, MELD_PHASE
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 
 def deal(g: Game, order: Sequence[Card] | None = None) -> None:
@@ -83,10 +84,10 @@ def deal(g: Game, order: Sequence[Card] | None = None) -> None:
     for k in range(1, n + 1):
         s = (g.dealer + k) % n
         if r.dealt_red_threes == "immediately_after_deal":
-            g.lay_out_red_threes(s)
+            turns.lay_out_red_threes(g, s)
         else:
             g.red3_pending[s] = True
-    g.begin_turn((g.dealer + 1) % n, first=True)
+    turns.begin_turn(g, (g.dealer + 1) % n, first=True)
 
 
 def finish_error(g: Game, seat: int, canastas_after: int) -> IllegalMoveError | None:
@@ -120,7 +121,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
         raise refuse("ONE_CARD_PILE")
     top = g.pile[-1]
     rt = CARD_RANK[top]
-    g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=False)
+    g0, extras, all_cards, n0, w0 = turns.read_take(g, move)
     existing = g.melds[side].get(rt)
     if g.family.pile_frozen_for(g, side):
         if n0 < 2:
@@ -242,7 +243,7 @@ def plan_meld(g: Game, move: Move, final: bool = False) -> MeldPlan:
     if not move.groups:
         raise refuse("EMPTY_MELD")
     all_cards = [c for grp in move.groups for c in group_cards(grp)]
-    g.holds(seat, all_cards)
+    turns.holds(g, seat, all_cards)
     left = g.hand_sizes[seat] - len(all_cards)
     remaining = g.hands[seat][:]
     groups = plan_groups(g, seat, side, move.groups, remaining, going_out_ok=left <= 1 and not final)
@@ -282,7 +283,7 @@ def lay_groups(g: Game, seat: int, plan: Sequence[GroupPlan], extra: Card = -1) 
             m.add(extra)
             extra = -1
         for c in cards:
-            g.remove_card(seat, c)
+            turns.remove_card(g, seat, c)
             m.add(c)
         if before < g.canasta_size <= m.naturals + m.deuces + m.jokers and r != THREE:
             g.canasta_counts[side] += 1
@@ -317,7 +318,7 @@ def take(g: Game, seat: int, plan: TakePlan) -> None:
     if g.rules.cutthroat and g.lone_seat < 0:
         form_cutthroat_sides(g, seat)
     if g.hand_sizes[seat] == 0:
-        g.go_out(seat)
+        turns.go_out(g, seat)
 
 
 def form_cutthroat_sides(g: Game, lone: int) -> None:

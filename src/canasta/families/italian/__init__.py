@@ -12,9 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from canasta.cards import CARD_RANK, IS_WILD, Card
-from canasta.errors import IllegalMoveError, refuse
-from canasta.fairdeal import DealRandom
+from canasta.engine import turns
+from canasta.engine.cards import CARD_RANK, IS_WILD, Card
+from canasta.engine.errors import IllegalMoveError, refuse
+from canasta.engine.fairdeal import DealRandom
+from canasta.engine.family import FamilyWords, PileNote, PlayTuning, ReviewMarks, SearchTuning
+from canasta.engine.game import Game, RuleFamily, register_family
+from canasta.engine.melds import WILD_MELD, Meld
+from canasta.engine.moves import OPEN, TAKE, Group, Move, group_cards
+from canasta.engine.native import mypyc_attr
+from canasta.engine.options import Option, Spec
+from canasta.engine.plans import MeldPlan, TakePlan
+from canasta.engine.rules import RuleSet
+from canasta.engine.scoring import SideScore
+from canasta.engine.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 from canasta.families.italian import movegen, options, refusals  # noqa: F401  (registers its refusal forms)
 from canasta.families.italian import rules as play
 from canasta.families.italian.going_out import italian_can_go_out
@@ -22,16 +33,6 @@ from canasta.families.italian.melds import CANASTA, it_canasta, it_group_error
 from canasta.families.italian.openings import group_key, groups_from
 from canasta.families.italian.options import italian_rules
 from canasta.families.italian.state import ItalianState, part_of
-from canasta.family import FamilyWords, PileNote, PlayTuning, ReviewMarks, SearchTuning
-from canasta.game import Game, RuleFamily, register_family
-from canasta.melds import WILD_MELD, Meld
-from canasta.moves import OPEN, TAKE, Group, Move, group_cards
-from canasta.native import mypyc_attr
-from canasta.options import Option, Spec
-from canasta.plans import MeldPlan, TakePlan
-from canasta.rules import RuleSet
-from canasta.scoring import SideScore
-from canasta.state import ANSWER_PHASE, MELD_PHASE, DrawMode
 
 #: the families this one builds on (it may import their packages; tests/test_layering.py reads it)
 EXTENDS: Final[tuple[str, ...]] = ()
@@ -44,6 +45,7 @@ class Italian(RuleFamily):
     name = "italian"
     refusal_variant = "italian"
     pile_word = "pozzo"
+    hand_word = "smazzata"
     canasta_size = CANASTA
     take_draws = 1
     closes_canastas = True
@@ -111,7 +113,7 @@ class Italian(RuleFamily):
         return italian_rules(g.rules).empty_stock == "hand_ends"
 
     def draw_ran_out(self, g: Game) -> None:
-        g.end_hand("the stock ran out")
+        turns.end_hand(g, "the stock ran out")
 
     def has_open_move(self, rules: RuleSet) -> bool:
         return italian_rules(rules).opening_draws_one
@@ -125,7 +127,7 @@ class Italian(RuleFamily):
     def new_part(self, sides: int) -> ItalianState:
         return ItalianState(sides)
 
-    def check_discard(self, g: Game, seat: int) -> None:
+    def check_discard(self, g: Game, seat: int, card: Card) -> None:
         if part_of(g).opening_draw == DrawMode.ANNOUNCED and not g.opened[g.side_of[seat]]:
             raise refuse("MUST_OPEN")
 
@@ -155,7 +157,7 @@ class Italian(RuleFamily):
         if play.take(g, seat, plan):
             g.phase = MELD_PHASE
         else:
-            g.end_hand("the stock ran out")
+            turns.end_hand(g, "the stock ran out")
 
     def group_keyer(self) -> Callable[[Group], int]:
         return group_key

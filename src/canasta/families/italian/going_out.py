@@ -4,7 +4,7 @@ final discard) this turn?
 Decided by :func:`italian_can_go_out`, an exact search over the ways each
 rank's cards and the wild cards can be laid (:func:`going_out_possible`), whose
 answers are kept (in bounded caches keyed by the rule set itself: a
-:class:`~canasta.rules.RuleSet` hashes in constant time); for a team that has
+:class:`~canasta.engine.rules.RuleSet` hashes in constant time); for a team that has
 not opened, the openings that could start the turn, each followed by that
 search (:func:`_opening_way_out`).
 """
@@ -15,8 +15,19 @@ import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from canasta.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, THREE, TWO
-from canasta.errors import IllegalMoveError
+from canasta.engine.cards import JOKER, JOKER_RANK, NATURAL_RANKS, RANK_CARDS, THREE, TWO
+from canasta.engine.errors import IllegalMoveError
+from canasta.engine.melds import WILD_MELD, Meld
+from canasta.engine.moves import MELD, Move
+from canasta.engine.options import Spec
+from canasta.engine.rules import RuleSet
+from canasta.engine.state import (
+    ANSWER_PHASE,
+    ASK_NO,
+    ASK_YES,
+    MELD_PHASE,
+    DrawMode,
+)
 from canasta.families.italian import rules as italian
 from canasta.families.italian.melds import (
     CANASTA,
@@ -28,20 +39,9 @@ from canasta.families.italian.melds import (
 from canasta.families.italian.openings import groups_from
 from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.state import part_of
-from canasta.melds import WILD_MELD, Meld
-from canasta.moves import MELD, Move
-from canasta.options import Spec
-from canasta.rules import RuleSet
-from canasta.state import (
-    ANSWER_PHASE,
-    ASK_NO,
-    ASK_YES,
-    MELD_PHASE,
-    DrawMode,
-)
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 # ---------------------------------------------------------------------------- Italian
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from canasta.cards import ACE
+from canasta.engine.cards import ACE
+from canasta.engine.melds import WILD_MELD, Meld
+from canasta.engine.rules import RuleSet
 from canasta.families.italian.options import ItalianRules, italian_rules
-from canasta.melds import WILD_MELD, Meld
-from canasta.rules import RuleSet
 
 #: Italian's canasta: seven cards, closed and set aside once complete (B.7.1, B.7.2); the
 #: family declares it (``Italian.canasta_size``) and its own code reads it here

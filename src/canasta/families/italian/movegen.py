@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Final
 
-from canasta.cards import (
+from canasta.engine import turns
+from canasta.engine.cards import (
     CARD_RANK,
     IS_NATURAL,
     IS_WILD,
@@ -18,15 +19,9 @@ from canasta.cards import (
     THREE,
     TWO,
 )
-from canasta.families.italian.going_out import italian_can_go_out
-from canasta.families.italian.melds import CANASTA, it_group_error, wild_meld_is_clean, wild_meld_kind
-from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
-from canasta.families.italian.options import ItalianRules, italian_rules
-from canasta.families.italian.rules import is_deuce_meld, open_allowed
-from canasta.families.italian.state import part_of
-from canasta.melds import WILD_MELD
-from canasta.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move
-from canasta.options import (
+from canasta.engine.melds import WILD_MELD
+from canasta.engine.moves import ASK, DISCARD, DRAW, END, MELD, NO, OPEN, TAKE, YES, Move
+from canasta.engine.options import (
     DEUCE_ON_OPT,
     DEUCE_ON_WILD_OPT,
     JOKER_ON_OPT,
@@ -38,10 +33,16 @@ from canasta.options import (
     NEW_WILD_OPT,
     Option,
 )
-from canasta.state import ANSWER_PHASE, ASK_NO, ASK_NONE, DRAW_PHASE, OVER, DrawMode
+from canasta.engine.state import ANSWER_PHASE, ASK_NO, ASK_NONE, DRAW_PHASE, OVER, DrawMode
+from canasta.families.italian.going_out import italian_can_go_out
+from canasta.families.italian.melds import CANASTA, it_group_error, wild_meld_is_clean, wild_meld_kind
+from canasta.families.italian.openings import groups_from, opening_options, opening_specs, pick, wilds
+from canasta.families.italian.options import ItalianRules, italian_rules
+from canasta.families.italian.rules import is_deuce_meld, open_allowed
+from canasta.families.italian.state import part_of
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 _ALL_RANKS: Final = tuple(range(NUM_RANKS))
 _DRAW_MOVE: Final = Move(DRAW)
@@ -305,7 +306,7 @@ def _legal_discards(g: Game, seat: int, rc: list[int]) -> list[Move]:
     return out
 
 def options(g: Game) -> list[Option]:
-    """The Italian generating set (see :mod:`canasta.options`)."""
+    """The Italian generating set (see :mod:`canasta.engine.options`)."""
     phase = g.phase
     if phase == OVER:
         return []
@@ -324,7 +325,7 @@ def options(g: Game) -> list[Option]:
             if (not IS_NATURAL[top] or g.rank_counts[seat][CARD_RANK[top]] < need) and (
                     house.pozzo_take != "classic" or g.pile_frozen):
                 return [_DRAW_MOVE]
-        forced = g.forced_take()
+        forced = turns.forced_take(g)
         if g.stock and not forced:
             out.append(_DRAW_MOVE)
             if house.opening_draws_one and open_allowed(g):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from canasta.cards import (
+from canasta.engine.cards import (
     CARD_RANK,
     DEUCE_VALUE,
     IS_WILD,
@@ -18,14 +18,14 @@ from canasta.cards import (
     TWO,
     Card,
 )
+from canasta.engine.melds import WILD_MELD
+from canasta.engine.moves import MELD, Group, Move, group_cards, group_target
+from canasta.engine.options import Spec
 from canasta.families.italian.melds import CANASTA, it_group_error, wild_meld_is_clean, wild_meld_kind
 from canasta.families.italian.options import italian_rules
-from canasta.melds import WILD_MELD
-from canasta.moves import MELD, Group, Move, group_cards, group_target
-from canasta.options import Spec
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 
 def pick(hand: list[int], rank: int, k: int) -> list[Card]:

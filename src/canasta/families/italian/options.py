@@ -1,15 +1,15 @@
 """Italian Canasta's named options (SPEC Part B: I-O1 ...) and its presets.
 
-Registered with the rule sets (:func:`canasta.rules.register_rules_family`,
-:func:`canasta.rules.add_presets`) when the family's package is imported."""
+Registered with the rule sets (:func:`canasta.engine.rules.register_rules_family`,
+:func:`canasta.engine.rules.add_presets`) when the family's package is imported."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from canasta.errors import RulesError
-from canasta.rules import CLASSIC_MINIMUMS, CLASSIC_RED_THREES, OptionInfo, RuleSet
+from canasta.engine.errors import RulesError
+from canasta.engine.rules import CLASSIC_MINIMUMS, CLASSIC_RED_THREES, OptionInfo, RuleSet
 
 # -- the choices of the options that are words (checked against ITALIAN_OPTIONS by tests/test_rules)
 ItWildLimit = Literal["italian_1_or_2", "max3", "fewer_than_naturals"]  # I-O1
@@ -49,7 +49,7 @@ HOYLE_RED_THREES: Final = (0, 100, 200, 300, 800, 1000, 1200)
 @dataclass(frozen=True)
 class ItalianRules:
     """Italian Canasta's own options (I-O1 ... I-O39 but I-O19, the direction of play, and
-    I-O28, the target, which are shared fields of :class:`~canasta.rules.RuleSet`): its
+    I-O28, the target, which are shared fields of :class:`~canasta.engine.rules.RuleSet`): its
     ``part``, read with :func:`italian_rules`."""
 
     it_wild_limit: ItWildLimit = "italian_1_or_2"
@@ -94,7 +94,7 @@ class ItalianRules:
         """Must an opening at this minimum be clean (B.9.2, I-O7)?"""
         return self.clean_opening == "always" or minimum <= 50
 
-    # -- what the shared record asks of a family's own options (canasta.rules.RulesPart)
+    # -- what the shared record asks of a family's own options (canasta.engine.rules.RulesPart)
 
     def check(self, rules: RuleSet) -> None:
         if rules.players == 5 and self.five_players == "unsupported":
@@ -121,6 +121,15 @@ class ItalianRules:
         if rules.red_three_values != CLASSIC_RED_THREES:
             return None
         return HOYLE_RED_THREES if self.red_three_table == "hoyle_italian" else RED_THREES
+
+    def tie_at_target(self, rules: RuleSet) -> None:
+        return None
+
+    def match_hands(self, rules: RuleSet) -> None:
+        return None
+
+    def hand_minimums(self, rules: RuleSet) -> None:
+        return None
 
 
 def italian_rules(rules: RuleSet) -> ItalianRules:

@@ -8,7 +8,7 @@ these keys directly."""
 
 from __future__ import annotations
 
-from canasta.errors import register_refusals
+from canasta.engine.errors import register_refusals
 
 _NOT_GOING_OUT = "black threes may be melded only in the turn you go out"
 _WILD_OPEN = "your team has an open meld of wild cards: close it as a canasta before completing a dirty canasta"

@@ -13,7 +13,8 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from canasta.cards import (
+from canasta.engine import turns
+from canasta.engine.cards import (
     BLACK_THREES,
     CARD_RANK,
     CARD_VALUE,
@@ -30,8 +31,14 @@ from canasta.cards import (
     Card,
     make_deck,
 )
-from canasta.errors import IllegalMoveError, refuse
-from canasta.fairdeal import DealRandom
+from canasta.engine.errors import IllegalMoveError, refuse
+from canasta.engine.fairdeal import DealRandom
+from canasta.engine.melds import WILD_MELD, Meld
+from canasta.engine.moves import Group, Move, group_cards, group_target
+from canasta.engine.plans import GroupPlan, MeldPlan, TakePlan
+from canasta.engine.rules import RuleSet
+from canasta.engine.scoring import SideScore
+from canasta.engine.state import ASK_NO, ASK_YES, DrawMode
 from canasta.families.italian.melds import (
     CANASTA,
     it_canasta,
@@ -42,15 +49,9 @@ from canasta.families.italian.melds import (
 from canasta.families.italian.openings import opening_options
 from canasta.families.italian.options import ItalianRules, italian_rules
 from canasta.families.italian.state import part_of
-from canasta.melds import WILD_MELD, Meld
-from canasta.moves import Group, Move, group_cards, group_target
-from canasta.plans import GroupPlan, MeldPlan, TakePlan
-from canasta.rules import RuleSet
-from canasta.scoring import SideScore
-from canasta.state import ASK_NO, ASK_YES, DrawMode
 
 if TYPE_CHECKING:
-    from canasta.game import Game
+    from canasta.engine.game import Game
 
 
 def card_values(rules: RuleSet) -> tuple[int, ...]:
@@ -95,7 +96,7 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
             taken.append(lifted.pop())
     g.stock = (rest + lifted)[::-1]  # the lifted packet goes under; the stock's top is its end
     for c in taken:
-        g.add_to_hand(cutter, c, known=True)
+        turns.add_to_hand(g, cutter, c, known=True)
     part_of(g).cut_cards = taken
     quota = [r.hand_size] * n
     if house.cut_wilds == "counts_toward_15":
@@ -105,12 +106,12 @@ def deal(g: Game, order: Sequence[Card] | None, cut: int | None, stream: DealRan
         for k in range(1, n + 1):
             s = (g.dealer + k * g.step) % n
             if i < quota[s]:
-                g.add_to_hand(s, stock.pop())
+                turns.add_to_hand(g, s, stock.pop())
     for k in range(1, n + 1):
         s = (g.dealer + k * g.step) % n
         lay_out_dealt_red_threes(g, s)
     form_pozzo(g, rng)
-    g.begin_turn((g.dealer + g.step) % n, first=True)
+    turns.begin_turn(g, (g.dealer + g.step) % n, first=True)
 
 
 def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
@@ -119,14 +120,14 @@ def lay_out_dealt_red_threes(g: Game, seat: int) -> None:
     bottom = italian_rules(g.rules).dealt_red_three_replacement == "bottom_of_stock"
     for c in RED_THREES:
         while hand[c]:
-            g.remove_card(seat, c)
+            turns.remove_card(g, seat, c)
             g.red3[seat].append(c)
             while g.stock:
                 new = g.stock.pop(0) if bottom else g.stock.pop()
                 if IS_RED_THREE[new]:
                     g.red3[seat].append(new)
                     continue
-                g.add_to_hand(seat, new)
+                turns.add_to_hand(g, seat, new)
                 break
 
 
@@ -390,7 +391,7 @@ def plan_meld(g: Game, move: Move) -> MeldPlan:
     if not move.groups:
         raise refuse("EMPTY_MELD.italian")
     cards = [c for grp in move.groups for c in group_cards(grp)]
-    g.holds(seat, cards)
+    turns.holds(g, seat, cards)
     left = g.hands[seat][:]
     for c in cards:
         left[c] -= 1
@@ -424,7 +425,7 @@ def plan_take(g: Game, move: Move) -> TakePlan:
         for other in range(g.num_sides):
             if (other == side) == own and any(m.rank == rt for m in part_of(g).closed[other]):
                 raise refuse("PILE_BLOCKED_CLOSED_RANK" if own else "PILE_BLOCKED_CLOSED_RANK.other", rank=rt)
-    g0, extras, all_cards, n0, w0 = g.read_take(move, pozzo=True)
+    g0, extras, all_cards, n0, w0 = turns.read_take(g, move)
     existing = g.melds[side].get(rt)
     if existing is None and house.new_meld_after_close == "never" and any(m.rank == rt for m in part_of(g).closed[side]):
         raise refuse("RANK_CLOSED", rank=rt)  # I-O3: as for a new meld from the hand (B.6.4, B.10.9)
@@ -491,7 +492,7 @@ def lay_groups(g: Game, seat: int, plans: Sequence[GroupPlan], extra: Card = -1)
             m.add(extra)
             extra = -1
         for c in cards:
-            g.remove_card(seat, c)
+            turns.remove_card(g, seat, c)
             m.add(c)
         if m.size >= CANASTA and key != THREE:
             del melds[key]
@@ -515,17 +516,17 @@ def take(g: Game, seat: int, plan: TakePlan) -> bool:
         for i, c in enumerate(g.pile):
             if IS_RED_THREE[c]:
                 g.red3[seat].append(c)
-                if house.red_three_in_pozzo == "replaced" and not g.draw_cards(seat, 1):
+                if house.red_three_in_pozzo == "replaced" and not turns.draw_cards(g, seat, 1):
                     return False
             else:
-                g.add_to_hand(seat, c, known=not lo <= i < hi)
+                turns.add_to_hand(g, seat, c, known=not lo <= i < hi)
         g.pile.clear()
         part_of(g).hidden = [0, 0]
     g.pile_frozen = False
     g.took_pile = True
     if not was_open and italian_rules(g.rules).opening_must_be_clean(g.minimum(seat)):
         part_of(g).clean_turn = True
-    return g.draw_cards(seat, 1)
+    return turns.draw_cards(g, seat, 1)
 
 
 # ---------------------------------------------------------------------------- scoring

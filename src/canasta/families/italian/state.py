@@ -11,16 +11,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from canasta.cards import CARD_RANK, IS_WILD, Card, card_str, read_cards
-from canasta.exceptions import PositionError
+from canasta.engine.cards import CARD_RANK, IS_WILD, Card, card_str, read_cards
+from canasta.engine.exceptions import PositionError
+from canasta.engine.melds import WILD_MELD, Meld
+from canasta.engine.state import (
+    ANSWER_PHASE,
+    FINAL_PHASE,
+    MELD_PHASE,
+    DrawMode,
+    StateField,
+    StatePart,
+    read_meld,
+)
 from canasta.families.italian.melds import CANASTA
 from canasta.families.italian.options import italian_rules
-from canasta.melds import WILD_MELD, Meld
-from canasta.state import ANSWER_PHASE, FINAL_PHASE, MELD_PHASE, DrawMode, StateField, StatePart, read_meld
 
 if TYPE_CHECKING:
-    from canasta.game import Game
-    from canasta.state import HandState
+    from canasta.engine.game import Game
+    from canasta.engine.state import HandState
 
 
 def _closed_view(g: object, v: list[list[Meld]]) -> tuple[tuple[tuple[Card, ...], ...], ...]:
@@ -40,7 +48,7 @@ def _card_strs(g: object, v: list[Card]) -> list[str]:
     return [card_str(c) for c in v]
 
 
-# -- reading a position's fields back (canasta.position), each checked
+# -- reading a position's fields back (canasta.views.position), each checked
 
 def _read_closed(g: Game, value: Any) -> list[list[Meld]]:
     sides = len(g.melds)

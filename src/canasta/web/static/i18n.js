@@ -39,8 +39,10 @@ if (fromAddress && catalog.lang && catalog.lang !== PSEUDO && same(fromAddress, 
 }
 export const lang = catalog.lang;
 export const languages = catalog.languages || [["en", "English"]];
-/** The notes on the pile, by key, in this language (the engine's sentences: canasta.family.PILE_NOTES). */
+/** The notes on the pile, by key, in this language (the engine's sentences: canasta.engine.family.PILE_NOTES). */
 export const pileNoteTexts = catalog.pile_notes || {};
+/** A family's notes on the table, by key, in this language (canasta.engine.family.table_note_texts). */
+export const tableNoteTexts = catalog.table_notes || {};
 /** Why a hand ended with nobody out (the engine's English words) in this language. */
 export const endReasonTexts = catalog.end_reasons || {};
 // the language as a BCP 47 tag (pt_BR, a catalog's name, is pt-BR to the browser and to Intl)

@@ -1,6 +1,8 @@
 // The lobby: quick play, creating a table, open tables, finished games.
 import { _, languagePicker, lang, ngettext, translatePage } from "/static/i18n.js";
 import { levelName, seatName, tableTitle } from "/static/words.js";
+import { drawBar, enter, me, post as postWithToken, profileLink, signedIn } from "/static/account.js";
+import { drawPasskeys, signInWithPasskey, supported as passkeysHere } from "/static/passkeys.js";
 
 translatePage();
 languagePicker(document.getElementById("lang"));
@@ -11,7 +13,7 @@ let levels = [];
 const nameInput = $("name");
 nameInput.value = nameInput.value || localStorage.getItem("canasta:name") || ""; // typed before the page was ready: kept
 nameInput.onchange = () => localStorage.setItem("canasta:name", nameInput.value.trim());
-const myName = () => nameInput.value.trim() || _("Guest");
+const myName = () => (signedIn() ? signedIn().name : nameInput.value.trim() || _("Guest"));
 const query = new URLSearchParams(location.search); // a rematch comes back here with its table filled in
 const PACE_KEY = "canasta:pace";
 
@@ -34,15 +36,16 @@ for (const id of ["quick-pace", "create-pace"]) {
 }
 const pace = (id) => Number($(id).value);
 
+// every POST carries the CSRF token (account.js): signed in, the seat taken is the account's
 async function post(url, body) {
-  const r = await fetch(`${url}?lang=${encodeURIComponent(lang)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await postWithToken(url, body);
   const data = await r.json();
   if (!r.ok) throw new Error(data.detail || _("error {status}", { status: r.status }));
   return data;
 }
 
 function remember(data) {
-  localStorage.setItem("canasta:name", myName());
+  if (!signedIn()) localStorage.setItem("canasta:name", myName());
   localStorage.setItem(`canasta:${data.table}`, JSON.stringify({ token: data.token, seat: data.seat, invites: data.invites }));
 }
 
@@ -212,7 +215,9 @@ async function refresh() {
     d.innerHTML = `<a></a><span class="muted"></span><button type="button" class="secondary small"></button>`;
     d.querySelector("a").href = `/t/${encodeURIComponent(t.table)}`;
     d.querySelector("a").textContent = tableTitle(t.title, t.host) || t.table;
-    d.querySelector("span").textContent = `${presetWords(t.preset)} · ${ngettext("{n} open seat", "{n} open seats", free)} · ${t.seats.map((s) => seatName(s.name, s.kind)).join(", ")}`;
+    const rated = t.rated ? _("rated") : ""; // a rated table: signed-in players only (rated.js)
+    d.querySelector("span").textContent = [presetWords(t.preset), rated, ngettext("{n} open seat", "{n} open seats", free),
+      t.seats.map((s) => seatName(s.name, s.kind)).join(", ")].filter(Boolean).join(" · ");
     const hide = d.querySelector("button");
     hide.textContent = _("Hide");
     hide.title = _("leave this table out of your list (in this browser)");
@@ -241,7 +246,92 @@ async function refresh() {
   }
 }
 
+// ------------------------------------------------------------------ the account
+// Signed in: the header says who you are (your profile, Sign out) and the seats you take are
+// your account's, under its name.  A guest sees a name field and, folded away, the form to sign
+// in or up: nothing stands between a guest and a quick game.
+const form = $("account-form");
+const accountBox = $("account");
+
+function openSignIn() {
+  accountBox.open = true;
+  if (!$("account-name").value) $("account-name").value = nameInput.value.trim();
+  accountBox.scrollIntoView({ block: "nearest" });
+  $(($("account-name").value ? "account-password" : "account-name")).focus();
+}
+
+function showAccount() {
+  const account = signedIn();
+  drawBar($("account-bar"), { onSignIn: openSignIn, onChange: () => {
+    showAccount();
+    $("account-status").textContent = _("Signed out. You play as a guest.");
+    nameInput.focus();
+  } });
+  $("guest-name").hidden = !!account;
+  accountBox.hidden = !!account;
+  $("playing-as").hidden = !account;
+  if (account) {
+    const link = document.createElement("a");
+    link.href = profileLink(account.name);
+    link.textContent = account.name;
+    const [before, after] = _("You play as {name}.").split("{name}");
+    $("playing-as").replaceChildren(before, link, after ?? "");
+  }
+  drawPasskeys($("passkeys"), account).catch(() => { $("passkeys").hidden = true; });
+}
+
+// signed in (by a password or a passkey): the header, then what was kept, said
+function welcome(done, what) {
+  accountBox.open = false;
+  showAccount();
+  const said = [what === "register" ? _("Welcome, {name}: your account is ready.", { name: done.account.name })
+    : _("Signed in as {name}.", { name: done.account.name })];
+  if (done.claimed) said.push(ngettext("{n} game played in this browser is now kept under your account.",
+    "{n} games played in this browser are now kept under your account.", done.claimed));
+  $("account-status").textContent = said.join(" ");
+  $("me-name").focus();
+}
+
+$("account-show").onchange = () => { $("account-password").type = $("account-show").checked ? "text" : "password"; };
+// Enter (and "Sign in") signs in; "Create an account" signs up, the password then a new one
+$("btn-register").onfocus = () => { $("account-password").autocomplete = "new-password"; };
+$("btn-login").onfocus = () => { $("account-password").autocomplete = "current-password"; };
+form.onsubmit = async (ev) => {
+  ev.preventDefault();
+  const what = ev.submitter && ev.submitter.id === "btn-register" ? "register" : "login";
+  const buttons = [$("btn-login"), $("btn-register")];
+  $("account-error").textContent = "";
+  for (const b of buttons) b.disabled = true;
+  try {
+    const done = await enter(what, $("account-name").value.trim(), $("account-password").value);
+    $("account-password").value = "";
+    welcome(done, what);
+  } catch (e) {
+    $("account-error").textContent = e.message;
+    $("account-password").select();
+    $("account-password").focus();
+  } finally {
+    for (const b of buttons) b.disabled = false;
+  }
+};
+
+// a passkey signs in with the name typed (only that account's passkeys are offered) or without one
+$("btn-passkey").hidden = !passkeysHere();
+$("btn-passkey").onclick = async () => {
+  const buttons = [$("btn-login"), $("btn-register"), $("btn-passkey")];
+  $("account-error").textContent = "";
+  for (const b of buttons) b.disabled = true;
+  try {
+    welcome(await signInWithPasskey($("account-name").value.trim()), "login");
+  } catch (e) {
+    $("account-error").textContent = e.message;
+  } finally {
+    for (const b of buttons) b.disabled = false;
+  }
+};
+
 async function start() {
+  const who = me().catch(() => null); // asked beside the presets; a guest plays even if it fails
   const data = await (await fetch(`/api/presets?lang=${lang}`)).json();
   presets = data.presets;
   levels = data.bot_levels;
@@ -252,6 +342,9 @@ async function start() {
   prefill();
   refresh();
   setInterval(refresh, 5000);
+  await who;
+  showAccount();
+  if (location.hash === "#account" && !signedIn()) openSignIn();
   document.body.dataset.ready = "true"; // the page's texts are in its language and its buttons work
 }
 start();

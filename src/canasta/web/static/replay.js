@@ -8,10 +8,13 @@ languagePicker(document.getElementById("lang"));
 
 const $ = (id) => document.getElementById(id);
 const tableId = location.pathname.split("/")[2];
+// a tournament's board (/tournaments/ID/replay/ROUND/TABLE/BOARD) or a room table (/replay/ID)
+const board = /^\/tournaments\/([A-Za-z0-9]+)\/replay\/(\d+)\/(\d+)\/(\d+)$/.exec(location.pathname);
+const api = board ? `/api/tournaments/${board[1]}/boards/${board[2]}/${board[3]}/${board[4]}` : `/api/tables/${tableId}`;
 let data = null;
 let i = 0;
 let timer = null;
-$("record").href = `/api/tables/${tableId}/record`;
+$("record").href = `${api}/record`;
 
 // a frame's caption: the deal, or the move in words, as the server said them in the page's language
 const frameText = (f) => prettyCards(f.text);
@@ -26,6 +29,7 @@ function show() {
     _("totals {totals}", { totals: f.totals.map(number).join(" – ") });
   $("text").textContent = frameText(f);
   $("review").href = `/review/${tableId}?hand=${f.hand}`; // the review of the hand shown
+  $("review").hidden = Boolean(board); // a tournament's board has no review page yet
   const seats = $("seats");
   seats.innerHTML = "";
   f.hands.forEach((hand, s) => {
@@ -74,7 +78,7 @@ $("play").onclick = () => {
   timer = setInterval(() => { if (i >= data.frames.length - 1) { $("play").click(); } else go(i + 1); }, 700);
 };
 
-const r = await fetch(`/api/tables/${tableId}/replay?lang=${encodeURIComponent(lang)}`);
+const r = await fetch(`${api}/replay?lang=${encodeURIComponent(lang)}`);
 if (!r.ok) { $("text").textContent = (await r.json()).detail; } else {
   data = await r.json();
   $("slider").max = data.frames.length - 1;

@@ -81,7 +81,8 @@ async function ask() {
     $("progress").removeAttribute("value");
     $("progress-text").textContent = m.position === 1
       ? _("Waiting: this review is next in the queue")
-      : _("Waiting: {n} reviews are before this one in the queue", { n: number(m.position - 1) });
+      : ngettext("Waiting: {n} review is before this one in the queue",
+        "Waiting: {n} reviews are before this one in the queue", m.position - 1, { n: number(m.position - 1) });
     poll = setTimeout(ask, 1000);
     return;
   }

@@ -7,7 +7,9 @@
 // state with the one before.
 import { _, endReasonTexts, lang, languagePicker, ngettext, number, pgettext, translatePage } from "/static/i18n.js";
 import { cardEl, cardName, cardText, isWild, prettyCards, rankIndex, rankOf } from "/static/cards.js";
-import { RANK_WORDS, levelName, pileNoteText, seatName, tableTitle } from "/static/words.js";
+import { RANK_WORDS, handPhrase, laidOutPhrase, levelName, pileNoteText, pilePhrase, seatName, tableNoteText, tableTitle } from "/static/words.js";
+import { me as whoIsSignedIn, post, profileLink } from "/static/account.js";
+import { initPause, pauseRefused, renderPause } from "/static/pause.js";
 
 translatePage();
 languagePicker($id("lang"));
@@ -54,10 +56,10 @@ $("rules-link").href = `/t/${tableId}/rules?lang=${encodeURIComponent(lang)}`;
 // what the table's family calls its things (canasta.present.family_words, in the welcome): the
 // page words the table by these, never by the family's name
 // the family's words and shape, as the server's welcome says them (these until it has spoken)
-let words = { pile: "pile", canastas: ["natural", "mixed"], opened: "melded", pile_fanned: 3, wilds: "wild",
+let words = { pile: "pile", hand: "hand", canastas: ["natural", "mixed"], opened: "melded", pile_fanned: 3, wilds: "wild",
   closes_canastas: false, canasta_size: 7 };
-const pozzo = () => words.pile === "pozzo";
-const pileWord = () => (pozzo() ? _("pozzo") : _("pile"));
+// the discards and the end of a hand in the family's words (words.js: pilePhrase, handPhrase)
+const handOverTitle = (hand) => handPhrase(words.hand, "over", hand);
 const hasView = () => !!state && !!state.view;
 const me = () => (state ? state.seat : -1);
 
@@ -162,17 +164,33 @@ async function showJoin() {
   }
   if (!sel.options.length) return;
   $("join-name").value = localStorage.getItem("canasta:name") || "";
+  const account = await whoAmI;
+  if (account) { // signed in: the seat is taken under the account's name
+    $("join-name").value = account.name;
+    $("join-name").readOnly = true;
+  }
   $("join").hidden = false;
 }
+
+// who you are, lightly, in the header's menu: your name, a link to your profile (a guest: nothing)
+const whoAmI = whoIsSignedIn().catch(() => null);
+whoAmI.then((account) => {
+  if (!account) return;
+  const a = $("me-link");
+  a.href = profileLink(account.name);
+  a.textContent = account.name;
+  a.hidden = false;
+  document.body.dataset.account = account.name;
+});
 
 $("btn-join").onclick = async () => {
   const name = $("join-name").value.trim();
   const body = { name, seat: Number($("join-seat").value) };
   if (params.get("invite")) body.invite = params.get("invite");
-  const r = await fetch(`/api/tables/${tableId}/join?lang=${encodeURIComponent(lang)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await post(`/api/tables/${tableId}/join`, body); // with the CSRF token: signed in, the account's seat
   const data = await r.json();
   if (!r.ok) { $("join-error").textContent = data.detail || _("could not sit down"); return; }
-  localStorage.setItem("canasta:name", name);
+  if (!$("join-name").readOnly) localStorage.setItem("canasta:name", name);
   saved = { token: data.token, seat: data.seat };
   localStorage.setItem(storeKey, JSON.stringify(saved));
   $("join").hidden = true;
@@ -213,7 +231,7 @@ function connect() {
 // check set them anew.
 const AWAY_AFTER_MS = 1000;
 let awayTimer = null;
-const AWAY_BUTTONS = "#buttons button, #banner button, #sheet-modal button, #ask-modal button, #chat-say button";
+const AWAY_BUTTONS = "#buttons button, #banner button, #sheet-modal button, #ask-modal button, #chat-say button, #pause-bar button";
 function setAway(away) {
   if (away === (document.body.dataset.away === "true")) return;
   document.body.dataset.away = String(away);
@@ -233,6 +251,7 @@ function setAway(away) {
 function send(msg) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
+initPause({ send, playerName, table: tableId, token: () => (saved ? saved.token : null) });
 
 function onMessage(m) {
   if (m.type === "welcome") {
@@ -246,8 +265,8 @@ function onMessage(m) {
     $("conn").textContent = m.seat >= 0 ? _("connected") : _("watching");
     $("conn").className = "";
     if (m.seat < 0 && saved && saved.token) { saved = null; }
-    $("btn-take").textContent = pozzo() ? _("Take the pozzo") : _("Take the pile");
-    $("pile").setAttribute("aria-label", pozzo() ? _("the pozzo") : _("the discard pile"));
+    $("btn-take").textContent = pilePhrase(words.pile, "take");
+    $("pile").setAttribute("aria-label", pilePhrase(words.pile, "label"));
     $("btn-open").hidden = !rules.opening_draws_one;
     document.body.dataset.family = rules.family;
   } else if (m.type === "state") {
@@ -298,6 +317,7 @@ function onMessage(m) {
     if (m.ref === "pace") return; // a server without pace control: the select stays hidden
     if (m.ref === "order") { ordersSent = Math.max(0, ordersSent - 1); return; } // kept on this page
     if (m.ref === "chat") { $("chat-error").textContent = m.message; return; }
+    if (m.ref === "pause") { pauseRefused(m.message); return; }
     if (m.ref === "check" && m.code === "TOO_FAST") { checkSent = null; setTimeout(sendCheck, 300); return; }
     $("reason").textContent = m.message;
   }
@@ -342,6 +362,8 @@ function maybeSendSeed() {
 
 $("btn-fair").onclick = () => { renderFair(); $("fair-error").textContent = ""; $("fair-modal").hidden = false; };
 $("btn-fair-close").onclick = () => { $("fair-modal").hidden = true; };
+// once a person opens or closes the notes on the game, their choice stays
+$("table-notes-box").querySelector("summary").onclick = () => { tableNotesToggled = true; };
 $("fair-seed").value = ownSeed() || "";
 $("btn-fair-save").onclick = () => {
   const s = $("fair-seed").value.trim();
@@ -571,7 +593,7 @@ async function rematch() {
     const body = { name: localStorage.getItem("canasta:name") || playerName(state.seat), level: [...levels][0],
       preset: rules.name, target: rules.target };
     if (pace !== null) body.bot_delay = pace;
-    const r = await fetch("/api/quick", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const r = await post("/api/quick", body);
     const data = await r.json();
     if (r.ok) {
       localStorage.setItem(`canasta:${data.table}`, JSON.stringify({ token: data.token, seat: data.seat, invites: data.invites }));
@@ -582,8 +604,7 @@ async function rematch() {
   if (title !== "Quick play" && saved && saved.token) {
     // a created table: the same seats and rules; each person's seat is kept for them at the
     // rematch, under the seat token this page already holds (the first to ask makes it)
-    const r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/rematch`, { method: "POST",
-      headers: { "content-type": "application/json" }, body: JSON.stringify({ token: saved.token }) });
+    const r = await post(`/api/tables/${encodeURIComponent(tableId)}/rematch`, { token: saved.token });
     const data = await r.json();
     if (r.ok) {
       localStorage.setItem(`canasta:${data.table}`, JSON.stringify({ token: data.token, seat: data.seat }));
@@ -773,8 +794,7 @@ function renderCentre() {
     show.forEach((c, k) => fan.appendChild(cardEl(c, k === show.length - 1 ? "top" : "under")));
     pile.appendChild(fan);
   }
-  let info = pozzo() ? ngettext("pozzo: {n} card", "pozzo: {n} cards", v.pile.length)
-    : ngettext("pile: {n} card", "pile: {n} cards", v.pile.length);
+  let info = pilePhrase(words.pile, "count", v.pile.length);
   if (down) info += " " + _("({n} face down)", { n: down });
   $("pile-info").innerHTML = "";
   $("pile-info").append(info);
@@ -794,6 +814,7 @@ function renderCentre() {
     li.textContent = text;
     notes.appendChild(li);
   }
+  showTableNotes();
   const cut = $("cut");
   cut.textContent = "";
   if (v.cut_cards && v.cut_cards.length) {
@@ -808,10 +829,10 @@ function renderCentre() {
   let turn = "";
   if (state.status === "open") turn = _("Waiting for players to take the open seats.");
   else if (state.match_over) turn = _("The match is over.");
-  else if (state.hand_over) turn = _("The hand is over.");
+  else if (state.hand_over) turn = handPhrase(words.hand, "over_now");
   else {
     const mine = v.to_move === state.seat;
-    const phase = { draw: pozzo() ? _("draw, or take the pozzo") : _("draw, or take the pile"), meld: _("meld, then discard"),
+    const phase = { draw: pilePhrase(words.pile, "draw"), meld: _("meld, then discard"),
       answer: _("answer the question"), final: _("meld, then the hand ends") }[v.phase] || v.phase;
     turn = mine ? _("Your move: {phase}.", { phase }) : _("{name} to move: {phase}.", { name: playerName(v.to_move), phase });
   }
@@ -947,9 +968,9 @@ function renderSides() {
       const lab = document.createElement("div");
       lab.className = "meldlabel";
       lab.innerHTML = `<span class="mrank"></span>`;
-      lab.firstChild.textContent = ngettext("{n} red three", "{n} red threes", reds.length);
+      lab.firstChild.textContent = laidOutPhrase(words.laid_out, "count", reds.length);
       r.setAttribute("role", "group");
-      r.setAttribute("aria-label", ngettext("{n} red three", "{n} red threes", reds.length));
+      r.setAttribute("aria-label", laidOutPhrase(words.laid_out, "count", reds.length));
       r.appendChild(lab);
       row.appendChild(r);
     }
@@ -1326,7 +1347,7 @@ function startDrag(e, i, el) {
 function dropTarget(x, y) {
   const under = document.elementFromPoint(x, y);
   if (!under) return null;
-  if (under.closest("#pilebox")) return { kind: "pile", el: $("pile") };
+  if (under.closest("#pilebox")) return { kind: "discards", el: $("pile") };
   const meld = under.closest(".sidepanel.mine .meld.own");
   if (meld) return { kind: "meld", rank: meld.dataset.rank, el: meld };
   if (under.closest("#hand, #dock-head")) return { kind: "hand", el: null };
@@ -1411,7 +1432,7 @@ function endDrag(e) {
   setTimeout(() => { dragEnded = false; }, 0);
   document.body.dataset.draggedBy = e.pointerType; // mouse, pen or touch
   if (!t || !hasView() || state.view.hand[d.i] !== d.code) return; // let go elsewhere, or the hand changed meanwhile
-  if (t.kind === "pile") play("discard " + d.code);
+  if (t.kind === "discards") play("discard " + d.code);
   else if (t.kind === "meld") dropOnMeld(d.i, t.rank);
   else if (slot) moveCard(d.i, slot.at);
 }
@@ -1499,13 +1520,35 @@ function resultText() {
   return _("{name} won! Final scores: {totals}.", { name: scoreName(w), totals });
 }
 
+/** A family's notes on the table (its talons, the turn card, dead ranks, the opening it needs ...:
+ * the state's table_note_keys), in a box a person opens and closes; open at first on a wide screen. */
+let tableNotesToggled = false;
+function showTableNotes() {
+  const box = $("table-notes-box");
+  const list = $("table-notes");
+  const keys = state.table_note_keys || [];
+  box.hidden = keys.length === 0;
+  list.innerHTML = "";
+  for (const note of keys) {
+    const li = document.createElement("li");
+    li.dataset.key = note.key;
+    li.dataset.n = note.n;
+    li.dataset.rank = note.rank;
+    li.textContent = tableNoteText(note);
+    list.appendChild(li);
+  }
+  if (!tableNotesToggled && keys.length) box.open = window.innerWidth >= 900;
+}
+
 function showSheet() {
   const hands = state.sheet || [];
   const last = hands[hands.length - 1];
   const nSides = state.totals.length;
   const head = [...Array(nSides).keys()].map((s) => `<th class="num">${escapeHtml(scoreName(s))}</th>`).join("");
-  const labels = {meld_points: _("Melds"), canasta_bonuses: _("Canasta bonuses"), red_threes: _("Red threes"),
+  const labels = {meld_points: _("Melds"), canasta_bonuses: _("Canasta bonuses"), red_threes: laidOutPhrase(words.laid_out, "line"),
     going_out: _("Going out"), five_canasta_bonus: _("Five-canasta bonus"), cards_in_hand: _("Cards left in hand"),
+    unfinished_melds: _("Unfinished melds of aces, sevens or wild cards"), aces_sevens_held: _("Three or more aces or sevens held"),
+    special_hand: _("Special hand"),
     total: _("Hand total")};
   const shared = ["meld_points", "canasta_bonuses", "red_threes", "going_out", "cards_in_hand"];
   let body = "";
@@ -1533,7 +1576,7 @@ function showSheet() {
     ? `<div class="sheet-cols"><div><table class="sheet"><tr><th>${escapeHtml(handWords)}</th>${head}</tr>${body}</table></div><div><h3>${escapeHtml(runningWords)}</h3><table class="sheet history"><tr><th></th>${head}</tr>${history}</table></div></div>`
     : `<p>${escapeHtml(_("No hand has been scored yet."))}</p>`;
   $("sheet-how").textContent = state.match_over ? resultText() : last && state.hand_over ? howEnded(last, true) : "";
-  $("sheet-title").textContent = state.match_over ? _("The match is over") : state.hand_over && last ? _("Hand {hand} is over", { hand: last.hand }) : _("Score sheet");
+  $("sheet-title").textContent = state.match_over ? _("The match is over") : state.hand_over && last ? handOverTitle(last.hand) : _("Score sheet");
   const seated = state.seat >= 0;
   $("btn-next").hidden = !(state.hand_over && !state.match_over && seated);
   $("btn-rematch2").hidden = !(state.match_over && seated);
@@ -1565,7 +1608,7 @@ function renderBanner() {
   if (!over) return;
   const hands = state.sheet || [];
   const last = hands[hands.length - 1];
-  $("banner-title").textContent = state.match_over ? _("The match is over") : _("Hand {hand} is over", { hand: last ? last.hand : state.view.hand_number });
+  $("banner-title").textContent = state.match_over ? _("The match is over") : handOverTitle(last ? last.hand : state.view.hand_number);
   let text = state.match_over ? resultText() : last ? howEnded(last, true) : "";
   if (!state.match_over && last) {
     text += " " + _("This hand: {scores}.", { scores: last.scores.map((s, i) => `${scoreName(i)} ${number(s.total)}`).join(", ") });
@@ -1684,6 +1727,7 @@ function chime() {
 function render() {
   const v = state.view;
   const waiting = !v;
+  renderPause(state);
   renderCommit();
   renderChat();
   $("turn-sound-box").hidden = state.seat < 0;
@@ -1721,6 +1765,8 @@ function render() {
   $("btn-undo").disabled = !state.undoable;
   $("btn-undo").title = state.undoable ? _("take back your last meld of this turn") : _("only melds laid in this turn can be taken back");
   $("btn-hint").disabled = !myTurn;
+  $("btn-hint").hidden = Boolean(state.rated); // no hints at a rated table (the server refuses them too)
+  document.body.dataset.rated = state.rated || "";
   $("btn-group").disabled = !myTurn;
   $("ask-modal").hidden = !(myTurn && v.phase === "answer");
   const nSheet = (state.sheet || []).length;
