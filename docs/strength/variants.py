@@ -41,8 +41,8 @@ from canasta.bots.heuristic import AdvancedBot
 from canasta.engine.family import SearchTuning
 from canasta.engine.game import Game, family_of
 from canasta.engine.native import engine
-from canasta.play.record import GameRecord, read_file
 from canasta.engine.rules import RuleSet
+from canasta.play.record import GameRecord, read_file
 from canasta.tools.arena import Interrupted, run_arena, tally
 from canasta.views.seat import seat_view
 
