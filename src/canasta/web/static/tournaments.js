@@ -180,7 +180,10 @@ function drawFinal(t) {
       const rec = document.createElement("a");
       rec.href = `/api/tournaments/${tid}/boards/${where}/record`;
       rec.textContent = _("record");
-      a.append(replay, " · ", rec);
+      const review = document.createElement("a"); // the partnership's first seat: North (0) or East (1)
+      review.href = `/tournaments/${tid}/review/${where}?seat=${x.direction === "NS" ? 0 : 1}`;
+      review.textContent = _("review");
+      a.append(replay, " · ", review, " · ", rec);
       return [pairName(t, x.pair) + (x.stand_in ? " *" : ""), number(x.round), number(x.board), number(x.table),
         x.direction === "NS" ? _("North–South") : _("East–West"), pairName(t, x.opponents), number(x.score),
         number(x.net), x.matchpoints === null ? "" : number(x.matchpoints), a];
