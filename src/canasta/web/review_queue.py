@@ -55,6 +55,7 @@ from canasta.web.reviews import (
 )
 from canasta.web.room import Settings
 from canasta.web.store import Store
+from canasta.web.tournament_reviews import BOARD_PREFIX, board_of_key
 
 LEASE = 15.0  # seconds a worker's claim on a review lasts unless renewed (renewed every LEASE / 5)
 FAILED_KEPT = 120  # seconds a failed review's note is kept (the page reads it once, then may ask again)
@@ -214,6 +215,16 @@ FORGET = _COMMON + """
 if redis.call('HGET', job(ARGV[3]), 'state') == 'failed' then return redis.call('DEL', job(ARGV[3])) end
 return 0
 """
+
+
+def state_of(store: Store, review_table: str) -> dict[str, Any] | None:
+    """The saved table a review's key names, which a worker computes the review from: a room
+    table, or a tournament's board (:mod:`canasta.web.tournament_reviews`); None: no such table,
+    or a board not over at every table."""
+    if review_table.startswith(BOARD_PREFIX):
+        return board_of_key(store, review_table)
+    row = store.load(review_table)
+    return None if row is None else row.state
 
 
 def review_id(key: tuple[str, int, int]) -> str:
@@ -378,10 +389,10 @@ class ReviewWork:
         renewing = asyncio.create_task(renew())
         outcome = "failed"
         try:
-            row = await asyncio.to_thread(self.store.load, key[0])
-            if row is None:
+            state = await asyncio.to_thread(state_of, self.store, key[0])
+            if state is None:
                 raise LookupError(f"no table {key[0]}")
-            tasks, _over = await asyncio.to_thread(hand_tasks, row.state, key[1], key[2], int(worlds), int(work))
+            tasks, _over = await asyncio.to_thread(hand_tasks, state, key[1], key[2], int(worlds), int(work))
             results: list[DecisionReview | None] = []
             for task in tasks:
                 if lost.is_set():  # another worker has it now (this one was thought dead)
@@ -421,4 +432,5 @@ def make_reviewer(store: Store, settings: Settings, hub: Any) -> Queue:
     return ClusterReviewer(hub, settings)
 
 
-__all__ = ["LEASE", "REVIEW_JOB_TIMEOUT", "ClusterReviewer", "ReviewWork", "Scripts", "key_of", "make_reviewer", "review_id"]
+__all__ = ["LEASE", "REVIEW_JOB_TIMEOUT", "ClusterReviewer", "ReviewWork", "Scripts", "key_of", "make_reviewer", "review_id",
+           "state_of"]

@@ -414,7 +414,15 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
     if not is_int(hand) or hand < 1:
         raise bad(N_("say which hand to review: its number, from 1"))
     seats = list(range(players)) if everyone else [seat]
-    key = (table_id, hand, seat)
+    return await serve(card, request, table_id, row.state, hand, seat, seats, said)
+
+
+async def serve(card: Any, request: Request, review_table: str, state: dict[str, Any], hand: int, seat: int,
+                seats: list[int], said: str) -> JSONResponse:
+    """A review asked for and allowed (``seat`` in ``hand`` of the table saved as ``state``, kept
+    under ``review_table``): its place in the queue, its progress, or the review itself.  Shared
+    by the room's tables and the tournaments' boards (:mod:`canasta.web.tournament_reviews`)."""
+    key = (review_table, hand, seat)
     worlds = card.settings.review_worlds
     reviewer: Queue = request.app.state.reviewer
     look = await reviewer.look(key)  # before the database: a review is stored before it leaves the queue
@@ -425,16 +433,17 @@ async def review(table_id: str, request: Request, card: TheCardRoom, lang: str |
         return JSONResponse({**progress(look, hand, seat), "seats": seats})
     decisions = look.decisions if look is not None else None
     if decisions is None:
-        stored = await card.hub.db(card.store.load_review, table_id, hand, seat, worlds)
+        stored = await card.hub.db(card.store.load_review, review_table, hand, seat, worlds)
         if stored is not None:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 decisions = [DecisionReview.from_dict(d) for d in stored["decisions"]]
     if decisions is None:
-        tasks, _over = await asyncio.to_thread(hand_tasks, row.state, hand, seat, worlds, card.settings.review_work)
+        tasks, _over = await asyncio.to_thread(hand_tasks, state, hand, seat, worlds, card.settings.review_work)
         look = await reviewer.admit(key, tasks, client_address(request))
         return JSONResponse({**progress(look, hand, seat), "seats": seats})
-    payload = await asyncio.to_thread(review_payload, row.state, hand, seat, decisions, worlds, said)
+    payload = await asyncio.to_thread(review_payload, state, hand, seat, decisions, worlds, said)
     return JSONResponse({**payload, "seats": seats})
 
 
-__all__ = ["Look", "Queue", "ReviewProcesses", "Reviewer", "budgeted", "hand_tasks", "review_payload", "routes"]
+__all__ = ["Look", "Queue", "ReviewProcesses", "Reviewer", "budgeted", "hand_tasks", "review_payload", "routes",
+           "serve"]

@@ -8,15 +8,20 @@ translatePage();
 languagePicker(document.getElementById("lang"));
 
 const $ = (id) => document.getElementById(id);
-const tableId = location.pathname.split("/")[2];
+// a tournament's board (/tournaments/ID/review/ROUND/TABLE/BOARD: any seat, its one hand) or a room table (/review/ID)
+const board = /^\/tournaments\/([A-Za-z0-9]+)\/review\/(\d+)\/(\d+)\/(\d+)$/.exec(location.pathname);
+const tableId = board ? null : location.pathname.split("/")[2];
+const api = board ? `/api/tournaments/${board[1]}/boards/${board[2]}/${board[3]}/${board[4]}/review`
+  : `/api/tables/${encodeURIComponent(tableId)}/review`;
 const query = new URLSearchParams(location.search);
-const saved = JSON.parse(localStorage.getItem(`canasta:${tableId}`) || "null"); // {token, seat}
+const saved = board ? null : JSON.parse(localStorage.getItem(`canasta:${tableId}`) || "null"); // {token, seat}
 let hand = Number(query.get("hand")) || 1;
 // the seat asked for; none: the seat token's own (the server knows it)
 let seat = query.has("seat") ? Number(query.get("seat")) : (saved && Number.isInteger(saved.seat) ? saved.seat : null);
 let data = null;
 let poll = null;
-$("table-link").href = `/t/${tableId}`;
+$("table-link").href = board ? `/tournaments/${board[1]}` : `/t/${tableId}`;
+if (board) $("table-link").textContent = _("tournament");
 const SYMBOLS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 $("key").textContent = `?! ${_("inaccuracy")} · ? ${_("mistake")} · ?? ${_("blunder")}`;
 
@@ -55,7 +60,7 @@ async function ask() {
   if (saved && saved.token) body.token = saved.token;
   let r;
   try {
-    r = await fetch(`/api/tables/${encodeURIComponent(tableId)}/review?lang=${encodeURIComponent(lang)}`,
+    r = await fetch(`${api}?lang=${encodeURIComponent(lang)}`,
       { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch (e) {
     poll = setTimeout(ask, 2000); // the server is away for a moment: ask again
