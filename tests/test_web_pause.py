@@ -63,6 +63,11 @@ def stored_pauses(client: TestClient, table: str) -> list[tuple[int, str]]:
     return [(ev.seat, ev.line) for ev in events if ev.kind == "pause"]
 
 
+def pause_lines(state: Msg) -> list[tuple[str, str]]:
+    """The pause's lines in a state's log: (the notice's kind, its text)."""
+    return [(e["notice"], e["text"]) for e in state["log"] if str(e.get("notice", "")).startswith("pause_")]
+
+
 def test_every_person_agrees_the_clock_stops_and_runs_on_after_the_resume(client: TestClient) -> None:
     table, tokens = two_people(client)
     room = room_of(client, table)
@@ -112,9 +117,16 @@ def test_every_person_agrees_the_clock_stops_and_runs_on_after_the_resume(client
         assert f"turn:{table}:{h}:{turn}:{to_move}:r{room.seq}" in ids
         assert f"grace:{table}:1:{room.seq}" in ids
         assert stored_pauses(client, table) == [(0, "ask"), (1, "agree"), (0, "resume")]
+        # each step of the pause is a line of the log, in its place among the moves, and a notice
+        assert pause_lines(asked) == [("pause_ask", "Ann asks for a pause")]
+        assert pause_lines(paused)[-1] == ("pause_start", "the game is paused: every player agreed")
+        assert pause_lines(resumed) == [*pause_lines(paused), ("pause_resume", "Ann resumes the game")]
+        assert resumed["notices"][-1]["kind"] == "pause_resume"
+        assert [e.get("notice") for e in resumed["log"]][-3:] == ["pause_ask", "pause_start", "pause_resume"]
         if to_move == 0:  # play goes on (Bea's socket is closed)
             send(ann, type="move", move="draw")
-            moved = recv_until(ann, lambda m: m["type"] == "state" and bool(m["log"]) and m["log"][-1]["seat"] == 0)
+            moved = recv_until(ann, lambda m: m["type"] == "state" and bool(m["log"]) and m["log"][-1]["seat"] == 0
+                               and m["log"][-1]["move"] is not None)
             assert moved["log"][-1]["move"] == "draw"
 
 

@@ -96,6 +96,10 @@ UNKNOWN = N_("not known yet whether this move was saved (the table's database di
 #: what every seat is told when a person's turn timer ran out (a bot finishes the turn)
 TIMED_OUT = N_("time ran out: the computer played for {name}")
 TIMED_OUT_YOU = N_("your time ran out: the computer played your turn")
+#: the pause's steps, told to every seat and kept in the log (``pause_start``'s seat: who asked)
+PAUSE_NOTICES = {"pause_ask": N_("{name} asks for a pause"), "pause_decline": N_("{name} declines the pause"),
+                 "pause_start": N_("the game is paused: every player agreed"),
+                 "pause_resume": N_("{name} resumes the game")}
 MAX_NOTICES = 20  # the notices of a hand kept (the oldest go first)
 
 
@@ -251,9 +255,9 @@ class RoomState:
         code, template, fields = why
         return say_error(code, template, fields, ref="pause")
 
-    def start_pause_if_agreed(self, at: float) -> None:
+    def start_pause_if_agreed(self, at: float, number: int) -> None:
         """Every person has agreed to the pause asked for: it starts now (the turn timer keeps
-        what it had left)."""
+        what it had left), and the log says so; ``number``: the event that made it start."""
         if not complete(self.pause, voters(self.seats, self.takeover)):
             return
         assert self.pause is not None
@@ -261,6 +265,7 @@ class RoomState:
         if self.timer_key is not None and self.deadline is not None:
             self.pause.held = (self.timer_key, max(0.0, self.deadline - at))
         self.pauses += 1
+        self.note(number, "pause_start", self.pause.asked_by)
 
     def bot_plays(self, seat: int) -> bool:
         return self.table.is_bot(seat) or seat in self.takeover or seat == self.auto_turn
@@ -337,11 +342,26 @@ class RoomState:
     def note_timeout(self, seat: int, number: int) -> Notice:
         """Keep the notice that ``seat``'s turn timer ran out (shown to every seat); ``number``:
         the number of the event that said so."""
+        return self.note(number, "timeout", seat)
+
+    def note(self, number: int, kind: str, seat: int) -> Notice:
+        """Keep a notice of ``kind`` about ``seat`` (a turn timer run out, a pause's step), placed
+        in the log after the moves of the hand played so far; ``number``: the event's."""
         t = self.table
         moves = len(t.moves[-1]) if t.moves else 0
-        notice = Notice(number, "timeout", seat, t.hand_number, moves)
+        notice = Notice(number, kind, seat, t.hand_number, moves)
         self.keep_notices([*self.notices, notice])
         return notice
+
+    def notice_text(self, n: Notice, seat: int, tr: Any) -> str:
+        """A notice said in ``tr``'s language to the connection at ``seat`` (None: as the log
+        says it to everyone): "your time ran out" to the seat it ran out for."""
+        name = seat_name(self.table.names[n.seat], tr)
+        if n.kind in PAUSE_NOTICES:
+            return str(tr.gettext(PAUSE_NOTICES[n.kind])).format(name=name)
+        if n.seat == seat:
+            return str(tr.gettext(TIMED_OUT_YOU))
+        return str(tr.gettext(TIMED_OUT)).format(name=name)
 
     def keep_notices(self, notices: list[Notice]) -> None:
         """Keep the current hand's last :data:`MAX_NOTICES` of ``notices``."""
@@ -356,11 +376,9 @@ class RoomState:
     def notice_lines(self, seat: int, lang: str) -> list[dict[str, Any]]:
         """The current hand's notices said in ``lang`` for the connection at ``seat`` (the
         seat whose time ran out is told "your time ran out", everyone else the name)."""
-        tr, t = translator(lang), self.table
+        tr = translator(lang)
         return [{"id": n.id, "kind": n.kind, "seat": n.seat, "hand": n.hand, "after": n.after,
-                 "text": tr.gettext(TIMED_OUT_YOU) if n.seat == seat else
-                 tr.gettext(TIMED_OUT).format(name=seat_name(t.names[n.seat], tr))}
-                for n in self.current_notices()]
+                 "text": self.notice_text(n, seat, tr)} for n in self.current_notices()]
 
     def said(self, lang: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
         """The hand's last moves as the log shows them, and each seat's last move of the hand
@@ -381,7 +399,7 @@ class RoomState:
         last: dict[str, str] = {str(s): shown.get(e.number) or describe(e.move, t.rules, None, tr) for s, e in t.last_moves().items()}
         if notices:
             said = [{"id": n.id, "kind": n.kind, "seat": n.seat, "after": n.after,
-                     "text": tr.gettext(TIMED_OUT).format(name=seat_name(t.names[n.seat], tr))} for n in notices]
+                     "text": self.notice_text(n, -1, tr)} for n in notices]
             log = self.with_notices(log, said)
         if any(k != key for k, _log, _last in self.said_by_lang.values()):
             self.said_by_lang.clear()  # an earlier event's words
@@ -469,15 +487,18 @@ class RoomState:
                     self.gone.pop(s.seat, None)
                 elif s.kind == "human" and s.seat not in self.gone:
                     self.gone[s.seat] = (ev.num, ev.at)
-            self.start_pause_if_agreed(ev.at)  # the last one to agree is now played by a stand-in
+            self.start_pause_if_agreed(ev.at, ev.num)  # the last one to agree is now played by a stand-in
         elif k == "pause":
             if ev.line == "resume":
                 self.resume_held = self.pause.held if self.pause is not None else None
                 self.pause, self.resumed = None, ev.num
                 self.gone = {seat: (ev.num, ev.at) for seat in self.gone}  # the grace periods start afresh
+                self.note(ev.num, "pause_resume", ev.seat)
             else:
                 self.pause = apply_pause(self.pause, ev.line, ev.seat, ev.at)
-                self.start_pause_if_agreed(ev.at)
+                if ev.line in ("ask", "decline"):
+                    self.note(ev.num, f"pause_{ev.line}", ev.seat)
+                self.start_pause_if_agreed(ev.at, ev.num)  # its notice replaces the ask's, if at once
         elif k == "auto_turn":
             self.auto_turn = ev.seat
             self.note_timeout(ev.seat, ev.num)  # every process says it, and a reload from the events too
