@@ -339,9 +339,19 @@ def calls(tables: int, seed: int = 1, repeat: int = 5) -> dict[str, Any]:
     from sqlalchemy import select
 
     from canasta.web.store import Store
-    from canasta.web.tournament_store import tournaments_t
+    from canasta.web.tournament_store import live_t, tournaments_t
+    from canasta.web.tournaments import (
+        current,
+        my_view,
+        new_state,
+        play_move,
+        public,
+        seat_of,
+        start,
+        step,
+        store_for,
+    )
     from canasta.web.tournaments import enter as enter_pair
-    from canasta.web.tournaments import my_view, new_state, play_move, public, seat_of, start, step, store_for
     from canasta.web.tournaments import tournament_of as opened
     from canasta.web.vault import PREFIX
 
@@ -355,7 +365,8 @@ def calls(tables: int, seed: int = 1, repeat: int = 5) -> dict[str, Any]:
             enter_pair(state, [{"id": f"a{2 * i}", "name": f"p{2 * i}"}, {"id": f"a{2 * i + 1}", "name": f"p{2 * i + 1}"}])
         start(state)
         ts.create("calls", state, time.time())
-        step(ts, "calls", time.time())  # every table dealt, its clock set
+        for _ in range(tables + 1):  # every table dealt, its clock set (the round seated first)
+            step(ts, "calls", time.time(), budget=60.0)
 
         def median_ms(fn: Any) -> float:
             times = []
@@ -371,29 +382,31 @@ def calls(tables: int, seed: int = 1, repeat: int = 5) -> dict[str, Any]:
         to_move = []  # the player to move at each table
         for i in range(4 * tables):
             found = seat_of(got.state, t, f"a{i}")
-            view = my_view(got.state, t, f"a{i}") if found is not None else None
+            view = my_view(ts, got.state, t, "calls", f"a{i}") if found is not None else None
             if view is not None and view.get("to_move") == view["seat"]:
                 to_move.append((f"a{i}", str(view["suggested"])))
         moves = iter(to_move)
 
         def one_move() -> None:
             account, move = next(moves)
-            g = ts.load("calls")
-            assert g is not None
-            play_move(g.state, opened(g.state), account, None, move, time.time())
-            ts.save(g, time.time())
+            g = current(ts, "calls")
+            assert g is not None and g[1] is not None
+            assert play_move(ts, g[0], g[1], account, None, move, time.time()) is not None
 
         out: dict[str, Any] = {
             "tables": tables,
             "read_ms": median_ms(lambda: ts.load("calls")),
             "public_ms": median_ms(lambda: public(got.state, opened(got.state), "a0")),
-            "own_seat_ms": median_ms(lambda: my_view(got.state, t, to_move[0][0])),
+            "own_seat_ms": median_ms(lambda: my_view(ts, got.state, t, "calls", to_move[0][0])),
             "move_ms": median_ms(one_move),
             "step_ms": median_ms(lambda: step(ts, "calls", time.time())),
         }
         with store.engine.connect() as c:
             text = str(c.execute(select(tournaments_t.c.state).where(tournaments_t.c.id == "calls")).scalar())
-        out.update({"document_bytes": len(text), "sealed_values": text.count(PREFIX)})
+            rows = [str(x) for x in c.execute(select(live_t.c.data).where(live_t.c.tournament == "calls")).scalars()]
+        out.update({"document_bytes": len(text), "sealed_values": text.count(PREFIX),
+                    "live_rows": len(rows), "live_row_bytes": max((len(x) for x in rows), default=0),
+                    "live_sealed_values": sum(x.count(PREFIX) for x in rows)})
         return out
     finally:
         store.engine.dispose()

@@ -5,10 +5,12 @@
   ``{"name", "form": "swiss"|"duplicate", "rounds", "hands", "preset", "scoring": "matchpoints"|"vp",
   "entry": "pairs"|"individuals", "turn_seconds"}`` (``"seed"`` on a server with fixed seeds).
 * ``GET /api/tournaments/ID``: everything public (no cards of a board being played), and the
-  signed-in player's own seat (``"me"``: their hand, whose move, a suggestion).
+  signed-in player's own seat (``"me"``: their hand, whose move, a suggestion); ``"seq"`` the
+  version (``"N.M"``: the document's number and its live rows', moved on by every move).
 * ``POST /api/tournaments/ID/enter`` (``{"partner": NAME}`` for a fixed partnership): before the
   start an entry, after it a late entry into a house bot's seat; ``/withdraw``; ``/move``
-  ``{"move": "..."}`` at the player's own seat.
+  ``{"move": "..."}`` at the player's own seat (written to its table's row only; ``{"seq"}``: what
+  was written).
 * ``POST /api/tournaments/ID/director/ACTION``, the director's only (403 for anyone else):
   ``start``, ``pause``, ``resume``, ``bots`` ``{"count", "level"}``, ``adjust``
   ``{"pair", "points", "reason"}``; each written to the tournament's audit log
@@ -37,7 +39,8 @@ from canasta.engine.rules import PRESETS
 from canasta.i18n import N_
 from canasta.play.record import parse_records
 from canasta.play.table import Table
-from canasta.web.account_routes import current, signed_in
+from canasta.web.account_routes import current as signed
+from canasta.web.account_routes import signed_in
 from canasta.web.account_session import TheAccounts
 from canasta.web.account_store import Session
 from canasta.web.guards import bad, is_int
@@ -51,6 +54,7 @@ from canasta.web.tournament_store import Stored, TournamentStore
 from canasta.web.tournaments import (
     Refused,
     closed,
+    current,
     enter,
     entered,
     late_entry,
@@ -174,42 +178,56 @@ async def create(request: Request, card: TheCardRoom, accounts: TheAccounts) -> 
                         status_code=201)
 
 
-#: each tournament's last state read by this server, parsed, and what it shows everyone: a look
-#: at an unchanged tournament reads only its number (at most MAX_CACHED tournaments kept)
-_seen: dict[str, tuple[Stored, Tournament | None, dict[str, Any]]] = {}
+#: what each tournament shows everyone, by the number of the document it was made from: a look at
+#: an unchanged tournament reads only its number and its tables' heads (at most MAX_CACHED kept)
+_seen: dict[str, tuple[int, dict[str, Any]]] = {}
 MAX_CACHED = 64
 
 
-def parsed(got: Stored) -> tuple[Stored, Tournament | None, dict[str, Any]]:
-    t = tournament_of(got.state) if got.state["tournament"] is not None else None
-    return got, t, public(got.state, t, None)
+def looked(store: TournamentStore, tid: str) -> tuple[Stored, Tournament | None, dict[str, Any], str] | None:
+    """The tournament as :func:`current` has it, what it shows everyone (each table's moves from the
+    live rows' heads) and its version (the document's number and its live rows': changed by every move)."""
+    found = current(store, tid)
+    if found is None:
+        return None
+    got, t = found
+    hit = _seen.get(tid)
+    if hit is None or hit[0] != got.seq:
+        hit = got.seq, public(got.state, t, None)
+        _seen.pop(tid, None)
+        while len(_seen) >= MAX_CACHED:
+            _seen.pop(next(iter(_seen)))
+        _seen[tid] = hit
+    base = dict(hit[1])
+    live = 0
+    if got.status == "running":
+        heads = store.heads(tid)
+        moves = {h.table: h.moves for h in heads if t is not None and (h.round, h.board) == (t.played + 1,
+                                                                                             got.state["board"])}
+        base["tables"] = [dict(x, moves=moves.get(x["table"], 0)) for x in base.get("tables", [])]
+        live = sum(h.seq + 1 for h in heads)
+    return got, t, base, f"{got.seq}.{live}"
 
 
 @routes.get("/api/tournaments/{tid}")
 async def show(tid: str, request: Request, card: TheCardRoom, accounts: TheAccounts) -> JSONResponse:
     if not _ID.match(tid):
         raise bad(N_("there is no such tournament"), 404)
-    seq = await card.hub.db(store_of(card).seq_of, tid)
-    if seq is None:
+    store = store_of(card)
+    hit = await card.hub.db(looked, store, tid)
+    if hit is None:
         raise bad(N_("there is no such tournament"), 404)
-    hit = _seen.get(tid)
-    if hit is None or hit[0].seq != seq:
-        hit = await card.hub.db(parsed, await read(card, tid))
-        _seen.pop(tid, None)
-        while len(_seen) >= MAX_CACHED:
-            _seen.pop(next(iter(_seen)))
-        _seen[tid] = hit
-    got, t, base = hit
-    session = await current(request, accounts)
+    got, t, base, version = hit
+    session = await signed(request, accounts)
     me = session.account.id if session is not None else None
 
     def build() -> dict[str, Any]:
-        out = dict(base)
+        out = base
         out["is_director"] = me is not None and me == got.state["director"]["id"]
         out["entered"] = me is not None and entered(got.state, me)
-        out["id"], out["seq"] = tid, got.seq
+        out["id"], out["seq"] = tid, version
         if t is not None and me is not None:
-            out["me"] = my_view(got.state, t, me)
+            out["me"] = my_view(store, got.state, t, tid, me)
         return out
 
     return JSONResponse(await card.hub.db(build), headers={"Cache-Control": "no-store"})
@@ -346,14 +364,28 @@ async def move(tid: str, request: Request, card: TheCardRoom, accounts: TheAccou
     if not isinstance(text, str) or not 0 < len(text) <= 400:
         raise bad(N_("say the move"))
 
-    def act(state: dict[str, Any]) -> None:
-        if state["status"] != "running" or state["paused"]:
-            raise Refused(N_("the tournament is paused or not running"), 409)
-        t = tournament_of(state)
-        play_move(state, t, session.account.id, body.get("seat"), text, time.time())
-
-    got, _ = await change(card, tid, act)
-    return {"seq": got.seq}
+    store = store_of(card)
+    for _ in range(MAX_TRIES):  # the document read as this server last read it, if still the newest
+        found = await card.hub.db(current, store, tid) if _ID.match(tid) else None
+        if found is None:
+            raise bad(N_("there is no such tournament"), 404)
+        got, t = found
+        if got.status != "running" or got.state["paused"] or t is None:
+            raise bad(N_("the tournament is paused or not running"), 409)
+        try:
+            done = await card.hub.db(play_move, store, got, t, session.account.id, body.get("seat"), text,
+                                     time.time())
+        except Refused as exc:
+            raise refusal(exc) from None
+        if done is not None:
+            wrote, clock, table = done
+            if clock is None:  # a bot to move, or the board over: the step plays on at this table
+                next_step(card.hub, tid, wrote, time.time(), table=table)
+            else:  # a person to move: the step that plays for them if their clock runs out
+                next_step(card.hub, tid, got.seq, clock, f"clock{int(clock)}")
+            return {"seq": wrote}
+        await asyncio.sleep(0.01 * secrets.randbelow(10))
+    raise bad(N_("the tournament is busy: try again"), 503)
 
 
 @routes.post("/api/tournaments/{tid}/director/{action}")
@@ -372,9 +404,7 @@ async def direct(tid: str, action: str, request: Request, card: TheCardRoom, acc
         elif action in ("pause", "resume"):
             if state["status"] != "running":
                 raise Refused(N_("the tournament is not running"), 409)
-            state["paused"] = action == "pause"
-            for live in state["live"].values():
-                live["deadline"] = None  # the clocks start again on resuming
+            state["paused"] = action == "pause"  # the clocks start again on resuming (below)
         elif action == "bots":
             count = whole(body, "count", 1, MAX_BOTS, 1)
             level = choice(body, "level", ("basic", "random"))
@@ -400,6 +430,8 @@ async def direct(tid: str, action: str, request: Request, card: TheCardRoom, acc
             detail.update(entry)
 
     got, _ = await change(card, tid, act)
+    if action in ("pause", "resume"):
+        await card.hub.db(store_of(card).stop_clocks, tid)
     await card.hub.db(store_of(card).audit, tid, session.account.name, action, detail, time.time())
     return {"done": action, "status": got.status, "paused": got.state["paused"], **detail}
 
@@ -424,9 +456,11 @@ async def sweep(card: CardRoom, stale: float = STALE) -> int:
     count = 0
     now = time.time()
     for tid in await card.hub.db(store.running):
-        got = await card.hub.db(store.load, tid)
-        if got is not None and not got.state["paused"] and now - got.updated >= stale:
-            next_step(card.hub, tid, got.seq, now, "sweep" if stale else "")
+        found = await card.hub.db(current, store, tid)
+        if found is None or found[0].state["paused"]:
+            continue
+        if now - await card.hub.db(store.last_written, tid) >= stale:
+            next_step(card.hub, tid, found[0].seq, now, f"sweep{int(now)}" if stale else f"start{int(now)}")
             count += 1
     return count
 

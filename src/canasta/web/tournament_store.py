@@ -1,15 +1,17 @@
 """The card room's tournaments in its database (SQLAlchemy Core, beside the tables' own rows).
 
-Three tables: ``canasta_tournaments`` holds each tournament as one JSON document (its settings,
-entries, and once started the :class:`~canasta.club.tournament.Tournament`'s saved form, each
-finished board's scores and the boards being played), ``canasta_tournament_boards`` each finished
-board's game record at each table (written in the transaction that writes the document's state
-with it), and ``canasta_tournament_audit`` the director's actions.  A change is
-accepted only by moving the row's ``seq`` from N to N + 1 (:meth:`TournamentStore.save`), so two
-servers, or a job run twice, change a tournament at most once for each state they read; the
-loser reads it again.  The round secrets still to be revealed and the deals of the boards in
-play are sealed with the room's deal-secret keys (:mod:`canasta.web.vault`), as the tables'
-deal secrets are.
+Four tables: ``canasta_tournaments`` holds each tournament as one JSON document (its settings,
+entries, and once started the :class:`~canasta.club.tournament.Tournament`'s saved form: seatings
+and each finished board's scores), ``canasta_tournament_live`` each board being played, one row a
+table (the table's saved form with its moves, its turn clock), ``canasta_tournament_boards`` each
+finished board's game record at each table, and ``canasta_tournament_audit`` the director's
+actions.  Each document and each live row has its own ``seq``, and a change is accepted only by
+moving it from N to N + 1, so two servers, or a job run twice, change either at most once for each
+state they read; the loser reads it again.  A move writes only its table's live row; a board's
+finish writes the document (its scores), the board's record row and deletes its live row in one
+transaction, with both checks (:meth:`TournamentStore.save`).  The round secrets still to be
+revealed and the deals of the boards in play are sealed with the room's deal-secret keys
+(:mod:`canasta.web.vault`), as the tables' deal secrets are.
 """
 
 from __future__ import annotations
@@ -18,8 +20,23 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    and_,
+    delete,
+    func,
+    not_,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
 from canasta.web.vault import Vault
 
@@ -46,6 +63,20 @@ boards_t = Table(
     Column("record", Text, nullable=False),  # the board's game record at that table
 )
 
+live_t = Table(
+    "canasta_tournament_live", meta,
+    Column("tournament", String(32), primary_key=True),
+    Column("tbl", Integer, primary_key=True),
+    Column("round", Integer, nullable=False),
+    Column("board", Integer, nullable=False),
+    Column("seq", Integer, nullable=False),  # moves N -> N + 1 with each change of this table
+    Column("moves", Integer, nullable=False),  # the board's moves so far (the page shows them)
+    Column("waiting", Integer, nullable=True),  # the seat of the person to move whose clock runs
+    Column("deadline", Float, nullable=True),  # when their turn clock runs out
+    Column("updated", Float, nullable=False),
+    Column("data", Text, nullable=False),  # JSON, sealed: the table's saved form, the house bot's seats
+)
+
 audit_t = Table(
     "canasta_tournament_audit", meta,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -68,12 +99,34 @@ class Stored:
     updated: float = 0.0
 
 
+@dataclass
+class Live:
+    """A board being played at one table: its row's number and columns; ``data`` (the table's saved
+    form and the seats the house bot played) only when read whole (:meth:`TournamentStore.live`)."""
+
+    table: int
+    round: int
+    board: int
+    seq: int
+    moves: int
+    waiting: int | None
+    deadline: float | None
+    updated: float
+    data: dict[str, Any] | None = None
+
+
+class _Conflict(Exception):
+    """Another writer came first: the transaction is rolled back."""
+
+
 class TournamentStore:
     """Reads and writes tournaments on the room's engine."""
 
     def __init__(self, engine: Engine, vault: Vault | None) -> None:
         self.engine = engine
         self.vault = vault
+        #: this process's last read of each tournament, parsed (:func:`canasta.web.tournaments.current`)
+        self.cache: dict[str, Any] = {}
         meta.create_all(engine)
 
     def _seal(self, state: dict[str, Any]) -> str:
@@ -103,24 +156,95 @@ class TournamentStore:
             found = db.execute(select(tournaments_t.c.seq).where(tournaments_t.c.id == tid)).scalar()
         return None if found is None else int(found)
 
-    def save(self, got: Stored, now: float) -> bool:
+    def save(self, got: Stored, now: float, finished: tuple[int, int | None] | None = None,
+             playing: tuple[int, int] | None = None) -> bool:
         """Write ``got.state`` as state ``got.seq + 1``; False (nothing written) if another writer
-        moved the tournament on since ``got`` was read."""
+        moved the tournament on since ``got`` was read.  ``finished``: the table whose board this
+        state finishes and its live row's number as read (None: it had none), the row deleted in the
+        same transaction (False if it moved on, or appeared, meanwhile); ``playing``: the round and
+        board now dealt, every live row of another board deleted with it."""
         boards = got.state.pop("_boards", [])
-        with self.engine.begin() as db:
-            done = db.execute(update(tournaments_t).where(tournaments_t.c.id == got.id,
-                                                          tournaments_t.c.seq == got.seq)
-                              .values(seq=got.seq + 1, status=got.state["status"], updated=now,
-                                      state=self._seal(got.state)))
-            if done.rowcount != 1:
-                return False  # nothing written: the transaction ends without the boards' rows
-            if boards:
-                db.execute(boards_t.insert(), [{"tournament": got.id, "round": r, "tbl": t, "board": b, "record": text}
-                                               for r, t, b, text in boards])
+        try:
+            with self.engine.begin() as db:
+                done = db.execute(update(tournaments_t).where(tournaments_t.c.id == got.id,
+                                                              tournaments_t.c.seq == got.seq)
+                                  .values(seq=got.seq + 1, status=got.state["status"], updated=now,
+                                          state=self._seal(got.state)))
+                if done.rowcount != 1:
+                    raise _Conflict  # nothing written: the transaction ends without the boards' rows
+                if boards:
+                    db.execute(boards_t.insert(), [{"tournament": got.id, "round": r, "tbl": t, "board": b,
+                                                    "record": text} for r, t, b, text in boards])
+                if finished is not None:
+                    self._drop(db, got.id, *finished)
+                if playing is not None:
+                    db.execute(delete(live_t).where(live_t.c.tournament == got.id, not_(and_(
+                        live_t.c.round == playing[0], live_t.c.board == playing[1]))))
+        except _Conflict:
+            got.state["_boards"] = boards
+            return False
         got.seq += 1
         got.status = got.state["status"]
         got.updated = now
         return True
+
+    @staticmethod
+    def _drop(db: Connection, tid: str, table: int, seq: int | None) -> None:
+        where = [live_t.c.tournament == tid, live_t.c.tbl == table]
+        gone = db.execute(delete(live_t).where(*where, *([live_t.c.seq == seq] if seq is not None else [])))
+        if gone.rowcount != (1 if seq is not None else 0):
+            raise _Conflict  # the table moved on (or was dealt) since it was read
+
+    # ---------------------------------------------------------------- the boards being played
+
+    def heads(self, tid: str) -> list[Live]:
+        """Every live row of the tournament, without its table (the numbers and the clocks only)."""
+        cols = [c for c in live_t.c if c.name not in ("tournament", "data")]
+        with self.engine.connect() as db:
+            rows = db.execute(select(*cols).where(live_t.c.tournament == tid)).all()
+        return [Live(r.tbl, r.round, r.board, r.seq, r.moves, r.waiting, r.deadline, r.updated) for r in rows]
+
+    def live(self, tid: str, table: int) -> Live | None:
+        """One table's live row, whole (its table opened)."""
+        with self.engine.connect() as db:
+            r = db.execute(select(live_t).where(live_t.c.tournament == tid, live_t.c.tbl == table)).first()
+        if r is None:
+            return None
+        return Live(r.tbl, r.round, r.board, r.seq, r.moves, r.waiting, r.deadline, r.updated, self._open(r.data))
+
+    def save_live(self, tid: str, live: Live, now: float) -> bool:
+        """Write ``live`` as its row's state ``live.seq + 1`` (``live.seq`` -1: a new row, dealt now);
+        False (nothing written) if another writer moved the row on, or dealt it, since it was read."""
+        assert live.data is not None
+        values = {"round": live.round, "board": live.board, "seq": live.seq + 1, "moves": live.moves,
+                  "waiting": live.waiting, "deadline": live.deadline, "updated": now, "data": self._seal(live.data)}
+        try:
+            with self.engine.begin() as db:
+                if live.seq < 0:
+                    db.execute(live_t.insert().values(tournament=tid, tbl=live.table, **values))
+                else:
+                    done = db.execute(update(live_t).where(live_t.c.tournament == tid, live_t.c.tbl == live.table,
+                                                           live_t.c.seq == live.seq).values(**values))
+                    if done.rowcount != 1:
+                        return False
+        except IntegrityError:
+            return False  # dealt by another writer first
+        live.seq += 1
+        live.updated = now
+        return True
+
+    def stop_clocks(self, tid: str) -> None:
+        """Every live row's turn clock cleared (a pause, a resume: the clocks start again)."""
+        with self.engine.begin() as db:
+            db.execute(update(live_t).where(live_t.c.tournament == tid)
+                       .values(seq=live_t.c.seq + 1, waiting=None, deadline=None))
+
+    def last_written(self, tid: str) -> float:
+        """When the tournament, or any of its boards in play, was last written."""
+        with self.engine.connect() as db:
+            doc = db.execute(select(tournaments_t.c.updated).where(tournaments_t.c.id == tid)).scalar()
+            live = db.execute(select(func.max(live_t.c.updated)).where(live_t.c.tournament == tid)).scalar()
+        return max(float(doc or 0.0), float(live or 0.0))
 
     def record(self, tid: str, r: int, table: int, board: int) -> str | None:
         """A finished board's game record at one table."""
@@ -154,4 +278,4 @@ class TournamentStore:
         return [{"at": r.at, "actor": r.actor, "action": r.action, "detail": json.loads(r.detail)} for r in rows]
 
 
-__all__ = ["Stored", "TournamentStore", "audit_t", "boards_t", "meta", "tournaments_t"]
+__all__ = ["Live", "Stored", "TournamentStore", "audit_t", "boards_t", "live_t", "meta", "tournaments_t"]

@@ -14,18 +14,23 @@ finished board ``b``.  A seat whose player is away for the turn clock has its mo
 house bot; a player who withdraws is replaced by it for good (their partnership's results are
 marked and it wins no place); a late entrant takes a house bot's seat from the next round.
 
-Everything is one JSON document in the room's database (:mod:`canasta.web.tournament_store`),
-changed by moving its number on, and the play is a job (``tournament:ID:N``,
-:func:`job_tournament`), run on the server's loop or by a cluster's workers like the tables'
-jobs: each step plays on at one table until its board is over or a person is to move (then at the
-next), writes, and asks for the next step.
+The tournament is a JSON document in the room's database and each board being played a row of
+its own, one a table (:mod:`canasta.web.tournament_store`), each changed by moving its number on.
+A person's move reads the document (each process keeps the last it read, and asks only whether
+its number is still the newest: :func:`current`) and writes only its table's row; a board's
+finish writes the document (the board's scores, the next board or round dealt when it was the
+last table) and deletes the row in one transaction, so a finishing move, a step and a job run
+twice finish a board once.  The play is a job (``tournament:ID:...``, :func:`job_tournament`), run
+on the server's loop or by a cluster's workers like the tables' jobs: each step plays on at one
+table until its board is over or a person is to move (then at the next), writing the table's row,
+or the document when a board finishes, and asks for the next step.  A restart goes on from the
+rows: a board half played by people is resumed from its moves.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import secrets
 import time
 from collections.abc import Callable
@@ -39,7 +44,7 @@ from canasta.club.tournament import Partnership, TableRecord, Tournament, Tourna
 from canasta.engine.rules import RuleSet
 from canasta.i18n import N_
 from canasta.play.table import Table
-from canasta.web.tournament_store import TournamentStore
+from canasta.web.tournament_store import Live, Stored, TournamentStore
 
 HOUSE_BOT = "basic"
 #: seconds of play a step may take before it writes and hands on to the next step
@@ -71,7 +76,7 @@ def new_state(name: str, director: dict[str, str], settings: dict[str, Any], see
     return {"name": name, "director": director, "status": "registering", "paused": False, "settings": settings,
             "seed": seed if seed is not None else secrets.randbits(31),
             "commitments": [s.commitment for s in seeds], "secrets": [{"secret": s.secret.hex()} for s in seeds],
-            "entries": [], "next_entry": 1, "seats": {}, "board": 1, "live": {}, "adjustments": [], "tournament": None}
+            "entries": [], "next_entry": 1, "seats": {}, "board": 1, "adjustments": [], "tournament": None}
 
 
 def tournament_of(state: dict[str, Any]) -> Tournament:
@@ -79,6 +84,31 @@ def tournament_of(state: dict[str, Any]) -> Tournament:
     data = dict(state["tournament"])
     data["round_secrets"] = [s["secret"] for s in state["secrets"]]
     return Tournament.from_dict(data)
+
+
+#: documents kept parsed by each store (this process's last read of each tournament)
+MAX_CACHED = 64
+
+
+def current(store: TournamentStore, tid: str) -> tuple[Stored, Tournament | None] | None:
+    """The tournament as this process last read it, parsed, if its number is still the newest (one
+    cheap read), else read and parsed again; None: no such tournament.  Shared between requests:
+    read it, never change it (a change reads its own copy, :meth:`TournamentStore.load`)."""
+    seq = store.seq_of(tid)
+    if seq is None:
+        return None
+    hit: tuple[Stored, Tournament | None] | None = store.cache.get(tid)
+    if hit is not None and hit[0].seq == seq:
+        return hit
+    got = store.load(tid)
+    if got is None:
+        return None
+    hit = (got, tournament_of(got.state) if got.state["tournament"] is not None else None)
+    store.cache.pop(tid, None)
+    while len(store.cache) >= MAX_CACHED:
+        store.cache.pop(next(iter(store.cache)))
+    store.cache[tid] = hit
+    return hit
 
 
 def keep(state: dict[str, Any], t: Tournament) -> None:
@@ -268,16 +298,23 @@ def finish_board(t: Tournament, r: int, s: Seating, board: int, table: Table, st
     t.gates.setdefault(r, BoardGate(t.tables, t.hands)).finish(s.table, board)
 
 
-def live_table(state: dict[str, Any], t: Tournament, r: int, s: Seating, board: int
-               ) -> tuple[Table, list[int], dict[str, Any]]:
-    """The table playing board ``board`` of seating ``s`` (rebuilt from its moves, or dealt now)."""
-    key = str(s.table)
-    live = state["live"].get(key)
-    if live is not None and live["round"] == r and live["board"] == board:
-        return Table.from_dict(live["table"]), list(live["stand_ins"]), live
+def live_table(state: dict[str, Any], t: Tournament, r: int, s: Seating, board: int, row: Live | None
+               ) -> tuple[Table, list[int], Live]:
+    """The table playing board ``board`` of seating ``s`` (rebuilt from its row's moves, or dealt now:
+    its row, if one was read, is that of a board before and is written over)."""
+    if row is not None and row.round == r and row.board == board and row.data is not None:
+        return Table.from_dict(row.data["table"]), list(row.data["stand_ins"]), row
     table, stand_ins = board_table(state, t, r, s, board)
-    live = {"round": r, "board": board, "stand_ins": stand_ins, "deadline": None}
+    live = Live(s.table, r, board, row.seq if row is not None else -1, 0, None, None, 0.0, {"stand_ins": stand_ins})
     return table, stand_ins, live
+
+
+def kept(live: Live, table: Table, stand_ins: list[int]) -> Live:
+    """The table's play into its row (written by :meth:`TournamentStore.save_live`)."""
+    data = table.to_dict()
+    live.data = {"table": data, "stand_ins": stand_ins}
+    live.moves = len(data["hands"][0]) if data["hands"] else 0
+    return live
 
 
 def person_at(state: dict[str, Any], t: Tournament, r: int, s: Seating, seat: int) -> dict[str, str] | None:
@@ -288,94 +325,148 @@ def person_at(state: dict[str, Any], t: Tournament, r: int, s: Seating, seat: in
     return None
 
 
-def step(store: TournamentStore, tid: str, now: float, budget: float = STEP_BUDGET
-         ) -> tuple[int, float, bool] | None:
-    """One step of a running tournament: play on at one table until a person is to move, its board
-    is over or ``budget`` seconds are spent; deal the next board (and round) when every table has
-    finished one.  Written as the next state; ``(its number, when the next step is due, whether it
-    changed)`` (unchanged: every table waits for a person, nothing is written), or None when there
-    is nothing to do (paused, over, or another writer moved it on: that writer's job goes on)."""
-    got = store.load(tid)
-    if got is None or got.status != "running" or got.state["paused"]:
-        return None
-    state = got.state
-    before = json.dumps(state, sort_keys=True)
-    t = tournament_of(state)
-    began = time.monotonic()
-    due = now
-    r = t.played + 1
-    seating = t.seat_round(r)
-    board = int(state["board"])
+def advance(state: dict[str, Any], t: Tournament, r: int, board: int) -> tuple[int, int] | None:
+    """When every table has finished board ``board``: the next board dealt to all at once (or the
+    next round seated, or the tournament over); the round and board now played, or None."""
+    seating = t.seatings.get(r, [])
     done = {res.table for res in t.results if res.round == r and res.board == board}
+    if not seating or len(done) < len(seating):
+        return None
+    if board < t.hands:
+        state["board"] = board + 1
+        return r, board + 1
+    t.revealed[r] = t.round_seeds[r - 1].secret.hex()
+    state["board"] = 1
+    if t.played == t.rounds:
+        state["status"] = "finished"
+        return 0, 0
+    t.seat_round(r + 1)
+    return r + 1, 1
+
+
+def finish(store: TournamentStore, tid: str, r: int, s: Seating, board: int, table: Table, stand_ins: list[int],
+           live: Live, now: float) -> int | None:
+    """A finished board written: its scores and record into the document, read afresh (and the next
+    board dealt if it was the last table's), its live row deleted, in one transaction; the
+    document's new number, or None if another writer finished it, or moved either on, first."""
+    got = store.load(tid)
+    if got is None or got.status != "running" or got.state["tournament"] is None:
+        return None
+    t = tournament_of(got.state)
+    if t.played + 1 != r or int(got.state["board"]) != board or any(
+            res.round == r and res.board == board and res.table == s.table for res in t.results):
+        return None
+    finish_board(t, r, s, board, table, stand_ins)
+    playing = advance(got.state, t, r, board)
+    keep(got.state, t)
+    if not store.save(got, now, finished=(s.table, live.seq if live.seq >= 0 else None), playing=playing):
+        return None
+    return got.seq
+
+
+def rewrite(store: TournamentStore, tid: str, now: float, fn: Callable[[dict[str, Any], Tournament], bool]
+            ) -> int | None:
+    """The document read afresh, changed by ``fn`` (False: nothing to change) and written; its new number."""
+    got = store.load(tid)
+    if got is None or got.status != "running" or got.state["tournament"] is None:
+        return None
+    t = tournament_of(got.state)
+    if not fn(got.state, t):
+        return None
+    keep(got.state, t)
+    return got.seq if store.save(got, now) else None
+
+
+def step(store: TournamentStore, tid: str, now: float, budget: float = STEP_BUDGET, first: int | None = None
+         ) -> tuple[int, float, bool, str] | None:
+    """One step of a running tournament: play on at one table (table ``first`` if it needs it) until
+    a person is to move, its board is over or ``budget`` seconds are spent, writing the table's row;
+    a board's finish writes the document (:func:`finish`).  ``(the document's number, when the next
+    step is due, whether anything was written, what was written: the next step's id)`` (nothing
+    written: every table waits for a person), or None when there is nothing to do (paused, over,
+    or another writer finished the board first: that writer's job goes on)."""
+    found = current(store, tid)
+    if found is None:
+        return None
+    got, t = found
+    state = got.state
+    if got.status != "running" or state["paused"] or t is None:
+        return None
+    r = t.played + 1
+    board = int(state["board"])
+    if r not in t.seatings:  # the round's tables, seated (Swiss: from the standings) and written
+        seq = rewrite(store, tid, now, lambda st, tt: tt.seat_round(tt.played + 1) is not None)
+        return None if seq is None else (seq, now, True, str(seq))
+    seating = t.seatings[r]
+    done = {res.table for res in t.results if res.round == r and res.board == board}
+    if len(done) == len(seating):  # (a document of before: the next board is dealt with the last finish)
+        seq = rewrite(store, tid, now, lambda st, tt: advance(st, tt, tt.played + 1, int(st["board"])) is not None)
+        return None if seq is None else (seq, now, True, str(seq))
+    heads = {h.table: h for h in store.heads(tid)}
+    began = time.monotonic()
     waiting: list[float] = []
-    progressed = False
-    for s in seating:
+    wrote = ""
+    for s in sorted(seating, key=lambda x: x.table != first):
         if s.table in done:
             continue
-        kept = state["live"].get(str(s.table))
-        if kept is not None and kept["round"] == r and kept["board"] == board and kept.get("waiting") is not None \
-                and kept["deadline"] is not None and now < kept["deadline"] \
-                and person_at(state, t, r, s, int(kept["waiting"])) is not None:
-            waiting.append(float(kept["deadline"]))  # a person's move, their clock running: not rebuilt
+        head = heads.get(s.table)
+        if head is not None and head.round == r and head.board == board and head.waiting is not None \
+                and head.deadline is not None and now < head.deadline \
+                and person_at(state, t, r, s, head.waiting) is not None:
+            waiting.append(head.deadline)  # a person's move, their clock running: not read
             continue
-        table, stand_ins, live = live_table(state, t, r, s, board)
+        if wrote and time.monotonic() - began >= budget:
+            break
+        row = store.live(tid, s.table) if head is not None else None
+        table, stand_ins, live = live_table(state, t, r, s, board, row)
         bots_only = all(table.is_bot(x) for x in range(t.rules.players))  # played through: never half-kept
         try:
             while not table.hand_over and (bots_only or time.monotonic() - began < budget):
                 seat = table.to_move
                 gone = not table.is_bot(seat) and person_at(state, t, r, s, seat) is None
-                live["waiting"] = None
+                live.waiting = None
                 if table.is_bot(seat):
                     table.play_bot()
-                elif gone or (live["deadline"] is not None and now >= live["deadline"]):
+                elif gone or (live.deadline is not None and now >= live.deadline):
                     house = make_bot(t.house_bot, seed=table_seed(t, r, s.table, board) + table.version)
                     try:  # the player withdrew, or the turn clock ran out: the house bot moves
                         table.play(seat, table.bot_move(stand_in=house))
                     finally:
                         house.close()
-                    live["deadline"] = None
+                    live.deadline = None
                     if gone and seat not in stand_ins:
                         stand_ins.append(seat)
-                        live["stand_ins"] = stand_ins
                 else:
-                    if live["deadline"] is None:
-                        live["deadline"] = now + float(state["settings"]["turn_seconds"])
-                    live["waiting"] = seat  # the next steps pass this table by until the clock runs out
-                    waiting.append(float(live["deadline"]))
+                    if live.deadline is None:
+                        live.deadline = now + float(state["settings"]["turn_seconds"])
+                    live.waiting = seat  # the next steps pass this table by until the clock runs out
                     break
             if table.hand_over:
-                finish_board(t, r, s, board, table, stand_ins)
-                state["live"].pop(str(s.table), None)
-                done.add(s.table)
-                progressed = True
-            else:
-                live["table"] = table.to_dict()
-                state["live"][str(s.table)] = live
+                seq = finish(store, tid, r, s, board, table, stand_ins, live, now)
+                return None if seq is None else (seq, now, True, str(seq))  # one board a step
+            if not store.save_live(tid, kept(live, table, stand_ins), now):
+                continue  # another writer moved this table on: its job goes on
+            wrote = f"{got.seq}:{s.table}.{live.seq}"
+            if live.waiting is not None and live.deadline is not None:
+                waiting.append(live.deadline)
         finally:
             table.close()
-        if progressed or time.monotonic() - began >= budget:
-            break  # one table's board a step: the state is written between boards
-    if len(done) == len(seating):  # every table has finished the board: the next is dealt to all at once
-        if board < t.hands:
-            state["board"] = board + 1
-        else:
-            t.revealed[r] = t.round_seeds[r - 1].secret.hex()
-            state["board"] = 1
-            state["live"] = {}
-            if t.played == t.rounds:
-                state["status"] = "finished"
-    elif len(done) + len(waiting) == len(seating) and waiting:
+    due = now
+    if len(done) + len(waiting) == len(seating) and waiting:
         due = min(waiting)  # every table waits for a person: the next step when a clock runs out
-    keep(state, t)
-    if json.dumps(state, sort_keys=True) == before:  # nothing to do until a clock runs out: nothing written
-        return got.seq, max(due, now + 1.0), False
-    if not store.save(got, now):
-        return None
-    return got.seq, due, True
+    if not wrote:  # nothing to do until a clock runs out: nothing written
+        return got.seq, max(due, now + 1.0), False, ""
+    return got.seq, due, True, wrote
 
 
-def play_move(state: dict[str, Any], t: Tournament, account_id: str, seat_asked: Any, move: str, now: float) -> None:
-    """The signed-in player's move at their own seat (refused: not theirs, not their turn, illegal)."""
+def play_move(store: TournamentStore, got: Stored, t: Tournament, account_id: str, seat_asked: Any, move: str,
+              now: float) -> tuple[str, float | None, int | None] | None:
+    """The signed-in player's move at their own seat (refused: not theirs, not their turn, illegal),
+    written to their table's row only (the document too when it finishes the board).  What was
+    written (the next step's id), when a person is to move next their clock's end (no step is
+    needed before it), and the table a step plays on at (None: the board is over); None if another
+    writer came first (read again and retry)."""
+    state = got.state
     found = seat_of(state, t, account_id)
     if found is None:
         raise Refused(N_("you have no seat in this round"), 403)
@@ -385,25 +476,32 @@ def play_move(state: dict[str, Any], t: Tournament, account_id: str, seat_asked:
     r, board = t.played + 1, int(state["board"])
     if any(res.round == r and res.board == board and res.table == s.table for res in t.results):
         raise Refused(N_("your table has finished this board: the next is dealt when every table has"), 409)
-    table, stand_ins, live = live_table(state, t, r, s, board)
+    tid = got.id
+    row = store.live(tid, s.table)
+    if row is not None and (row.round, row.board) > (r, board):
+        return None  # the document read is older than the table: read again
+    table, stand_ins, live = live_table(state, t, r, s, board, row)
     try:
         why = table.why_not(seat, move)
         if why is not None:
             raise Refused("{why}", 409, why=str(why))
         table.play(seat, move)
-        live["deadline"] = live["waiting"] = None
+        live.deadline = live.waiting = None
         if table.hand_over:
-            finish_board(t, r, s, board, table, stand_ins)
-            state["live"].pop(str(s.table), None)
-        else:
-            live["table"] = table.to_dict()
-            state["live"][str(s.table)] = live
+            seq = finish(store, tid, r, s, board, table, stand_ins, live, now)
+            return None if seq is None else (str(seq), None, None)
+        nxt = table.to_move
+        if not table.is_bot(nxt) and person_at(state, t, r, s, nxt) is not None:
+            live.waiting, live.deadline = nxt, now + float(state["settings"]["turn_seconds"])  # their clock starts
+        if not store.save_live(tid, kept(live, table, stand_ins), now):
+            return None
+        return f"{got.seq}:{s.table}.{live.seq}", live.deadline, s.table
     finally:
         table.close()
-    keep(state, t)
 
 
-def my_view(state: dict[str, Any], t: Tournament, account_id: str) -> dict[str, Any] | None:
+def my_view(store: TournamentStore, state: dict[str, Any], t: Tournament, tid: str, account_id: str
+            ) -> dict[str, Any] | None:
     """The player's own seat at their table now: their hand and the public play (nobody else's hand)."""
     found = seat_of(state, t, account_id)
     if found is None:
@@ -413,11 +511,11 @@ def my_view(state: dict[str, Any], t: Tournament, account_id: str) -> dict[str, 
     finished = any(res.round == r and res.board == board and res.table == s.table for res in t.results)
     out: dict[str, Any] = {"round": r, "board": board, "table": s.table, "seat": seat, "finished": finished}
     if not finished:
-        table, _, live = live_table(state, t, r, s, board)
+        table, _, live = live_table(state, t, r, s, board, store.live(tid, s.table))
         try:
             out["view"] = table.view(seat).to_dict(include_rules=False)
             out["to_move"] = table.to_move
-            out["deadline"] = live["deadline"]
+            out["deadline"] = live.deadline
             if table.to_move == seat:
                 bot = make_bot(HOUSE_BOT, seed=table.version)
                 try:
@@ -453,10 +551,12 @@ def closed(t: Tournament, r: int, board: int) -> bool:
     return gate is not None and gate.closed(board)
 
 
-def public(state: dict[str, Any], t: Tournament | None, viewer: str | None) -> dict[str, Any]:
+def public(state: dict[str, Any], t: Tournament | None, viewer: str | None,
+           moves: dict[int, int] | None = None) -> dict[str, Any]:
     """What anyone may read: settings, entries, the commitments (and the secrets of rounds over),
-    the tables of the round in play (who, which board, how far: no cards), the standings and the
-    final table of closed boards."""
+    the tables of the round in play (who, which board, how far: no cards; ``moves``, each table's
+    moves of its board, from the live rows' heads), the standings and the final table of closed
+    boards."""
     out: dict[str, Any] = {
         "name": state["name"], "director": state["director"]["name"], "status": state["status"],
         "paused": state["paused"], "settings": state["settings"],
@@ -475,9 +575,8 @@ def public(state: dict[str, Any], t: Tournament | None, viewer: str | None) -> d
     if state["status"] == "running":
         for s in t.seatings.get(r, []):
             finished = sum(1 for res in t.results if res.round == r and res.table == s.table)
-            live = state["live"].get(str(s.table))
-            moves = len(live["table"]["hands"][0]) if live is not None and live.get("table") else 0
-            tables.append({"table": s.table, "ns": s.ns, "ew": s.ew, "boards_done": finished, "moves": moves})
+            tables.append({"table": s.table, "ns": s.ns, "ew": s.ew, "boards_done": finished,
+                           "moves": (moves or {}).get(s.table, 0)})
     out["tables"] = tables
     out["standings"] = [{"place": row.place, "pair": row.pair, "name": row.name, "score": row.score,
                          "matchpoints": row.matchpoints, "tops": row.tops, "vp": row.vp, "net": row.net,
@@ -511,28 +610,33 @@ def store_for(engine: Any, vault: Any) -> TournamentStore:
 step_listeners: list[Callable[[str, int], None]] = []
 
 
-def next_step(hub: Enqueuer, tid: str, seq: int, when: float, why: str = "") -> None:
-    """Ask for the step after state ``seq`` (one job per state and reason: asked twice, run once;
-    ``why``: ``clock`` for the step a turn clock waits for, ``sweep`` for the servers' look)."""
-    hub.enqueue("tournament", f"tournament:{tid}:{seq}" + (f":{why}" if why else ""), (tid,), when)
+def next_step(hub: Enqueuer, tid: str, seq: int | str, when: float, why: str = "", table: int | None = None
+              ) -> None:
+    """Ask for the step after what was written, ``seq`` (the document's number, or
+    ``N:TABLE.M``: table ``TABLE``'s row ``M`` under document ``N``), one job per write and reason
+    (asked twice, run once; ``why``: ``clock…`` for the step a turn clock waits for, ``sweep…``
+    for the servers' look); ``table``: the table the step looks at first."""
+    args: tuple[Any, ...] = (tid,) if table is None else (tid, table)
+    hub.enqueue("tournament", f"tournament:{tid}:{seq}" + (f":{why}" if why else ""), args, when)
 
 
-async def job_tournament(hub: Any, tid: str) -> None:
+async def job_tournament(hub: Any, tid: str, table: int | None = None) -> None:
     """A tournament's step (:func:`step`), in a database thread; then the next, when it is due."""
     store = store_for(hub.store.engine, hub.store.vault)
     pace = float(hub.settings.bot_delay or 0.0)
-    done = await asyncio.to_thread(step, store, tid, time.time())
+    done = await asyncio.to_thread(step, store, tid, time.time(), STEP_BUDGET, table)
     if done is None:
         return
-    seq, due, changed = done
+    seq, due, changed, wrote = done
     if not changed:
         next_step(hub, tid, seq, due, f"clock{int(due)}")
         return
     for f in list(step_listeners):
         f(tid, seq)
-    next_step(hub, tid, seq, max(due, time.time() + min(pace, 2.0)))
+    next_step(hub, tid, wrote, max(due, time.time() + min(pace, 2.0)))
 
 
-__all__ = ["HOUSE_BOT", "STEP_BUDGET", "Enqueuer", "Refused", "closed", "enter", "job_tournament", "keep", "late_entry",
-           "my_view", "new_state", "next_step", "play_move", "public", "record_of", "standings", "start", "step",
-           "step_listeners", "store_for", "tournament_of", "withdraw", "withdraw_entry"]
+__all__ = ["HOUSE_BOT", "STEP_BUDGET", "Enqueuer", "Refused", "advance", "closed", "current", "enter", "finish",
+           "job_tournament", "keep", "late_entry", "my_view", "new_state", "next_step", "play_move", "public",
+           "record_of", "standings", "start", "step", "step_listeners", "store_for", "tournament_of", "withdraw",
+           "withdraw_entry"]

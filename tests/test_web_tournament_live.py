@@ -1,0 +1,211 @@
+"""Each board of a tournament in play is a row of its own (issue 53, the load part): a person's move
+writes its table's row and leaves the tournament's document as it was; a board's finish writes the
+document once, however many writers (a finishing move, a step, a job run twice) finish it from the
+same state; a restart goes on from the rows.  Played in this process on a SQLite file, with no
+server: every step and move is called directly, so nothing runs between them (seeded)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import need
+
+need("fastapi")
+
+from canasta.bots import make_bot  # noqa: E402
+from canasta.play.table import Table  # noqa: E402
+from canasta.web import tournaments as tn  # noqa: E402
+from canasta.web.store import Store  # noqa: E402
+from canasta.web.tournament_store import TournamentStore, boards_t  # noqa: E402
+
+TID = "livetest01"
+TABLES = 3
+
+
+def made(path: Path, tables: int = TABLES, seed: int = 5353) -> Store:
+    """A one-round, one-board duplicate tournament of ``tables`` tables, every seat a person's,
+    started and dealt (each table's row written, its first clock running)."""
+    store = Store(str(path))
+    ts = tn.store_for(store.engine, store.vault)
+    settings = {"form": "duplicate", "rounds": 1, "hands": 1, "preset": "classic-4p", "scoring": "matchpoints",
+                "entry": "pairs", "turn_seconds": 600}
+    state = tn.new_state("live", {"id": "director", "name": "director"}, settings, seed)
+    for i in range(2 * tables):
+        tn.enter(state, [{"id": f"a{2 * i}", "name": f"p{2 * i}"}, {"id": f"a{2 * i + 1}", "name": f"p{2 * i + 1}"}])
+    tn.start(state)
+    ts.create(TID, state, 1000.0)
+    seated = tn.step(ts, TID, 1000.0, budget=60.0)  # the round seated: the document written
+    assert seated is not None and seated[2]
+    dealt = tn.step(ts, TID, 1000.0, budget=60.0)  # every table dealt, each waiting on a person
+    assert dealt is not None and dealt[2]
+    assert len(ts.heads(TID)) == tables
+    return store
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Iterator[tuple[Store, TournamentStore]]:
+    store = made(tmp_path / "live.db")
+    try:
+        yield store, tn.store_for(store.engine, store.vault)
+    finally:
+        store.engine.dispose()
+
+
+def to_move(ts: TournamentStore, table: int) -> tuple[str, str]:
+    """The account to move at ``table`` and the move the page suggests to it."""
+    got = tn.current(ts, TID)
+    assert got is not None and got[1] is not None
+    state, t = got[0].state, got[1]
+    for i in range(4 * TABLES):
+        found = tn.seat_of(state, t, f"a{i}")
+        if found is not None and found[0].table == table:
+            view = tn.my_view(ts, state, t, TID, f"a{i}")
+            if view is not None and view["to_move"] == view["seat"]:
+                return f"a{i}", str(view["suggested"])
+    raise AssertionError(f"nobody to move at table {table}")
+
+
+def move(ts: TournamentStore, table: int, now: float = 1001.0) -> tuple[str, float | None, int | None]:
+    account, text = to_move(ts, table)
+    got = tn.current(ts, TID)
+    assert got is not None and got[1] is not None
+    done = tn.play_move(ts, got[0], got[1], account, None, text, now)
+    assert done is not None
+    return done
+
+
+def test_a_move_writes_only_its_tables_row(room: tuple[Store, TournamentStore]) -> None:
+    _, ts = room
+    seq = ts.seq_of(TID)
+    before = {h.table: h for h in ts.heads(TID)}
+    wrote, clock, table = move(ts, 2)
+    after = {h.table: h for h in ts.heads(TID)}
+    assert ts.seq_of(TID) == seq  # the document untouched
+    assert wrote == f"{seq}:2.{before[2].seq + 1}" and table == 2
+    assert after[2].seq == before[2].seq + 1 and after[2].moves == before[2].moves + 1
+    assert clock is not None and after[2].deadline == clock  # a person to move next: their clock runs
+    assert {k: v for k, v in after.items() if k != 2} == {k: v for k, v in before.items() if k != 2}
+    # the page's look: the table's moves from the row's head, the version moved on by the move
+    got = tn.current(ts, TID)
+    assert got is not None
+    shown = tn.public(got[0].state, got[1], None, {h.table: h.moves for h in after.values()})
+    assert [x["moves"] for x in shown["tables"]] == [after[x["table"]].moves for x in shown["tables"]]
+
+
+def test_a_step_reads_no_table_waiting_for_its_person(room: tuple[Store, TournamentStore],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _, ts = room
+    read: list[int] = []
+    real = ts.live
+
+    def counted(tid: str, table: int) -> Any:
+        read.append(table)
+        return real(tid, table)
+
+    monkeypatch.setattr(ts, "live", counted)
+    done = tn.step(ts, TID, 1002.0)
+    assert done is not None and done[2] is False and read == []
+    assert done[1] == min(h.deadline or 0.0 for h in ts.heads(TID))  # the next step: the first clock's end
+
+
+def finishing(ts: TournamentStore, table: int) -> tuple[str, str]:
+    """Table ``table`` played by its people until the next move ends the board: that move."""
+    for _ in range(2000):
+        account, text = to_move(ts, table)
+        row = ts.live(TID, table)
+        assert row is not None and row.data is not None
+        trial = Table.from_dict(row.data["table"])
+        try:
+            trial.play(trial.to_move, text)
+            if trial.hand_over:
+                return account, text
+        finally:
+            trial.close()
+        move(ts, table)
+    raise AssertionError("the board never ended")
+
+
+def records(ts: TournamentStore, table: int) -> int:
+    with ts.engine.connect() as db:
+        return len(db.execute(boards_t.select().where(boards_t.c.tournament == TID, boards_t.c.tbl == table)).all())
+
+
+def test_a_board_is_finished_once_by_a_move_and_a_step_from_the_same_state(room: tuple[Store, TournamentStore]
+                                                                           ) -> None:
+    _, ts = room
+    account, text = finishing(ts, 1)
+    got = tn.current(ts, TID)
+    assert got is not None and got[1] is not None
+    doc, t = got
+    row = ts.live(TID, 1)
+    assert row is not None and row.data is not None
+    seq = doc.seq
+    # the step's side, read before the move: the same row, the house bot finishing the board
+    # (the player's clock run out); it writes after the move has
+    late = Table.from_dict(row.data["table"])
+    house = make_bot(tn.HOUSE_BOT, seed=7)
+    try:
+        late.play(late.to_move, late.bot_move(stand_in=house))
+    finally:
+        house.close()
+    assert late.hand_over
+    stale = ts.live(TID, 1)
+    assert stale is not None and stale.data is not None and t is not None
+    done = tn.play_move(ts, doc, t, account, None, text, 1003.0)
+    assert done is not None and done[0] == str(seq + 1) and done[1] is None
+    s = t.seatings[1][0]
+    assert tn.finish(ts, TID, 1, s, 1, late, list(stale.data["stand_ins"]), stale, 1003.5) is None
+    late.close()
+    assert ts.seq_of(TID) == seq + 1  # changed once
+    assert ts.live(TID, 1) is None and records(ts, 1) == 1
+    after = tn.current(ts, TID)
+    assert after is not None and after[1] is not None
+    assert [(r.round, r.board, r.table) for r in after[1].results] == [(1, 1, 1)]
+    # the same move sent again (a retry, another server): refused, nothing written
+    with pytest.raises(tn.Refused):
+        tn.play_move(ts, after[0], after[1], account, None, text, 1004.0)
+    assert ts.seq_of(TID) == seq + 1 and records(ts, 1) == 1
+    # a job run twice from the state before the finish: the step reads the newest and writes nothing of it
+    again = tn.step(ts, TID, 1004.0)
+    assert again is not None and again[0] == seq + 1 and again[2] is False
+
+
+def test_a_restart_mid_board_goes_on_from_the_row(tmp_path: Path) -> None:
+    path = tmp_path / "restart.db"
+    store = made(path)
+    ts = tn.store_for(store.engine, store.vault)
+    for _ in range(5):
+        move(ts, 3)
+    row = ts.live(TID, 3)
+    assert row is not None and row.data is not None
+    played = list(row.data["table"]["hands"][0])
+    account, text = to_move(ts, 3)
+    store.engine.dispose()
+    # a new process on the same database: nothing kept but the rows
+    again = Store(str(path))
+    try:
+        ts2 = tn.store_for(again.engine, again.vault)
+        assert ts2 is not ts and ts2.cache == {}
+        assert to_move(ts2, 3) == (account, text)  # the same player to move, the same suggestion
+        move(ts2, 3, now=2000.0)
+        resumed = ts2.live(TID, 3)
+        assert resumed is not None and resumed.data is not None
+        assert resumed.data["table"]["hands"][0][: len(played)] == played  # the board's moves kept
+        assert resumed.moves == len(played) + 1
+    finally:
+        again.engine.dispose()
+
+
+def test_the_page_shows_each_tables_moves_and_no_cards(room: tuple[Store, TournamentStore]) -> None:
+    _, ts = room
+    move(ts, 1)
+    got = tn.current(ts, TID)
+    assert got is not None
+    heads = {h.table: h.moves for h in ts.heads(TID)}
+    shown: Any = tn.public(got[0].state, got[1], None, heads)
+    assert {x["table"]: x["moves"] for x in shown["tables"]} == heads
+    assert "secret" not in str(shown["tables"]) and "hands" not in str(shown["tables"])
