@@ -5,7 +5,7 @@
 // every second and a half while it runs.
 import { _, languagePicker, lang, ngettext, number, translatePage } from "/static/i18n.js";
 import { drawBar, me, post, signedIn } from "/static/account.js";
-import { cardEl } from "/static/cards.js";
+import { drawPlay } from "/static/tournament_play.js";
 
 const $ = (id) => document.getElementById(id);
 const tid = (/^\/tournaments\/([A-Za-z0-9]{6,32})$/.exec(location.pathname) || [])[1] || null;
@@ -123,13 +123,7 @@ function drawMine(t) {
   $("my-where").textContent = m.finished
     ? _("Table {table}, board {board}: your table has finished it; the next board is dealt when every table has.", { table: number(m.table), board: number(m.board) })
     : _("Table {table}, board {board}, seat {seat}", { table: number(m.table), board: number(m.board), seat: number(m.seat + 1) });
-  const hand = $("my-hand");
-  hand.innerHTML = "";
-  if (m.view) {
-    const label = document.createElement("span");
-    label.textContent = `${_("Your hand")}: `;
-    hand.append(label, ...m.view.hand.map((c) => cardEl(c, "small")));
-  }
+  drawPlay(m, tid, act); // your hand, your picks and what you may do with them (tournament_play.js)
   const pile = m.view && m.view.pile.length ? m.view.pile[m.view.pile.length - 1] : "—";
   $("my-pile").textContent = m.view ? _("Top of the pile: {card}", { card: pile }) : "";
   const melds = $("my-melds");
@@ -143,13 +137,7 @@ function drawMine(t) {
       melds.appendChild(line);
     });
   }
-  const mine = Boolean(m.view && m.to_move === m.seat && m.suggested);
-  $("my-move").hidden = !mine;
-  if (mine) {
-    $("btn-suggested").textContent = _("Play {move}", { move: m.suggested });
-    $("btn-suggested").onclick = () => act(`/api/tournaments/${tid}/move`, { move: m.suggested });
-    $("btn-move").onclick = () => act(`/api/tournaments/${tid}/move`, { move: $("move-text").value });
-  }
+  $("btn-move").onclick = () => act(`/api/tournaments/${tid}/move`, { move: $("move-text").value });
 }
 
 function drawTables(t) {
