@@ -50,7 +50,7 @@ from canasta.web.pages import STATIC
 from canasta.web.records import replay_frames
 from canasta.web.service import CardRoom, TheCardRoom
 from canasta.web.store import TableRow
-from canasta.web.tournament_store import Stored, TournamentStore
+from canasta.web.tournament_store import Live, Stored, TournamentStore
 from canasta.web.tournaments import (
     Refused,
     closed,
@@ -184,7 +184,8 @@ _seen: dict[str, tuple[int, dict[str, Any]]] = {}
 MAX_CACHED = 64
 
 
-def looked(store: TournamentStore, tid: str) -> tuple[Stored, Tournament | None, dict[str, Any], str] | None:
+def looked(store: TournamentStore, tid: str
+           ) -> tuple[Stored, Tournament | None, dict[str, Any], str, dict[int, Live]] | None:
     """The tournament as :func:`current` has it, what it shows everyone (each table's moves from the
     live rows' heads) and its version (the document's number and its live rows': changed by every move)."""
     found = current(store, tid)
@@ -200,13 +201,14 @@ def looked(store: TournamentStore, tid: str) -> tuple[Stored, Tournament | None,
         _seen[tid] = hit
     base = dict(hit[1])
     live = 0
+    heads: list[Live] = []
     if got.status == "running":
         heads = store.heads(tid)
         moves = {h.table: h.moves for h in heads if t is not None and (h.round, h.board) == (t.played + 1,
                                                                                              got.state["board"])}
         base["tables"] = [dict(x, moves=moves.get(x["table"], 0)) for x in base.get("tables", [])]
         live = sum(h.seq + 1 for h in heads)
-    return got, t, base, f"{got.seq}.{live}"
+    return got, t, base, f"{got.seq}.{live}", {h.table: h for h in heads}
 
 
 @routes.get("/api/tournaments/{tid}")
@@ -217,7 +219,7 @@ async def show(tid: str, request: Request, card: TheCardRoom, accounts: TheAccou
     hit = await card.hub.db(looked, store, tid)
     if hit is None:
         raise bad(N_("there is no such tournament"), 404)
-    got, t, base, version = hit
+    got, t, base, version, heads = hit
     session = await signed(request, accounts)
     me = session.account.id if session is not None else None
 
@@ -227,7 +229,7 @@ async def show(tid: str, request: Request, card: TheCardRoom, accounts: TheAccou
         out["entered"] = me is not None and entered(got.state, me)
         out["id"], out["seq"] = tid, version
         if t is not None and me is not None:
-            out["me"] = my_view(store, got.state, t, tid, me)
+            out["me"] = my_view(store, got.state, t, tid, me, heads)
         return out
 
     return JSONResponse(await card.hub.db(build), headers={"Cache-Control": "no-store"})

@@ -127,6 +127,8 @@ class TournamentStore:
         self.vault = vault
         #: this process's last read of each tournament, parsed (:func:`canasta.web.tournaments.current`)
         self.cache: dict[str, Any] = {}
+        #: this process's players' views of each table, by its row's state (``tournaments.my_view``)
+        self.views: dict[Any, Any] = {}
         meta.create_all(engine)
 
     def _seal(self, state: dict[str, Any]) -> str:

@@ -500,9 +500,16 @@ def play_move(store: TournamentStore, got: Stored, t: Tournament, account_id: st
         table.close()
 
 
-def my_view(store: TournamentStore, state: dict[str, Any], t: Tournament, tid: str, account_id: str
-            ) -> dict[str, Any] | None:
-    """The player's own seat at their table now: their hand and the public play (nobody else's hand)."""
+#: tables kept built for the players' looks, each for its row's state (a table's seats look at one)
+MAX_VIEWS = 1024
+
+
+def my_view(store: TournamentStore, state: dict[str, Any], t: Tournament, tid: str, account_id: str,
+            heads: dict[int, Live] | None = None) -> dict[str, Any] | None:
+    """The player's own seat at their table now: their hand and the public play (nobody else's hand).
+    ``heads``: the live rows' heads as just read (the table's row is then read only when it has
+    moved on since this process last built it: the four seats of a table, looking again and again
+    between two moves, share one rebuilt table)."""
     found = seat_of(state, t, account_id)
     if found is None:
         return None
@@ -510,20 +517,40 @@ def my_view(store: TournamentStore, state: dict[str, Any], t: Tournament, tid: s
     r, board = t.played + 1, int(state["board"])
     finished = any(res.round == r and res.board == board and res.table == s.table for res in t.results)
     out: dict[str, Any] = {"round": r, "board": board, "table": s.table, "seat": seat, "finished": finished}
-    if not finished:
-        table, _, live = live_table(state, t, r, s, board, store.live(tid, s.table))
+    if finished:
+        return out
+    head = heads.get(s.table) if heads is not None else store.live(tid, s.table)
+    if head is not None and (head.round, head.board) != (r, board):
+        head = None  # a board before's row: this board is dealt afresh
+    key = (tid, s.table)
+    views: dict[tuple[str, int], tuple[tuple[int, int, int], dict[int, dict[str, Any]]]] = store.views
+    hit = views.get(key)
+    if hit is None or hit[0] != (r, board, head.seq if head is not None else -1):
+        if head is not None and head.data is None:  # its table read now (the newest: perhaps moved on since)
+            head = store.live(tid, s.table)
+            if head is not None and (head.round, head.board) != (r, board):
+                head = None
+        table, _, _ = live_table(state, t, r, s, board, head)
         try:
-            out["view"] = table.view(seat).to_dict(include_rules=False)
-            out["to_move"] = table.to_move
-            out["deadline"] = live.deadline
-            if table.to_move == seat:
-                bot = make_bot(HOUSE_BOT, seed=table.version)
-                try:
-                    out["suggested"] = str(bot.choose(table.view(seat)))
-                finally:
-                    bot.close()
+            seen: dict[int, dict[str, Any]] = {}
+            for x in range(t.rules.players):
+                mine: dict[str, Any] = {"view": table.view(x).to_dict(include_rules=False), "to_move": table.to_move}
+                if table.to_move == x:
+                    bot = make_bot(HOUSE_BOT, seed=table.version)
+                    try:
+                        mine["suggested"] = str(bot.choose(table.view(x)))
+                    finally:
+                        bot.close()
+                seen[x] = mine
         finally:
             table.close()
+        hit = (r, board, head.seq if head is not None else -1), seen
+        views.pop(key, None)
+        while len(views) >= MAX_VIEWS:
+            views.pop(next(iter(views)))
+        views[key] = hit
+    out.update(hit[1][seat])
+    out["deadline"] = head.deadline if head is not None else None
     return out
 
 
