@@ -1,9 +1,9 @@
 """A duplicate tournament in Chromium (issue 53), in English and Italian at 1366×768 and 390×844:
 the director makes it from the page's form, two players enter from theirs (drawn into one
 partnership), the director adds bot partnerships and starts it, a player sees their own hand and
-plays a move from the page, the round is played (the players withdraw: house bots finish their
+draws and discards a card by clicking (the actions the page offers for the cards picked), the round is played (the players withdraw: house bots finish their
 seats, their partnership marked with no place), the standings and the final table show on
-everyone's page.  Screenshots to ``CANASTA_E2E_SHOTS`` if set."""
+everyone's page, and a board's replay and review open from the final table.  Screenshots to ``CANASTA_E2E_SHOTS`` if set."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
             for name in ("Dora", "Mario", "Giulia"):
                 as_player(client, f"{name}{n}")
         client.app.state.hub.store.close()  # type: ignore[attr-defined]
-    server = ServerProcess(str(folder / "t.db"), args=["--bot-workers", "0"]).start()
+    # a board's review on 4 worlds a decision: quick, the page is what is tested
+    server = ServerProcess(str(folder / "t.db"), args=["--bot-workers", "0", "--review-worlds", "4"]).start()
     yield server
     server.stop()
 
@@ -63,7 +64,7 @@ def test_a_tournament_from_the_page(browser: Any, server: ServerProcess, shots: 
     director.fill("#t-rounds", "1")
     director.fill("#t-hands", "1")
     director.select_option("#t-entry", "individuals")
-    director.fill("#t-turn", "5")
+    director.fill("#t-turn", "60")  # the person's turn waits for the test's clicks; the house bot plays on their withdrawal
     fits(director, width)
     director.screenshot(path=str(shots / f"tournaments-list-{lang}-{width}.png"), full_page=True)
     director.locator("#btn-make").click()
@@ -91,16 +92,33 @@ def test_a_tournament_from_the_page(browser: Any, server: ServerProcess, shots: 
     assert mario.locator("#my-table h2").inner_text() == your_table
     assert your_hand in mario.locator("#my-hand").inner_text()
     mover: Any = None
-    for page in itertools.islice(itertools.cycle(players), 600):  # a partner's turn comes within a turn clock
-        if page.locator("#my-move").is_visible():
+    for page in itertools.islice(itertools.cycle(players), 600):  # a person's turn comes once the bots have moved
+        if page.locator("#my-play").is_visible():
             mover = page
             break
         page.wait_for_timeout(100)
-    assert mover is not None, "neither partner was ever to move"
+    assert mover is not None, "neither player was ever to move"
+    # the turn begins with drawing: the page offers it as a button, in the page's language
+    draw = mover.locator("#my-actions button[data-action=draw]")
+    draw.wait_for()
     before = mover.locator("body").get_attribute("data-seq")
     fits(mover, width)
     mover.screenshot(path=str(shots / f"tournament-my-table-{lang}-{width}.png"), full_page=True)
-    mover.locator("#btn-suggested").click()
+    draw.click()
+    mover.wait_for_selector(f"body:not([data-seq='{before}'])")
+    assert not mover.locator("#action-error").inner_text()
+    # then a card picked from the hand: its discard is offered, and played
+    pick = mover.locator("#my-hand button.pick:not([disabled])").last
+    pick.wait_for()
+    code = pick.get_attribute("data-code")
+    pick.click()
+    discard = mover.locator(f"#my-actions button[data-action=discard][data-move='discard {code}']")
+    discard.wait_for()
+    assert mover.locator("#my-hand .card.selected").count() == 1
+    fits(mover, width)
+    mover.screenshot(path=str(shots / f"tournament-my-pick-{lang}-{width}.png"), full_page=True)
+    before = mover.locator("body").get_attribute("data-seq")
+    discard.click()
     mover.wait_for_selector(f"body:not([data-seq='{before}'])")
     assert not mover.locator("#action-error").inner_text()
     for page in players:
@@ -114,7 +132,7 @@ def test_a_tournament_from_the_page(browser: Any, server: ServerProcess, shots: 
     assert director.locator("#proof td").nth(2).inner_text() != ""  # the secret, revealed
     fits(director, width)
     director.screenshot(path=str(shots / f"tournament-final-{lang}-{width}.png"), full_page=True)
-    record = director.locator("#final a").nth(1).get_attribute("href")
+    record = director.locator("#final a[href$='/record']").first.get_attribute("href")
     text = director.evaluate(f"async () => (await fetch('{record}')).text()")
     assert "[Secret " in text and "[Round \"1\"]" in text
     director.locator("#final a").first.click()  # the board in the room's replay, every hand shown
@@ -123,6 +141,14 @@ def test_a_tournament_from_the_page(browser: Any, server: ServerProcess, shots: 
     assert director.locator("#review").is_hidden()
     fits(director, width)
     director.screenshot(path=str(shots / f"tournament-replay-{lang}-{width}.png"), full_page=True)
+    director.go_back()
+    director.wait_for_selector("body[data-status=finished]")
+    director.locator("#final a[href*='/review/']").first.click()  # the board's review, a seat's decisions marked
+    director.wait_for_url("**/review/1/*/1*")
+    director.wait_for_selector("body[data-review]")
+    director.wait_for_selector("#timeline li", timeout=120_000)
+    fits(director, width)
+    director.screenshot(path=str(shots / f"tournament-review-{lang}-{width}.png"), full_page=True)
     assert not errors, errors
     for page in [director, *players]:
         page.context.close()

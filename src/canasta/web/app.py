@@ -38,6 +38,7 @@ from canasta.web import (
     reviews,
     social_routes,
     sockets,
+    tournament_play,
     tournament_reviews,
     tournament_routes,
 )
@@ -126,7 +127,8 @@ def create_app(db_url: str = "canasta.db", *, settings: Settings | None = None,
     app.add_exception_handler(SQLAlchemyError, database_away)
     app.add_exception_handler(TimeoutError, database_away)  # a database call given up (Hub.db)
     for part in (pages, health, lobby, records, reviews, sockets, account_routes, passkey_routes, profiles,
-                 social_routes, moderation, rated_routes, ranked, tournament_routes, tournament_reviews):
+                 social_routes, moderation, rated_routes, ranked, tournament_routes, tournament_reviews,
+                 tournament_play):
         app.include_router(part.routes)
     return app
 
