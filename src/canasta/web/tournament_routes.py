@@ -182,14 +182,17 @@ async def create(request: Request, card: TheCardRoom, accounts: TheAccounts) -> 
 #: an unchanged tournament reads only its number and its tables' heads (at most MAX_CACHED kept)
 _seen: dict[str, tuple[int, dict[str, Any]]] = {}
 MAX_CACHED = 64
+#: seconds a look at a tournament may be old (this server's own writes are seen at once)
+FRESH = 0.3
 
 
 def looked(store: TournamentStore, tid: str
            ) -> tuple[Stored, Tournament | None, dict[str, Any], str, dict[int, Live]] | None:
     """The tournament as :func:`current` has it, what it shows everyone (each table's moves from the
     live rows' heads) and its version (the document's number and its live rows': changed by every move)."""
-    found = current(store, tid)
-    if found is None:
+    glanced = store.glance(tid, time.time(), FRESH)
+    found = current(store, tid, glanced[0]) if glanced is not None else None
+    if glanced is None or found is None:
         return None
     got, t = found
     hit = _seen.get(tid)
@@ -203,7 +206,7 @@ def looked(store: TournamentStore, tid: str
     live = 0
     heads: list[Live] = []
     if got.status == "running":
-        heads = store.heads(tid)
+        heads = glanced[1]
         moves = {h.table: h.moves for h in heads if t is not None and (h.round, h.board) == (t.played + 1,
                                                                                              got.state["board"])}
         base["tables"] = [dict(x, moves=moves.get(x["table"], 0)) for x in base.get("tables", [])]
@@ -237,8 +240,10 @@ async def show(tid: str, request: Request, card: TheCardRoom, accounts: TheAccou
 
 @routes.get("/api/tournaments/{tid}/audit")
 async def audit(tid: str, card: TheCardRoom) -> dict[str, Any]:
-    await read(card, tid)
-    return {"audit": await card.hub.db(store_of(card).audit_log, tid)}
+    found = await card.hub.db(store_of(card).audit_log, tid, time.time(), FRESH) if _ID.match(tid) else None
+    if found is None:
+        raise bad(N_("there is no such tournament"), 404)
+    return {"audit": found}
 
 
 def board_state(store: TournamentStore, tid: str, t: Tournament, r: int, table: int, board: int

@@ -129,6 +129,9 @@ class TournamentStore:
         self.cache: dict[str, Any] = {}
         #: this process's players' views of each table, by its row's state (``tournaments.my_view``)
         self.views: dict[Any, Any] = {}
+        #: the last glance at each tournament (:meth:`glance`), forgotten at this process's writes
+        self.glances: dict[str, tuple[float, int, list[Live]]] = {}
+        self.audits: dict[str, tuple[float, list[dict[str, Any]]]] = {}
         meta.create_all(engine)
 
     def _seal(self, state: dict[str, Any]) -> str:
@@ -166,6 +169,7 @@ class TournamentStore:
         same transaction (False if it moved on, or appeared, meanwhile); ``playing``: the round and
         board now dealt, every live row of another board deleted with it."""
         boards = got.state.pop("_boards", [])
+        self.glances.pop(got.id, None)
         try:
             with self.engine.begin() as db:
                 done = db.execute(update(tournaments_t).where(tournaments_t.c.id == got.id,
@@ -199,12 +203,33 @@ class TournamentStore:
 
     # ---------------------------------------------------------------- the boards being played
 
+    _heads = select(*[c for c in live_t.c if c.name not in ("tournament", "data")])
+
     def heads(self, tid: str) -> list[Live]:
         """Every live row of the tournament, without its table (the numbers and the clocks only)."""
-        cols = [c for c in live_t.c if c.name not in ("tournament", "data")]
         with self.engine.connect() as db:
-            rows = db.execute(select(*cols).where(live_t.c.tournament == tid)).all()
+            return self._heads_on(db, tid)
+
+    def _heads_on(self, db: Connection, tid: str) -> list[Live]:
+        rows = db.execute(self._heads.where(live_t.c.tournament == tid)).all()
         return [Live(r.tbl, r.round, r.board, r.seq, r.moves, r.waiting, r.deadline, r.updated) for r in rows]
+
+    def glance(self, tid: str, now: float, fresh: float) -> tuple[int, list[Live]] | None:
+        """The document's number and the live rows' heads, in one connection; as read at most
+        ``fresh`` seconds ago if this process has written nothing of the tournament since (the
+        pages' looks: a page polled every second or two reads no older state than that)."""
+        hit = self.glances.get(tid)
+        if hit is not None and now - hit[0] < fresh:
+            return hit[1], hit[2]
+        with self.engine.connect() as db:
+            seq = db.execute(select(tournaments_t.c.seq).where(tournaments_t.c.id == tid)).scalar()
+            heads = self._heads_on(db, tid) if seq is not None else []
+        if seq is None:
+            return None
+        if len(self.glances) >= 256:
+            self.glances.clear()
+        self.glances[tid] = (now, int(seq), heads)
+        return int(seq), heads
 
     def live(self, tid: str, table: int) -> Live | None:
         """One table's live row, whole (its table opened)."""
@@ -218,6 +243,7 @@ class TournamentStore:
         """Write ``live`` as its row's state ``live.seq + 1`` (``live.seq`` -1: a new row, dealt now);
         False (nothing written) if another writer moved the row on, or dealt it, since it was read."""
         assert live.data is not None
+        self.glances.pop(tid, None)
         values = {"round": live.round, "board": live.board, "seq": live.seq + 1, "moves": live.moves,
                   "waiting": live.waiting, "deadline": live.deadline, "updated": now, "data": self._seal(live.data)}
         try:
@@ -237,6 +263,7 @@ class TournamentStore:
 
     def stop_clocks(self, tid: str) -> None:
         """Every live row's turn clock cleared (a pause, a resume: the clocks start again)."""
+        self.glances.pop(tid, None)
         with self.engine.begin() as db:
             db.execute(update(live_t).where(live_t.c.tournament == tid)
                        .values(seq=live_t.c.seq + 1, waiting=None, deadline=None))
@@ -270,14 +297,26 @@ class TournamentStore:
             return [r.id for r in db.execute(select(tournaments_t.c.id).where(tournaments_t.c.status == "running"))]
 
     def audit(self, tid: str, actor: str, action: str, detail: dict[str, Any], now: float) -> None:
+        self.audits.pop(tid, None)
         with self.engine.begin() as db:
             db.execute(audit_t.insert().values(tournament=tid, at=now, actor=actor, action=action,
                                                detail=json.dumps(detail)))
 
-    def audit_log(self, tid: str) -> list[dict[str, Any]]:
+    def audit_log(self, tid: str, now: float = 0.0, fresh: float = 0.0) -> list[dict[str, Any]] | None:
+        """The director's actions, oldest first (None: no such tournament); as read at most
+        ``fresh`` seconds ago if this process has logged nothing of it since (the pages' looks)."""
+        hit = self.audits.get(tid)
+        if hit is not None and now - hit[0] < fresh:
+            return hit[1]
         with self.engine.connect() as db:
+            if db.execute(select(tournaments_t.c.seq).where(tournaments_t.c.id == tid)).scalar() is None:
+                return None
             rows = db.execute(select(audit_t).where(audit_t.c.tournament == tid).order_by(audit_t.c.id)).all()
-        return [{"at": r.at, "actor": r.actor, "action": r.action, "detail": json.loads(r.detail)} for r in rows]
+        found = [{"at": r.at, "actor": r.actor, "action": r.action, "detail": json.loads(r.detail)} for r in rows]
+        if len(self.audits) >= 256:
+            self.audits.clear()
+        self.audits[tid] = (now, found)
+        return found
 
 
 __all__ = ["Live", "Stored", "TournamentStore", "audit_t", "boards_t", "live_t", "meta", "tournaments_t"]

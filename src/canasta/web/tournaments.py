@@ -90,11 +90,12 @@ def tournament_of(state: dict[str, Any]) -> Tournament:
 MAX_CACHED = 64
 
 
-def current(store: TournamentStore, tid: str) -> tuple[Stored, Tournament | None] | None:
-    """The tournament as this process last read it, parsed, if its number is still the newest (one
-    cheap read), else read and parsed again; None: no such tournament.  Shared between requests:
-    read it, never change it (a change reads its own copy, :meth:`TournamentStore.load`)."""
-    seq = store.seq_of(tid)
+def current(store: TournamentStore, tid: str, seq: int | None = None) -> tuple[Stored, Tournament | None] | None:
+    """The tournament as this process last read it, parsed, if its number (``seq``, or asked now:
+    one cheap read) is still the newest, else read and parsed again; None: no such tournament.
+    Shared between requests: read it, never change it (a change reads its own copy,
+    :meth:`TournamentStore.load`)."""
+    seq = store.seq_of(tid) if seq is None else seq
     if seq is None:
         return None
     hit: tuple[Stored, Tournament | None] | None = store.cache.get(tid)
