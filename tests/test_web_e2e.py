@@ -25,6 +25,9 @@ from chromium import page_errors, skip_unless_ready
 
 MATCH_SEED = 12  # a classic-2p deal whose match, at MATCH_TARGET, needs more than one hand (seeded bots decide by decision_seed)
 MATCH_TARGET = 1500
+#: how long a page waits for the server's answer to one step (a move's event, a check's answers): the
+#: wait ends on the event; this only bounds a server that never answers, long enough for a busy machine
+ANSWER_MS = 30_000
 
 
 skip_unless_ready()
@@ -40,7 +43,7 @@ def data(page: Page, key: str) -> Any:
 
 
 def wait_checked(page: Page) -> None:
-    page.wait_for_function("() => document.body.dataset.checked === document.body.dataset.checking", timeout=5000)
+    page.wait_for_function("() => document.body.dataset.checked === document.body.dataset.checking", timeout=ANSWER_MS)
 
 
 def meld_and_undo_hint(page: Page) -> bool:
@@ -52,7 +55,7 @@ def meld_and_undo_hint(page: Page) -> bool:
     assert page.is_enabled("#btn-undo")
     seq = data(page, "seq")
     page.click("#btn-undo")
-    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
     assert page.locator("#hand .card").count() == before
     return True
 
@@ -76,7 +79,7 @@ def meld_the_hint(page: Page) -> bool:
     assert page.is_enabled("#btn-meld"), page.inner_text("#reason")
     seq = data(page, "seq")
     page.click("#btn-meld")
-    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
     assert page.locator("#hand .card").count() == before - sum(len(g) for g in groups)
     return True
 
@@ -122,7 +125,7 @@ def drag_onto_a_meld(page: Page) -> bool:
     seq = data(page, "seq")
     with mouse_sized(page):
         page.locator(f'#hand .card[data-index="{index}"]').drag_to(meld, source_position={"x": 6, "y": 10})
-    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
     assert meld.locator(".card").count() == before + 1, page.inner_text("#reason")
     return True
 
@@ -151,13 +154,13 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
         if not page.is_enabled("#btn-draw") and data(page, "stock") == "0":
             # the stock ran out: end the hand (the button shows only now), or take the pile when one must
             page.click("#btn-end" if page.is_visible("#btn-end") else "#btn-take")
-            page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+            page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
             return True
         assert page.is_enabled("#btn-draw"), page.get_attribute("#btn-draw", "title")
         assert not page.is_enabled("#btn-discard")  # enabled only when legal
         before = page.locator("#hand .card").count()
         page.click("#btn-draw")
-        page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+        page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
         gained = page.locator("#hand .card").count() - before
         fresh = page.locator("#hand .card.fresh").count()
         assert fresh == gained, f"{gained} cards drawn, {fresh} highlighted"
@@ -192,7 +195,7 @@ def play_turn_or_wait(page: Page, undone: list[int] | None = None, dragged: set[
             raise AssertionError("the page offered no legal discard")
     else:
         return False
-    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+    page.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
     return True
 
 
@@ -376,7 +379,7 @@ def test_a_person_plays_a_hand_at_a_desktop_table(browser: Browser, tmp_path: Pa
         assert page.is_visible("#sheet-modal")
         page.click("#btn-sheet-close")
         page.click("#btn-deal")
-        page.wait_for_function("() => document.body.dataset.hand === '2'", timeout=5000)
+        page.wait_for_function("() => document.body.dataset.hand === '2'", timeout=ANSWER_MS)
         assert page.is_hidden("#banner")
         page.click("#btn-sheet")  # the score sheet, at any time
         assert "Hand 1" in page.inner_text("#sheet")
@@ -410,7 +413,7 @@ def test_on_a_phone_the_hand_and_buttons_stay_on_screen(browser: Browser, tmp_pa
         assert not page.evaluate(ON_SCREEN)  # the Next hand button is at the bottom too
         assert page.is_visible("#btn-deal2")
         page.click("#btn-deal2")
-        page.wait_for_function("() => document.body.dataset.hand === '2'", timeout=5000)
+        page.wait_for_function("() => document.body.dataset.hand === '2'", timeout=ANSWER_MS)
         assert not page.evaluate(ON_SCREEN)
         assert not errors, errors
     finally:
@@ -437,7 +440,7 @@ def test_a_match_deals_on_until_it_is_won(browser: Browser, tmp_path: Path) -> N
             seq = data(page, "seq")
             page.click("#btn-next")  # auto-dealing servers may have dealt already: either way it goes on
             page.wait_for_function(f"() => document.body.dataset.handOver === 'false' && document.body.dataset.seq !== '{seq}'",
-                                   timeout=5000)
+                                   timeout=ANSWER_MS)
             assert data(page, "hand") == str(hands + 1)
         assert hands >= 2, "the match ended after one hand: no deal on was tested"
         result = page.inner_text("#sheet-how")
@@ -525,7 +528,7 @@ def test_an_invited_browser_joins_and_both_survive_a_restart(browser: Browser, t
                     if p.is_visible("#sheet-modal") and p.is_visible("#btn-next"):
                         seq = data(p, "seq")
                         p.click("#btn-next")  # the hand ended: deal the next one
-                        p.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=5000)
+                        p.wait_for_function(f"() => document.body.dataset.seq !== '{seq}'", timeout=ANSWER_MS)
                         acted = True
                     elif play_turn_or_wait(p):
                         acted = True
@@ -567,7 +570,7 @@ def test_a_fair_deal_is_committed_then_revealed_in_the_page(browser: Browser, tm
         committed = re.findall(r"\b[0-9a-f]{64}\b", current)
         assert len(committed) == 2, current  # this hand's and the next hand's commitments
         page.wait_for_function("() => !document.getElementById('fair-current').textContent.includes('not sent')",
-                               timeout=5000)  # the page sent its seed for the next hand too
+                               timeout=ANSWER_MS)  # the page sent its seed for the next hand too
         page.click("#btn-fair-close")
         play_hand(page, time.monotonic() + 60)
         page.click("#btn-sheet-close")
@@ -871,7 +874,7 @@ def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots:
             seq = data(page, "seq")
             page.click("#btn-next")
             page.wait_for_function(f"() => document.body.dataset.handOver === 'false' && document.body.dataset.seq !== '{seq}'",
-                                   timeout=5000)
+                                   timeout=ANSWER_MS)
         assert hands >= 2
         page.screenshot(path=str(shots / f"result-{lang}-{width}x{height}.png"))
         result = page.inner_text("#sheet-how")
