@@ -216,8 +216,8 @@ class TournamentStore:
 
     def glance(self, tid: str, now: float, fresh: float) -> tuple[int, list[Live]] | None:
         """The document's number and the live rows' heads, in one connection; as read at most
-        ``fresh`` seconds ago if this process has written nothing of the tournament since (the
-        pages' looks: a page polled every second or two reads no older state than that)."""
+        ``fresh`` seconds ago, with this process's writes since (a live row's written into it, the
+        document's forgetting it): the pages' looks, polled every second or two."""
         hit = self.glances.get(tid)
         if hit is not None and now - hit[0] < fresh:
             return hit[1], hit[2]
@@ -243,7 +243,6 @@ class TournamentStore:
         """Write ``live`` as its row's state ``live.seq + 1`` (``live.seq`` -1: a new row, dealt now);
         False (nothing written) if another writer moved the row on, or dealt it, since it was read."""
         assert live.data is not None
-        self.glances.pop(tid, None)
         values = {"round": live.round, "board": live.board, "seq": live.seq + 1, "moves": live.moves,
                   "waiting": live.waiting, "deadline": live.deadline, "updated": now, "data": self._seal(live.data)}
         try:
@@ -259,6 +258,10 @@ class TournamentStore:
             return False  # dealt by another writer first
         live.seq += 1
         live.updated = now
+        glanced = self.glances.get(tid)
+        if glanced is not None:  # this write in the last glance (the others' come with the next)
+            head = Live(live.table, live.round, live.board, live.seq, live.moves, live.waiting, live.deadline, now)
+            self.glances[tid] = (glanced[0], glanced[1], [h for h in glanced[2] if h.table != live.table] + [head])
         return True
 
     def stop_clocks(self, tid: str) -> None:
