@@ -14,7 +14,7 @@ need("argon2")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from test_web_tournaments import Steps, api, as_player, started  # noqa: E402
+from test_web_tournaments import Steps, api, as_player, person_to_move, started  # noqa: E402
 from test_web_tournaments import people as people  # noqa: E402  (the fixture)
 
 Actions = dict[str, dict[str, Any]]
@@ -37,10 +37,7 @@ def test_the_cards_picked_make_the_moves_offered_and_the_rules_say_why_not(peopl
     started(client, tid)
     steps = Steps(client)
     try:
-        as_player(client, "Mario")
-        shown = steps.until(tid, lambda s: s["me"] and s["me"].get("to_move") in (0, 2) and s["tables"])
-        me = shown["me"]
-        mover = "Mario" if me["to_move"] == me["seat"] else "Giulia"
+        mover, _mario = person_to_move(client, tid, steps)
         other = "Giulia" if mover == "Mario" else "Mario"
         as_player(client, other)  # the partner, not to move: every action refused, by the engine's rule
         waiting = actions(client, tid)

@@ -281,16 +281,21 @@ def started(client: TestClient, tid: str) -> dict[str, Any]:
     return dict(shown)
 
 
+def person_to_move(client: TestClient, tid: str, steps: Steps) -> tuple[str, dict[str, Any]]:
+    """Waits until Mario or Giulia (partners, North–South) is to move: who, and Mario's own look."""
+    as_player(client, "Mario")
+    shown = steps.until(tid, lambda s: s["me"] and s["me"].get("to_move") in (0, 2) and s["tables"])
+    me = shown["me"]
+    return ("Mario" if me["to_move"] == me["seat"] else "Giulia"), me
+
+
 def test_a_seat_is_played_by_its_own_player_only(people: tuple[TestClient, str]) -> None:
     client, tid = people
     started(client, tid)
     steps = Steps(client)
     try:
-        as_player(client, "Mario")
-        shown = steps.until(tid, lambda s: s["me"] and s["me"].get("to_move") in (0, 2) and s["tables"])
-        me = shown["me"]
+        mover, me = person_to_move(client, tid, steps)
         partner_seat = 2 if me["seat"] == 0 else 0
-        mover = "Mario" if me["to_move"] == me["seat"] else "Giulia"
         as_player(client, mover)
         mine = client.get(f"/api/tournaments/{tid}").json()["me"]
         assert mine["to_move"] == mine["seat"] and mine["suggested"]
