@@ -209,3 +209,87 @@ def test_the_page_shows_each_tables_moves_and_no_cards(room: tuple[Store, Tourna
     shown: Any = tn.public(got[0].state, got[1], None, heads)
     assert {x["table"]: x["moves"] for x in shown["tables"]} == heads
     assert "secret" not in str(shown["tables"]) and "hands" not in str(shown["tables"])
+
+
+# ------------------------------------------------------------------ a round's time limit
+
+
+def board_played(ts: TournamentStore, now: float) -> tuple[int, int, str]:
+    """Steps at ``now`` until the board in play changes (every table of bots played through)."""
+    got = tn.current(ts, TID)
+    assert got is not None and got[1] is not None
+    was = (got[1].played + 1, int(got[0].state["board"]))
+    for _ in range(50):
+        tn.step(ts, TID, now, budget=60.0)
+        got = tn.current(ts, TID)
+        assert got is not None and got[1] is not None
+        now_at = (got[1].played + 1, int(got[0].state["board"]))
+        if now_at != was or got[0].status == "finished":
+            return now_at[0], now_at[1], got[0].status
+    raise AssertionError("the board never changed")
+
+
+def test_a_round_time_limit_deals_no_board_after_it(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "limit.db"))
+    try:
+        ts = tn.store_for(store.engine, store.vault)
+        settings = {"form": "swiss", "rounds": 2, "hands": 3, "preset": "classic-4p", "scoring": "vp",
+                    "entry": "pairs", "turn_seconds": 60, "round_minutes": 1}
+        state = tn.new_state("limit", {"id": "director", "name": "director"}, settings, 5354)
+        for i in range(4):
+            tn.enter(state, [{"bot": "random"}, {"bot": "random"}], f"random {i}")
+        tn.start(state, now=1000.0)
+        assert state["round_ends"] == 1060.0
+        ts.create(TID, state, 1000.0)
+        seated = tn.step(ts, TID, 1000.0)  # the round seated
+        assert seated is not None and seated[2]
+        assert board_played(ts, 1010.0) == (1, 2, "running")  # board 1 over at every table in time: board 2 dealt
+        # board 2 finished after the limit: board 3 is not dealt, the round is over
+        assert board_played(ts, 1070.0) == (2, 1, "running")
+        got = tn.current(ts, TID)
+        assert got is not None and got[1] is not None
+        assert got[0].state["round_ends"] == 1130.0 and got[0].state["cut"] == {"1": 2}
+        assert board_played(ts, 1080.0) == (2, 2, "running")
+        assert board_played(ts, 1090.0) == (2, 3, "running")
+        assert board_played(ts, 1100.0)[2] == "finished"  # round 2 played its three boards in time
+        got = tn.current(ts, TID)
+        assert got is not None and got[1] is not None
+        t = got[1]
+        assert sorted({(r.round, r.board) for r in t.results}) == [(1, 1), (1, 2), (2, 1), (2, 2), (2, 3)]
+        shown = tn.public(got[0].state, t, None)
+        assert shown["cut"] == {1: 2}
+        assert sum(row["vp"] for row in shown["standings"]) == pytest.approx(20 * 2 * 2)  # 20 a table a round
+        assert {row["boards"] for row in shown["standings"]} == {5}  # two boards of round 1, three of round 2
+    finally:
+        store.engine.dispose()
+
+
+def test_the_directors_pause_stops_the_rounds_time_limit() -> None:
+    state: dict[str, Any] = {"paused": False, "round_ends": 1130.0, "settings": {"round_minutes": 1}}
+    tn.pause_clock(state, True, 1100.0)
+    assert state["paused"] and state["round_ends"] is None and state["round_left"] == 30.0
+    tn.pause_clock(state, False, 5000.0)
+    assert not state["paused"] and state["round_ends"] == 5030.0 and "round_left" not in state
+    none: dict[str, Any] = {"paused": False, "round_ends": None, "settings": {"round_minutes": None}}
+    tn.pause_clock(none, True, 10.0)
+    tn.pause_clock(none, False, 20.0)
+    assert none["round_ends"] is None
+
+
+def test_the_round_time_limit_is_the_directors_setting(tmp_path: Path) -> None:
+    need("argon2")
+    from test_web_tournaments import api, as_player
+    from test_web_tournaments import room as web_room
+
+    with web_room(tmp_path) as client:
+        as_player(client, "Dora")
+        made = api(client, "", {"rounds": 1, "hands": 2})
+        assert made.status_code == 201
+        assert client.get(f"/api/tournaments/{made.json()['id']}").json()["settings"]["round_minutes"] is None
+        timed = api(client, "", {"rounds": 1, "hands": 2, "round_minutes": 45})
+        assert client.get(f"/api/tournaments/{timed.json()['id']}").json()["settings"]["round_minutes"] == 45
+        assert api(client, "", {"round_minutes": 0}).status_code == 201  # none
+        for wrong in (601, -1, 2.5, "ten"):
+            refused = api(client, "", {"round_minutes": wrong})
+            assert refused.status_code == 400
+            assert refused.json()["detail"] == "round_minutes is a whole number from 1 to 600"

@@ -277,12 +277,14 @@ class Tournament:
         return out
 
     def round_vp(self) -> dict[tuple[int, int], float]:
-        """Victory points of each (round, partnership), for the rounds finished."""
+        """Victory points of each (round, partnership), for the rounds finished (over the boards the
+        round played: fewer than its hands when a time limit ended it)."""
         out: dict[tuple[int, int], float] = {}
         for r in self.revealed:
+            boards = len({res.board for res in self.results if res.round == r}) or self.hands
             for s in self.seatings[r]:
                 margin = sum(res.ns_net for res in self.results if res.round == r and res.table == s.table)
-                out[(r, s.ns)], out[(r, s.ew)] = victory_points(margin, self.hands)
+                out[(r, s.ns)], out[(r, s.ew)] = victory_points(margin, boards)
         return out
 
     def _ranked(self) -> list[Standing]:

@@ -3,7 +3,9 @@
 * ``GET /tournaments``, ``/tournaments/ID``: the page; ``GET /api/tournaments``: the newest.
 * ``POST /api/tournaments`` (signed in): a new tournament, its maker the director:
   ``{"name", "form": "swiss"|"duplicate", "rounds", "hands", "preset", "scoring": "matchpoints"|"vp",
-  "entry": "pairs"|"individuals", "turn_seconds"}`` (``"seed"`` on a server with fixed seeds).
+  "entry": "pairs"|"individuals", "turn_seconds", "round_minutes"}`` (``"seed"`` on a server with
+  fixed seeds; ``round_minutes``, 1 to 600 or none: a round's time limit, after which no board of
+  it is dealt, the boards in play finished).
 * ``GET /api/tournaments/ID``: everything public (no cards of a board being played), and the
   signed-in player's own seat (``"me"``: their hand, whose move, a suggestion); ``"seq"`` the
   version (``"N.M"``: the document's number and its live rows', moved on by every move).
@@ -61,6 +63,7 @@ from canasta.web.tournaments import (
     my_view,
     new_state,
     next_step,
+    pause_clock,
     play_move,
     public,
     record_of,
@@ -76,6 +79,7 @@ PRESETS_OK = tuple(sorted(n for n, r in PRESETS.items() if len(r.teams) == 2 and
 ENTRIES = ("pairs", "individuals")
 BOT_ENTRIES = ("random", "basic")  # the levels a director may enter (cheap: a step stays short)
 TURN_RANGE = (5, 600)
+ROUND_MINUTES = (1, 600)
 MAX_BOTS = 64
 MAX_TRIES = 8
 _ID = re.compile(r"^[A-Za-z0-9]{6,32}$")
@@ -163,7 +167,9 @@ async def create(request: Request, card: TheCardRoom, accounts: TheAccounts) -> 
     settings = {"form": form, "rounds": whole(body, "rounds", 1, MAX_ROUNDS, 4),
                 "hands": whole(body, "hands", 1, MAX_HANDS, 2), "preset": choice(body, "preset", PRESETS_OK),
                 "scoring": choice(body, "scoring", SCORINGS), "entry": choice(body, "entry", ENTRIES),
-                "turn_seconds": whole(body, "turn_seconds", *TURN_RANGE, 60)}
+                "turn_seconds": whole(body, "turn_seconds", *TURN_RANGE, 60), "round_minutes": None}
+    if body.get("round_minutes") not in (None, 0):  # a round's time limit: no board of it dealt after it
+        settings["round_minutes"] = whole(body, "round_minutes", *ROUND_MINUTES, 0)
     if body.get("preset") is None:
         settings["preset"] = "classic-4p"
     seed = body.get("seed")
@@ -411,7 +417,7 @@ async def direct(tid: str, action: str, request: Request, card: TheCardRoom, acc
         elif action in ("pause", "resume"):
             if state["status"] != "running":
                 raise Refused(N_("the tournament is not running"), 409)
-            state["paused"] = action == "pause"  # the clocks start again on resuming (below)
+            pause_clock(state, action == "pause", time.time())  # the turn clocks start again on resuming (below)
         elif action == "bots":
             count = whole(body, "count", 1, MAX_BOTS, 1)
             level = choice(body, "level", ("basic", "random"))

@@ -10,7 +10,9 @@ tournament of bots, for tests and demonstrations) and starts it.  The field is t
 The play is :mod:`canasta.club`'s: every table of a round plays the round's boards, dealt from
 the round's secret committed when the tournament was made (:mod:`canasta.club.boards`), in the
 same order and **at once**: board ``b + 1`` is dealt to every table only when every table has
-finished board ``b``.  A seat whose player is away for the turn clock has its move made by the
+finished board ``b``; a round may have a time limit (the director's ``round_minutes``), after
+which no board of it is dealt: the boards in play are finished and the round ends with them
+(scored over the boards it played).  A seat whose player is away for the turn clock has its move made by the
 house bot; a player who withdraws is replaced by it for good (their partnership's results are
 marked and it wins no place); a late entrant takes a house bot's seat from the next round.
 
@@ -159,8 +161,25 @@ def withdraw_entry(state: dict[str, Any], account_id: str) -> None:
         raise Refused(N_("you are not entered"), 409)
 
 
-def start(state: dict[str, Any]) -> Tournament:
-    """The field made (partnerships drawn, evened with house bots) and the tournament begun."""
+def round_ends(state: dict[str, Any], now: float) -> float | None:
+    """When a round begun at ``now`` ends, by the director's time limit (None: no limit)."""
+    minutes = state["settings"].get("round_minutes")
+    return now + 60.0 * float(minutes) if minutes else None
+
+
+def pause_clock(state: dict[str, Any], paused: bool, now: float) -> None:
+    """The round's time limit stopped while the director pauses, and going on from where it was."""
+    state["paused"] = paused
+    if paused and state.get("round_ends") is not None:
+        state["round_left"] = max(0.0, float(state["round_ends"]) - now)
+        state["round_ends"] = None
+    elif not paused and state.get("round_left") is not None:
+        state["round_ends"] = now + float(state.pop("round_left"))
+
+
+def start(state: dict[str, Any], now: float | None = None) -> Tournament:
+    """The field made (partnerships drawn, evened with house bots) and the tournament begun (its
+    first round's time limit, if it has one, running from ``now``)."""
     if state["status"] != "registering":
         raise Refused(N_("the tournament has started already"), 409)
     cfg = state["settings"]
@@ -194,6 +213,7 @@ def start(state: dict[str, Any]) -> Tournament:
     state["seats"] = seats
     state["status"] = "running"
     state["board"] = 1
+    state["round_ends"] = round_ends(state, time.time() if now is None else now)
     keep(state, t)
     return t
 
@@ -326,22 +346,28 @@ def person_at(state: dict[str, Any], t: Tournament, r: int, s: Seating, seat: in
     return None
 
 
-def advance(state: dict[str, Any], t: Tournament, r: int, board: int) -> tuple[int, int] | None:
-    """When every table has finished board ``board``: the next board dealt to all at once (or the
-    next round seated, or the tournament over); the round and board now played, or None."""
+def advance(state: dict[str, Any], t: Tournament, r: int, board: int, now: float) -> tuple[int, int] | None:
+    """When every table has finished board ``board``: the next board dealt to all at once, unless
+    the round's time limit has run out (then, or after its last board, the next round seated or
+    the tournament over); the round and board now played, or None."""
     seating = t.seatings.get(r, [])
     done = {res.table for res in t.results if res.round == r and res.board == board}
     if not seating or len(done) < len(seating):
         return None
-    if board < t.hands:
+    ends = state.get("round_ends")
+    if board < t.hands and (ends is None or now < float(ends)):
         state["board"] = board + 1
         return r, board + 1
     t.revealed[r] = t.round_seeds[r - 1].secret.hex()
     state["board"] = 1
+    if board < t.hands:
+        state.setdefault("cut", {})[str(r)] = board  # the round's boards played before its time ran out
     if t.played == t.rounds:
         state["status"] = "finished"
+        state["round_ends"] = None
         return 0, 0
     t.seat_round(r + 1)
+    state["round_ends"] = round_ends(state, now)
     return r + 1, 1
 
 
@@ -358,7 +384,7 @@ def finish(store: TournamentStore, tid: str, r: int, s: Seating, board: int, tab
             res.round == r and res.board == board and res.table == s.table for res in t.results):
         return None
     finish_board(t, r, s, board, table, stand_ins)
-    playing = advance(got.state, t, r, board)
+    playing = advance(got.state, t, r, board, now)
     keep(got.state, t)
     if not store.save(got, now, finished=(s.table, live.seq if live.seq >= 0 else None), playing=playing):
         return None
@@ -401,7 +427,7 @@ def step(store: TournamentStore, tid: str, now: float, budget: float = STEP_BUDG
     seating = t.seatings[r]
     done = {res.table for res in t.results if res.round == r and res.board == board}
     if len(done) == len(seating):  # (a document of before: the next board is dealt with the last finish)
-        seq = rewrite(store, tid, now, lambda st, tt: advance(st, tt, tt.played + 1, int(st["board"])) is not None)
+        seq = rewrite(store, tid, now, lambda st, tt: advance(st, tt, tt.played + 1, int(st["board"]), now) is not None)
         return None if seq is None else (seq, now, True, str(seq))
     heads = {h.table: h for h in store.heads(tid)}
     began = time.monotonic()
@@ -596,6 +622,8 @@ def public(state: dict[str, Any], t: Tournament | None, viewer: str | None,
         return out
     r = min(t.played + 1, t.rounds)
     out["round"], out["board"], out["played"] = r, state["board"], t.played
+    out["round_ends"], out["round_left"] = state.get("round_ends"), state.get("round_left")
+    out["cut"] = {int(k): v for k, v in state.get("cut", {}).items()}  # rounds ended by their time limit
     out["partnerships"] = [{"pair": p.number, "name": p.name, "stand_in": not p.eligible,
                             "members": [o["name"] if o is not None else None for o in state["seats"][str(p.number)]]}
                            for p in t.entrants]
@@ -665,6 +693,6 @@ async def job_tournament(hub: Any, tid: str, table: int | None = None) -> None:
 
 
 __all__ = ["HOUSE_BOT", "STEP_BUDGET", "Enqueuer", "Refused", "advance", "closed", "current", "enter", "finish",
-           "job_tournament", "keep", "late_entry", "my_view", "new_state", "next_step", "play_move", "public",
-           "record_of", "standings", "start", "step", "step_listeners", "store_for", "tournament_of", "withdraw",
-           "withdraw_entry"]
+           "job_tournament", "keep", "late_entry", "my_view", "new_state", "next_step", "pause_clock", "play_move",
+           "public", "record_of", "round_ends", "standings", "start", "step", "step_listeners", "store_for",
+           "tournament_of", "withdraw", "withdraw_entry"]
