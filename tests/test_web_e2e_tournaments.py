@@ -152,3 +152,19 @@ def test_a_tournament_from_the_page(browser: Any, server: ServerProcess, shots: 
     assert not errors, errors
     for page in [director, *players]:
         page.context.close()
+
+
+def test_a_round_time_limit_from_the_form(browser: Any, server: ServerProcess) -> None:
+    """The director's round time limit, set on the form, is the tournament's, said in the reader's language."""
+    page = signed_in(browser, server.url, "Dora1", SIZES[0], "it")
+    errors = page_errors(page)
+    page.goto(f"{server.url}/tournaments?lang=it")
+    page.wait_for_selector("body[data-ready]")
+    page.fill("#t-name", "A tempo")
+    page.fill("#t-round-minutes", "30")
+    page.locator("#btn-make").click()
+    page.wait_for_url("**/tournaments/*")
+    page.wait_for_selector("body[data-ready]")
+    assert "al massimo 30 minuti a turno" in page.locator("#summary").inner_text()
+    assert not errors, errors
+    page.context.close()

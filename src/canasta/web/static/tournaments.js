@@ -83,6 +83,7 @@ async function listView() {
       name: $("t-name").value, form: $("t-form").value, rounds: Number($("t-rounds").value),
       hands: Number($("t-hands").value), preset: select.value, scoring: $("t-scoring").value,
       entry: $("t-entry").value, turn_seconds: Number($("t-turn").value),
+      round_minutes: $("t-round-minutes").value ? Number($("t-round-minutes").value) : null,
     };
     const r = await post("/api/tournaments", body);
     const made = await r.json();
@@ -96,17 +97,23 @@ function summary(t) {
   const s = t.settings;
   const rounds = ngettext("{n} round", "{n} rounds", s.rounds);
   const hands = ngettext("{n} hand a round", "{n} hands a round", s.hands);
-  return _("{form}, {rounds}, {hands}, {rules}, {scoring}; director {director}", {
+  const text = _("{form}, {rounds}, {hands}, {rules}, {scoring}; director {director}", {
     form: FORMS[s.form](), rounds, hands, rules: labels[s.preset] || s.preset, scoring: SCORINGS[s.scoring](),
     director: t.director,
   });
+  return s.round_minutes ? `${text} · ${ngettext("at most {n} minute a round", "at most {n} minutes a round", s.round_minutes)}` : text;
 }
 
 function status(t) {
   if (t.status === "registering") return _("Registering: {n} entries", { n: number(t.entries.length) });
   if (t.status === "finished") return _("Finished");
-  const text = _("Round {round} of {rounds}, board {board}", {
+  let text = _("Round {round} of {rounds}, board {board}", {
     round: number(t.round), rounds: number(t.settings.rounds), board: number(t.board) });
+  if (t.round_ends) { // the round's time limit: no board of it dealt after it
+    text += " · " + (Date.now() / 1000 < t.round_ends
+      ? _("no board dealt after {time}", { time: new Date(t.round_ends * 1000).toLocaleTimeString(document.documentElement.lang) })
+      : _("time is up: the round ends with the boards in play"));
+  }
   return t.paused ? `${text} · ${_("paused by the director")}` : text;
 }
 
