@@ -49,5 +49,5 @@ def test_the_experts_slowest_decision_of_the_strength_run_searches_little() -> N
     before = movegen.searched[0]
     move = make_bot("expert:i40", seed=1).choose(seat_view(game, game.to_move))
     assert game.is_legal(move)
-    # 18,920 nodes over the 40 worlds' rollouts with this seed
+    # 18,920 nodes over the 40 worlds' rollouts with this seed; 460,079 before the search was pruned
     assert movegen.searched[0] - before <= 40_000
