@@ -20,6 +20,7 @@ from canasta.bots import make_bot  # noqa: E402
 from canasta.play.table import Table  # noqa: E402
 from canasta.web import tournaments as tn  # noqa: E402
 from canasta.web.store import Store  # noqa: E402
+from canasta.web.tournament_load import choice  # noqa: E402
 from canasta.web.tournament_store import TournamentStore, boards_t  # noqa: E402
 
 TID = "livetest01"
@@ -65,7 +66,7 @@ def to_move(ts: TournamentStore, table: int) -> tuple[str, str]:
         if found is not None and found[0].table == table:
             view = tn.my_view(ts, state, t, TID, f"a{i}")
             if view is not None and view["to_move"] == view["seat"]:
-                return f"a{i}", str(view["suggested"])
+                return f"a{i}", choice(view, i)
     raise AssertionError(f"nobody to move at table {table}")
 
 

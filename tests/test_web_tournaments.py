@@ -33,6 +33,7 @@ from canasta.play.table import Table  # noqa: E402
 from canasta.web import tournaments  # noqa: E402
 from canasta.web.app import create_app  # noqa: E402
 from canasta.web.room import Settings  # noqa: E402
+from canasta.web.tournament_load import choice  # noqa: E402
 from test_web_accounts import accounts_of, csrf, post, register  # noqa: E402
 
 PAIRS, ROUNDS, HANDS, SEED = 16, 4, 1, 5301
@@ -298,15 +299,16 @@ def test_a_seat_is_played_by_its_own_player_only(people: tuple[TestClient, str])
         partner_seat = 2 if me["seat"] == 0 else 0
         as_player(client, mover)
         mine = client.get(f"/api/tournaments/{tid}").json()["me"]
-        assert mine["to_move"] == mine["seat"] and mine["suggested"]
+        assert mine["to_move"] == mine["seat"]
+        move = choice(mine, 1)  # what a basic bot would choose from the player's own view
         other = partner_seat if mover == "Mario" else me["seat"]
-        refused = api(client, f"/{tid}/move", {"move": mine["suggested"], "seat": other})
+        refused = api(client, f"/{tid}/move", {"move": move, "seat": other})
         assert refused.status_code == 403 and refused.json()["detail"] == "you play only your own seat"
         as_player(client, "Eve")  # not in the tournament
-        assert api(client, f"/{tid}/move", {"move": mine["suggested"]}).json()["detail"] == \
+        assert api(client, f"/{tid}/move", {"move": move}).json()["detail"] == \
             "you have no seat in this round"
         as_player(client, mover)
-        assert api(client, f"/{tid}/move", {"move": mine["suggested"]}).status_code == 200
+        assert api(client, f"/{tid}/move", {"move": move}).status_code == 200
     finally:
         steps.close()
 
@@ -466,3 +468,30 @@ def test_a_step_passes_by_a_table_waiting_for_a_person(people: tuple[TestClient,
     assert done is not None and done[2] is False and rebuilt == []
     after = store.load(tid)
     assert before is not None and after is not None and after.seq == before.seq
+
+
+def test_a_page_that_read_the_tournament_whole_is_sent_only_what_moved(people: tuple[TestClient, str]) -> None:
+    """``?known=N``: while the document is still at N, a look carries the tables' progress and the
+    player's own seat, not the entries, standings, final table and proof again; once it moves on,
+    the whole; and no look carries a bot's suggestion."""
+    client, tid = people
+    started(client, tid)
+    steps = Steps(client)
+    try:
+        mover, _mario = person_to_move(client, tid, steps)
+        as_player(client, mover)
+        whole = client.get(f"/api/tournaments/{tid}").json()
+        assert "standings" in whole and "proof" in whole and "same" not in whole
+        light = client.get(f"/api/tournaments/{tid}?known={whole['doc']}").json()
+        assert light["same"] is True and light["doc"] == whole["doc"]
+        assert not {"standings", "final", "proof", "entries", "partnerships"} & set(light)
+        assert light["tables"] == whole["tables"] and light["me"] == whole["me"]
+        assert "suggested" not in light["me"] and "suggested" not in whole["me"]
+        stale = client.get(f"/api/tournaments/{tid}?known={whole['doc'] - 1}").json()  # an older read: the whole
+        assert "standings" in stale and "same" not in stale
+        as_player(client, "Dora")
+        assert api(client, f"/{tid}/director/pause").status_code == 200  # the document moves on
+        after = client.get(f"/api/tournaments/{tid}?known={whole['doc']}").json()
+        assert "same" not in after and after["paused"] and after["doc"] > whole["doc"]
+    finally:
+        steps.close()

@@ -11,10 +11,13 @@ through ``POST /api/account/login``, and then uses the room as its pages do: the
 tournament (``POST /api/tournaments``: duplicate or Swiss pairs, one round, ``--boards`` boards),
 one member of each partnership enters it naming the other, the director starts it, and the round's
 ``tables`` tables play.  Each person then does what ``/tournaments/ID`` does in a browser: reads
-``GET /api/tournaments/ID`` and ``/audit`` every ``--poll`` seconds after the last answer, and when
-the answer says it is their move, waits ``--pace`` seconds and sends the move the page suggests
-(``POST /api/tournaments/ID/move``).  Tournament tables have no socket: a player learns of the
-others' moves from the next read.
+``GET /api/tournaments/ID?known=N`` every ``--poll`` seconds after the last answer (the whole
+tournament when its document moved on from N, else only the tables' progress and their own seat)
+and ``/audit`` when the document moved on, and when the answer says it is their move, waits
+``--pace`` seconds and sends a move (``POST /api/tournaments/ID/move``: the one a basic bot
+chooses from the person's own view, computed here, as a person's choice is theirs: the server
+suggests nothing).  Tournament tables have no socket: a player learns of the others' moves from the
+next read.
 
 Reported, over ``--duration`` seconds after ``--warmup``: moves, the move's latency (request sent to
 answer, p50/p95/p99), the reads' latency, the servers' (and workers', PostgreSQL's, Redis's) CPU
@@ -45,6 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from canasta.bots import make_bot
+from canasta.engine.rules import RuleSet
+from canasta.views.seat import SeatView
 from canasta.web.load import (
     Person,
     _letters,
@@ -101,17 +107,33 @@ def why(exc: BaseException) -> tuple[str, str]:
     return exc.__class__.__name__, str(exc)
 
 
+PRESET = "classic-4p"  # the round's preset
+RULES = RuleSet.preset(PRESET)
+
+
+def choice(me: dict[str, Any], seed: int) -> str:
+    """The person's move: what a basic bot chooses from their own view (the page's, with the rules)."""
+    bot = make_bot("basic", seed=seed)
+    try:
+        return str(bot.choose(SeatView.from_dict({**me["view"], "rules": RULES.to_dict()})))
+    finally:
+        bot.close()
+
+
 async def person_loop(rnd: Round, base: str, tid: str, person: Person, rng: random.Random,
                       pace: tuple[float, float], poll: float, until: asyncio.Event) -> None:
     """One player's browser on the tournament page: read, and play their move when it is theirs."""
     loop = asyncio.get_running_loop()
     url = f"{base}/api/tournaments/{tid}"
     await asyncio.sleep(rng.uniform(0, poll))  # the pages were not all opened in the same instant
+    known: Any = None  # the document's number the page has read whole
     while not until.is_set():
         t0 = time.perf_counter()
         try:
-            data = await loop.run_in_executor(None, get, url + "?lang=en", person)
-            await loop.run_in_executor(None, get, url + "/audit", person)
+            data = await loop.run_in_executor(None, get, url + f"?lang=en&known={known}", person)
+            if data.get("doc") != known:
+                await loop.run_in_executor(None, get, url + "/audit", person)
+                known = data.get("doc")
         except Exception as exc:
             if rnd.measuring:
                 kind, text = why(exc)
@@ -125,13 +147,14 @@ async def person_loop(rnd: Round, base: str, tid: str, person: Person, rng: rand
         if data.get("status") == "finished":
             return
         me = data.get("me")
-        if me and not me.get("finished") and me.get("to_move") == me.get("seat") and me.get("suggested"):
+        if me and not me.get("finished") and me.get("to_move") == me.get("seat") and me.get("view"):
             await asyncio.sleep(rng.uniform(*pace))
             if until.is_set():
                 return
+            move = await loop.run_in_executor(None, choice, me, rng.randrange(1 << 30))
             t1 = time.perf_counter()
             try:
-                await loop.run_in_executor(None, post, url + "/move", {"move": me["suggested"]}, person)
+                await loop.run_in_executor(None, post, url + "/move", {"move": move}, person)
             except Exception as exc:
                 if rnd.measuring:
                     kind, text = why(exc)
@@ -189,7 +212,7 @@ async def make_tournament(args: argparse.Namespace, base: str, director: Person,
     """The director's tournament, a partnership of each two people entered, and started."""
     loop = asyncio.get_running_loop()
     body = {"name": f"Load {args.tables} tables", "form": args.form, "rounds": 1, "hands": args.boards,
-            "preset": "classic-4p", "entry": "pairs", "turn_seconds": args.turn_seconds, "seed": args.seed}
+            "preset": PRESET, "entry": "pairs", "turn_seconds": args.turn_seconds, "seed": args.seed}
     made = await loop.run_in_executor(None, post, base + "/api/tournaments", body, director)
     tid = str(made["id"])
     sem = asyncio.Semaphore(4)
@@ -358,7 +381,7 @@ def calls(tables: int, seed: int = 1, repeat: int = 5) -> dict[str, Any]:
     store = Store(str(Path(tempfile.mkdtemp(prefix="canasta-tcalls-")) / "calls.db"))
     try:
         ts = store_for(store.engine, store.vault)
-        settings = {"form": "duplicate", "rounds": 1, "hands": 2, "preset": "classic-4p", "scoring": "matchpoints",
+        settings = {"form": "duplicate", "rounds": 1, "hands": 2, "preset": PRESET, "scoring": "matchpoints",
                     "entry": "pairs", "turn_seconds": 600}
         state = new_state("calls", {"id": "director", "name": "director"}, settings, seed)
         for i in range(2 * tables):
@@ -384,7 +407,7 @@ def calls(tables: int, seed: int = 1, repeat: int = 5) -> dict[str, Any]:
             found = seat_of(got.state, t, f"a{i}")
             view = my_view(ts, got.state, t, "calls", f"a{i}") if found is not None else None
             if view is not None and view.get("to_move") == view["seat"]:
-                to_move.append((f"a{i}", str(view["suggested"])))
+                to_move.append((f"a{i}", choice(view, i)))
         moves = iter(to_move)
 
         def one_move() -> None:

@@ -7,8 +7,12 @@
   fixed seeds; ``round_minutes``, 1 to 600 or none: a round's time limit, after which no board of
   it is dealt, the boards in play finished).
 * ``GET /api/tournaments/ID``: everything public (no cards of a board being played), and the
-  signed-in player's own seat (``"me"``: their hand, whose move, a suggestion); ``"seq"`` the
-  version (``"N.M"``: the document's number and its live rows', moved on by every move).
+  signed-in player's own seat (``"me"``: their hand, whose move; no suggestion: a hint has no place
+  in a tournament); ``"seq"`` the version (``"N.M"``: the document's number and its live rows', moved
+  on by every move), ``"doc"`` the document's number.  ``?known=N``, the document's number the page
+  has read whole: while it is still N, only what moves between two of its changes is sent (the
+  status, the round, the board, each table's progress and the player's seat; ``"same": true``), not
+  the entries, standings, final table and proof again.
 * ``POST /api/tournaments/ID/enter`` (``{"partner": NAME}`` for a fixed partnership): before the
   start an entry, after it a late entry into a house bot's seat; ``/withdraw``; ``/move``
   ``{"move": "..."}`` at the player's own seat (written to its table's row only; ``{"seq"}``: what
@@ -220,6 +224,10 @@ def looked(store: TournamentStore, tid: str
     return got, t, base, f"{got.seq}.{live}", {h.table: h for h in heads}
 
 
+#: what a look at a tournament sends while its document has not moved on since the page read it whole
+MOVING = ("status", "paused", "round", "board", "played", "tables")
+
+
 @routes.get("/api/tournaments/{tid}")
 async def show(tid: str, request: Request, card: TheCardRoom, accounts: TheAccounts) -> JSONResponse:
     if not _ID.match(tid):
@@ -232,11 +240,13 @@ async def show(tid: str, request: Request, card: TheCardRoom, accounts: TheAccou
     session = await signed(request, accounts)
     me = session.account.id if session is not None else None
 
+    known = request.query_params.get("known")
+
     def build() -> dict[str, Any]:
-        out = base
+        out = {k: base[k] for k in MOVING if k in base} | {"same": True} if known == str(got.seq) else base
         out["is_director"] = me is not None and me == got.state["director"]["id"]
         out["entered"] = me is not None and entered(got.state, me)
-        out["id"], out["seq"] = tid, version
+        out["id"], out["seq"], out["doc"] = tid, version, got.seq
         if t is not None and me is not None:
             out["me"] = my_view(store, got.state, t, tid, me, heads)
         return out

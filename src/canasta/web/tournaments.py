@@ -561,14 +561,8 @@ def my_view(store: TournamentStore, state: dict[str, Any], t: Tournament, tid: s
         try:
             seen: dict[int, dict[str, Any]] = {}
             for x in range(t.rules.players):
-                mine: dict[str, Any] = {"view": table.view(x).to_dict(include_rules=False), "to_move": table.to_move}
-                if table.to_move == x:
-                    bot = make_bot(HOUSE_BOT, seed=table.version)
-                    try:
-                        mine["suggested"] = str(bot.choose(table.view(x)))
-                    finally:
-                        bot.close()
-                seen[x] = mine
+                # no bot's suggestion: in a tournament a hint has no place
+                seen[x] = {"view": table.view(x).to_dict(include_rules=False), "to_move": table.to_move}
         finally:
             table.close()
         hit = (r, board, head.seq if head is not None else -1), seen

@@ -206,9 +206,14 @@ async function drawAudit() {
 }
 
 async function refresh() {
-  const r = await fetch(`/api/tournaments/${tid}?lang=${encodeURIComponent(lang)}`, { cache: "no-store" });
-  const t = await r.json();
-  if (!r.ok) { showError($("error"), t.detail); return; }
+  // the whole tournament when its document moved on since the last whole read, else what moves
+  // between two of its changes (the tables' progress, your seat) over what was read before
+  const known = shown && shown.id === tid ? shown.doc : null;
+  const r = await fetch(`/api/tournaments/${tid}?lang=${encodeURIComponent(lang)}&known=${known}`, { cache: "no-store" });
+  const got = await r.json();
+  if (!r.ok) { showError($("error"), got.detail); return; }
+  const moved = !got.same;
+  const t = got.same ? { ...shown, ...got } : got;
   shown = t;
   $("title").textContent = t.name;
   document.title = t.name;
@@ -236,7 +241,7 @@ async function refresh() {
   drawStandings(t);
   drawFinal(t);
   drawProof(t);
-  await drawAudit();
+  if (moved) await drawAudit(); // the director's log changes with the document only
   document.body.dataset.status = t.status;
   document.body.dataset.seq = String(t.seq);
   clearTimeout(timer);
