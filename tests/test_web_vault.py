@@ -103,3 +103,34 @@ def test_a_missing_or_malformed_key_is_refused(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv(ENV, "not-a-key")
     with pytest.raises(CanastaError, match="new-secret-key"):
         vault_for("sqlite:///x.db")
+
+
+def test_a_tournaments_secrets_rotate_with_the_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tournament's round secrets and its boards in play are sealed like the tables' deals, and
+    ``--reencrypt-secrets`` moves them to the first key too (else dropping the old key would lose
+    every tournament under way)."""
+    from canasta.web.tournament_store import Live, TournamentStore
+
+    old, new = new_key(), new_key()
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    state = {"name": "Club night", "director": {"id": "a1", "name": "Dora"}, "status": "running",
+             "secrets": [{"secret": "22" * 32}]}
+    monkeypatch.setenv(ENV, old)
+    store = Store(url)
+    ts = TournamentStore(store.engine, store.vault)
+    ts.create("t1", state, 0.0)
+    live = Live(1, 1, 1, -1, 0, None, None, 0.0, {"table": {"fair": {"deals": [{"secret": "33" * 32}]}}})
+    assert ts.save_live("t1", live, 0.0)
+    store.close()
+    monkeypatch.setenv(ENV, f"{new},{old}")  # the new key first: it writes, both read
+    store = Store(url)
+    assert TournamentStore(store.engine, store.vault).reseal() == 2  # the document and the live row
+    assert TournamentStore(store.engine, store.vault).reseal() == 0  # under the first key already
+    store.close()
+    monkeypatch.setenv(ENV, new)  # the old key dropped: both open with the new one
+    store = Store(url)
+    ts = TournamentStore(store.engine, store.vault)
+    got, row = ts.load("t1"), ts.live("t1", 1)
+    assert got is not None and got.state["secrets"][0]["secret"] == "22" * 32
+    assert row is not None and row.data is not None and row.data["table"]["fair"]["deals"][0]["secret"] == "33" * 32
+    store.close()

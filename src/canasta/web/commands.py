@@ -255,6 +255,9 @@ def reencrypt(db: str, cluster: bool) -> int:
 
     try:
         n = store.reseal(progress=progress)  # in batches, each its own short transaction: the room plays on
+        from canasta.web.tournament_store import TournamentStore
+
+        n += TournamentStore(store.engine, store.vault).reseal(progress)  # the tournaments' secrets likewise
     finally:
         store.close()
     print(f"canasta: {n} rows of {redact(db)} now hold their deal secrets under the first key of "

@@ -17,6 +17,7 @@ revealed and the deals of the boards in play are sealed with the room's deal-sec
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -298,6 +299,34 @@ class TournamentStore:
         """The tournaments under way (at start-up, each gets its next step)."""
         with self.engine.connect() as db:
             return [r.id for r in db.execute(select(tournaments_t.c.id).where(tournaments_t.c.status == "running"))]
+
+    def reseal(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Every tournament's sealed values (its round secrets still to be revealed, the deals of
+        its boards in play) encrypted again with the vault's first key, as
+        :meth:`canasta.web.store.Store.reseal` does for the tables: a row already under the first
+        key is left as it is, and a row is written only if it still holds what was read (compare
+        and set: a move meanwhile wins, and its write is under the first key already).  How many
+        rows were written again; ``progress(rows read, rows rewritten)`` after each kind."""
+        if self.vault is None:
+            return 0
+        n = read = 0
+        for table, key, column in ((tournaments_t, (tournaments_t.c.id,), tournaments_t.c.state),
+                                   (live_t, (live_t.c.tournament, live_t.c.tbl), live_t.c.data)):
+            with self.engine.connect() as db:
+                rows = db.execute(select(*key, column)).all()
+            for row in rows:
+                read += 1
+                old = row[-1]
+                new = self.vault.renew(json.loads(old))
+                if new is None:
+                    continue
+                with self.engine.begin() as db:
+                    where = [c == v for c, v in zip(key, row[:-1], strict=True)]
+                    done = db.execute(update(table).where(*where, column == old).values({column.name: json.dumps(new)}))
+                n += done.rowcount
+            if progress is not None:
+                progress(read, n)
+        return n
 
     def audit(self, tid: str, actor: str, action: str, detail: dict[str, Any], now: float) -> None:
         self.audits.pop(tid, None)
