@@ -294,3 +294,30 @@ def test_the_round_time_limit_is_the_directors_setting(tmp_path: Path) -> None:
             refused = api(client, "", {"round_minutes": wrong})
             assert refused.status_code == 400
             assert refused.json()["detail"] == "round_minutes is a whole number from 1 to 600"
+
+
+def test_a_glance_read_while_this_process_writes_is_not_kept(room: tuple[Store, TournamentStore],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages' glance (the document's number and the rows' heads) is kept for a moment; one read
+    while this process writes the document may hold the state before the write, so it is not kept:
+    the next look reads the new number, not a stale one for the moment's length."""
+    _store, ts = room
+    seq, _heads = ts.glance(TID, 2000.0, 60.0) or (None, None)
+    assert seq is not None
+    got = ts.load(TID)
+    assert got is not None
+    reading = ts._heads_on
+
+    def write_meanwhile(db: Any, tid: str) -> Any:  # the glance has read the old number; a write lands now
+        heads = reading(db, tid)
+        assert ts.save(got, 2000.0)
+        return heads
+
+    ts.glances.clear()
+    monkeypatch.setattr(ts, "_heads_on", write_meanwhile)
+    stale = ts.glance(TID, 2000.0, 60.0)
+    monkeypatch.setattr(ts, "_heads_on", reading)
+    assert stale is not None and stale[0] == seq  # that read saw the number before the write ...
+    again = ts.glance(TID, 2000.5, 60.0)  # ... and was not kept: well within the moment, the new number
+    assert again is not None and again[0] == seq + 1
+    assert ts.glance(TID, 2001.0, 60.0) == again  # a glance read with no write under way is kept

@@ -132,6 +132,9 @@ class TournamentStore:
         self.views: dict[Any, Any] = {}
         #: the last glance at each tournament (:meth:`glance`), forgotten at this process's writes
         self.glances: dict[str, tuple[float, int, list[Live]]] = {}
+        #: each tournament's writes by this process so far: a glance read while one was under way
+        #: is not kept (it may hold the state before it)
+        self.writes: dict[str, int] = {}
         self.audits: dict[str, tuple[float, list[dict[str, Any]]]] = {}
         meta.create_all(engine)
 
@@ -170,7 +173,7 @@ class TournamentStore:
         same transaction (False if it moved on, or appeared, meanwhile); ``playing``: the round and
         board now dealt, every live row of another board deleted with it."""
         boards = got.state.pop("_boards", [])
-        self.glances.pop(got.id, None)
+        self._written(got.id)
         try:
             with self.engine.begin() as db:
                 done = db.execute(update(tournaments_t).where(tournaments_t.c.id == got.id,
@@ -190,6 +193,8 @@ class TournamentStore:
         except _Conflict:
             got.state["_boards"] = boards
             return False
+        finally:
+            self._written(got.id)  # after the commit too: a glance taken meanwhile held the state before
         got.seq += 1
         got.status = got.state["status"]
         got.updated = now
@@ -222,6 +227,7 @@ class TournamentStore:
         hit = self.glances.get(tid)
         if hit is not None and now - hit[0] < fresh:
             return hit[1], hit[2]
+        writes = self.writes.get(tid, 0)
         with self.engine.connect() as db:
             seq = db.execute(select(tournaments_t.c.seq).where(tournaments_t.c.id == tid)).scalar()
             heads = self._heads_on(db, tid) if seq is not None else []
@@ -229,7 +235,8 @@ class TournamentStore:
             return None
         if len(self.glances) >= 256:
             self.glances.clear()
-        self.glances[tid] = (now, int(seq), heads)
+        if self.writes.get(tid, 0) == writes:  # no write of this process began or ended while it was read
+            self.glances[tid] = (now, int(seq), heads)
         return int(seq), heads
 
     def live(self, tid: str, table: int) -> Live | None:
@@ -267,10 +274,19 @@ class TournamentStore:
 
     def stop_clocks(self, tid: str) -> None:
         """Every live row's turn clock cleared (a pause, a resume: the clocks start again)."""
+        self._written(tid)
+        try:
+            with self.engine.begin() as db:
+                db.execute(update(live_t).where(live_t.c.tournament == tid)
+                           .values(seq=live_t.c.seq + 1, waiting=None, deadline=None))
+        finally:
+            self._written(tid)
+
+    def _written(self, tid: str) -> None:
+        """This process writes (or has written) the tournament: its last glance forgotten, and a glance
+        being read meanwhile not kept."""
         self.glances.pop(tid, None)
-        with self.engine.begin() as db:
-            db.execute(update(live_t).where(live_t.c.tournament == tid)
-                       .values(seq=live_t.c.seq + 1, waiting=None, deadline=None))
+        self.writes[tid] = self.writes.get(tid, 0) + 1
 
     def last_written(self, tid: str) -> float:
         """When the tournament, or any of its boards in play, was last written."""
