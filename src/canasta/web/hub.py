@@ -33,6 +33,7 @@ STALL = 2.0  # a job due this long ago whose state still waits is enqueued again
 #: their queue and is given up at its timeout, and the event loop never waits for it.
 DB_THREADS = 8
 READY_TIMEOUT = 1.0  # seconds a readiness check waits for the database (and Redis)
+SHUTDOWN_WAIT = 2.0  # seconds a stopping server lets what its rooms started finish before cancelling it
 KEYS_EVERY = 10.0  # seconds between the readiness checks of the deal-secret keys
 T = TypeVar("T")
 
@@ -432,8 +433,16 @@ class Hub:
                 print(f"canasta: bot pool: {st.decisions} decisions in time, {st.timeouts} timed out, "
                       f"{st.failures} failed (a basic bot moved instead)", file=sys.stderr, flush=True)
             self._pool.close()
+        # what the rooms' closing started (a socket's last words, a presence written) may finish for
+        # a moment; a job that would wait longer (a grace period, a turn timer, an idle table's
+        # closing) is cancelled: nothing runs on after the server has stopped
+        started = [task for task in self.background if not task.done()]
+        if started:
+            await asyncio.wait(started, timeout=SHUTDOWN_WAIT)
+        for task in list(self.background):
+            task.cancel()
         with contextlib.suppress(Exception):
-            await asyncio.gather(*self.background, return_exceptions=True)
+            await asyncio.gather(*list(self.background), return_exceptions=True)
         self.db_threads.shutdown(wait=False, cancel_futures=True)
 
 
