@@ -10,22 +10,9 @@ from pathlib import Path
 import pytest
 
 from canasta.cli import main
-from canasta.i18n import use
-
-
-@pytest.fixture(autouse=True)
-def _english(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "C.UTF-8")
-    use("en")
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    out, err = capsys.readouterr()
-    return code, out, err
+# the command line in English with no saved settings (an autouse fixture), and a run of it
+from test_cli_i18n import _no_saved_settings as _no_saved_settings
+from test_cli_i18n import _run
 
 
 def test_the_default_tournament_prints_its_standings(capsys: pytest.CaptureFixture[str]) -> None:
