@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from canasta.cli import main
+
 # the command line in English with no saved settings (an autouse fixture), and a run of it
 from test_cli_i18n import _no_saved_settings as _no_saved_settings
 from test_cli_i18n import _run
