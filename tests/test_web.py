@@ -489,14 +489,12 @@ def test_turn_timer_lets_a_bot_finish_the_turn(client: TestClient) -> None:
 # --------------------------------------------------------- history, replay
 
 
-def test_finished_match_has_history_record_and_replay(client: TestClient) -> None:
-    data = client.post("/api/quick", json={"name": "Ann", "seed": 2, "target": 100}).json()
-    tid = data["table"]
+def play_seat_zero_to_the_end(client: TestClient, tid: str, token: str) -> None:
+    """Seat 0 of table ``tid`` played by a basic bot's choices (seed 1) until the match is over."""
     room = room_of(client, tid)
-    assert client.get(f"/api/tables/{tid}/record").status_code == 409
     hinter = make_bot("basic", seed=1)
     with client.websocket_connect(f"/ws/{tid}") as ws:
-        hello(ws, data["token"])
+        hello(ws, token)
         while True:
             state = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] == room.seq)
             if state["match_over"]:
@@ -505,6 +503,14 @@ def test_finished_match_has_history_record_and_replay(client: TestClient) -> Non
                 send(ws, type="next_hand")
             elif state["view"]["to_move"] == 0:
                 send(ws, type="move", move=str(hinter.choose(room.table.view(0))))
+
+
+def test_finished_match_has_history_record_and_replay(client: TestClient) -> None:
+    data = client.post("/api/quick", json={"name": "Ann", "seed": 2, "target": 100}).json()
+    tid = data["table"]
+    room = room_of(client, tid)
+    assert client.get(f"/api/tables/{tid}/record").status_code == 409
+    play_seat_zero_to_the_end(client, tid, data["token"])
     history = client.get("/api/history").json()["tables"]
     assert [h["table"] for h in history] == [tid]
     record = client.get(f"/api/tables/{tid}/record")

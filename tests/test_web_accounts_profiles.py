@@ -18,10 +18,9 @@ need("argon2")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from canasta.bots import make_bot  # noqa: E402
 from canasta.play.record import parse_records, verify  # noqa: E402
 from canasta.play.table import Table  # noqa: E402
-from test_web import hello, recv_until, room_of, send  # noqa: E402
+from test_web import play_seat_zero_to_the_end  # noqa: E402
 from test_web_accounts import PASSWORD, card_room, csrf, me, post, register  # noqa: E402
 
 Msg = dict[str, Any]
@@ -37,18 +36,7 @@ def play_a_match(client: TestClient) -> Msg:
     """A quick classic-4p match to 100 played to its end by the signed-in player (seed 2)."""
     data: Msg = client.post("/api/quick", json={"name": "typed", "seed": 2, "target": 100, "level": "basic"},
                             headers={"X-CSRF-Token": csrf(client)}).json()
-    room = room_of(client, data["table"])
-    hinter = make_bot("basic", seed=1)
-    with client.websocket_connect(f"/ws/{data['table']}") as ws:
-        hello(ws, data["token"])
-        while True:
-            state = recv_until(ws, lambda m: m["type"] == "state" and m["seq"] == room.seq)
-            if state["match_over"]:
-                break
-            if state["hand_over"]:
-                send(ws, type="next_hand")
-            elif state["view"]["to_move"] == 0:
-                send(ws, type="move", move=str(hinter.choose(room.table.view(0))))
+    play_seat_zero_to_the_end(client, data["table"], data["token"])
     return data
 
 
