@@ -43,7 +43,7 @@ from canasta.engine.game import Game, family_of
 from canasta.engine.native import engine
 from canasta.engine.rules import RuleSet
 from canasta.play.record import GameRecord, read_file
-from canasta.tools.arena import Interrupted, run_arena, tally
+from canasta.tools.arena import Interrupted, ProgressEstimate, run_arena, tally
 from canasta.views.seat import seat_view
 
 HERE = Path(__file__).resolve().parent
@@ -71,6 +71,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
               {"scored": False}),
     "no-drop-i40": ("every choice in all of 40 worlds (the Italian search before drop-i60)",
                     {"drop_z": None, "worlds": 40}),
+    "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
+              "and the hands left), not by the hand's lead", {"objective": "match"}),
 }
 
 
@@ -161,6 +163,36 @@ def timing(preset: str, variant: str, hands: int, seed: int, plain: bool = False
         print(f"  {name}: CPU ms a decision, mean {1000 * statistics.mean(times):.1f}, "
               f"worst {1000 * max(times):.0f}")
     print(f"  CPU ratio {sum(cpu[1]) / sum(cpu[0]):.2f}; the same move in {same} of {n} ({100 * same / n:.0f}%)")
+
+
+def duel_path(preset: str, variant: str, against: str, seed: int) -> Path:
+    return HERE / "variants" / f"duel-{preset}-expert-{variant}-vs-{against}-{seed}.cgn.gz"
+
+
+def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: int) -> None:
+    """The variant against the preset's expert (``against="expert"``, the same budget) or the
+    advanced player in whole matches (to the target, up to 60 hands), every deal played twice
+    with the seats swapped: what players feel, matches won, beside hands won and points a hand."""
+    bot = make_variant(preset, variant)
+    other = baseline(preset)[0] if against == "expert" else against
+    path = duel_path(preset, variant, against, seed)
+    print(f"{preset}: {bot.name} against {other}, {games} whole matches, seed {seed} -> "
+          f"{path.relative_to(HERE.parent.parent)}")
+    done = [0]
+
+    def heard(est: ProgressEstimate) -> None:  # a line a finished match, for a run in the background
+        if est.games_done > done[0]:
+            done[0] = est.games_done
+            print(f"{est.games_done}/{est.games} matches, {est.hands_done:.0f} hands, {est.moves} moves, "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)
+
+    started = time.perf_counter()
+    try:
+        report = run_arena(preset, (bot, other), games=games, seed=seed, jobs=jobs, save=path, progress=heard)
+    except Interrupted as stop:
+        report = stop.report
+        print(f"stopped: {report.games} games kept")
+    print(report.table())
 
 
 def run(preset: str, variant: str, games: int | None) -> None:
@@ -332,6 +364,13 @@ def main(argv: list[str] | None = None) -> None:
     play.add_argument("preset")
     play.add_argument("variant", choices=sorted(VARIANTS))
     play.add_argument("--games", type=int, default=None, help="default: the preset's seed-1201 run's games")
+    match = sub.add_parser("duel", help="a variant against the preset's expert (or advanced) in whole matches")
+    match.add_argument("preset")
+    match.add_argument("variant", choices=sorted(VARIANTS))
+    match.add_argument("--against", choices=("expert", "advanced"), default="expert")
+    match.add_argument("--games", type=int, default=100)
+    match.add_argument("--seed", type=int, default=5400)
+    match.add_argument("--jobs", type=int, default=1)
     sub.add_parser("compare", help="the table of every kept variant")
     sub.add_parser("former", help="each preset's run against the former expert's on the same deals")
     clock = sub.add_parser("timing", help="CPU per decision and moves of the expert and a variant, same positions")
@@ -344,6 +383,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "run":
         run(args.preset, args.variant, args.games)
+    elif args.command == "duel":
+        duel(args.preset, args.variant, args.against, args.games, args.seed, args.jobs)
     elif args.command == "timing":
         timing(args.preset, args.variant, args.hands, args.seed, args.plain)
     elif args.command == "former":

@@ -48,6 +48,7 @@ ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 STEP_MARGIN = 0.35  # the share of the time budget kept back for the engine step in progress
 PROGRESS = 50.0  # a meld's worth per card beyond three, until it is a canasta
 SQUASH = 800.0  # a position's value is SQUASH * tanh(difference / SQUASH)
+MATCH_TIEBREAK = 0.05  # the hand's value beside the match's chance (SearchTuning.objective "match")
 
 
 class RolloutPlayer(Protocol):
@@ -237,7 +238,11 @@ class ExpertBot(Bot):
             g.play_unchecked(g.materialize(options[0]) if len(options) == 1 else policy.pick(g, options))
             steps += 1
         search = self._search(g)
-        return _value(g, me, search.rivals) if search.scored else _rough_value(g, me, search.rivals)
+        value = _value(g, me, search.rivals) if search.scored else _rough_value(g, me, search.rivals)
+        if search.objective == "match":
+            # the match's chance decides; the hand's value only where the match's does not move
+            return SQUASH * (2 * match_chance(g, me, search) - 1) + MATCH_TIEBREAK * value
+        return value
 
     def _search(self, g: Game) -> SearchTuning:
         """How the expert searches in ``g``'s family: the family's :attr:`search`, unless
@@ -257,11 +262,10 @@ def _lead(g: Game, me: int, totals: Sequence[float], rivals: str = "best") -> fl
     return float(totals[mine] - max(others, default=0.0))
 
 
-def _value(g: Game, me: int, rivals: str = "best") -> float:
-    """``me``'s side's score minus the best other side's, were the hand to end now
-    (its real score once it has ended), with ``PROGRESS`` points per card beyond
-    three in melds not yet canastas, squashed by ``SQUASH``; an unfinished hand's lead is
-    over the best other side or, ``rivals="mean"``, the others' mean."""
+def _totals(g: Game) -> list[float]:
+    """The hand's score per side (per player in cut-throat) as it would stand were the hand to
+    end now (its real score once it has ended), with ``PROGRESS`` points per card beyond three in
+    melds not yet canastas while it goes on."""
     result = g.result if g.is_over() and g.result else g.family.score(g)
     totals = [float(s.total) for s in result]
     if not g.is_over():
@@ -272,7 +276,41 @@ def _value(g: Game, me: int, rivals: str = "best") -> float:
                 for i in range(len(totals)):
                     if (g.side_of[i] if g.rules.cutthroat else i) == side:
                         totals[i] += grow
-    return SQUASH * math.tanh(_lead(g, me, totals, "best" if g.is_over() else rivals) / SQUASH)
+    return totals
+
+
+def _value(g: Game, me: int, rivals: str = "best") -> float:
+    """``me``'s side's score minus the best other side's, by :func:`_totals`, squashed by
+    ``SQUASH``; an unfinished hand's lead is over the best other side or, ``rivals="mean"``, the
+    others' mean."""
+    return SQUASH * math.tanh(_lead(g, me, _totals(g), "best" if g.is_over() else rivals) / SQUASH)
+
+
+def match_chance(g: Game, me: int, search: SearchTuning) -> float:
+    """The chance that ``me``'s side wins the match from ``g``, by a simple model: the match's
+    totals once this hand is added (:func:`_totals`) give a lead over the best other side, and
+    the hands still to play add noise to it, each with a standard deviation of
+    ``search.spread`` times the target.  The hands left are those the rules fix, or those the
+    leader needs to reach the target at ``search.pace`` times the target a hand, and half a
+    hand for the rest of this one while it goes on.  A hand that ended the match is won or lost
+    (a tie is even)."""
+    rules = g.rules
+    target = rules.target
+    totals = [t + s for t, s in zip(_totals(g), g.start_scores, strict=True)]
+    lead = _lead(g, me, totals)
+    fixed = rules.hands_in_match()
+    if fixed:
+        left = float(fixed - g.hand_number)
+    else:
+        left = max(0.0, (target - max(totals)) / (search.pace * target)) if target > 0 else 1.0
+    if g.is_over():
+        if left <= 0:  # this hand ended the match
+            return 1.0 if lead > 0 else 0.0 if lead < 0 else 0.5
+        left = max(left, 1.0)
+    else:
+        left += 0.5
+    scale = search.spread * (target if target > 0 else 5000) * math.sqrt(left)
+    return 0.5 * (1 + math.erf(lead / (scale * math.sqrt(2))))
 
 
 def _rough_value(g: Game, me: int, rivals: str = "mean") -> float:

@@ -191,10 +191,23 @@ class SearchTuning:
     #: the best other side ("best") or the others' mean ("mean"); a finished hand always counts
     #: its lead over the best other side
     rivals: str = "best"
+    #: what a rollout's position is worth: the lead it gives in this hand ("hand"), or the chance
+    #: it gives to win the match ("match"): the lead in the match's totals once this hand is
+    #: added, against the spread of the hands still to play (see ``canasta.bots.expert``)
+    objective: str = "hand"
+    #: the match model of ``objective="match"``, as shares of the match's target: the points a
+    #: side scores in a typical hand (how many hands are left), and the spread (standard
+    #: deviation) of one hand's score difference; measured in advanced players' hands
+    pace: float = 0.16
+    spread: float = 0.16
 
     def __post_init__(self) -> None:
         if self.rivals not in ("best", "mean"):
             raise ValueError(f"SearchTuning.rivals is 'best' or 'mean', not {self.rivals!r}")
+        if self.objective not in ("hand", "match"):
+            raise ValueError(f"SearchTuning.objective is 'hand' or 'match', not {self.objective!r}")
+        if not (self.pace > 0 and self.spread > 0):
+            raise ValueError(f"SearchTuning.pace and spread are above 0, not {self.pace!r} and {self.spread!r}")
 
 
 # ---------------------------------------------------------------------------- the contract
