@@ -17,7 +17,9 @@ two thirds, above one third, at most one third of its size after the deal), and 
 a refusal limit.  It also counts the limits read that the true hand contradicts, and, for the
 ranks a refusal limits and the natural ranks a seat has discarded this hand, how many cards of
 them it truly holds against what the worlds deal it (what a discard could tell).  ``--record FILE`` appends the figures as
-one JSON line with the command and the load average.
+one JSON line with the command and the load average.  ``--read-discards`` measures the worlds
+of an expert that also reads the discards (:func:`canasta.bots.inference.thin`), against the same
+uniform deals.
 """
 
 from __future__ import annotations
@@ -95,8 +97,10 @@ class Tally:
         return self.sum[key] / self.n[key] if self.n.get(key) else None
 
 
-def measure(rules_name: str, hands: int, worlds: int, seed: int) -> dict[str, object]:
-    """Play ``hands`` seeded hands of advanced players and measure the worlds (see the module)."""
+def measure(rules_name: str, hands: int, worlds: int, seed: int, read_discards: bool = False) -> dict[str, object]:
+    """Play ``hands`` seeded hands of advanced players and measure the worlds (see the module);
+    ``read_discards``: the worlds also thin the ranks each seat has discarded
+    (``ExpertBot.read_discards``)."""
     rules = RuleSet.preset(rules_name)
     tally = Tally()
     limits_read = limits_wrong = checks = checks_wrong = decisions = 0
@@ -104,6 +108,8 @@ def measure(rules_name: str, hands: int, worlds: int, seed: int) -> dict[str, ob
         g = Game(rules, seed * 1000 + deal)
         players = [make_bot("advanced", seed=seed * 1000 + 10 * deal + s) for s in range(rules.players)]
         experts = [ExpertBot(seed=seed * 1000 + 10 * deal + s) for s in range(rules.players)]
+        for expert in experts:
+            expert.read_discards = read_discards
         start = max(1, len(g.stock))
         discarded: list[set[int]] = [set() for _ in range(rules.players)]
         while not g.is_over():
@@ -161,7 +167,8 @@ def measure(rules_name: str, hands: int, worlds: int, seed: int) -> dict[str, ob
     for key in sorted(tally.n):
         m = tally.mean(key)
         figures[key] = {"mean": round(m, 4) if m is not None else None, "n": tally.n[key]}
-    return {"rules": rules_name, "hands": hands, "worlds": worlds, "seed": seed, "decisions": decisions,
+    return {"rules": rules_name, "hands": hands, "worlds": worlds, "seed": seed, "read_discards": read_discards,
+            "decisions": decisions,
             "limits_read": limits_read, "limits_wrong": limits_wrong,
             "limit_checks": checks, "limit_checks_wrong": checks_wrong, "figures": figures}
 
@@ -183,10 +190,12 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=20, help="seeded hands of advanced players")
     ap.add_argument("--worlds", type=int, default=8, help="worlds sampled at each decision")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--read-discards", action="store_true",
+                    help="the worlds also thin the ranks each seat has discarded (ExpertBot.read_discards)")
     ap.add_argument("--record", metavar="FILE.jsonl", help="append the figures to this file as a JSON line")
     args = ap.parse_args()
     t0 = time.process_time()
-    line = measure(args.rules, args.hands, args.worlds, args.seed)
+    line = measure(args.rules, args.hands, args.worlds, args.seed, args.read_discards)
     line["cpu_s"] = round(time.process_time() - t0, 1)
     line["engine"] = engine()
     line["load"] = round(os.getloadavg()[0], 2)

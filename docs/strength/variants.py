@@ -71,6 +71,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
               {"scored": False}),
     "no-drop-i40": ("every choice in all of 40 worlds (the Italian search before drop-i60)",
                     {"drop_z": None, "worlds": 40}),
+    "discards": ("sampled worlds also thin the ranks each seat has discarded this hand (half of its hidden "
+                 "cards of them go back to the stock)", {"read_discards": True}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
               "and the hands left), not by the hand's lead", {"objective": "match"}),
 }

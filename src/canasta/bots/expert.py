@@ -35,7 +35,7 @@ from typing import Protocol
 
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot
-from canasta.bots.inference import PileWatch, respect
+from canasta.bots.inference import PileWatch, respect, thin
 from canasta.engine.cards import CARD_RANK, THREE
 from canasta.engine.family import SearchTuning
 from canasta.engine.game import Game
@@ -66,6 +66,7 @@ class ExpertBot(Bot):
     discard_choices = 3  # the discards tried: the guide's and the next best by its own ranking
     meld_choices = 0  # melds besides the guide's tried too: the best by the guide's own meld scoring
     infer = True  # sampled worlds respect the refusals seen (canasta.bots.inference)
+    read_discards = False  # sampled worlds thin the ranks each seat has discarded (canasta.bots.inference.thin)
     tuning: SearchTuning | None = None  # a variant's own search (None: the family's, RuleFamily.search)
 
     def __init__(self, seed: int = 0, budget: Budget | None = None, rollout: str = "advanced") -> None:
@@ -103,6 +104,8 @@ class ExpertBot(Bot):
         w = world(view, self.rng)
         if self.infer and self.watch.limits:
             respect(w, view, self.watch.limits, self.rng)
+        if self.infer and self.read_discards and self.watch.discards:
+            thin(w, view, self.watch.discards, self.rng)
         return w
 
     def _choose(self, view: SeatView, started: float) -> Move:

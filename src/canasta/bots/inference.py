@@ -13,6 +13,13 @@ in that player's hidden part are swapped with stock cards of other ranks.
 
 Only the latest round's refusals are kept: the cards drawn since may have
 brought the rank back in.
+
+Discards tell less, and softly: a player who discarded a natural rank this hand
+holds about half as many cards of it as a deal blind to that would give it
+(docs/bots.md, "The expert's worlds").  :class:`PileWatch` also notes, at the
+start of each of its seat's turns, who discarded the cards on top of the pile
+since its last turn, and :func:`thin` sends half of a seat's hidden cards of
+the ranks it discarded back to the stock.
 """
 
 from __future__ import annotations
@@ -37,13 +44,20 @@ class PileWatch:
     hand_key: tuple[object, ...] = ()
     left: tuple[int | None, ...] | None = None  # the pile as this seat's last discard left it
     limits: dict[int, dict[int, int]] = field(default_factory=dict)
+    #: ``discards[seat]``: the natural ranks ``seat`` has discarded this hand, as far as seen
+    discards: dict[int, set[int]] = field(default_factory=dict)
+    read_turn: int = 0  # the turn whose pile the discards were last read from
 
     def observe(self, view: SeatView) -> None:
-        """Read the refusals since this seat's last discard from ``view``."""
+        """Read the refusals since this seat's last discard from ``view``, and who discarded
+        the cards on the pile since."""
         key = (view.hand_number, view.dealer, view.scores)
         if key != self.hand_key:
             self.hand_key, self.left, self.limits = key, None, {}
+            self.discards, self.read_turn = {}, 0
+            self.read_discards(view)
             return
+        self.read_discards(view)
         before = self.left
         if before is None or not before:
             return
@@ -75,10 +89,28 @@ class PileWatch:
         self.limits = limits
         self.left = None
 
+    def read_discards(self, view: SeatView) -> None:
+        """At the start of this seat's turn: every turn since its last one ended with a discard,
+        so the pile's top cards were discarded by the seats before it, the nearest on top (as
+        many as the pile holds face up, the other seats and the turns played allow)."""
+        if view.phase != "draw" or view.turn != view.seat or view.turn_number == self.read_turn:
+            return
+        self.read_turn = view.turn_number
+        n = len(view.hand_sizes)
+        step = -1 if view.rules.direction == "counter_clockwise" else 1
+        pile = view.pile
+        for j in range(min(len(pile), n - 1, view.turn_number - 1)):
+            card = pile[len(pile) - 1 - j]
+            if card is None:
+                break
+            if not (IS_WILD[card] or IS_BLACK_THREE[card] or IS_RED_THREE[card]):
+                self.discards.setdefault((view.seat - (j + 1) * step) % n, set()).add(CARD_RANK[card])
+
     def discarded(self, view: SeatView, card: int) -> None:
         """This seat discards ``card`` now (the pile it leaves)."""
         if (view.hand_number, view.dealer, view.scores) != self.hand_key:
             self.hand_key, self.limits = (view.hand_number, view.dealer, view.scores), {}
+            self.discards, self.read_turn = {}, 0
         self.left = view.pile + (card,)
 
 
@@ -117,6 +149,41 @@ def respect(g: Game, view: SeatView, limits: dict[int, dict[int, int]], rng: ran
                 stock[i] = out
                 surplus -= 1
                 swapped += 1
+    return swapped
+
+
+def thin(g: Game, view: SeatView, discards: dict[int, set[int]], rng: random.Random, keep: float = 0.5) -> int:
+    """Deal ``g`` (a world sampled from ``view``) again where it ignores the discards seen: each
+    hidden natural card of a rank a seat has discarded stays in its hand with chance ``keep``, and
+    otherwise is swapped with a stock card of a rank it has not discarded.  Returns the cards
+    swapped."""
+    swapped = 0
+    stock = g.stock
+    for seat, ranks in discards.items():
+        if seat == view.seat or not 0 <= seat < g.players or not ranks:
+            continue
+        hand = g.hands[seat]
+        rc = g.rank_counts[seat]
+        spots = [i for i, c in enumerate(stock) if CARD_RANK[c] not in ranks and not IS_RED_THREE[c]]
+        if not spots:
+            continue
+        known = list(view.known[seat])
+        for rank in sorted(ranks):
+            for c in RANK_CARDS[rank]:
+                if IS_WILD[c]:
+                    continue
+                hidden = hand[c] - known.count(c)
+                for _ in range(hidden):
+                    if not spots or rng.random() < keep:
+                        continue
+                    i = spots.pop(rng.randrange(len(spots)))
+                    into = stock[i]
+                    hand[c] -= 1
+                    rc[rank] -= 1
+                    hand[into] += 1
+                    rc[CARD_RANK[into]] += 1
+                    stock[i] = c
+                    swapped += 1
     return swapped
 
 
