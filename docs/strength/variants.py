@@ -168,7 +168,8 @@ def timing(preset: str, variant: str, hands: int, seed: int, plain: bool = False
 
 
 def duel_path(preset: str, variant: str, against: str, seed: int) -> Path:
-    return HERE / "variants" / f"duel-{preset}-expert-{variant}-vs-{against}-{seed}.cgn.gz"
+    """Whole matches are issue 54's measure (docs/strength.md, "The expert that learns: whole matches")."""
+    return HERE / "learned" / f"duel-{preset}-expert-{variant}-vs-{against}-{seed}.cgn.gz"
 
 
 def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: int) -> None:

@@ -21,6 +21,12 @@ when only the advanced player's choice is left.  Italian values a position
 roughly (melded points, any canasta 300, minus the cards in hand), and drops
 choices the same way over up to 60 worlds.
 
+A family (or a variant measured against it) may value a position for the match instead
+(``SearchTuning.objective="match"``, :func:`match_chance`): the chance the side wins the match
+once this hand's score, as it would stand, joins the match's totals, with the hands still to play
+as noise; the hand's value stays beside it, small, to tell apart what the match does not.  Its
+worlds may also read the discards (``read_discards``, :func:`canasta.bots.inference.thin`).
+
 The budget bounds each decision: the family's number of worlds, and one second:
 the clock starts with the decision, and rollouts stop at 65% of the time so
 that the engine step under way and the choice still end within it.
