@@ -345,11 +345,35 @@ def _learned_kept() -> list[tuple[dict[str, str], Path]]:
     return _section_kept(LEARNED_SECTION, "learned")
 
 
+MATCHES_SECTION = "## The expert that learns: whole matches\n"
+
+
+def _matches_kept() -> list[tuple[dict[str, str], Path]]:
+    return _section_kept(MATCHES_SECTION, "learned")
+
+
 def test_every_learned_record_is_named_by_a_row() -> None:
     named = {path for _, path in _learned_kept()}
+    matches = {path for _, path in _matches_kept()}
     assert named, "the learned expert's table of docs/strength.md names no record in docs/strength/learned/"
-    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set(LEARNED.glob("*.cgn.gz")) == named, "a record in docs/strength/learned/ that no row names"
+    assert matches, "the whole matches' table of docs/strength.md names no record in docs/strength/learned/"
+    assert all(p.is_file() for p in named | matches), sorted(str(p) for p in named | matches if not p.is_file())
+    assert set(LEARNED.glob("*.cgn.gz")) == named | matches, "a record in docs/strength/learned/ that no row names"
+
+
+@pytest.mark.parametrize("row_path", _matches_kept(), ids=lambda rp: rp[1].name)
+def test_the_whole_matches_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, str], Path]) -> None:
+    row, path = row_path
+    d = _whole_tally(path)
+    assert d["rules"] == row["preset"]
+    assert d["bots"] == [row["first"].strip("`"), row["second"].strip("`")]
+    assert row["matches"].replace(",", "") == str(d["games"])
+    lo, hi = d["A"]["games_won_ci95"]
+    assert row["first's matches won [95%]"].strip("*") == f"{d['A']['games_won_pct']}% [{lo}, {hi}]"
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert row["first's hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
 
 
 @pytest.mark.parametrize("row_path", _learned_kept(), ids=lambda rp: rp[1].name)

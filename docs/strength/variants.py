@@ -28,6 +28,7 @@ import argparse
 import math
 import os
 import re
+import signal
 import statistics
 import sys
 import time
@@ -384,6 +385,8 @@ def main(argv: list[str] | None = None) -> None:
     clock.add_argument("--plain", action="store_true",
                        help="both at the default budget (worlds and the one-second clock), not an iteration budget")
     args = parser.parse_args(argv)
+    # a run started in the background (which ignores Ctrl-C) stops on `kill -INT` too, keeping whole games
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.command == "run":
         run(args.preset, args.variant, args.games)
     elif args.command == "duel":
