@@ -28,7 +28,6 @@ import argparse
 import math
 import os
 import re
-import signal
 import statistics
 import sys
 import time
@@ -45,6 +44,7 @@ from canasta.engine.native import engine
 from canasta.engine.rules import RuleSet
 from canasta.play.record import GameRecord, read_file
 from canasta.tools.arena import Interrupted, ProgressEstimate, run_arena, tally
+from canasta.tools.commands import stoppable
 from canasta.views.seat import seat_view
 
 HERE = Path(__file__).resolve().parent
@@ -192,7 +192,8 @@ def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: i
 
     started = time.perf_counter()
     try:
-        report = run_arena(preset, (bot, other), games=games, seed=seed, jobs=jobs, save=path, progress=heard)
+        with stoppable():  # `kill -INT` or `kill` stops a run in the background too, keeping whole games
+            report = run_arena(preset, (bot, other), games=games, seed=seed, jobs=jobs, save=path, progress=heard)
     except Interrupted as stop:
         report = stop.report
         print(f"stopped: {report.games} games kept")
@@ -385,8 +386,6 @@ def main(argv: list[str] | None = None) -> None:
     clock.add_argument("--plain", action="store_true",
                        help="both at the default budget (worlds and the one-second clock), not an iteration budget")
     args = parser.parse_args(argv)
-    # a run started in the background (which ignores Ctrl-C) stops on `kill -INT` too, keeping whole games
-    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.command == "run":
         run(args.preset, args.variant, args.games)
     elif args.command == "duel":
