@@ -126,7 +126,6 @@ def respect(g: Game, view: SeatView, limits: dict[int, dict[int, int]], rng: ran
             continue
         known = view.known[seat]
         hand = g.hands[seat]
-        rc = g.rank_counts[seat]
         for rank, most in ranks.items():
             cards = [c for c in RANK_CARDS[rank] if not IS_WILD[c]]
             held = sum(hand[c] for c in cards)
@@ -139,17 +138,20 @@ def respect(g: Game, view: SeatView, limits: dict[int, dict[int, int]], rng: ran
                 free = [c for c in cards for _ in range(hand[c] - sum(1 for k in known if k == c))]
                 if not free:
                     break
-                out = rng.choice(free)
-                i = rng.choice(spots)
-                into = stock[i]
-                hand[out] -= 1
-                rc[rank] -= 1
-                hand[into] += 1
-                rc[CARD_RANK[into]] += 1
-                stock[i] = out
+                _swap(g, seat, rng.choice(free), rng.choice(spots))
                 surplus -= 1
                 swapped += 1
     return swapped
+
+
+def _swap(g: Game, seat: int, card: int, i: int) -> None:
+    """``card`` leaves ``seat``'s hand for the stock's place ``i``, whose card takes its place."""
+    into = g.stock[i]
+    g.hands[seat][card] -= 1
+    g.rank_counts[seat][CARD_RANK[card]] -= 1
+    g.hands[seat][into] += 1
+    g.rank_counts[seat][CARD_RANK[into]] += 1
+    g.stock[i] = card
 
 
 def thin(g: Game, view: SeatView, discards: dict[int, set[int]], rng: random.Random, keep: float = 0.5) -> int:
@@ -163,7 +165,6 @@ def thin(g: Game, view: SeatView, discards: dict[int, set[int]], rng: random.Ran
         if seat == view.seat or not 0 <= seat < g.players or not ranks:
             continue
         hand = g.hands[seat]
-        rc = g.rank_counts[seat]
         spots = [i for i, c in enumerate(stock) if CARD_RANK[c] not in ranks and not IS_RED_THREE[c]]
         if not spots:
             continue
@@ -176,13 +177,7 @@ def thin(g: Game, view: SeatView, discards: dict[int, set[int]], rng: random.Ran
                 for _ in range(hidden):
                     if not spots or rng.random() < keep:
                         continue
-                    i = spots.pop(rng.randrange(len(spots)))
-                    into = stock[i]
-                    hand[c] -= 1
-                    rc[rank] -= 1
-                    hand[into] += 1
-                    rc[CARD_RANK[into]] += 1
-                    stock[i] = c
+                    _swap(g, seat, c, spots.pop(rng.randrange(len(spots))))
                     swapped += 1
     return swapped
 
