@@ -147,15 +147,28 @@ def _whole_tally_once(path: Path, mtime_ns: int, size: int) -> dict[str, Any]:
     return d
 
 
+def _every_record_named(named: set[Path], folder: Path, table: str) -> None:
+    """The rows of ``table`` name at least one record, each kept, and every record of ``folder``."""
+    where = folder.relative_to(ROOT)
+    assert named, f"the {table} table of docs/strength.md names no record in {where}/"
+    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
+    assert set(folder.glob("*.cgn.gz")) == named, f"a record in {where}/ that no row names"
+
+
+def _hands_cells(row: dict[str, str], d: dict[str, Any], won: str) -> None:
+    """The row's hands, first player's hands won (column ``won``) and points a hand are the tally's."""
+    assert row["hands"].replace(",", "") == str(d["hands"])
+    lo, hi = d["A"]["hands_won_ci95"]
+    assert row[won] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
+    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+
+
 def _ismcts_kept() -> list[tuple[dict[str, str], Path]]:
     return _section_kept(ISMCTS_SECTION, "ismcts")
 
 
 def test_every_ismcts_record_is_named_by_a_row() -> None:
-    named = {path for _, path in _ismcts_kept()}
-    assert named, "the ISMCTS table of docs/strength.md names no record in docs/strength/ismcts/"
-    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set(ISMCTS.glob("*.cgn.gz")) == named, "a record in docs/strength/ismcts/ that no row names"
+    _every_record_named({path for _, path in _ismcts_kept()}, ISMCTS, "ISMCTS")
 
 
 @pytest.mark.parametrize("row_path", _ismcts_kept(), ids=lambda rp: rp[1].name)
@@ -185,9 +198,7 @@ def _budget_kept() -> list[tuple[dict[str, str], Path]]:
 
 
 def test_every_budget_record_is_named_by_a_row() -> None:
-    named = {path for _, path in _budget_kept()}
-    assert named, "the budget table of docs/strength.md names no record in docs/strength/budget/"
-    assert set(BUDGET.glob("*.cgn.gz")) == named, "a record in docs/strength/budget/ that no row names"
+    _every_record_named({path for _, path in _budget_kept()}, BUDGET, "budget")
 
 
 @pytest.mark.parametrize("row_path", _budget_kept(), ids=lambda rp: rp[1].name)
@@ -198,10 +209,7 @@ def test_the_budget_row_is_what_the_record_tallies_to(row_path: tuple[dict[str, 
     assert d["bots"] == [row["more worlds"].strip("`"), row["default worlds"].strip("`")]
     assert all(b.startswith("expert:i") for b in d["bots"])
     assert f"--bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
-    assert row["hands"].replace(",", "") == str(d["hands"])
-    lo, hi = d["A"]["hands_won_ci95"]
-    assert row["more worlds' hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
-    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+    _hands_cells(row, d, "more worlds' hands won [95%]")
 
 
 # -- earlier runs: former experts (docs/strength/earlier/)
@@ -214,10 +222,7 @@ def _earlier_kept() -> list[tuple[dict[str, str], Path]]:
 
 
 def test_every_earlier_record_is_named_by_a_row_and_every_named_record_is_kept() -> None:
-    named = {path for _, path in _earlier_kept()}
-    assert named, "the earlier runs' table of docs/strength.md names no record in docs/strength/earlier/"
-    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set((STRENGTH / "earlier").glob("*.cgn.gz")) == named, "a record in docs/strength/earlier/ no row names"
+    _every_record_named({path for _, path in _earlier_kept()}, STRENGTH / "earlier", "earlier runs'")
     assert not list(STRENGTH.glob("*.cgn.gz")), "a record loose in docs/strength/: each table has its folder"
 
 
@@ -316,10 +321,7 @@ def _american_kept() -> list[tuple[dict[str, str], Path]]:
 
 
 def test_every_american_record_is_named_by_a_row() -> None:
-    named = {path for _, path in _american_kept()}
-    assert named, "the Modern American table of docs/strength.md names no record in docs/strength/american/"
-    assert all(p.is_file() for p in named), sorted(str(p) for p in named if not p.is_file())
-    assert set((STRENGTH / "american").glob("*.cgn.gz")) == named, "a record in docs/strength/american/ no row names"
+    _every_record_named({path for _, path in _american_kept()}, STRENGTH / "american", "Modern American")
 
 
 @pytest.mark.parametrize("row_path", _american_kept(), ids=lambda rp: rp[1].name)
@@ -329,10 +331,7 @@ def test_the_american_row_is_what_the_record_tallies_to(row_path: tuple[dict[str
     assert d["rules"] == row["preset"] and d["rules"].startswith("american")
     assert d["bots"] == [b.strip("` ") for b in row["bots"].split(" vs ")]
     assert f"--rules {d['rules']} --bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
-    assert row["hands"].replace(",", "") == str(d["hands"])
-    lo, hi = d["A"]["hands_won_ci95"]
-    assert row["first bot's hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
-    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+    _hands_cells(row, d, "first bot's hands won [95%]")
 
 
 # -- the expert that learns: policy rollouts against today's expert (docs/strength/learned/, issue 54)
@@ -357,8 +356,7 @@ def test_every_learned_record_is_named_by_a_row() -> None:
     matches = {path for _, path in _matches_kept()}
     assert named, "the learned expert's table of docs/strength.md names no record in docs/strength/learned/"
     assert matches, "the whole matches' table of docs/strength.md names no record in docs/strength/learned/"
-    assert all(p.is_file() for p in named | matches), sorted(str(p) for p in named | matches if not p.is_file())
-    assert set(LEARNED.glob("*.cgn.gz")) == named | matches, "a record in docs/strength/learned/ that no row names"
+    _every_record_named(named | matches, LEARNED, "learned expert's and whole matches'")
 
 
 @pytest.mark.parametrize("row_path", _matches_kept(), ids=lambda rp: rp[1].name)
@@ -370,10 +368,7 @@ def test_the_whole_matches_row_is_what_the_record_tallies_to(row_path: tuple[dic
     assert row["matches"].replace(",", "") == str(d["games"])
     lo, hi = d["A"]["games_won_ci95"]
     assert row["first's matches won [95%]"].strip("*") == f"{d['A']['games_won_pct']}% [{lo}, {hi}]"
-    assert row["hands"].replace(",", "") == str(d["hands"])
-    lo, hi = d["A"]["hands_won_ci95"]
-    assert row["first's hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
-    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+    _hands_cells(row, d, "first's hands won [95%]")
 
 
 @pytest.mark.parametrize("row_path", _learned_kept(), ids=lambda rp: rp[1].name)
@@ -383,7 +378,4 @@ def test_the_learned_row_is_what_the_record_tallies_to(row_path: tuple[dict[str,
     assert d["rules"] == row["preset"]
     assert d["bots"] == [row["first"].strip("`"), row["second"].strip("`")]
     assert f"--bots {d['bots'][0]},{d['bots'][1]} " in row["command (`canasta arena …`)"]
-    assert row["hands"].replace(",", "") == str(d["hands"])
-    lo, hi = d["A"]["hands_won_ci95"]
-    assert row["first's hands won [95%]"] == f"{d['A']['hands_won_pct']}% [{lo}, {hi}]"
-    assert row["per hand"] == f"{d['mean_score_diff_per_hand_A_minus_B']:+.0f}"
+    _hands_cells(row, d, "first's hands won [95%]")
