@@ -31,6 +31,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -191,9 +192,17 @@ def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: i
                   f"{time.perf_counter() - started:.0f} s", flush=True)
 
     started = time.perf_counter()
+    _play(preset, bot, other, games, seed, jobs, 60, path, heard)  # 60 hands: run_arena's own cap on a match
+
+
+def _play(preset: str, bot: Variant, other: str, games: int, seed: int, jobs: int, max_hands: int, path: Path,
+          progress: Callable[[ProgressEstimate], None] | None = None) -> None:
+    """Play and save the run, and print its table; `kill -INT` or `kill` (a run in the background
+    too) stops it keeping whole games."""
     try:
-        with stoppable():  # `kill -INT` or `kill` stops a run in the background too, keeping whole games
-            report = run_arena(preset, (bot, other), games=games, seed=seed, jobs=jobs, save=path, progress=heard)
+        with stoppable():
+            report = run_arena(preset, (bot, other), games=games, seed=seed, jobs=jobs, max_hands=max_hands,
+                               save=path, progress=progress)
     except Interrupted as stop:
         report = stop.report
         print(f"stopped: {report.games} games kept")
@@ -205,13 +214,7 @@ def run(preset: str, variant: str, games: int | None) -> None:
     planned = games or baseline(preset)[1]
     path = variant_path(preset, variant)
     print(f"{preset}: {bot.name} against advanced, {planned} games, seed {SEED} -> {path.relative_to(HERE.parent.parent)}")
-    try:
-        report = run_arena(preset, (bot, "advanced"), games=planned, seed=SEED, jobs=1, max_hands=MAX_HANDS,
-                           save=path)
-    except Interrupted as stop:
-        report = stop.report
-        print(f"stopped: {report.games} games kept")
-    print(report.table())
+    _play(preset, bot, "advanced", planned, SEED, 1, MAX_HANDS, path)
 
 
 # the tables read the same kept records several times (a preset's run is compared with each of
