@@ -247,10 +247,11 @@ class ExpertBot(Bot):
             g.play_unchecked(g.materialize(options[0]) if len(options) == 1 else policy.pick(g, options))
             steps += 1
         search = self._search(g)
-        value = _value(g, me, search.rivals) if search.scored else _rough_value(g, me, search.rivals)
+        totals = _totals(g) if search.scored or search.objective == "match" else []
+        value = _value(g, me, search.rivals, totals) if search.scored else _rough_value(g, me, search.rivals)
         if search.objective == "match":
             # the match's chance decides; the hand's value only where the match's does not move
-            return SQUASH * (2 * match_chance(g, me, search) - 1) + MATCH_TIEBREAK * value
+            return SQUASH * (2 * match_chance(g, me, search, totals) - 1) + MATCH_TIEBREAK * value
         return value
 
     def _search(self, g: Game) -> SearchTuning:
@@ -288,24 +289,24 @@ def _totals(g: Game) -> list[float]:
     return totals
 
 
-def _value(g: Game, me: int, rivals: str = "best") -> float:
-    """``me``'s side's score minus the best other side's, by :func:`_totals`, squashed by
-    ``SQUASH``; an unfinished hand's lead is over the best other side or, ``rivals="mean"``, the
-    others' mean."""
-    return SQUASH * math.tanh(_lead(g, me, _totals(g), "best" if g.is_over() else rivals) / SQUASH)
+def _value(g: Game, me: int, rivals: str = "best", totals: Sequence[float] | None = None) -> float:
+    """``me``'s side's score minus the best other side's, by :func:`_totals` (given, or worked
+    out), squashed by ``SQUASH``; an unfinished hand's lead is over the best other side or,
+    ``rivals="mean"``, the others' mean."""
+    return SQUASH * math.tanh(_lead(g, me, totals or _totals(g), "best" if g.is_over() else rivals) / SQUASH)
 
 
-def match_chance(g: Game, me: int, search: SearchTuning) -> float:
+def match_chance(g: Game, me: int, search: SearchTuning, hand: Sequence[float] | None = None) -> float:
     """The chance that ``me``'s side wins the match from ``g``, by a simple model: the match's
     totals once this hand is added (:func:`_totals`) give a lead over the best other side, and
     the hands still to play add noise to it, each with a standard deviation of
     ``search.spread`` times the target.  The hands left are those the rules fix, or those the
     leader needs to reach the target at ``search.pace`` times the target a hand, and half a
     hand for the rest of this one while it goes on.  A hand that ended the match is won or lost
-    (a tie is even)."""
+    (a tie is even).  ``hand``: :func:`_totals` of ``g``, when the caller has them."""
     rules = g.rules
     target = rules.target
-    totals = [t + s for t, s in zip(_totals(g), g.start_scores, strict=True)]
+    totals = [t + s for t, s in zip(hand or _totals(g), g.start_scores, strict=True)]
     lead = _lead(g, me, totals)
     fixed = rules.hands_in_match()
     if fixed:
