@@ -410,3 +410,32 @@ def test_expert_beats_advanced_on_a_fixed_set_of_deals() -> None:
     assert report.hands == 4 and report.errors == []
     assert report.hands_won[0] > report.hands_won[1]
     assert sum(report.diffs) > 0
+
+
+def test_expert_builds_only_the_moves_it_tries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unopened hand of 23 cards (classic-2p, a kept record's game 27, the expert's 15th turn)
+    has tens of thousands of openings: the expert picks its candidates from the options and
+    builds only those into moves (it once built every one, over a second of CPU)."""
+    from canasta.bots.base import Budget
+    from canasta.bots.expert import ExpertBot
+
+    record = ROOT / "docs/strength/earlier/arena-classic-2p-expert-vs-advanced-1201.cgn.gz"
+    rec = read_file(record)[0][26]
+    g = rec.match().next_hand()
+    for _, move, _, _ in rec.hands[0].moves[:28]:
+        g.push(move)
+    options = g.options()
+    assert len(options) > 10_000 and g.hand_sizes[g.turn] == 23
+    built = [0]
+    materialize = Game.materialize
+
+    def counted(self: Game, opt: object) -> object:
+        built[0] += 1
+        return materialize(self, opt)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Game, "materialize", counted)
+    bot = ExpertBot(1, Budget(iterations=1))
+    cands = bot._candidates(g, options)
+    assert 1 <= len(cands) <= 6 and len(set(cands)) == len(cands)
+    assert built[0] <= 3 * len(cands), built[0]
+    assert all(g.why_illegal(m) is None for m in cands)

@@ -77,6 +77,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
                  "cards of them go back to the stock)", {"read_discards": True}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
               "and the hands left), not by the hand's lead", {"objective": "match"}),
+    "hand": ("a rollout's position valued by the lead it gives in this hand, not by the chance to win the "
+             "match (Classic's expert before it played for the match)", {"objective": "hand"}),
 }
 
 
@@ -273,12 +275,21 @@ def _expert_of(games: list[GameRecord]) -> str:
 def measured_against(preset: str, variant_games: list[GameRecord]) -> Path:
     """The record a variant is compared with: the seed-1201 run, on the same deals, of the expert
     the variant changed (its record names it: ``python:expert:i40+drop-i60``); the preset's run
-    (``docs/strength/presets/``), or a former expert's (``docs/strength/earlier/``)."""
+    (``docs/strength/presets/``), or a former expert's (``docs/strength/earlier/``).  Where both
+    name the same expert (Classic's ``expert:i90`` before and after it played for the match), the
+    expert of the variant's day: the later run made no later than the variant (the records' dates)."""
     expert = _expert_of(variant_games).removeprefix("python:").rsplit("+", 1)[0]
-    for path in (record_path(preset, SEED), HERE / "earlier" / record_path(preset, SEED).name):
-        if path.is_file() and _expert_of(_read(path)) == expert:
-            return path
-    raise SystemExit(f"{preset}: no kept seed-{SEED} run of {expert} to compare its variant with")
+    day = _date(variant_games)
+    runs = [path for path in (record_path(preset, SEED), HERE / "earlier" / record_path(preset, SEED).name)
+            if path.is_file() and _expert_of(_read(path)) == expert and _date(_read(path)) <= day]
+    if not runs:
+        raise SystemExit(f"{preset}: no kept seed-{SEED} run of {expert} to compare its variant with")
+    return max(runs, key=lambda path: _date(_read(path)))
+
+
+def _date(games: list[GameRecord]) -> str:
+    """The day a record's run began (its first game's ``Date`` tag, ``2026.12.04``)."""
+    return games[0].headers.get("Date", "")
 
 
 def _differences() -> list[tuple[str, str, Path, Path, float, float, list[int]]]:

@@ -40,13 +40,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from canasta.bots.base import Bot, Budget, world
-from canasta.bots.heuristic import AdvancedBot
+from canasta.bots.heuristic import AdvancedBot, meld_groups
 from canasta.bots.inference import PileWatch, respect, thin
 from canasta.engine.cards import CARD_RANK, THREE
 from canasta.engine.family import SearchTuning
 from canasta.engine.game import Game
-from canasta.engine.moves import ASK, DISCARD, MELD, Move, group_cards
-from canasta.engine.options import Option
+from canasta.engine.moves import ASK, DISCARD, Move
+from canasta.engine.options import Option, discard_card, split_options
 from canasta.engine.state import ANSWER_PHASE, DRAW_PHASE
 from canasta.views.seat import SeatView
 
@@ -116,14 +116,16 @@ class ExpertBot(Bot):
 
     def _choose(self, view: SeatView, started: float) -> Move:
         g = world(view, self.rng)
-        moves = list(g.generate())
-        if len(moves) == 1:
-            return moves[0]
+        # options, not moves: an unopened hand of twenty cards and more has tens of thousands of
+        # openings, and only the candidates are built into moves
+        options = g.options()
+        if len(options) == 1:
+            return g.materialize(options[0])
         if g.phase == ANSWER_PHASE:
             # the asker's hand is hidden, but it can go out (that is why it asked);
             # sampled worlds would not know that, so answer by the rules of thumb
-            return self.guide.pick(g, moves)
-        cands = self._candidates(g, moves)
+            return self.guide.pick(g, options)
+        cands = self._candidates(g, options)
         if len(cands) == 1:
             return cands[0]
         if isinstance(self.rollout, AdvancedBot):
@@ -202,35 +204,43 @@ class ExpertBot(Bot):
                 best, best_mean = i, mean
         return best
 
-    def _candidates(self, g: Game, moves: list[Move]) -> list[Move]:
-        guided = self.guide.pick(g, moves)
+    def _candidates(self, g: Game, options: Sequence[Option]) -> list[Move]:
+        """The moves the search tries, the guide's first, from the legal moves or the game's
+        options (only these are built into moves)."""
+        guided = self.guide.pick(g, options)
         out = [guided]  # first: the move the others must beat
-        if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(moves) <= 6:
-            return out + [m for m in moves if m != guided]
+
+        def add(opt: Option) -> None:
+            move = g.materialize(opt)
+            if move not in out:
+                out.append(move)
+
+        if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(options) <= 6:
+            for opt in options:
+                add(opt)
+            return out
+        melds, discards, others = split_options(options)
         hsize = g.hand_sizes[g.turn]
-        for m in moves:
-            if m.kind == MELD and hsize - sum(len(group_cards(x)) for x in m.groups) <= 1 and m not in out:
-                out.append(m)  # going out now
+        for opt in melds:
+            if hsize - sum(n for _, n, _ in meld_groups(opt)) <= 1 and g.materialize(opt) not in out:
+                add(opt)  # going out now
                 break
-        asks = [m for m in moves if m.kind == ASK]
+        asks = [m for m in others if m.kind == ASK]
         if asks and asks[0] not in out and self.guide.asks_first(g):
             out.append(asks[0])
-        discards = [m for m in moves if m.kind == DISCARD]
         if discards:
-            ranked = sorted(discards, key=lambda m: self._discard_rank(g, m, discards))
-            for m in ranked[:self.discard_choices]:
-                if m not in out:
-                    out.append(m)
+            best = self.guide._discard(g, discards)
+            rank = g.rank_counts[g.turn]
+            ranked = sorted(discards, key=lambda m: 0 if m == best else 1 + rank[CARD_RANK[discard_card(g, m)]])
+            for opt in ranked[:self.discard_choices]:
+                add(opt)
         if self.meld_choices:
-            melds = [m for m in moves if m.kind == MELD and m not in out]
             late = len(g.stock) < self.guide.late_meld_stock
-            melds.sort(key=lambda m: -self.guide._meld_score(g, m, late))
-            out.extend(melds[:self.meld_choices])
+            tried = [m for m in melds if g.materialize(m) not in out]
+            tried.sort(key=lambda m: -self.guide._meld_score(g, m, late))
+            for opt in tried[:self.meld_choices]:
+                add(opt)
         return out
-
-    def _discard_rank(self, g: Game, move: Move, discards: list[Move]) -> int:
-        best = self.guide._discard(g, discards)
-        return 0 if move == best else 1 + g.rank_counts[g.turn][CARD_RANK[move.groups[0][0]]]
 
     def _playout(self, g: Game, me: int, deadline: float = math.inf) -> float | None:
         """Play ``g`` forward with the rollout policy and score it for ``me``'s side;

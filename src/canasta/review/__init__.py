@@ -9,7 +9,8 @@ saw are read from its own earlier views (:class:`canasta.bots.inference.PileWatc
 
 The candidates are the expert's (:meth:`ExpertBot._candidates`) with the move made
 added.  Every candidate is played in the same sampled worlds with the expert's
-rollouts and position value (points for the side, squashed beyond about 800), and
+rollouts and the hand's position value (points for the side, squashed beyond about 800,
+even where the family's expert plays for the match), and
 a candidate trailing the best one by more than the family's ``drop_z`` standard
 errors is dropped along the way, except the move made.  The result per decision
 is a :class:`DecisionReview`: the value of the move made, of its best alternative,
@@ -26,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 from canasta.bots.base import Budget, world
@@ -208,6 +209,9 @@ def evaluate(view: SeatView, made: Move, worlds: int, seed: int,
     (one legal move) or the decision is not judged (an answer to a partner's ask: the
     asker's hand is what matters, and no sampled world knows it)."""
     bot = ExpertBot(seed, Budget(iterations=worlds))
+    # in points, whatever the family's expert plays for (Classic's plays for the match): a
+    # review's losses and marks are the hand's points (docs/review.md)
+    bot.tuning = replace(family_of(view.rules).search, objective="hand")
     if limits:
         bot.watch.limits = {s: dict(r) for s, r in limits.items()}
     g = world(view, bot.rng)
