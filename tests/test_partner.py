@@ -157,3 +157,29 @@ def test_after_a_yes_an_unopened_side_is_offered_only_openings_that_still_go_out
     out.play(Move.parse("meld 7S 7H 7D 7D 7C 2H 2D + 8S 8D 8D JK"))
     out.play(Move.parse("discard 10C"))
     assert out.is_over() and out.went_out == 0
+
+
+def test_where_a_family_says_so_the_offer_to_ask_answers_whether_the_player_can_go_out() -> None:
+    """``PlayTuning.ask_tells_out`` (Italian) and ``out_by_search`` (Modern American): the
+    advanced player reads "can I go out?" from the offer of "may I go out?" instead of searching
+    again, so the two must agree wherever it does (no answer yet, a partner, two cards or more)."""
+    from canasta.engine.rules import RuleSet
+    from canasta.engine.state import ASK_NONE, MELD_PHASE
+
+    for preset in ("italian-4p", "american-4p"):
+        rules = RuleSet.preset(preset)
+        play = Game(rules, 1).family.play
+        assert play.ask_tells_out or play.out_by_search
+        checked = offered = 0
+        for seed in range(3):
+            g = Game(rules, 900 + seed)
+            bots = [make_bot("advanced", seed=seed * 10 + s) for s in range(rules.players)]
+            while not g.is_over():
+                if g.phase == MELD_PHASE and g.ask == ASK_NONE and not g.must_go_out \
+                        and g.hand_sizes[g.turn] >= 2 and g.has_partner(g.turn):
+                    asks = any(isinstance(o, Move) and o.kind == ASK for o in g.options())
+                    assert asks == g.family.can_go_out(g), (preset, seed, g)
+                    checked += 1
+                    offered += asks
+                g.play(bots[g.to_move].choose(seat_view(g, g.to_move)))
+        assert checked > 100 and offered > 0, (preset, checked, offered)

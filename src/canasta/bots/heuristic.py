@@ -266,8 +266,9 @@ class HeuristicBot(Bot):
         asks = [m for m in others if m.kind == ASK]
         # 1. go out when allowed (and, for the advanced player, when it pays: ask first)
         # where "may I go out?" is offered exactly when the player can go out, the offer answers the search
-        known = int(bool(asks)) if g.family.play.out_by_search and g.ask == ASK_NONE and not g.must_go_out \
-            and g.hand_sizes[g.turn] >= 2 and g.has_partner(g.turn) else -1
+        play = g.family.play
+        known = int(bool(asks)) if (play.out_by_search or play.ask_tells_out) and g.ask == ASK_NONE \
+            and not g.must_go_out and g.hand_sizes[g.turn] >= 2 and g.has_partner(g.turn) else -1
         way = _way_out(g, melds, discards, known) if self.advanced else _simple_out(g, melds, discards)
         if self.advanced and g.family.play.out_by_search:
             self._out_now = int(way is not None)  # the going-out search has answered for this decision

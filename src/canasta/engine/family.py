@@ -151,6 +151,10 @@ class PlayTuning:
     #: going out is several meld moves, found with the family's going-out search (``can_go_out``),
     #: though the one-move search finds none (C.11: melds grow card by card)
     out_by_search: bool = False
+    #: "may I go out?" is offered exactly when the player to move could go out were the partner to
+    #: say yes (before any answer, with a partner and two cards or more): the offer answers the
+    #: going-out search (true wherever ``out_by_search`` is)
+    ask_tells_out: bool = False
     #: ranks whose unfinished natural meld costs ``race_cost`` at the end of the hand (C.14.1 b)
     race_ranks: tuple[int, ...] = ()
     race_cost: int = 0
