@@ -121,3 +121,34 @@ def test_adjacent_pairs_play_one_rung_at_a_time(tmp_path: Path, capsys: pytest.C
     out = json.loads(capsys.readouterr().out)
     assert [(p["a"], p["b"]) for p in out["pairs"]] == [("random", "basic"), ("basic", "advanced")]
     assert len(out["ratings"]) == 3
+
+
+def test_a_ladder_by_matches_counts_whole_matches_and_refuses_matches_cut_short(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    whole, short = tmp_path / "whole", tmp_path / "short"
+    whole.mkdir()
+    short.mkdir()
+    base = ["ladder", "--rules", "classic-2p", "--bots", "random,basic", "--games", "2", "--seed", "5", "--jobs", "1"]
+    assert cli.main(base + ["--by", "matches", "--save-dir", str(whole), "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)
+    pair = played["pairs"][0]
+    assert played["by"] == "matches" and pair["hands"] == pair["games"] == 2
+    assert pair["won_a"] + pair["won_b"] <= 2 and pair["won_b"] >= 1  # basic wins a match against random
+    files = [str(f) for f in whole.glob("*.cgn")]
+    monkeypatch.setattr("canasta.tools.ladder.run_arena", lambda *a, **k: pytest.fail("a tallied pair was played"))
+    assert cli.main(base + ["--by", "matches", "--tally", *files, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairs"][0]["won_b"] == pair["won_b"]
+    # by hands, the same records count their hands
+    assert cli.main(base + ["--tally", *files, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairs"][0]["hands"] > 2
+    # a name only tallied need not be a bot this program can make (a variant's record, say)
+    assert cli.main(base[:4] + ["random,basic,python:not-a-bot", "--pairs", "adjacent", "--by", "matches",
+                                "--tally", *files, "--json"]) == 2
+    assert "python:not-a-bot" in capsys.readouterr().err  # its pair is not in the records: it would be played
+    monkeypatch.undo()
+    assert cli.main(base[:-2] + ["--jobs", "1", "--max-hands", "1", "--save-dir", str(short), "--json"]) == 0
+    capsys.readouterr()
+    cut = [str(f) for f in short.glob("*.cgn")]
+    assert cli.main(base + ["--by", "matches", "--tally", *cut, "--json"]) != 0
+    err = capsys.readouterr().err
+    assert "whole matches only" in err and "Traceback" not in err

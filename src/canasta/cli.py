@@ -234,6 +234,8 @@ def _parser() -> argparse.ArgumentParser:
                           "basic-advanced, ...; pairs found in --tally are used either way)"))
     lad.add_argument("--tally", metavar="FILE.cgn", nargs="+",
                      help=_("saved arena or ladder records: a pair found in them is tallied, not played again"))
+    lad.add_argument("--by", choices=("hands", "matches"), default="hands",
+                     help=_("rate by the hands each pair won, or by the matches (whole matches only)"))
     lad.add_argument("--save-dir", metavar="DIR",
                      help=_("write the games of each pair played as records there (default: runs/)"))
     lad.add_argument("--plot", metavar="FILE.png", help=_("draw the ratings with their intervals (needs matplotlib)"))

@@ -312,16 +312,17 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
     if len(set(specs)) < 2:
         raise CanastaError(_("--bots needs at least two different bots, e.g. --bots random,basic,advanced"))
-    for spec in specs:
-        check_bot(spec, args.rules)  # refuse a bad name, policy or command before starting
     saved: list[Pair] = []
     if args.tally:
         games, names = _read_records(args.tally, show_errors=False)
-        saved = [p for p in tally_records(games, names, args.rules.name) if {p.a, p.b} <= set(specs)]
+        saved = [p for p in tally_records(games, names, args.rules.name, args.by) if {p.a, p.b} <= set(specs)]
+    to_play = pairs_to_play(specs, saved, args.pairs == "adjacent")
+    for spec in specs:
+        if any(spec in pair for pair in to_play):  # a bot only tallied is a record's name (a variant's, say)
+            check_bot(spec, args.rules)  # refuse a bad name, policy or command before starting
     save_dir = Path(args.save_dir) if args.save_dir else Path("runs")
     if args.save_dir and not save_dir.is_dir():
         raise CanastaError(_("--save-dir {dir} is not a folder (create it first)").format(dir=repr(args.save_dir)))
-    to_play = pairs_to_play(specs, saved, args.pairs == "adjacent")
     earlier = [path for a, b in to_play if (path := save_path(save_dir, args.rules.name, a, b, args.seed)).exists()]
     if earlier and not args.force:
         raise CanastaError(_("{files} hold the games of an earlier run: --tally them, choose another --seed or "
@@ -337,7 +338,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
     try:
         ladder = run_ladder(args.rules, specs, args.games, args.seed, args.jobs, args.max_hands, saved, save_dir,
-                            progress, adjacent=args.pairs == "adjacent")
+                            progress, adjacent=args.pairs == "adjacent", by=args.by)
     except LadderInterrupted as stop:
         if line is not None:
             line.close()
@@ -368,6 +369,8 @@ def _ladder_command(args: argparse.Namespace, played: bool = True) -> str:
         parts.append(f"--max-hands {args.max_hands}")
     if args.pairs != "all":
         parts.append(f"--pairs {args.pairs}")
+    if args.by != "hands":
+        parts.append(f"--by {args.by}")
     if args.tally:
         parts.append("--tally " + " ".join(args.tally))
     return " ".join(parts + ["--markdown"])

@@ -10,6 +10,12 @@ Hunter's MM iterations, shown on the Elo scale (400 log10 p, the first bot at
 intervals come from a seeded parametric bootstrap: each pair's hands won are
 drawn again from their binomial and the ratings refitted.  Hands of one match
 are treated as independent, which makes the intervals somewhat narrow.
+
+A ladder may rate by matches won instead (``by="matches"``, ``canasta ladder --by
+matches``): what players feel, where a bot that plays for the match wins no more
+hands than one that plays for points.  Each pair then counts its matches (a drawn
+match half to each), from whole matches only: records of matches cut short
+(``--max-hands``) belong to a hand ladder.
 """
 
 from __future__ import annotations
@@ -41,9 +47,14 @@ PRIOR_HANDS = 1.0
 BOOTSTRAP = 400
 
 
+#: what a ladder rates: the hands or the matches each pair won
+UNITS = ("hands", "matches")
+
+
 @dataclass
 class Pair:
-    """What bots ``a`` and ``b`` did against each other."""
+    """What bots ``a`` and ``b`` did against each other: of ``hands`` counted (hands, or
+    matches in a ladder by matches), those each won."""
 
     a: str
     b: str
@@ -77,33 +88,36 @@ class Ladder:
     pairs: list[Pair]
     ratings: list[Rating] = field(default_factory=list)
     seed: int = 1
+    by: str = "hands"  # what the pairs count: "hands" or "matches"
 
     def table(self) -> str:
+        u = self.by
         lines = [f"ladder {self.rules}: {len(self.bots)} bots, {len(self.pairs)} pairs, "
-                 f"{sum(p.hands for p in self.pairs)} hands (Bradley-Terry on hands won, Elo scale, "
+                 f"{sum(p.hands for p in self.pairs)} {u} (Bradley-Terry on {u} won, Elo scale, "
                  f"{self.bots[0]} = 0, 95% bootstrap interval)",
-                 f"{'rank':<6}{'bot':<28}{'Elo':>8}{'95% interval':>20}{'hands':>8}"]
+                 f"{'rank':<6}{'bot':<28}{'Elo':>8}{'95% interval':>20}{u:>8}"]
         for i, r in enumerate(sorted(self.ratings, key=lambda r: -r.elo), start=1):
             lines.append(f"{i:<6}{r.bot[:27]:<28}{r.elo:>8.0f}{f'[{r.low:.0f}, {r.high:.0f}]':>20}{r.hands:>8}")
-        lines.append("pairs (hands won by A, Wilson 95% interval):")
+        lines.append(f"pairs ({u} won by A, Wilson 95% interval):")
         for p in self.pairs:
             lo, hi = wilson(p.won_a, p.hands)
-            lines.append(f"  {p.a} vs {p.b}: {p.hands} hands, A won {100 * p.won_a / max(1, p.hands):.1f}% "
+            lines.append(f"  {p.a} vs {p.b}: {p.hands} {u}, A won {100 * p.won_a / max(1, p.hands):.1f}% "
                          f"[{100 * lo:.1f}, {100 * hi:.1f}], B won {100 * p.won_b / max(1, p.hands):.1f}% "
                          f"({p.source})")
         return "\n".join(lines)
 
     def markdown(self, command: str) -> str:
         """The ladder section of docs/strength.md: the command, the ratings and the pairs."""
+        u = self.by
         out = [f"`{command}` prints this (duplicate deals: every deal played twice with the seats swapped; "
-               f"a Bradley–Terry rating from the hands each pair won, on the Elo scale with {self.bots[0]} "
-               f"at 0; 95% intervals by a seeded bootstrap over each pair's hands; rules {self.rules}):",
+               f"a Bradley–Terry rating from the {u} each pair won, on the Elo scale with {self.bots[0]} "
+               f"at 0; 95% intervals by a seeded bootstrap over each pair's {u}; rules {self.rules}):",
                "",
-               "| rank | bot | Elo | 95% interval | hands played |",
+               f"| rank | bot | Elo | 95% interval | {u} played |",
                "|---|---|---|---|---|"]
         for i, r in enumerate(sorted(self.ratings, key=lambda r: -r.elo), start=1):
             out.append(f"| {i} | {r.bot} | {r.elo:.0f} | [{r.low:.0f}, {r.high:.0f}] | {r.hands} |")
-        out += ["", "| A vs B | hands | hands won by A | hands won by B | A's decision time, mean / worst | source |",
+        out += ["", f"| A vs B | {u} | {u} won by A | {u} won by B | A's decision time, mean / worst | source |",
                 "|---|---|---|---|---|---|"]
         for p in self.pairs:
             lo, hi = wilson(p.won_a, p.hands)
@@ -115,7 +129,7 @@ class Ladder:
         return "\n".join(out)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"rules": self.rules, "bots": self.bots, "seed": self.seed,
+        return {"rules": self.rules, "bots": self.bots, "seed": self.seed, "by": self.by,
                 "ratings": [{"bot": r.bot, "elo": round(r.elo, 1), "ci95": [round(r.low, 1), round(r.high, 1)],
                              "hands": r.hands} for r in self.ratings],
                 "pairs": [{"a": p.a, "b": p.b, "hands": p.hands, "won_a": p.won_a, "won_b": p.won_b,
@@ -163,7 +177,7 @@ def _check_connected(bots: Sequence[str], pairs: Sequence[Pair]) -> None:
                     frontier.append(y)
     missing = [b for b in bots if b not in seen]
     if missing:
-        raise CanastaError(f"no hands link {', '.join(missing)} to {bots[0]}: the ladder needs every bot connected")
+        raise CanastaError(f"no pair links {', '.join(missing)} to {bots[0]}: the ladder needs every bot connected")
 
 
 def rate(bots: Sequence[str], pairs: Sequence[Pair], seed: int = 1, samples: int = BOOTSTRAP) -> list[Rating]:
@@ -189,16 +203,19 @@ def rate(bots: Sequence[str], pairs: Sequence[Pair], seed: int = 1, samples: int
     return out
 
 
-def pair_from_report(report: ArenaReport, source: str) -> Pair:
+def pair_from_report(report: ArenaReport, source: str, by: str = "hands") -> Pair:
+    """The pair's figures; ``by="matches"`` counts its matches (``report.games``) and those each won."""
     t = report.times
-    return Pair(report.bots[0], report.bots[1], report.hands, report.hands_won[0], report.hands_won[1],
-                report.games, source,
+    counted, won = (report.games, report.wins) if by == "matches" else (report.hands, report.hands_won)
+    return Pair(report.bots[0], report.bots[1], counted, won[0], won[1], report.games, source,
                 (1000 * statistics.fmean(t["A"]) if t["A"] else None, 1000 * statistics.fmean(t["B"]) if t["B"] else None),
                 (1000 * max(t["A"]) if t["A"] else None, 1000 * max(t["B"]) if t["B"] else None))
 
 
-def tally_records(games: list[GameRecord], names: list[str], rules_name: str) -> list[Pair]:
-    """The pairs of saved arena games (grouped by their two bots; every game replayed)."""
+def tally_records(games: list[GameRecord], names: list[str], rules_name: str, by: str = "hands") -> list[Pair]:
+    """The pairs of saved arena games (grouped by their two bots; every game replayed); ``by``:
+    what they count, hands or matches (whole matches only: a match a run cut short at its
+    ``--max-hands`` is refused, naming its record)."""
     groups: dict[frozenset[str], list[tuple[GameRecord, str]]] = {}
     for game, name in zip(games, names, strict=True):
         if game.headers.get("Rules", "?") != rules_name:
@@ -210,13 +227,24 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str) ->
     pairs = []
     for group in groups.values():
         report = tally([g for g, _ in group], [n for _, n in group])
+        if by == "matches":
+            _whole_matches([(g, n) for g, n in group if n not in report.cut_off])
         files = sorted({n.rpartition(", game")[0] for _, n in group})
         cut = (f" ({len(report.cut_off)} cut-off game{'s' if len(report.cut_off) > 1 else ''} not counted: "
                f"{'; '.join(report.cut_off[:3])})") if report.cut_off else ""
         again = (f" ({len(report.repeated)} repeated game{'s' if len(report.repeated) > 1 else ''} not "
                  f"counted: {'; '.join(report.repeated[:3])})") if report.repeated else ""
-        pairs.append(pair_from_report(report, "tallied from " + ", ".join(files) + cut + again))
+        pairs.append(pair_from_report(report, "tallied from " + ", ".join(files) + cut + again, by))
     return pairs
+
+
+def _whole_matches(group: list[tuple[GameRecord, str]]) -> None:
+    """Refuse, for a ladder by matches, a record whose matches ended before a side won (a run's
+    ``--max-hands``): who won such a match says little of who would have."""
+    for game, name in group:
+        if (game.final or game.headers.get("Result", "*")) == "*":
+            raise CanastaError(f"{name}: the match ended before a side won it (a run's --max-hands): "
+                               "a ladder by matches counts whole matches only; rate such records by hands")
 
 
 class LadderInterrupted(KeyboardInterrupt):
@@ -250,13 +278,16 @@ def pairs_to_play(bots: Sequence[str], saved: Sequence[Pair] = (), adjacent: boo
 def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs: int = 1, max_hands: int = 60,
                saved: Sequence[Pair] = (), save_dir: Path | None = None,
                progress: Callable[[str, ProgressEstimate], None] | None = None,
-               samples: int = BOOTSTRAP, adjacent: bool = False) -> Ladder:
+               samples: int = BOOTSTRAP, adjacent: bool = False, by: str = "hands") -> Ladder:
     """Play every pair of ``bots`` not already in ``saved`` (``games`` matches each) and rate them.
     ``adjacent``: only the neighbours in the order given (``a-b``, ``b-c``, ...), a rung at a
-    time, plus whatever other pairs ``saved`` holds."""
+    time, plus whatever other pairs ``saved`` holds.  ``by``: rate by the hands or the matches
+    each pair won (``saved`` counts the same)."""
     names = list(dict.fromkeys(bots))
     if len(names) < 2:
         raise CanastaError("a ladder needs at least two different bots")
+    if by not in UNITS:
+        raise CanastaError(f"a ladder rates by hands or matches, not {by!r}")
     pairs: list[Pair] = []
     written: list[Path] = []
     for i, a in enumerate(names):
@@ -285,8 +316,8 @@ def run_ladder(rules: RuleSet, bots: Sequence[str], games: int, seed: int, jobs:
             if save is not None:
                 written.append(save)
             pairs.append(pair_from_report(report, f"played, {report.games} games" +
-                                          (f", saved to {save}" if save is not None else "")))
-    ladder = Ladder(rules.name, names, pairs, seed=seed)
+                                          (f", saved to {save}" if save is not None else ""), by))
+    ladder = Ladder(rules.name, names, pairs, seed=seed, by=by)
     ladder.ratings = rate(names, pairs, seed, samples)
     return ladder
 
@@ -310,8 +341,8 @@ def plot_ladder(ladder: Ladder, path: Path) -> None:
                 fmt="o", color="#3465a4", capsize=4)
     ax.set_yticks(ys)
     ax.set_yticklabels([r.bot for r in rs])
-    ax.set_xlabel(f"Elo (Bradley-Terry on hands won; {ladder.bots[0]} = 0), 95% interval")
-    ax.set_title(f"{ladder.rules}: the strength ladder ({sum(p.hands for p in ladder.pairs)} hands)")
+    ax.set_xlabel(f"Elo (Bradley-Terry on {ladder.by} won; {ladder.bots[0]} = 0), 95% interval")
+    ax.set_title(f"{ladder.rules}: the strength ladder ({sum(p.hands for p in ladder.pairs)} {ladder.by})")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     save_figure(fig, path)
