@@ -398,18 +398,31 @@ def test_expert_rollouts_stop_at_the_deadline() -> None:
 
 
 @pytest.mark.slow
-def test_expert_beats_advanced_on_a_fixed_set_of_deals() -> None:
+def test_expert_holds_its_own_against_advanced_on_a_fixed_set_of_deals(monkeypatch: pytest.MonkeyPatch) -> None:
     """CI's short seeded check (issue 17): the expert (8 sampled worlds per decision, no
-    clock, so the run is the same on any machine) against the advanced player on two fixed
-    duplicate deals, one hand each.  The deals (seed 5) were chosen to show the expert
-    ahead: this guards against a broken expert (the advanced player in its seats wins 2
-    of the 4 hands with a score difference of 0, the basic player 2 of 4), it does not
-    measure strength; the arena does (docs/strength.md, "The strength ladder")."""
-    report = run_arena(RuleSet.preset("classic-4p"), ("expert:i8", "advanced"), games=4, seed=5, jobs=1,
-                       max_hands=1)
-    assert report.hands == 4 and report.errors == []
-    assert report.hands_won[0] > report.hands_won[1]
-    assert sum(report.diffs) > 0
+    clock, so the run is the same on any machine) against the advanced player on four fixed
+    duplicate deals, one hand each.  Eight hands do not measure strength (the arena does:
+    docs/strength.md); they tell a working expert from a broken one.  Working, it wins about
+    half of them at about even points (the expert that played for the hand: 4 of 8, -100; the
+    one that plays for the match: 4 of 8, +125); one that picks its worst candidate wins none,
+    some 800 points a hand behind, and this check fails on it."""
+    from canasta.bots import expert
+
+    def play() -> tuple[int, float]:
+        report = run_arena(RuleSet.preset("classic-4p"), ("expert:i8", "advanced"), games=8, seed=5, jobs=1,
+                           max_hands=1)
+        assert report.hands == 8 and report.errors == []
+        return report.hands_won[0], sum(report.diffs) / report.hands
+
+    won, per_hand = play()
+    assert won >= 3 and per_hand > -200, (won, per_hand)
+
+    def worst(gains: list[list[float]], z: float) -> int:
+        return min(range(len(gains)), key=lambda i: sum(gains[i]) / max(1, len(gains[i])))
+
+    monkeypatch.setattr(expert.ExpertBot, "_best", staticmethod(worst))
+    won, per_hand = play()
+    assert won < 3 and per_hand < -200, (won, per_hand)
 
 
 def test_expert_builds_only_the_moves_it_tries(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,7 +32,7 @@ RUNS: list[tuple[str, str, list[tuple[int, int]]]] = [
     ("classic-4p", "expert:i90", [(1201, 220)]),
     ("classic-2p", "expert:i90", [(1201, 130), (1202, 40)]),
     ("classic-3p", "expert:i90", [(1201, 130)]),
-    ("classic-3p-cutthroat", "expert:i90", [(1201, 130), (1202, 10)]),
+    ("classic-3p-cutthroat", "expert:i90", [(1201, 130), (1202, 12)]),
     ("classic-6p", "expert:i90", [(1201, 130)]),
     ("classic-6p-3x2", "expert:i90", [(1201, 130)]),
     ("italian-4p", "expert:i60", [(1201, 220), (1202, 60)]),

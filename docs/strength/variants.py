@@ -341,11 +341,11 @@ def compare_table() -> list[str]:
 def former_table() -> list[str]:
     """Each preset whose expert has changed since an earlier run on the same deals (seed 1201,
     ``docs/strength/earlier/``): today's run and the former one compared hand by hand on the hands
-    both records hold, as a variant is; then all of them together."""
+    both records hold, as a variant is; then each family's presets together."""
     lines = ["| preset | today | former | hands both hold | today's hands won | former's "
              "| difference [95%] | records |",
              "|---|---|---|---|---|---|---|---|"]
-    pooled: list[int] = []
+    pooled: dict[str, list[int]] = {}  # by family: each family's expert changed on its own
     for preset, _, _ in RUNS:
         today = record_path(preset, SEED)
         former = HERE / "earlier" / today.name
@@ -353,12 +353,12 @@ def former_table() -> list[str]:
             continue
         games, earlier = _read(today), _read(former)
         a, b, d = _hand_by_hand(today, former)
-        pooled += d
+        pooled.setdefault(games[0].headers.get("Rules", preset).split("-")[0], []).extend(d)
         lines.append(f"| {preset} | `{_expert_of(games)}` | `{_expert_of(earlier)}` | {len(d):,} "
                      f"| {100 * a:.1f}% | {100 * b:.1f}% | {_interval(d)} "
                      f"| `docs/strength/presets/{today.name}`, `docs/strength/earlier/{former.name}` |")
-    if pooled:
-        lines.append(f"| all of them | | | {len(pooled):,} | | | {_interval(pooled)} | |")
+    for family, d in pooled.items():
+        lines.append(f"| all {family} presets | | | {len(d):,} | | | {_interval(d)} | |")
     return lines
 
 
