@@ -152,3 +152,6 @@ def test_a_ladder_by_matches_counts_whole_matches_and_refuses_matches_cut_short(
     assert cli.main(base + ["--by", "matches", "--tally", *cut, "--json"]) != 0
     err = capsys.readouterr().err
     assert "whole matches only" in err and "Traceback" not in err
+    # and it plays none cut short
+    assert cli.main(base + ["--by", "matches", "--max-hands", "3", "--save-dir", str(short), "--json"]) == 2
+    assert "--max-hands" in capsys.readouterr().err

@@ -312,6 +312,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     specs = [x.strip() for x in args.bots.split(",") if x.strip()]
     if len(set(specs)) < 2:
         raise CanastaError(_("--bots needs at least two different bots, e.g. --bots random,basic,advanced"))
+    if args.by == "matches" and args.max_hands != 60:
+        raise CanastaError(_("--by matches counts whole matches: leave --max-hands at 60, or rate by hands"))
     saved: list[Pair] = []
     if args.tally:
         games, names = _read_records(args.tally, show_errors=False)
