@@ -353,7 +353,7 @@ def former_table() -> list[str]:
             continue
         games, earlier = _read(today), _read(former)
         a, b, d = _hand_by_hand(today, former)
-        pooled.setdefault(games[0].headers.get("Rules", preset).split("-")[0], []).extend(d)
+        pooled.setdefault(family_of(RuleSet.preset(preset)).name, []).extend(d)
         lines.append(f"| {preset} | `{_expert_of(games)}` | `{_expert_of(earlier)}` | {len(d):,} "
                      f"| {100 * a:.1f}% | {100 * b:.1f}% | {_interval(d)} "
                      f"| `docs/strength/presets/{today.name}`, `docs/strength/earlier/{former.name}` |")

@@ -210,10 +210,13 @@ class ExpertBot(Bot):
         guided = self.guide.pick(g, options)
         out = [guided]  # first: the move the others must beat
 
-        def add(opt: Option) -> None:
+        def add(opt: Option) -> bool:
+            """Build the option's move and try it too, unless it is tried already."""
             move = g.materialize(opt)
-            if move not in out:
-                out.append(move)
+            if move in out:
+                return False
+            out.append(move)
+            return True
 
         if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(options) <= 6:
             for opt in options:
@@ -222,9 +225,8 @@ class ExpertBot(Bot):
         melds, discards, others = split_options(options)
         hsize = g.hand_sizes[g.turn]
         for opt in melds:
-            if hsize - sum(n for _, n, _ in meld_groups(opt)) <= 1 and g.materialize(opt) not in out:
-                add(opt)  # going out now
-                break
+            if hsize - sum(n for _, n, _ in meld_groups(opt)) <= 1 and add(opt):
+                break  # going out now
         asks = [m for m in others if m.kind == ASK]
         if asks and asks[0] not in out and self.guide.asks_first(g):
             out.append(asks[0])
@@ -236,10 +238,11 @@ class ExpertBot(Bot):
                 add(opt)
         if self.meld_choices:
             late = len(g.stock) < self.guide.late_meld_stock
-            tried = [m for m in melds if g.materialize(m) not in out]
-            tried.sort(key=lambda m: -self.guide._meld_score(g, m, late))
-            for opt in tried[:self.meld_choices]:
-                add(opt)
+            added = 0
+            for opt in sorted(melds, key=lambda m: -self.guide._meld_score(g, m, late)):
+                if added == self.meld_choices:
+                    break
+                added += add(opt)
         return out
 
     def _playout(self, g: Game, me: int, deadline: float = math.inf) -> float | None:
