@@ -39,7 +39,7 @@ def test_the_two_sides_chances_add_up_to_one_and_follow_the_lead() -> None:
         mine, theirs = match_chance(g, 0, _match(g)), match_chance(g, 1, _match(g))
         assert mine + theirs == pytest.approx(1.0)
         assert match_chance(g, 2, _match(g)) == mine  # partners share one chance
-        lead = expert._lead(g, 0, expert._totals(g))
+        lead = expert._lead(g, 0, expert.standing(g))
         assert (mine > 0.5) == (lead > 0) and (mine < 0.5) == (lead < 0)
     chances = []
     for before in ([1000, 3000], [2000, 2000], [3000, 1000]):  # the same hand after other matches so far
@@ -51,7 +51,7 @@ def test_the_two_sides_chances_add_up_to_one_and_follow_the_lead() -> None:
 def test_the_same_lead_counts_for_more_near_the_target() -> None:
     """500 points ahead with many hands to go is less sure than 500 ahead a hand from the end."""
     g = _hand("classic-4p", [0, 0], 4, decisions=12)
-    totals = expert._totals(g)
+    totals = expert.standing(g)
     g.start_scores = [1000 - int(totals[0]), 500 - int(totals[1])]  # the same hand, other totals before it
     early = match_chance(g, 0, _match(g))
     g.start_scores = [4200 - int(totals[0]), 3700 - int(totals[1])]

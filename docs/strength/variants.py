@@ -75,6 +75,10 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
                     {"drop_z": None, "worlds": 40}),
     "discards": ("sampled worlds also thin the ranks each seat has discarded this hand (half of its hidden "
                  "cards of them go back to the stock)", {"read_discards": True}),
+    "value": ("a rollout stopped before the hand ends valued with the change each side's score is expected to make "
+              "by the end (the preset's shipped leaf value, canasta.bots.value)", {"learned": True}),
+    "value-d20": ("the leaf value, and rollouts of 20 decisions, not 40", {"learned": True, "rollout_depth": 20}),
+    "value-d10": ("the leaf value, and rollouts of 10 decisions, not 40", {"learned": True, "rollout_depth": 10}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
               "and the hands left), not by the hand's lead", {"objective": "match"}),
     "hand": ("a rollout's position valued by the lead it gives in this hand, not by the chance to win the "

@@ -42,6 +42,7 @@ from typing import Protocol
 from canasta.bots.base import Bot, Budget, world
 from canasta.bots.heuristic import AdvancedBot, meld_groups
 from canasta.bots.inference import PileWatch, respect, thin
+from canasta.bots.value import shipped
 from canasta.engine.cards import CARD_RANK, THREE
 from canasta.engine.family import SearchTuning
 from canasta.engine.game import Game
@@ -260,8 +261,12 @@ class ExpertBot(Bot):
             g.play_unchecked(g.materialize(options[0]) if len(options) == 1 else policy.pick(g, options))
             steps += 1
         search = self._search(g)
-        totals = _totals(g) if search.scored or search.objective == "match" else []
-        value = _value(g, me, search.rivals, totals) if search.scored else _rough_value(g, me, search.rivals)
+        totals = standing(g) if search.scored or search.objective == "match" or search.learned else []
+        model = shipped(g.rules.name) if search.learned and not g.is_over() else None
+        if model is not None:
+            totals = model.totals(g, totals)
+        value = (_value(g, me, search.rivals, totals) if search.scored or model is not None
+                 else _rough_value(g, me, search.rivals))
         if search.objective == "match":
             # the match's chance decides; the hand's value only where the match's does not move
             return SQUASH * (2 * match_chance(g, me, search, totals) - 1) + MATCH_TIEBREAK * value
@@ -285,7 +290,7 @@ def _lead(g: Game, me: int, totals: Sequence[float], rivals: str = "best") -> fl
     return float(totals[mine] - max(others, default=0.0))
 
 
-def _totals(g: Game) -> list[float]:
+def standing(g: Game) -> list[float]:
     """The hand's score per side (per player in cut-throat) as it would stand were the hand to
     end now (its real score once it has ended), with ``PROGRESS`` points per card beyond three in
     melds not yet canastas while it goes on."""
@@ -303,23 +308,23 @@ def _totals(g: Game) -> list[float]:
 
 
 def _value(g: Game, me: int, rivals: str = "best", totals: Sequence[float] | None = None) -> float:
-    """``me``'s side's score minus the best other side's, by :func:`_totals` (given, or worked
+    """``me``'s side's score minus the best other side's, by :func:`standing` (given, or worked
     out), squashed by ``SQUASH``; an unfinished hand's lead is over the best other side or,
     ``rivals="mean"``, the others' mean."""
-    return SQUASH * math.tanh(_lead(g, me, totals or _totals(g), "best" if g.is_over() else rivals) / SQUASH)
+    return SQUASH * math.tanh(_lead(g, me, totals or standing(g), "best" if g.is_over() else rivals) / SQUASH)
 
 
 def match_chance(g: Game, me: int, search: SearchTuning, hand: Sequence[float] | None = None) -> float:
     """The chance that ``me``'s side wins the match from ``g``, by a simple model: the match's
-    totals once this hand is added (:func:`_totals`) give a lead over the best other side, and
+    totals once this hand is added (:func:`standing`) give a lead over the best other side, and
     the hands still to play add noise to it, each with a standard deviation of
     ``search.spread`` times the target.  The hands left are those the rules fix, or those the
     leader needs to reach the target at ``search.pace`` times the target a hand, and half a
     hand for the rest of this one while it goes on.  A hand that ended the match is won or lost
-    (a tie is even).  ``hand``: :func:`_totals` of ``g``, when the caller has them."""
+    (a tie is even).  ``hand``: :func:`standing` of ``g``, when the caller has them."""
     rules = g.rules
     target = rules.target
-    totals = [t + s for t, s in zip(hand or _totals(g), g.start_scores, strict=True)]
+    totals = [t + s for t, s in zip(hand or standing(g), g.start_scores, strict=True)]
     lead = _lead(g, me, totals)
     fixed = rules.hands_in_match()
     if fixed:

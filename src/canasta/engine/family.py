@@ -204,6 +204,9 @@ class SearchTuning:
     #: deviation) of one hand's score difference; measured in advanced players' hands
     pace: float = 0.16
     spread: float = 0.16
+    #: whether a rollout that stops before the hand ends adds to each side's score the change
+    #: the preset's shipped leaf value expects (:mod:`canasta.bots.value`), where there is one
+    learned: bool = False
 
     def __post_init__(self) -> None:
         if self.rivals not in ("best", "mean"):
