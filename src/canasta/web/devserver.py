@@ -13,6 +13,11 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+#: how long a child server or worker may take to answer before it counts as hung: it is waited
+#: for by its answer, so this bounds only a hang, and is generous for a machine busy with other
+#: work (a test suite beside long runs took over 20 s to start a server)
+START_TIMEOUT = 120.0
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -64,7 +69,7 @@ class ServerProcess(_Child):
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 20.0) -> ServerProcess:
+    def start(self, timeout: float = START_TIMEOUT) -> ServerProcess:
         code = "import sys; from canasta.cli import main; sys.exit(main(sys.argv[1:]))"
         env = dict(os.environ if self.env is None else self.env)
         db = [] if self.db_in_env else ["--db", self.db]
@@ -85,7 +90,8 @@ class ServerProcess(_Child):
                         return self
             except OSError:
                 time.sleep(0.05)
-        raise RuntimeError("the server did not start in time")
+        self.stop()  # a hung server is not left behind
+        raise RuntimeError(f"the server did not answer in {timeout:.0f} s: {self.last_words}")
 
     def stderr_text(self) -> str:
         """What it wrote (its stdout and stderr) so far, or until it was stopped."""
@@ -126,7 +132,7 @@ class WorkerProcess(_Child):
         self.proc: subprocess.Popen[bytes] | None = None
         self.errors: Any = None
 
-    def start(self, timeout: float = 20.0) -> WorkerProcess:
+    def start(self, timeout: float = START_TIMEOUT) -> WorkerProcess:
         import select
 
         code = "import sys; from canasta.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -144,7 +150,9 @@ class WorkerProcess(_Child):
                 seen += os.read(self.proc.stdout.fileno(), 4096)
                 if b"worker ready" in seen:
                     return self
-        raise RuntimeError("the worker did not start in time")
+        said = self.stderr_text()
+        self.stop()  # a hung worker is not left behind
+        raise RuntimeError(f"the worker was not ready in {timeout:.0f} s: {said}")
 
     def stderr_text(self) -> str:
         self.errors.seek(0)
