@@ -53,8 +53,7 @@ def positions(rules: RuleSet, hands: int, seed: int, every: int, desc: str) -> t
     bots = [AdvancedBot(seed * 100 + i) for i in range(rules.players)]
     for h in tqdm(range(hands), desc=desc, unit="hand", leave=False):
         g = Game(rules, seed * HAND_SEEDS + h)
-        start = len(xs)
-        stood: list[list[float]] = []
+        stood: list[tuple[int, float]] = []  # each row's side and its score as it stood
         n = 0
         while not g.is_over():
             if n % every == 0:
@@ -62,13 +61,11 @@ def positions(rules: RuleSet, hands: int, seed: int, every: int, desc: str) -> t
                 for side in (0, 1):
                     xs.append(features(g, side, 1 - side))
                     now_lead.append(now[side] - now[1 - side])
-                    stood.append([now[side]])
+                    stood.append((side, now[side]))
             g.play(bots[g.to_move].choose(seat_view(g, g.to_move)))
             n += 1
         final = [float(s.total) for s in g.result or []]
-        for i in range(start, len(xs)):
-            side = (i - start) % 2
-            change.append(final[side] - stood[i - start][0])
+        change.extend(final[side] - was for side, was in stood)
     return np.array(xs, dtype=np.float64), np.array(now_lead), np.array(change)
 
 
