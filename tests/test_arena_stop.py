@@ -64,3 +64,56 @@ def test_stoppable_turns_both_signals_into_ctrl_c() -> None:
         assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def _arena(save: Path, *more: str) -> int:
+    return main(["arena", "--rules", "classic-2p", "--bots", "basic,random", "--games", "6", "--jobs", "1",
+                 "--max-hands", "2", "--save", str(save), *more])
+
+
+def test_a_stopped_arena_resumes_where_it_stopped_and_plays_the_same_games(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    whole = tmp_path / "whole.cgn"
+    assert _arena(whole, "--seed", "77") == 0
+    stopped = tmp_path / "stopped.cgn"
+    monkeypatch.setattr(arena, "_map", _signalled_after_one_deal(signal.SIGINT))
+    assert _arena(stopped, "--seed", "77") == 130
+    assert len(read_file(stopped)[0]) == 2
+    monkeypatch.setattr(arena, "_map", _REAL_MAP)
+    played: list[int] = []
+
+    def counting(tasks: Any, jobs: int, heard: Any = None) -> Generator[list[GameResult], None, None]:
+        for results in _REAL_MAP(tasks, jobs, heard):
+            played.append(results[0].index)
+            yield results
+
+    monkeypatch.setattr(arena, "_map", counting)
+    capsys.readouterr()
+    assert _arena(stopped, "--seed", "77", "--resume") == 0
+    out = capsys.readouterr().out
+    assert played == [1, 2]  # the first deal was kept, not played again
+    resumed, errors = read_file(stopped)
+    straight, _ = read_file(whole)
+    assert errors == [] and [arena._identity(g) for g in resumed] == [arena._identity(g) for g in straight]
+    assert "6 games (3 duplicate deals)" in out, out  # the table counts the kept deal too
+    figures = ("games_won", "hands_won", "mean_score_diff_per_hand_A_minus_B")
+    a, b = arena.tally(resumed).as_dict(), arena.tally(straight).as_dict()
+    assert [a["A"].get(k, a.get(k)) for k in figures] == [b["A"].get(k, b.get(k)) for k in figures]
+
+
+def test_resume_refuses_another_runs_record_and_changes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    save = tmp_path / "run.cgn"
+    monkeypatch.setattr(arena, "_map", _signalled_after_one_deal(signal.SIGINT))
+    assert _arena(save, "--seed", "5") == 130
+    before = save.read_bytes()
+    monkeypatch.setattr(arena, "_map", _REAL_MAP)
+    capsys.readouterr()
+    assert _arena(save, "--seed", "6", "--resume") != 0
+    err = capsys.readouterr().err
+    assert "another run" in err and "--seed" in err and "Traceback" not in err, err
+    assert _arena(save, "--seed", "5", "--resume", "--force") != 0
+    assert "give one of them" in capsys.readouterr().err
+    assert save.read_bytes() == before

@@ -180,7 +180,7 @@ def duel_path(preset: str, variant: str, against: str, seed: int) -> Path:
     return HERE / "learned" / f"duel-{preset}-expert-{variant}-vs-{against}-{seed}.cgn.gz"
 
 
-def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: int) -> None:
+def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: int, resume: bool = False) -> None:
     """The variant against the preset's expert (``against="expert"``, the same budget) or the
     advanced player in whole matches (to the target, up to 60 hands), every deal played twice
     with the seats swapped: what players feel, matches won, beside hands won and points a hand."""
@@ -198,17 +198,17 @@ def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: i
                   f"{time.perf_counter() - started:.0f} s", flush=True)
 
     started = time.perf_counter()
-    _play(preset, bot, other, games, seed, jobs, 60, path, heard)  # 60 hands: run_arena's own cap on a match
+    _play(preset, bot, other, games, seed, jobs, 60, path, heard, resume)  # 60 hands: run_arena's own cap on a match
 
 
 def _play(preset: str, bot: Variant, other: str, games: int, seed: int, jobs: int, max_hands: int, path: Path,
-          progress: Callable[[ProgressEstimate], None] | None = None) -> None:
+          progress: Callable[[ProgressEstimate], None] | None = None, resume: bool = False) -> None:
     """Play and save the run, and print its table; `kill -INT` or `kill` (a run in the background
     too) stops it keeping whole games."""
     try:
         with stoppable():
             report = run_arena(preset, (bot, other), games=games, seed=seed, jobs=jobs, max_hands=max_hands,
-                               save=path, progress=progress)
+                               save=path, progress=progress, resume=resume)
     except Interrupted as stop:
         report = stop.report
         print(f"stopped: {report.games} games kept")
@@ -394,6 +394,7 @@ def main(argv: list[str] | None = None) -> None:
     match.add_argument("--games", type=int, default=100)
     match.add_argument("--seed", type=int, default=5400)
     match.add_argument("--jobs", type=int, default=1)
+    match.add_argument("--resume", action="store_true", help="continue a stopped duel from its kept record")
     sub.add_parser("compare", help="the table of every kept variant")
     sub.add_parser("former", help="each preset's run against the former expert's on the same deals")
     clock = sub.add_parser("timing", help="CPU per decision and moves of the expert and a variant, same positions")
@@ -407,7 +408,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "run":
         run(args.preset, args.variant, args.games)
     elif args.command == "duel":
-        duel(args.preset, args.variant, args.against, args.games, args.seed, args.jobs)
+        duel(args.preset, args.variant, args.against, args.games, args.seed, args.jobs, args.resume)
     elif args.command == "timing":
         timing(args.preset, args.variant, args.hands, args.seed, args.plain)
     elif args.command == "former":

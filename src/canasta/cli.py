@@ -207,6 +207,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=_("write every game as a record (default: runs/arena-RULES-A-vs-B-SEED.cgn)"))
     a.add_argument("--force", action="store_true",
                    help=_("overwrite the record file (and --plot's picture) of an earlier run"))
+    a.add_argument("--resume", action="store_true",
+                   help=_("continue a stopped run (the same rules, --bots and --seed) from its record file: the "
+                        "deals it holds whole are counted, not played again"))
     a.add_argument("--plot", metavar="FILE.png",
                    help=_("draw the per-hand score differences (needs the arena extra: matplotlib)"))
     a.add_argument("--json", action="store_true", help=_("print the figures as one JSON line (no progress bar)"))

@@ -41,7 +41,7 @@ from canasta.engine.files import atomic_file, atomic_path
 from canasta.engine.moves import Move
 from canasta.engine.rules import RuleSet
 from canasta.play.match import Match, hand_seed
-from canasta.play.record import GameRecord, RecordedHand, cut_short, record_from_match, verify
+from canasta.play.record import GameRecord, RecordedHand, cut_short, read_file, record_from_match, verify
 from canasta.views.seat import seat_view
 
 
@@ -422,7 +422,7 @@ class Interrupted(KeyboardInterrupt):
 
 def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, seed: int, jobs: int = 1,
               max_hands: int = 60, save: Path | None = None,
-              progress: Callable[[ProgressEstimate], None] | None = None) -> ArenaReport:
+              progress: Callable[[ProgressEstimate], None] | None = None, resume: bool = False) -> ArenaReport:
     """Play ``games`` matches (rounded up to whole duplicate pairs) between bots A and B,
     ``specs``: each a spec string or a Python bot (the module docstring), under ``rules``
     (a :class:`RuleSet` or a preset name).  ``progress``
@@ -431,7 +431,11 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
     ``save`` gets every game as a record, written whole or not at all
     (:func:`canasta.engine.files.atomic_file`: ``save`` takes the run's file when it ends).  A
     run stopped by Ctrl-C keeps the games finished so far (``save`` holds them, each
-    whole; nothing replaces ``save`` if none was) and raises :class:`Interrupted`."""
+    whole; nothing replaces ``save`` if none was) and raises :class:`Interrupted`.
+
+    ``resume`` continues a stopped run of the same rules, bots and seed from its record
+    (``save``): the duplicate pairs it holds whole are counted, not played again, and are
+    written first to the new ``save`` (see :func:`held_pairs`)."""
     if isinstance(rules, str):
         rules = RuleSet.preset(rules)
     pairs = max(1, (games + 1) // 2)
@@ -444,10 +448,13 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
         except Exception as exc:
             raise CanastaError(f"with jobs={jobs} each bot goes to another process, and this one cannot ({exc}): "
                                "define its class at a module's top level, or run with jobs=1") from None
-    report = ArenaReport(rules.name, (bot_label(specs[0]), bot_label(specs[1])))
+    held = held_pairs(rules, specs, seed, pairs, save) if resume and save is not None and save.is_file() else {}
+    kept = [game for index in sorted(held) for game in held[index]]
+    report = tally(kept) if kept else ArenaReport(rules.name, (bot_label(specs[0]), bot_label(specs[1])))
+    report.bots = (bot_label(specs[0]), bot_label(specs[1]))
     start = time.perf_counter()
-    tasks = _tasks(rules, specs, seed, pairs, max_hands)  # made one at a time, as the games are played
-    estimate = ProgressEstimate(2 * pairs, max_hands)
+    tasks = _tasks(rules, specs, seed, pairs, max_hands, set(held))  # made one at a time, as the games are played
+    estimate = ProgressEstimate(2 * (pairs - len(held)), max_hands)
     heard: Callable[[Progress], None] | None = None
     if progress is not None:
         def heard(p: Progress) -> None:
@@ -460,6 +467,8 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
             if save is not None:
                 save.parent.mkdir(parents=True, exist_ok=True)
                 out = stack.enter_context(atomic_file(save, keep=lambda: written[0] > 0))
+                out.write("".join(game.to_text() + "\n" for game in kept))
+                written[0] += len(kept)
             played = _map(tasks, jobs, heard)
             stack.callback(played.close)  # the pool stops before the file is kept
             for results in played:
@@ -597,10 +606,49 @@ def _seat_labels(game: GameRecord) -> list[str]:
 
 
 def _tasks(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int,
-           max_hands: int) -> Iterator[_Task]:
-    """The duplicate pairs of a run, one at a time: nothing is planned ahead, so memory
-    stays flat however many games are asked for."""
-    return ((rules, specs, seed, i, max_hands, 0) for i in range(pairs))
+           max_hands: int, held: set[int] | frozenset[int] = frozenset()) -> Iterator[_Task]:
+    """The duplicate pairs of a run, one at a time (but those ``held``, played already): nothing
+    is planned ahead, so memory stays flat however many games are asked for."""
+    return ((rules, specs, seed, i, max_hands, 0) for i in range(pairs) if i not in held)
+
+
+def held_pairs(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int,
+               path: Path) -> dict[int, list[GameRecord]]:
+    """The duplicate pairs (of the first ``pairs``) that the record at ``path`` holds whole, each
+    as its two games: what a resumed run keeps.  A game cut off by the stop is dropped (its pair
+    is played again).  A file with a game of another run (other rules, bots or seed: its
+    ``MatchSeed`` is not this run's for its pair), or a damaged game, is refused: nothing is
+    played and the file stays as it was."""
+    games, errors = read_file(path)
+    if errors:
+        raise CanastaError(f"cannot resume from {path}: {errors[0]}")
+    labels = (bot_label(specs[0]), bot_label(specs[1]))
+    found: dict[int, dict[int, GameRecord]] = {}
+    for n, game in enumerate(games, start=1):
+        where = f"cannot resume from {path}: its game {n}"
+        event = re.fullmatch(r"arena game (\d+)\.([01])", game.headers.get("Event", ""))
+        if event is None:
+            raise CanastaError(f"{where} is not an arena game (its Event is {game.headers.get('Event', '')!r})")
+        index, orientation = int(event.group(1)), int(event.group(2))
+        slots = [x if orientation == 0 else 1 - x for x in _slots(rules)]
+        expected = [labels[x] for x in slots]
+        try:
+            same_rules = game.rules() == rules
+        except CanastaError:
+            same_rules = False
+        if (not same_rules or _seat_labels(game) != expected
+                or game.headers.get("MatchSeed") != str(hand_seed(seed, 1_000_000 + index))):
+            raise CanastaError(f"{where} is of another run (rules {game.headers.get('Rules', '?')}, players "
+                               f"{game.headers.get('Players', '?')!r}, or another seed): resume with the rules, "
+                               f"--bots and --seed of the run that wrote it, or choose another file")
+        problems = verify(game)
+        if cut_off(game, problems):
+            continue
+        if problems:
+            raise CanastaError(f"{where} is damaged: {problems[0]}")
+        if index < pairs:
+            found.setdefault(index, {})[orientation] = game
+    return {index: [both[0], both[1]] for index, both in found.items() if len(both) == 2}
 
 
 def _map(tasks: Iterable[_Task], jobs: int,

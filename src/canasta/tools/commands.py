@@ -184,7 +184,12 @@ def cmd_arena(args: argparse.Namespace) -> int:
     else:
         save = Path("runs") / (f"arena-{args.rules.name}-{specs[0]}-vs-{specs[1]}-{args.seed}.cgn"
                                .replace(":", "_").replace("/", "_").replace(" ", "_"))
-    if save.exists() and not args.force:
+    if args.resume and args.force:
+        raise CanastaError(_("--resume continues the run in the record file and --force overwrites it: "
+                             "give one of them"))
+    if args.resume and args.ray is not None:
+        raise CanastaError(_("--resume plays on this machine: leave out --ray, or start the Ray run afresh"))
+    if save.exists() and not args.force and not (args.resume and _holds_records(save)):
         if not _holds_records(save):
             raise CanastaError(_("{file} exists and holds no game record: choose another file with --save FILE, "
                                  "or add --force to overwrite it").format(file=repr(str(save))))
@@ -205,7 +210,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     try:
         with stoppable():
             report = run_arena(args.rules, (specs[0], specs[1]), args.games, args.seed, args.jobs, args.max_hands,
-                               save, progress)
+                               save, progress, resume=args.resume)
     except Interrupted as stop:
         if line is not None:
             line.close()
