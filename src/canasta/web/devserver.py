@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -32,19 +33,30 @@ class _Child:
     proc: subprocess.Popen[bytes] | None = None
 
     def kill(self) -> None:
-        """Kill at once (SIGKILL): no shutdown code runs."""
+        """Kill at once (SIGKILL): no shutdown code runs.  The processes it started (a pool's
+        workers, multiprocessing's resource tracker) go with it: it leads its own process group."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self._kill_group()
 
     def _end(self) -> None:
-        """Ask it to end (SIGTERM), and kill it if it has not within 5 s."""
+        """Ask it to end (SIGTERM), and kill it if it has not within 5 s; then whatever it left
+        running in its process group."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._kill_group()
+
+    def _kill_group(self) -> None:
+        if self.proc is not None and os.name == "posix":
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass  # nothing left of it
 
 
 class ServerProcess(_Child):
@@ -79,7 +91,8 @@ class ServerProcess(_Child):
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--port", str(self.port), *db, *self.args],
-            stdout=self.errors, stderr=self.errors, env=env)
+            stdout=self.errors, stderr=self.errors, env=env,
+            start_new_session=True)  # its own process group: kill() ends what it started too
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -139,7 +152,8 @@ class WorkerProcess(_Child):
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - its stderr, never a full pipe; closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--worker", "--db", self.db, *self.args],
-            stdout=subprocess.PIPE, stderr=self.errors, env=None if self.env is None else dict(self.env))
+            stdout=subprocess.PIPE, stderr=self.errors, env=None if self.env is None else dict(self.env),
+            start_new_session=True)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         seen = b""
