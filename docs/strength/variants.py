@@ -185,9 +185,11 @@ def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: i
     advanced player in whole matches (to the target, up to 60 hands), every deal played twice
     with the seats swapped: what players feel, matches won, beside hands won and points a hand."""
     bot = make_variant(preset, variant)
-    other = baseline(preset)[0] if against == "expert" else against
+    other: str | Variant = baseline(preset)[0] if against == "expert" else against
+    if against in VARIANTS:  # another variant: the expert before a change the preset's search has made since
+        other = make_variant(preset, against)
     path = duel_path(preset, variant, against, seed)
-    print(f"{preset}: {bot.name} against {other}, {games} whole matches, seed {seed} -> "
+    print(f"{preset}: {bot.name} against {other if isinstance(other, str) else other.name}, {games} whole matches, seed {seed} -> "
           f"{path.relative_to(HERE.parent.parent)}")
     done = [0]
 
@@ -201,7 +203,7 @@ def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: i
     _play(preset, bot, other, games, seed, jobs, 60, path, heard, resume)  # 60 hands: run_arena's own cap on a match
 
 
-def _play(preset: str, bot: Variant, other: str, games: int, seed: int, jobs: int, max_hands: int, path: Path,
+def _play(preset: str, bot: Variant, other: str | Variant, games: int, seed: int, jobs: int, max_hands: int, path: Path,
           progress: Callable[[ProgressEstimate], None] | None = None, resume: bool = False) -> None:
     """Play and save the run, and print its table; `kill -INT` or `kill` (a run in the background
     too) stops it keeping whole games."""
@@ -390,7 +392,9 @@ def main(argv: list[str] | None = None) -> None:
     match = sub.add_parser("duel", help="a variant against the preset's expert (or advanced) in whole matches")
     match.add_argument("preset")
     match.add_argument("variant", choices=sorted(VARIANTS))
-    match.add_argument("--against", choices=("expert", "advanced"), default="expert")
+    match.add_argument("--against", choices=("expert", "advanced", *sorted(VARIANTS)), default="expert",
+                       help="the preset's expert, the advanced player, or another variant (hand: Classic's expert "
+                            "before it played for the match)")
     match.add_argument("--games", type=int, default=100)
     match.add_argument("--seed", type=int, default=5400)
     match.add_argument("--jobs", type=int, default=1)
