@@ -114,6 +114,8 @@ def test_resume_refuses_another_runs_record_and_changes_nothing(
     assert _arena(save, "--seed", "6", "--resume") != 0
     err = capsys.readouterr().err
     assert "another run" in err and "--seed" in err and "Traceback" not in err, err
+    assert _arena(save, "--seed", "5", "--resume", "--max-hands", "3") != 0
+    assert "another --max-hands" in capsys.readouterr().err
     assert _arena(save, "--seed", "5", "--resume", "--force") != 0
     assert "give one of them" in capsys.readouterr().err
     assert save.read_bytes() == before

@@ -343,7 +343,7 @@ def _replay(game: GameRecord) -> tuple[list[str], Match | None]:
     return problems, match
 
 
-def _outcome(game: GameRecord) -> tuple[bool, int] | None:
+def outcome(game: GameRecord) -> tuple[bool, int] | None:
     """(the match is over, hands) of a game that replays without a problem, else None."""
     if game._outcome is None:
         _replay(game)
@@ -374,7 +374,7 @@ def _at_hand_limit(game: GameRecord) -> bool:
         if (peer is game or peer.final is not None or peer.cut or len(peer.hands) != len(game.hands)
                 or (peer.headers.get("Rules"), peer.headers.get("RulesOptions")) != rules):
             continue
-        if _outcome(peer) == (False, len(game.hands)):
+        if outcome(peer) == (False, len(game.hands)):
             return True
     return False
 

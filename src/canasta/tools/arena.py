@@ -41,7 +41,15 @@ from canasta.engine.files import atomic_file, atomic_path
 from canasta.engine.moves import Move
 from canasta.engine.rules import RuleSet
 from canasta.play.match import Match, hand_seed
-from canasta.play.record import GameRecord, RecordedHand, cut_short, read_file, record_from_match, verify
+from canasta.play.record import (
+    GameRecord,
+    RecordedHand,
+    cut_short,
+    outcome,
+    read_file,
+    record_from_match,
+    verify,
+)
 from canasta.views.seat import seat_view
 
 
@@ -448,7 +456,8 @@ def run_arena(rules: RuleSet | str, specs: tuple[BotLike, BotLike], games: int, 
         except Exception as exc:
             raise CanastaError(f"with jobs={jobs} each bot goes to another process, and this one cannot ({exc}): "
                                "define its class at a module's top level, or run with jobs=1") from None
-    held = held_pairs(rules, specs, seed, pairs, save) if resume and save is not None and save.is_file() else {}
+    held = (held_pairs(rules, specs, seed, pairs, max_hands, save) if resume and save is not None and save.is_file()
+            else {})
     kept = [game for index in sorted(held) for game in held[index]]
     report = tally(kept) if kept else ArenaReport(rules.name, (bot_label(specs[0]), bot_label(specs[1])))
     report.bots = (bot_label(specs[0]), bot_label(specs[1]))
@@ -612,7 +621,7 @@ def _tasks(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int
     return ((rules, specs, seed, i, max_hands, 0) for i in range(pairs) if i not in held)
 
 
-def held_pairs(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int,
+def held_pairs(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int, max_hands: int,
                path: Path) -> dict[int, list[GameRecord]]:
     """The duplicate pairs (of the first ``pairs``) that the record at ``path`` holds whole, each
     as its two games: what a resumed run keeps.  A game cut off by the stop is dropped (its pair
@@ -646,6 +655,10 @@ def held_pairs(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs:
             continue
         if problems:
             raise CanastaError(f"{where} is damaged: {problems[0]}")
+        over, hands = outcome(game) or (False, 0)
+        if hands > max_hands or (not over and hands != max_hands):
+            raise CanastaError(f"{where} stopped after {hands} hands, unfinished: its run had another "
+                               f"--max-hands; resume with the run's own")
         if index < pairs:
             found.setdefault(index, {})[orientation] = game
     return {index: [both[0], both[1]] for index, both in found.items() if len(both) == 2}

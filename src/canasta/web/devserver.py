@@ -53,10 +53,8 @@ class _Child:
 
     def _kill_group(self) -> None:
         if self.proc is not None and os.name == "posix":
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left of it
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass  # nothing left of it
 
 
 class ServerProcess(_Child):
