@@ -82,7 +82,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
               "and the hands left), not by the hand's lead", {"objective": "match"}),
     "hand": ("a rollout's position valued by the lead it gives in this hand, not by the chance to win the "
-             "match (Classic's expert before it played for the match)", {"objective": "hand"}),
+             "match, and no leaf value (Classic's expert before it played for the match)",
+             {"objective": "hand", "learned": False}),
 }
 
 
@@ -121,7 +122,9 @@ def variant_path(preset: str, variant: str) -> Path:
     return HERE / "variants" / f"arena-{preset}-expert-{variant}-vs-advanced-{SEED}.cgn.gz"
 
 
-def make_variant(preset: str, variant: str) -> Variant:
+def make_variant(preset: str, variant: str, same: bool = False) -> Variant:
+    """The variant's bot factory; a variant that the preset's search has become since is refused
+    unless ``same`` (a duel against another variant or advanced, its record's name unchanged)."""
     if variant not in VARIANTS:
         raise SystemExit(f"unknown variant {variant!r}: choose {', '.join(VARIANTS)}")
     bot, _ = baseline(preset)
@@ -132,7 +135,7 @@ def make_variant(preset: str, variant: str) -> Variant:
     if unknown:
         raise SystemExit(f"{variant}: {', '.join(unknown)} is neither a SearchTuning field nor the expert's")
     tuning = replace(search, **{k: v for k, v in change.items() if k not in attributes})  # type: ignore[arg-type]
-    if tuning == search and all(getattr(ExpertBot, k) == v for k, v in attributes.items()):
+    if not same and tuning == search and all(getattr(ExpertBot, k) == v for k, v in attributes.items()):
         raise SystemExit(f"{variant} is already {preset}'s search")
     worlds = tuning.worlds if "worlds" in change else worlds_of(bot)
     return Variant(f"{bot}+{variant}", worlds, tuning, attributes)
@@ -184,10 +187,10 @@ def duel(preset: str, variant: str, against: str, games: int, seed: int, jobs: i
     """The variant against the preset's expert (``against="expert"``, the same budget) or the
     advanced player in whole matches (to the target, up to 60 hands), every deal played twice
     with the seats swapped: what players feel, matches won, beside hands won and points a hand."""
-    bot = make_variant(preset, variant)
+    bot = make_variant(preset, variant, same=against != "expert")
     other: str | Variant = baseline(preset)[0] if against == "expert" else against
     if against in VARIANTS:  # another variant: the expert before a change the preset's search has made since
-        other = make_variant(preset, against)
+        other = make_variant(preset, against, same=True)
     path = duel_path(preset, variant, against, seed)
     print(f"{preset}: {bot.name} against {other if isinstance(other, str) else other.name}, {games} whole matches, seed {seed} -> "
           f"{path.relative_to(HERE.parent.parent)}")
