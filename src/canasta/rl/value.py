@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,9 +43,12 @@ HAND_SEEDS = 1_000_033
 HOLDOUT_OFFSET = 10_000
 
 
-def positions(rules: RuleSet, hands: int, seed: int, every: int, desc: str) -> tuple[Any, Any, Any]:
-    """Rows of features, the lead as it stood (side minus rival) and the change of the side's
-    score to the end, two rows (one a side) at every ``every``-th decision of ``hands`` hands."""
+def positions(rules: RuleSet, hands: int, seed: int, every: int, desc: str,
+              read: Callable[[Game, int, int], list[float]] = features) -> tuple[Any, Any, Any]:
+    """Rows of features (``read``: :func:`canasta.bots.value.features`, or another reading of
+    the position for a side against its rival), the lead as it stood (side minus rival) and the
+    change of the side's score to the end, two rows (one a side) at every ``every``-th decision
+    of ``hands`` hands."""
     from tqdm import tqdm
 
     xs: list[list[float]] = []
@@ -59,7 +63,7 @@ def positions(rules: RuleSet, hands: int, seed: int, every: int, desc: str) -> t
             if n % every == 0:
                 now = standing(g)
                 for side in (0, 1):
-                    xs.append(features(g, side, 1 - side))
+                    xs.append(read(g, side, 1 - side))
                     now_lead.append(now[side] - now[1 - side])
                     stood.append((side, now[side]))
             g.play(bots[g.to_move].choose(seat_view(g, g.to_move)))
