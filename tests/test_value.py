@@ -95,16 +95,19 @@ def test_the_shipped_model_foresees_the_end_better_than_the_score_as_it_stands(p
     assert err_model < 0.95 * err_now  # held out over 1,000 hands: 0.81 (classic-4p), 0.91 (italian-4p)
 
 
+class _First:
+    """A rollout player that plays the first option: the same step every time."""
+
+    def pick(self, g: Game, options: Sequence[Option]) -> Move:
+        return g.materialize(options[0])
+
+
 def test_the_expert_values_its_rollouts_with_the_model_when_its_search_says_so() -> None:
     g = _hand("classic-4p", 5, 50)
     model = shipped("classic-4p")
     assert model is not None
-    class First:  # a rollout player that plays the first option: the same step both times
-        def pick(self, g: Game, options: Sequence[Option]) -> Move:
-            return g.materialize(options[0])
-
     bot = ExpertBot(1)
-    bot.rollout = First()
+    bot.rollout = _First()
     bot.rollout_depth = 1
     bot.tuning = replace(g.family.search, objective="hand", learned=False)
     plain = bot._playout(g.copy(), 0)
@@ -115,6 +118,26 @@ def test_the_expert_values_its_rollouts_with_the_model_when_its_search_says_so()
     assert plain == pytest.approx(expert._value(after, 0, "best", standing(after)))
     assert learned == pytest.approx(expert._value(after, 0, "best", model.totals(after, standing(after))))
     assert not math.isclose(plain or 0.0, learned or 0.0)
+
+
+@pytest.mark.parametrize(("preset", "ships", "uses_model"), [("classic-4p", True, True), ("classic-2p", False, False),
+                                                             ("classic-6p", False, False),
+                                                             ("italian-4p", True, False)])
+def test_the_default_expert_uses_a_leaf_value_where_its_preset_ships_one(preset: str, ships: bool,
+                                                                         uses_model: bool) -> None:
+    """Classic's search has the leaf value on; in classic-4p (its shipped model) a rollout's end is
+    valued with it, in a Classic preset without one and in Italian (off) as before."""
+    g = _hand(preset, 11, 30)
+    assert not g.is_over()
+    bot = ExpertBot(1)
+    bot.rollout = _First()
+    bot.rollout_depth = 1
+    default = bot._playout(g.copy(), 0)
+    bot.tuning = replace(g.family.search, learned=False)
+    without = bot._playout(g.copy(), 0)
+    assert g.family.search.learned == preset.startswith("classic")
+    assert (shipped(preset) is not None) == ships
+    assert math.isclose(default or 0.0, without or 0.0) != uses_model
 
 
 def test_the_training_command_reproduces_its_weights(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
