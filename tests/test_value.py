@@ -156,3 +156,17 @@ def test_the_training_command_reproduces_its_weights(tmp_path: Path, capsys: pyt
     with pytest.raises(SystemExit, match="two"):
         training.main(["--rules", "italian-5p", "--hands", "2", "--out", str(tmp_path / "c.json")])
     assert not (tmp_path / "c.json").exists()
+
+
+def test_the_value_probes_table_in_the_docs_is_its_record() -> None:
+    """docs/bots.md's table of the value probe shows the kept record's figures, row for row."""
+    root = Path(__file__).resolve().parent.parent
+    line = json.loads((root / "docs/strength/learned/value-probe.jsonl").read_text().splitlines()[-1])
+    doc = (root / "docs/bots.md").read_text()
+    table = doc[doc.index(f"| {line['preset']}, {line['held_out_positions']:,} held-out positions"):]
+    rows = table.split("\n\n")[0].splitlines()[2:]
+    figures = [(f["rmse"], f["explained"]) for f in line["held_out"].values()]
+    assert len(rows) == len(figures) == 4
+    for row, (rmse, explained) in zip(rows, figures, strict=True):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert (float(cells[1]), float(cells[2])) == (rmse, explained), row
