@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from canasta.bots.value import FEATURES, features
+from canasta.bots.value import FEATURES, features, stock_share
 from canasta.engine.cards import CARD_RANK, IS_BLACK_THREE, IS_NATURAL, NUM_CARDS, THREE
 from canasta.engine.game import Game
 from canasta.engine.native import engine
@@ -75,8 +75,7 @@ def wider(g: Game, side: int, rival: int) -> list[float]:
     """The shipped figures (less the constant), the extra ones of both sides and those times the
     stock's share, then the constant."""
     more = extra(g, side) + extra(g, rival)
-    total = len(g.stock) + len(g.pile) + sum(g.hand_sizes)
-    share = len(g.stock) / total if total else 0.0
+    share = stock_share(g)
     return features(g, side, rival)[:-1] + more + [x * share for x in more] + [1.0]
 
 

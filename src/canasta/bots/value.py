@@ -93,13 +93,18 @@ def _side(g: Game, side: int, out: list[float]) -> None:
                 float(fitting), float(laid), float(wait)))
 
 
+def stock_share(g: Game) -> float:
+    """The share of the cards in play still in the stock: how many turns are left to use a holding."""
+    total = len(g.stock) + len(g.pile) + sum(g.hand_sizes)
+    return len(g.stock) / total if total else 0.0
+
+
 def features(g: Game, side: int, rival: int) -> list[float]:
     """The position as the model reads it, for ``side`` against ``rival`` (:data:`FEATURES`)."""
     out: list[float] = []
     _side(g, side, out)
     _side(g, rival, out)
-    total = len(g.stock) + len(g.pile) + sum(g.hand_sizes)
-    share = len(g.stock) / total if total else 0.0
+    share = stock_share(g)
     out.extend((len(g.stock) / 10.0, len(g.pile) / 10.0, float(g.pile_frozen_for(side)),
                 float(g.pile_frozen_for(rival))))
     out.extend([x * share for x in out])

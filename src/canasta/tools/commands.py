@@ -189,12 +189,13 @@ def cmd_arena(args: argparse.Namespace) -> int:
                              "give one of them"))
     if args.resume and args.ray is not None:
         raise CanastaError(_("--resume plays on this machine: leave out --ray, or start the Ray run afresh"))
-    if save.exists() and not args.force and not (args.resume and _holds_records(save)):
+    if save.exists() and not args.force:
         if not _holds_records(save):
             raise CanastaError(_("{file} exists and holds no game record: choose another file with --save FILE, "
                                  "or add --force to overwrite it").format(file=repr(str(save))))
-        raise CanastaError(_("{file} holds the games of an earlier run: --tally it, choose another file "
-                             "with --save FILE, or add --force to overwrite it").format(file=repr(str(save))))
+        if not args.resume:  # with --resume, run_arena keeps this run's games or refuses the file
+            raise CanastaError(_("{file} holds the games of an earlier run: --tally it, choose another file "
+                                 "with --save FILE, or add --force to overwrite it").format(file=repr(str(save))))
     pairs = max(1, (args.games + 1) // 2)
     if args.ray is not None:
         return _arena_ray(args, (specs[0], specs[1]), save)
