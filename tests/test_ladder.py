@@ -155,3 +155,31 @@ def test_a_ladder_by_matches_counts_whole_matches_and_refuses_matches_cut_short(
     # and it plays none cut short
     assert cli.main(base + ["--by", "matches", "--max-hands", "3", "--save-dir", str(short), "--json"]) == 2
     assert "--max-hands" in capsys.readouterr().err
+
+
+def test_same_counts_a_records_player_as_another_bot(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    base = ["ladder", "--rules", "classic-2p", "--games", "2", "--seed", "5", "--max-hands", "1", "--jobs", "1"]
+    assert cli.main(base + ["--bots", "random,basic", "--save-dir", str(tmp_path), "--json"]) == 0
+    played = json.loads(capsys.readouterr().out)["pairs"][0]
+    files = [str(f) for f in tmp_path.glob("*.cgn")]
+    monkeypatch.setattr("canasta.tools.ladder.run_arena", lambda *a, **k: pytest.fail("a tallied pair was played"))
+    # the record's "basic" counted as "python:basic-renamed": the same hands, under the new name
+    assert cli.main(base + ["--bots", "random,python:basic-renamed", "--same", "basic=python:basic-renamed",
+                            "--tally", *files, "--json"]) == 0
+    renamed = json.loads(capsys.readouterr().out)["pairs"][0]
+    assert (renamed["a"], renamed["b"]) == ("random", "python:basic-renamed")
+    assert (renamed["hands"], renamed["won_a"], renamed["won_b"]) == (played["hands"], played["won_a"],
+                                                                       played["won_b"])
+    assert cli.main(base + ["--bots", "random,python:basic-renamed", "--same", "basic=python:basic-renamed",
+                            "--markdown", "--tally", *files]) == 0
+    assert "--same basic=python:basic-renamed --tally" in capsys.readouterr().out.splitlines()[0]
+    # refused: both players made one bot, a word that is not LABEL=BOT, --same without records
+    assert cli.main(base + ["--bots", "random,basic", "--same", "basic=random", "--tally", *files, "--json"]) == 2
+    assert "both of its players 'random'" in capsys.readouterr().err
+    for bad in (["--same", "basic"], ["--same", "basic=basic"], ["--same", "=random"]):
+        with pytest.raises(SystemExit):
+            cli.main(base + ["--bots", "random,basic", *bad, "--tally", *files])
+        assert "is not LABEL=BOT" in capsys.readouterr().err
+    assert cli.main(base + ["--bots", "random,basic", "--same", "basic=x", "--json"]) == 2
+    assert "--same renames the players of --tally records" in capsys.readouterr().err

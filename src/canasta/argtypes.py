@@ -60,3 +60,13 @@ def seconds(text: str) -> float:
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"a duration cannot be negative, not {text}")
     return value
+
+
+def same_bot(text: str) -> tuple[str, str]:
+    """``LABEL=BOT``: a record's name for a player and the bot it counts as."""
+    label, eq, bot = (part.strip() for part in text.partition("="))
+    if not eq or not label or not bot or label == bot or " " in label or " " in bot:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not LABEL=BOT: a record's player name, '=', and the bot to count it as, "
+            "e.g. python:expert:i90+hand=expert:i90")
+    return label, bot

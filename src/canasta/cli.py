@@ -237,6 +237,9 @@ def _parser() -> argparse.ArgumentParser:
                           "basic-advanced, ...; pairs found in --tally are used either way)"))
     lad.add_argument("--tally", metavar="FILE.cgn", nargs="+",
                      help=_("saved arena or ladder records: a pair found in them is tallied, not played again"))
+    lad.add_argument("--same", action="append", default=[], metavar="LABEL=BOT", type=argtypes.same_bot,
+                     help=_("count the player a --tally record names LABEL as BOT (one bot under two names: "
+                            "a variant that became the default, say); may be repeated"))
     lad.add_argument("--by", choices=("hands", "matches"), default="hands",
                      help=_("rate by the hands each pair won, or by the matches (whole matches only)"))
     lad.add_argument("--save-dir", metavar="DIR",

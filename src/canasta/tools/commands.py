@@ -320,10 +320,13 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         raise CanastaError(_("--bots needs at least two different bots, e.g. --bots random,basic,advanced"))
     if args.by == "matches" and args.max_hands != 60:
         raise CanastaError(_("--by matches counts whole matches: leave --max-hands at 60, or rate by hands"))
+    if args.same and not args.tally:
+        raise CanastaError(_("--same renames the players of --tally records: name the records with --tally"))
     saved: list[Pair] = []
     if args.tally:
         games, names = _read_records(args.tally, show_errors=False)
-        saved = [p for p in tally_records(games, names, args.rules.name, args.by) if {p.a, p.b} <= set(specs)]
+        saved = [p for p in tally_records(games, names, args.rules.name, args.by, dict(args.same))
+                 if {p.a, p.b} <= set(specs)]
     to_play = pairs_to_play(specs, saved, args.pairs == "adjacent")
     for spec in specs:
         if any(spec in pair for pair in to_play):  # a bot only tallied is a record's name (a variant's, say)
@@ -379,6 +382,7 @@ def _ladder_command(args: argparse.Namespace, played: bool = True) -> str:
         parts.append(f"--pairs {args.pairs}")
     if args.by != "hands":
         parts.append(f"--by {args.by}")
+    parts += [f"--same {label}={bot}" for label, bot in args.same]
     if args.tally:
         parts.append("--tally " + " ".join(args.tally))
     return " ".join(parts + ["--markdown"])

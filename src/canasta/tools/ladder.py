@@ -20,10 +20,11 @@ match half to each), from whole matches only: records of matches cut short
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,14 +213,18 @@ def pair_from_report(report: ArenaReport, source: str, by: str = "hands") -> Pai
                 (1000 * max(t["A"]) if t["A"] else None, 1000 * max(t["B"]) if t["B"] else None))
 
 
-def tally_records(games: list[GameRecord], names: list[str], rules_name: str, by: str = "hands") -> list[Pair]:
+def tally_records(games: list[GameRecord], names: list[str], rules_name: str, by: str = "hands",
+                  same: Mapping[str, str] | None = None) -> list[Pair]:
     """The pairs of saved arena games (grouped by their two bots; every game replayed); ``by``:
     what they count, hands or matches (whole matches only: a match a run cut short at its
-    ``--max-hands`` is refused, naming its record)."""
+    ``--max-hands`` is refused, naming its record); ``same``: a record's name for a player ->
+    the bot it counts as (``--same``)."""
     groups: dict[frozenset[str], list[tuple[GameRecord, str]]] = {}
     for game, name in zip(games, names, strict=True):
         if game.headers.get("Rules", "?") != rules_name:
             continue
+        if same:
+            game = _renamed(game, name, same)
         labels = {w.partition("=")[2] for w in game.headers.get("Players", "").split()}
         if len(labels) != 2:
             continue
@@ -236,6 +241,17 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str, by
                  f"counted: {'; '.join(report.repeated[:3])})") if report.repeated else ""
         pairs.append(pair_from_report(report, "tallied from " + ", ".join(files) + cut + again, by))
     return pairs
+
+
+def _renamed(game: GameRecord, name: str, same: Mapping[str, str]) -> GameRecord:
+    """The game with its players renamed by ``same``; refused where both sides would become one bot."""
+    seats = [w.partition("=") for w in game.headers.get("Players", "").split()]
+    players = [(seat, same.get(label, label)) for seat, _, label in seats]
+    if len({label for _, _, label in seats}) == 2 and len({bot for _, bot in players}) == 1:
+        raise CanastaError(f"{name}: --same makes both of its players {players[0][1]!r}: a pair needs two bots")
+    headers = dict(game.headers)
+    headers["Players"] = " ".join(f"{seat}={bot}" for seat, bot in players)
+    return dataclasses.replace(game, headers=headers)
 
 
 def _whole_matches(group: list[tuple[GameRecord, str]]) -> None:
