@@ -65,6 +65,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "canasta/bots/base.py",
     "canasta/bots/heuristic.py",
     "canasta/bots/inference.py",
+    "canasta/bots/value.py",
 )
 
 
