@@ -1,8 +1,8 @@
 """Shared test helpers: the seeds hypothesis draws, seeded random playouts, and
-the ``slow`` marker.
+the ``slow`` and ``soak`` markers.
 
 ``pytest -m "not slow"`` runs the quick part of the suite (about a minute);
-CI runs everything.  Helpers are imported by the test modules as
+CI runs everything but the soaks, which ``pytest --soak`` adds.  Helpers are imported by the test modules as
 ``from conftest import ...`` (the tests directory is on ``sys.path``).
 
 The suite runs in parallel, one pytest-xdist worker per core (``addopts`` in pyproject.toml:
@@ -141,6 +141,21 @@ def _english_and_no_saved_settings(tmp_path_factory: pytest.TempPathFactory, mon
     use("en")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--soak", action="store_true",
+                     help="also run the soaks (tests marked soak: long waits kept out of the suite and CI)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a long test (property runs, whole matches); "
                                        "deselect with -m 'not slow'")
+    config.addinivalue_line("markers", "soak: a long run kept out of the suite and CI; run it with --soak")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--soak"):
+        return
+    skip = pytest.mark.skip(reason="a soak, run apart from the suite: add --soak (docs/deploy.md)")
+    for item in items:
+        if item.get_closest_marker("soak") is not None:
+            item.add_marker(skip)

@@ -561,11 +561,11 @@ def test_a_hung_postgresql_stalls_no_server(own: tuple[Postgres, Redis]) -> None
         room.close()
 
 
-@pytest.mark.parametrize("seconds", [30, 120])
+@pytest.mark.parametrize("seconds", [30, pytest.param(120, marks=pytest.mark.soak)])
 def test_a_server_cut_off_from_both_stores_hands_no_connected_seat_to_a_bot(own: tuple[Postgres, Redis],
                                                                             seconds: int) -> None:
     """Server 1 loses PostgreSQL and Redis (a network partition: nothing refused, nothing
-    answered) for 30 s or 120 s, far past the grace period.  It notices within seconds, fails
+    answered) for 30 s or (a soak: ``--soak``) 120 s, far past the grace period.  It notices within seconds, fails
     readiness and closes its sockets with a reason; the pages reconnect through the ready
     server and play on; no connected person's seat goes to a bot (no take-over event, no turn
     timer); after the partition server 1 is ready again."""

@@ -1,4 +1,4 @@
-"""The generating set keeps its promise over every preset (issue 49): a few hundred
+"""The generating set keeps its promise over every preset (issue 49): about a hundred
 positions of each, three kinds (small, near going out, many naturals meeting the pile's
 top card), walked in full by the exhaustive reference and by the generated moves, with the
 same ends of the turn.  The presets are shared out over the machine's cores.
@@ -25,8 +25,8 @@ from canasta.families.classic import movegen
 from canasta.tools.soak import KINDS, SoakReport, reference_check, reference_table
 from conftest import once_per_run
 
-SEEDS = 110  # per preset, of the small and near-going-out kinds (up to one position of each a seed)
-TAKE_SEEDS = 30  # per preset, of the take kind (whose turns are the longest to walk)
+SEEDS = 60  # per preset, of the small and near-going-out kinds (up to one position of each a seed)
+TAKE_SEEDS = 16  # per preset, of the take kind (whose turns are the longest to walk)
 FIRST = 7001  # seeds apart from the property tests' (tests/test_reference_properties.py)
 LIMIT = 1000  # states of one turn; a bigger turn is counted as too big (the long run walks 3000)
 
@@ -56,8 +56,8 @@ def test_every_end_of_a_turn_is_generated(reports: dict[str, SoakReport], preset
     assert not rep.problems, "\n".join(rep.problems[:10])
     assert rep.gaps == 0 and rep.refused == 0
     # the walk is not vacuous: a few hundred positions, every kind met often
-    assert rep.positions >= 150, rep
-    assert all(rep.kinds.get(kind, 0) >= 20 for kind in KINDS), rep.kinds
+    assert rep.positions >= 80, rep
+    assert all(rep.kinds.get(kind, 0) >= 10 for kind in KINDS), rep.kinds
     # several ends of a turn a position (Modern American's turns are the smallest: 8 to 12 a position,
     # its melds capped at seven and its pack taken with a natural pair only; Classic's run to hundreds)
     assert rep.states >= 6 * rep.positions, (rep.states, rep.positions)

@@ -797,8 +797,9 @@ def check_the_review_of_my_seat(page: Page, lang: str, width: int, hand: int, na
     review.close()
 
 
-@pytest.mark.parametrize(("lang", "width", "height"), [("it", 1366, 768), ("es", 1366, 768), ("es", 390, 844),
-                                                       ("pt_BR", 1366, 768), ("pt_BR", 390, 844)])
+# each language once (the longer Spanish and Portuguese texts on the narrower screen), both sizes met;
+# the English page is played at both sizes by the tests above
+@pytest.mark.parametrize(("lang", "width", "height"), [("it", 1366, 768), ("es", 390, 844), ("pt_BR", 390, 844)])
 def test_a_whole_match_in_each_language(browser: Browser, tmp_path: Path, shots: Path,
                                         lang: str, width: int, height: int) -> None:
     """A person plays a Classic match to its end in each language, on a laptop and on a phone:
