@@ -80,7 +80,7 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "value-d20": ("the leaf value, and rollouts of 20 decisions, not 40", {"learned": True, "rollout_depth": 20}),
     "value-d10": ("the leaf value, and rollouts of 10 decisions, not 40", {"learned": True, "rollout_depth": 10}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
-              "and the hands left), not by the hand's lead", {"objective": "match"}),
+              "and the hands left), not by the hand's lead", {"objective": "match", "learned": False}),
     "hand": ("a rollout's position valued by the lead it gives in this hand, not by the chance to win the "
              "match, and no leaf value (Classic's expert before it played for the match)",
              {"objective": "hand", "learned": False}),
