@@ -125,6 +125,11 @@ class GameRecord:
     #: once replayed without a problem: (the match is over, hands)
     _outcome: tuple[bool, int] | None = field(default=None, repr=False, compare=False)
 
+    def players(self) -> list[str]:
+        """The player in each seat, in seat order, from the ``Players`` tag (``0=expert 1=advanced ...``)."""
+        pairs = [word.partition("=") for word in self.headers.get("Players", "").split()]
+        return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
+
     def rules(self) -> RuleSet:
         name = self.headers.get("Rules", "classic-4p")
         options = parse_options(self.headers.get("RulesOptions", ""))
@@ -385,6 +390,11 @@ def result_text(match: Match) -> str:
     return "draw" if match.winner == -1 else f"side {match.winner}"
 
 
+def players_tag(players: Iterable[str]) -> str:
+    """The ``Players`` tag of the players in seat order (a space in a name becomes ``_``)."""
+    return " ".join(f"{i}={p.replace(' ', '_')}" for i, p in enumerate(players))
+
+
 def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]], event: str,
                       players: list[str], date: str) -> GameRecord:
     """A record of a played match (its hands in order, with their moves)."""
@@ -393,7 +403,7 @@ def record_from_match(match: Match, hands_moves: Iterable[list[tuple[int, Move]]
     opts = options_text(rules)
     if opts:
         headers["RulesOptions"] = opts
-    headers["Players"] = " ".join(f"{i}={p.replace(' ', '_')}" for i, p in enumerate(players))
+    headers["Players"] = players_tag(players)
     headers["MatchSeed"] = str(match.seed)
     headers["FirstDealer"] = str(match.first_dealer)
     headers["Result"] = result_text(match)

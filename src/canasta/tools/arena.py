@@ -517,7 +517,7 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
         raise CanastaError("no games to tally")
     if names is None:
         names = [f"game {n}" for n in range(1, len(games) + 1)]
-    first = _seat_labels(games[0])
+    first = games[0].players()
     bots = sorted(set(first), key=first.index)
     if len(bots) > 2:
         raise CanastaError(f"an arena game has two bots, this one has {len(bots)}: {', '.join(bots)}")
@@ -537,7 +537,7 @@ def tally(games: list[GameRecord], names: list[str] | None = None) -> ArenaRepor
             rules = game.rules()
         except CanastaError as exc:
             raise CanastaError(f"{name}: {exc}") from None
-        labels = _seat_labels(game)
+        labels = game.players()
         if len(labels) != rules.players or not set(labels) <= {a_name, b_name}:
             raise CanastaError(f"{name}: its players {game.headers.get('Players', '')!r} are not "
                                f"{a_name} and {b_name} in {rules.players} seats")
@@ -608,12 +608,6 @@ def _read_times(hand: RecordedHand, slots: list[int], times: dict[str, list[floa
         times["AB"[slots[seat]]].append(t)
 
 
-def _seat_labels(game: GameRecord) -> list[str]:
-    """The bot in each seat, from the ``Players`` tag (``0=expert 1=advanced ...``)."""
-    pairs = [word.partition("=") for word in game.headers.get("Players", "").split()]
-    return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
-
-
 def _tasks(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs: int,
            max_hands: int, held: set[int] | frozenset[int] = frozenset()) -> Iterator[_Task]:
     """The duplicate pairs of a run, one at a time (but those ``held``, played already): nothing
@@ -645,7 +639,7 @@ def held_pairs(rules: RuleSet, specs: tuple[BotLike, BotLike], seed: int, pairs:
             same_rules = game.rules() == rules
         except CanastaError:
             same_rules = False
-        if (not same_rules or _seat_labels(game) != expected
+        if (not same_rules or game.players() != expected
                 or game.headers.get("MatchSeed") != str(hand_seed(seed, 1_000_000 + index))):
             raise CanastaError(f"{where} is of another run (rules {game.headers.get('Rules', '?')}, players "
                                f"{game.headers.get('Players', '?')!r}, or another seed): resume with the rules, "

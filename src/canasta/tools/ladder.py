@@ -31,7 +31,7 @@ from typing import Any
 
 from canasta.engine.errors import CanastaError
 from canasta.engine.rules import RuleSet
-from canasta.play.record import GameRecord
+from canasta.play.record import GameRecord, players_tag
 from canasta.tools.arena import (
     ArenaReport,
     Interrupted,
@@ -225,7 +225,7 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str, by
             continue
         if same:
             game = _renamed(game, name, same)
-        labels = {w.partition("=")[2] for w in game.headers.get("Players", "").split()}
+        labels = set(game.players())
         if len(labels) != 2:
             continue
         groups.setdefault(frozenset(labels), []).append((game, name))
@@ -245,13 +245,11 @@ def tally_records(games: list[GameRecord], names: list[str], rules_name: str, by
 
 def _renamed(game: GameRecord, name: str, same: Mapping[str, str]) -> GameRecord:
     """The game with its players renamed by ``same``; refused where both sides would become one bot."""
-    seats = [w.partition("=") for w in game.headers.get("Players", "").split()]
-    players = [(seat, same.get(label, label)) for seat, _, label in seats]
-    if len({label for _, _, label in seats}) == 2 and len({bot for _, bot in players}) == 1:
-        raise CanastaError(f"{name}: --same makes both of its players {players[0][1]!r}: a pair needs two bots")
-    headers = dict(game.headers)
-    headers["Players"] = " ".join(f"{seat}={bot}" for seat, bot in players)
-    return dataclasses.replace(game, headers=headers)
+    labels = game.players()
+    bots = [same.get(label, label) for label in labels]
+    if len(set(labels)) == 2 and len(set(bots)) == 1:
+        raise CanastaError(f"{name}: --same makes both of its players {bots[0]!r}: a pair needs two bots")
+    return dataclasses.replace(game, headers={**game.headers, "Players": players_tag(bots)})
 
 
 def _whole_matches(group: list[tuple[GameRecord, str]]) -> None:
