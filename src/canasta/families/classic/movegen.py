@@ -109,6 +109,8 @@ def gen_takes(g: Game) -> Iterator[Move]:
             for d, j in wild_splits(kk + 1, 0, rc[TWO], rc[JOKER_RANK]):
                 if kk + 1 + d + j >= g.canasta_size and (kk, d, j) not in options:
                     options.append((kk, d, j))
+    # the cards the hand holds once the pile is in it (red threes are laid out), before laying
+    room = g.hand_sizes[seat] + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
     for n0, d0, j0 in options:
         nat = 1 + n0 + (existing.naturals if existing else 0)
         wil = d0 + j0 + (existing.deuces + existing.jokers if existing else 0)
@@ -116,8 +118,7 @@ def gen_takes(g: Game) -> Iterator[Move]:
             continue
         g0 = pick(hand, rt, n0) + pick_deuces(hand, d0) + [JOKER] * j0
         if opened:
-            # red threes in the pile are laid out, not taken into the hand
-            left = g.hand_sizes[seat] - len(g0) + sum(1 for c in g.pile[:-1] if not IS_RED_THREE[c])
+            left = room - len(g0)
             if left < 2:
                 size = nat + wil
                 grows = 1 if (size - len(g0) - 1 < g.canasta_size <= size) else 0
@@ -137,9 +138,28 @@ def gen_takes(g: Game) -> Iterator[Move]:
             counts[TWO] -= d0
             counts[JOKER_RANK] -= j0
             for extra in combos(g, counts, side, base, g.minimum(seat), exclude=rt):
-                move = Move(TAKE, (tuple(g0),) + tuple(groups_from(hand, extra, g0)))
-                if take_ok(g, move):
-                    yield move
+                if opening_take_ok(g, seat, side, room, len(g0), extra):
+                    yield Move(TAKE, (tuple(g0),) + tuple(groups_from(hand, extra, g0)))
+
+
+def opening_take_ok(g: Game, seat: int, side: int, room: int, shown: int, extra: list[Spec]) -> bool:
+    """Whether a take that opens is legal, read from counts: ``room`` the cards the hand would hold
+    with the pile's (red threes aside) before laying, ``shown`` cards laid from the hand with the
+    top card, and new melds ``extra`` (from :func:`combos`, which reach the minimum). The
+    checks of :func:`.rules.plan_take` that such a take can fail, without building the move (an
+    unopened hand of 23 cards offers tens of thousands of these takes, at every turn of a rollout)."""
+    rules = g.rules
+    full = g.canasta_size
+    laid = shown
+    canastas = g.side_canastas(side) + (1 if shown + 1 >= full else 0)
+    for _, k, d, j in extra:
+        if check_meld_shape(rules, k, d + j) is not None:
+            return False
+        laid += k + d + j
+        if k + d + j >= full:
+            canastas += 1
+    left = room - laid
+    return left >= 2 or finish_error(g, seat, canastas) is None
 
 
 def take_ok(g: Game, move: Move) -> bool:
