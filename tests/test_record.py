@@ -132,3 +132,16 @@ def test_a_record_saved_under_a_gz_name_is_compressed_and_reads_back(tmp_path: P
     games, errors = read_records(path)
     assert errors == [] and len(games) == 2
     assert cli_main(["arena", "--tally", str(path), "--json"]) == 0
+
+
+def test_players_tag_read_by_seat() -> None:
+    """One reader of the Players tag: seats as the tag numbers them, words that are not SEAT=NAME
+    passed over; players() in seat order, whatever order the tag wrote them in."""
+    from canasta.play.record import GameRecord, players_tag
+
+    rec = GameRecord({"Players": "2=advanced 0=expert:i90 stray 1=human:Ann_Lee x=basic 3="})
+    assert rec.seated() == {2: "advanced", 0: "expert:i90", 1: "human:Ann_Lee", 3: ""}
+    assert rec.players() == ["expert:i90", "human:Ann_Lee", "advanced", ""]
+    back = GameRecord({"Players": players_tag(["expert", "Ann Lee"])})
+    assert back.players() == ["expert", "Ann_Lee"]
+    assert GameRecord({}).seated() == {}

@@ -277,8 +277,7 @@ def _won(games: list[GameRecord], name: str) -> dict[tuple[str, int], int]:
 
 def _expert_of(games: list[GameRecord]) -> str:
     """The name of the player a record sets against the advanced one."""
-    players = dict(p.split("=", 1) for p in games[0].headers.get("Players", "").split())
-    return next(name for name in players.values() if name != "advanced")
+    return next(name for name in games[0].players() if name != "advanced")
 
 
 def measured_against(preset: str, variant_games: list[GameRecord]) -> Path:

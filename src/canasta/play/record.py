@@ -125,10 +125,20 @@ class GameRecord:
     #: once replayed without a problem: (the match is over, hands)
     _outcome: tuple[bool, int] | None = field(default=None, repr=False, compare=False)
 
+    def seated(self) -> dict[int, str]:
+        """The player of each seat the ``Players`` tag names (``0=expert 1=advanced ...``); a word
+        that is not ``SEAT=NAME`` is passed over."""
+        out: dict[int, str] = {}
+        for word in self.headers.get("Players", "").split():
+            seat, sep, name = word.partition("=")
+            if sep and seat.isdigit():
+                out[int(seat)] = name
+        return out
+
     def players(self) -> list[str]:
-        """The player in each seat, in seat order, from the ``Players`` tag (``0=expert 1=advanced ...``)."""
-        pairs = [word.partition("=") for word in self.headers.get("Players", "").split()]
-        return [label for _, _, label in sorted(pairs, key=lambda p: int(p[0]) if p[0].isdigit() else 99)]
+        """The players the ``Players`` tag names, in seat order."""
+        seated = self.seated()
+        return [seated[seat] for seat in sorted(seated)]
 
     def rules(self) -> RuleSet:
         name = self.headers.get("Rules", "classic-4p")

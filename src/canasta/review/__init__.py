@@ -281,15 +281,6 @@ def run_task(task: Task) -> DecisionReview | None:
         mark=mark_for(loss, ev.stderr, thresholds_of(task.view.rules)) if ev.best is not None else "")
 
 
-def players_of(record: GameRecord) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for word in record.headers.get("Players", "").split():
-        seat, sep, name = word.partition("=")
-        if sep and seat.isdigit():
-            out[int(seat)] = name
-    return out
-
-
 def check_record(record: GameRecord, label: str) -> None:
     """Refuse, in one line, a record that is cut short or damaged."""
     problems = verify(record)
@@ -340,7 +331,7 @@ def review_record(record: GameRecord, game: int, seats: Sequence[int], hand: int
                                                                                   count=len(record.hands)))
     tasks = tasks_of(record, game, seats, hand, worlds, seed)
     results = run_tasks(tasks, jobs, progress)
-    return Review(game, tuple(seats), hand, worlds, seed, players_of(record),
+    return Review(game, tuple(seats), hand, worlds, seed, record.seated(),
                   [r for r in results if r is not None], thresholds=dict(thresholds_of(record.rules())))
 
 

@@ -72,11 +72,8 @@ def build_replay(record: GameRecord) -> Replay:
     or out-of-turn move is refused with its line number."""
     match = record.match()
     rules = match.rules
-    players = ["?"] * rules.players
-    for word in record.headers.get("Players", "").split():
-        seat_text, _sep, who = word.partition("=")
-        if seat_text.isdigit() and int(seat_text) < rules.players:
-            players[int(seat_text)] = who
+    seated = record.seated()
+    players = [seated.get(seat, "?") for seat in range(rules.players)]
     names = list(seat_names(rules.players))
     for s, who in enumerate(players):
         if who.startswith("human:"):
