@@ -219,10 +219,11 @@ class ExpertBot(Bot):
             out.append(move)
             return True
 
-        if g.phase in (DRAW_PHASE, ANSWER_PHASE) and len(options) <= 6:
-            for opt in options:
-                add(opt)
-            return out
+        if g.phase in (DRAW_PHASE, ANSWER_PHASE):
+            if len(options) <= 6:
+                for opt in options:
+                    add(opt)
+            return out  # beyond six (takes that open), the guide's choice alone
         melds, discards, others = split_options(options)
         hsize = g.hand_sizes[g.turn]
         for opt in melds:

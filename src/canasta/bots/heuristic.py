@@ -148,33 +148,44 @@ class HeuristicBot(Bot):
         if g.phase == ANSWER_PHASE:
             return self._answer(g, [g.materialize(m) for m in moves])
         if g.phase == DRAW_PHASE:
-            return self._draw(g, [g.materialize(m) for m in moves])
+            return self._draw(g, moves)
         return g.materialize(self._meld_phase(g, moves))
 
     # -- draw phase ----------------------------------------------------------
 
-    def _draw(self, g: Game, moves: list[Move]) -> Move:
-        takes = [m for m in moves if m.kind == TAKE]
+    def _draw(self, g: Game, options: Sequence[Option]) -> Move:
+        """The draw phase's move, from its moves or options: a take that opens may come as an
+        option (a tuple of Spec, :mod:`canasta.engine.options`), built only if chosen."""
+        takes: list[Option] = []
+        moves: list[Move] = []
+        for opt in options:
+            if isinstance(opt, tuple):
+                takes.append(opt)
+                continue
+            move = g.materialize(opt)
+            moves.append(move)
+            if move.kind == TAKE:
+                takes.append(move)
         opens = [m for m in moves if m.kind == OPEN]
         draw = next((m for m in moves if m.kind == DRAW), None)
         if takes and self._stakes(g):
-            takes = [m for m in takes if not self._hopeless(g, m)]
+            takes = [m for m in takes if not self._hopeless(g, g.materialize(m))]
         if takes:
             lo, hi = g.face_down()
             pile_value = sum(CARD_VALUE[c] for c in g.pile) + 10 * (hi - lo)
             size = len(g.pile)
             worth = size >= 2 or not g.opened[g.side_of[g.turn]]
             if self.advanced:
-                natural = [m for m in takes if not any(IS_WILD[c] for c in group_cards(m.groups[0]))]
+                natural = [m for m in takes if not take_shows_wild(m)]
                 if size <= 2 and natural:
                     takes = natural  # do not spend a wild card on a tiny pile
                 # a one- or two-card pile is not worth a pair from the hand once we have melded
                 worth = size >= self.take_min_size or pile_value >= self.take_min_value or not g.opened[g.side_of[g.turn]]
             if worth or draw is None:
-                return max(takes, key=lambda m: sum(len(group_cards(x)) for x in m.groups))
+                return g.materialize(max(takes, key=take_lays))
         if opens:
             return opens[0]
-        return draw if draw is not None else moves[0]
+        return draw if draw is not None else g.materialize(options[0])
 
     @staticmethod
     def _stakes(g: Game) -> bool:
@@ -566,6 +577,24 @@ def play_out(g: Game, first: Move, policy: HeuristicBot) -> list[SideScore] | No
         way = out_move(g, g.options())
         move = None if way is None else g.materialize(way)
     return None
+
+
+def take_lays(take: Option) -> int:
+    """The cards a take (a move, or an option of a take that opens) lays from the hand."""
+    if isinstance(take, tuple):
+        return sum(n + d + j for _, n, d, j in take)
+    if isinstance(take, Move):
+        return sum(len(group_cards(x)) for x in take.groups)
+    raise ValueError("not a take")
+
+
+def take_shows_wild(take: Option) -> bool:
+    """Whether a take (a move, or an option of a take that opens) shows a wild card with the top card."""
+    if isinstance(take, tuple):
+        return take[0][2] + take[0][3] > 0
+    if isinstance(take, Move):
+        return any(IS_WILD[c] for c in group_cards(take.groups[0]))
+    raise ValueError("not a take")
 
 
 def out_scores(g: Game, seat: int) -> list[SideScore]:

@@ -531,8 +531,9 @@ class RuleFamily:
         """The groups of an initial-meld option (rank, naturals, deuces, jokers)."""
         raise NotImplementedError
 
-    def gen_takes(self, g: Game) -> Iterator[Move]:
-        """The take moves of the generating set."""
+    def gen_takes(self, g: Game) -> Iterator[Option]:
+        """The takes of the generating set: moves, or options (:mod:`canasta.engine.options`) that
+        :meth:`Game.materialize <canasta.engine.game.Game.materialize>` builds into take moves."""
         raise NotImplementedError
 
     # -- scoring

@@ -745,8 +745,9 @@ class Game(HandState):
         """The move behind an option of :meth:`options`."""
         if isinstance(opt, Move):
             return opt
-        if isinstance(opt, tuple):
-            return Move(MELD, tuple(self.family.build_groups(self.hands[self.turn], opt)))
+        if isinstance(opt, tuple):  # an opening; in the draw phase, a take that opens
+            return Move(TAKE if self.phase == DRAW_PHASE else MELD,
+                        tuple(self.family.build_groups(self.hands[self.turn], opt)))
         return code_move(self.hands[self.turn], opt)
 
 

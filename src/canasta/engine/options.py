@@ -5,7 +5,8 @@ below: a discard of that rank, a natural card onto its meld, a deuce or a joker
 onto it, a new meld of three naturals, of two naturals and a deuce or a joker,
 a deuce or a joker onto the meld of wild cards, a new meld of wild cards with
 ``rank`` jokers of three), a tuple of (rank, naturals, deuces, jokers) for an
-initial meld, or the :class:`~canasta.engine.moves.Move` itself.  Options are built
+initial meld (in the draw phase, for a take that opens: the group shown with the pile's
+top card first, then the new melds laid with it), or the :class:`~canasta.engine.moves.Move` itself.  Options are built
 into moves only when chosen (:meth:`Game.materialize
 <canasta.engine.game.Game.materialize>`), which keeps random playouts cheap.
 
@@ -29,7 +30,8 @@ Spec = tuple[int, int, int, int]
 
 Option = int | Move | tuple[Spec, ...]
 """An entry of the generating set before it is built: ``code * 16 + rank`` for
-a common move, a tuple of :data:`Spec` for an initial meld, or the Move itself."""
+a common move, a tuple of :data:`Spec` for an initial meld (in the draw phase, a take
+that opens, its first Spec the group shown with the top card), or the Move itself."""
 
 #: the option codes (``code * 16 + rank``; ``opt >> 4`` is the code, ``opt & 15`` the rank)
 DISCARD_CODE: Final = 0  #: discard a card of the rank

@@ -73,6 +73,7 @@ from canasta.engine.options import (
     Option,
     option_of,
 )
+from canasta.engine.state import DRAW_PHASE
 
 BoolArray: TypeAlias = npt.NDArray[np.bool_]
 
@@ -244,6 +245,8 @@ def _option_actions(game: Game, opt: Option) -> tuple[int, ...]:
             raise EncodingError(f"unknown option code {opt}")
         return (a,)
     if isinstance(opt, tuple):
+        if game.phase == DRAW_PHASE:  # a take that opens, as an option
+            return move_actions(game.materialize(opt), game.family)
         return tuple(sorted(group_action(k, n, d, j) for k, n, d, j in opt))
     return move_actions(opt, game.family)
 

@@ -113,7 +113,7 @@ class Classic(RuleFamily):
         if g.phase == DRAW_PHASE and (seat is None or seat == g.turn):
             # before drawing, only taking the pile is a sure step: a take after which the turn
             # goes out (a take below the minimum is legal only so, A.7.7)
-            return any(self._out_after_take(g, take) for take in movegen.gen_takes(g))
+            return any(self._out_after_take(g, g.materialize(take)) for take in movegen.gen_takes(g))
         return classic_plan(g, seat) is not None
 
     def _out_after_take(self, g: Game, take: Move) -> bool:
@@ -157,7 +157,7 @@ class Classic(RuleFamily):
     def build_groups(self, hand: list[int], spec: Sequence[Spec]) -> list[Group]:
         return movegen.groups_from(hand, list(spec))
 
-    def gen_takes(self, g: Game) -> Iterator[Move]:
+    def gen_takes(self, g: Game) -> Iterator[Option]:
         return movegen.gen_takes(g)
 
     def score(self, g: Game) -> list[SideScore]:

@@ -65,7 +65,9 @@ def group_rank(g: Group) -> int:
     raise refuse("ALL_WILD_MELD.group")
 
 
-def gen_takes(g: Game) -> Iterator[Move]:
+def gen_takes(g: Game) -> Iterator[Move | tuple[Spec, ...]]:
+    """The takes of the generating set: moves, and the takes that open as options (a tuple of
+    :data:`Spec`, the group shown with the top card first; :meth:`Game.materialize` builds one)."""
     seat = g.turn
     side = g.side_of[seat]
     if g.pile_block() is not None:
@@ -137,9 +139,12 @@ def gen_takes(g: Game) -> Iterator[Move]:
             counts[rt] = 0  # all the top card's rank goes with it, if at all
             counts[TWO] -= d0
             counts[JOKER_RANK] -= j0
+            head: Spec = (rt, n0, d0, j0)
             for extra in combos(g, counts, side, base, g.minimum(seat), exclude=rt):
                 if opening_take_ok(g, seat, side, room, len(g0), extra):
-                    yield Move(TAKE, (tuple(g0),) + tuple(groups_from(hand, extra, g0)))
+                    # the option, built only if chosen (Game.materialize): the group shown with
+                    # the top card first, then the new melds
+                    yield (head, *extra)
 
 
 def opening_take_ok(g: Game, seat: int, side: int, room: int, shown: int, extra: list[Spec]) -> bool:
