@@ -41,7 +41,7 @@ from canasta.engine.errors import (
 from canasta.engine.family import FamilyWords, PileNote, PlayTuning, SearchTuning
 from canasta.engine.game import FAMILIES, Game, family_of, register_family
 from canasta.engine.moves import MELD, TAKE, Move, group_cards
-from canasta.engine.options import Option
+from canasta.engine.options import Option, is_take
 from canasta.engine.plans import TakePlan
 from canasta.engine.rules import (
     FAMILY_OPTIONS,
@@ -134,7 +134,7 @@ class NoPile(Classic):
         return iter(())
 
     def options(self, g: Game) -> list[Option]:
-        return [o for o in super().options(g) if not (isinstance(o, Move) and o.kind == TAKE)]
+        return [o for o in super().options(g) if not is_take(g, o)]
 
     def generator(self) -> Callable[[Game], list[Option]]:
         return self.options

@@ -22,8 +22,8 @@ from typing import Final
 
 from canasta.engine.cards import JOKER, JOKER_RANK, RANK_CARDS, TWO, Card
 from canasta.engine.melds import WILD_MELD
-from canasta.engine.moves import DISCARD, MELD, Group, Move
-from canasta.engine.state import HandState
+from canasta.engine.moves import DISCARD, MELD, TAKE, Group, Move
+from canasta.engine.state import DRAW_PHASE, HandState
 
 Spec = tuple[int, int, int, int]
 """One group of an initial meld as counts: (rank or meld key, naturals, deuces, jokers)."""
@@ -145,6 +145,14 @@ def split_options(opts: Sequence[Option]) -> tuple[list[Option], list[Option], l
     return melds, discards, others
 
 
+def is_take(g: HandState, opt: Option) -> bool:
+    """Whether an option of ``g``'s generating set takes the pile: a take move, or, in the draw
+    phase, a take that opens given as its Specs (Classic's, built only when chosen)."""
+    if isinstance(opt, Move):
+        return opt.kind == TAKE
+    return isinstance(opt, tuple) and g.phase == DRAW_PHASE
+
+
 def discard_card(g: HandState, opt: Option) -> Card:
     """The card a discard option of the player to move discards, without building the move."""
     if isinstance(opt, int):
@@ -163,4 +171,5 @@ def option_groups(opt: int | tuple[Spec, ...]) -> Sequence[tuple[int, int, int]]
     return _CODE_GROUPS[opt]
 
 
-__all__ = ["Group", "Option", "Spec", "code_move", "discard_card", "option_groups", "pick", "split_options", "suits"]
+__all__ = ["Group", "Option", "Spec", "code_move", "discard_card", "is_take", "option_groups", "pick", "split_options",
+           "suits"]
