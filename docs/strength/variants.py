@@ -77,6 +77,9 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
                  "cards of them go back to the stock)", {"read_discards": True}),
     "value": ("a rollout stopped before the hand ends valued with the change each side's score is expected to make "
               "by the end (the preset's shipped leaf value, canasta.bots.value)", {"learned": True}),
+    "value-wide": ("the leaf value, the position's lead squashed at 2,800 points, not 800 (Italian's leads are "
+                   "about 3.5 times Classic's: at 800, over half of an italian-4p hand's positions are squashed flat)",
+                   {"learned": True, "squash": 2800.0}),
     "value-d20": ("the leaf value, and rollouts of 20 decisions, not 40", {"learned": True, "rollout_depth": 20}),
     "value-d10": ("the leaf value, and rollouts of 10 decisions, not 40", {"learned": True, "rollout_depth": 10}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "

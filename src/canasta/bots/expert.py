@@ -54,7 +54,7 @@ from canasta.views.seat import SeatView
 ROLLOUT_LIMIT = 400  # decisions; a rollout that long is scored where it stands
 STEP_MARGIN = 0.35  # the share of the time budget kept back for the engine step in progress
 PROGRESS = 50.0  # a meld's worth per card beyond three, until it is a canasta
-SQUASH = 800.0  # a position's value is SQUASH * tanh(difference / SQUASH)
+SQUASH = 800.0  # the scale of the match's chance, and SearchTuning.squash's default
 MATCH_TIEBREAK = 0.05  # the hand's value beside the match's chance (SearchTuning.objective "match")
 
 
@@ -266,7 +266,7 @@ class ExpertBot(Bot):
         model = shipped(g.rules.name) if search.learned and not g.is_over() else None
         if model is not None:
             totals = model.totals(g, totals)
-        value = (_value(g, me, search.rivals, totals) if search.scored or model is not None
+        value = (_value(g, me, search.rivals, totals, search.squash) if search.scored or model is not None
                  else _rough_value(g, me, search.rivals))
         if search.objective == "match":
             # the match's chance decides; the hand's value only where the match's does not move
@@ -308,11 +308,12 @@ def standing(g: Game) -> list[float]:
     return totals
 
 
-def _value(g: Game, me: int, rivals: str = "best", totals: Sequence[float] | None = None) -> float:
+def _value(g: Game, me: int, rivals: str = "best", totals: Sequence[float] | None = None,
+           squash: float = SQUASH) -> float:
     """``me``'s side's score minus the best other side's, by :func:`standing` (given, or worked
-    out), squashed by ``SQUASH``; an unfinished hand's lead is over the best other side or,
-    ``rivals="mean"``, the others' mean."""
-    return SQUASH * math.tanh(_lead(g, me, totals or standing(g), "best" if g.is_over() else rivals) / SQUASH)
+    out), squashed by ``squash`` (``SearchTuning.squash``); an unfinished hand's lead is over the
+    best other side or, ``rivals="mean"``, the others' mean."""
+    return squash * math.tanh(_lead(g, me, totals or standing(g), "best" if g.is_over() else rivals) / squash)
 
 
 def match_chance(g: Game, me: int, search: SearchTuning, hand: Sequence[float] | None = None) -> float:

@@ -207,6 +207,9 @@ class SearchTuning:
     #: whether a rollout that stops before the hand ends adds to each side's score the change
     #: the preset's shipped leaf value expects (:mod:`canasta.bots.value`), where there is one
     learned: bool = False
+    #: the scale of a position's value: the lead ``d`` counts as ``squash * tanh(d / squash)``, so
+    #: that one wild world does not outvote the rest; about a large hand's lead in the family's points
+    squash: float = 800.0
 
     def __post_init__(self) -> None:
         if self.rivals not in ("best", "mean"):
@@ -215,6 +218,8 @@ class SearchTuning:
             raise ValueError(f"SearchTuning.objective is 'hand' or 'match', not {self.objective!r}")
         if not (self.pace > 0 and self.spread > 0):
             raise ValueError(f"SearchTuning.pace and spread are above 0, not {self.pace!r} and {self.spread!r}")
+        if not self.squash > 0:
+            raise ValueError(f"SearchTuning.squash is above 0, not {self.squash!r}")
 
 
 # ---------------------------------------------------------------------------- the contract
