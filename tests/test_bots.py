@@ -452,3 +452,17 @@ def test_expert_builds_only_the_moves_it_tries(monkeypatch: pytest.MonkeyPatch) 
     assert 1 <= len(cands) <= 6 and len(set(cands)) == len(cands)
     assert built[0] <= 3 * len(cands), built[0]
     assert all(g.why_illegal(m) is None for m in cands)
+
+
+def test_a_tally_names_each_bot_whole(tmp_path: Path) -> None:
+    """A long label (a variant's ``python:expert:i60+value-wide``) is not cut to another one's."""
+    save = tmp_path / "games.cgn"
+    run_arena(RuleSet.preset("classic-2p", {"target": 1500}), ("basic", "random"), games=2, seed=6, jobs=1,
+              max_hands=2, save=save)
+    long = "python:expert:i60+value-wide-and-then-some"
+    games, _ = parse_records(save.read_text().replace("=basic", "=" + long))
+    table = tally(games).table()
+    row = next(line for line in table.splitlines() if line.startswith(long))
+    assert row[len(long):].split()[0].endswith("%")  # the figures follow the whole name
+    header = table.splitlines()[1]
+    assert header.index("games won") > len(long)

@@ -368,14 +368,15 @@ class ArenaReport:
     def table(self) -> str:
         d = self.as_dict()
         took = f", {d['seconds']} s" if self.seconds else ""
+        width = max(24, 1 + max(len(d[label]["bot"]) for label in "AB"))  # a bot's whole name
         lines = [f"arena {self.rules}: {self.games} games ({self.games // 2} duplicate deals), "
                  f"{self.hands} hands, {d['hands_per_game']} hands per game{took}",
-                 f"{'bot':<24}{'games won':>12}{'95% CI':>16}{'hands won':>12}{'95% CI':>16}"
+                 f"{'bot':<{width}}{'games won':>12}{'95% CI':>16}{'hands won':>12}{'95% CI':>16}"
                  f"{'mean ms':>10}{'worst ms':>10}"]
         for label in "AB":
             x = d[label]
             lines.append(
-                f"{x['bot'][:23]:<24}{x['games_won_pct']:>11.1f}%"
+                f"{x['bot']:<{width}}{x['games_won_pct']:>11.1f}%"
                 f"{'[' + str(x['games_won_ci95'][0]) + ', ' + str(x['games_won_ci95'][1]) + ']':>16}"
                 f"{x['hands_won_pct']:>11.1f}%"
                 f"{'[' + str(x['hands_won_ci95'][0]) + ', ' + str(x['hands_won_ci95'][1]) + ']':>16}"
