@@ -176,13 +176,13 @@ class HeuristicBot(Bot):
             size = len(g.pile)
             worth = size >= 2 or not g.opened[g.side_of[g.turn]]
             if self.advanced:
-                natural = [m for m in takes if not take_shows_wild(m)]
+                natural = [m for m in takes if not meld_groups(m)[0][2]]  # no wild card shown with the top
                 if size <= 2 and natural:
                     takes = natural  # do not spend a wild card on a tiny pile
                 # a one- or two-card pile is not worth a pair from the hand once we have melded
                 worth = size >= self.take_min_size or pile_value >= self.take_min_value or not g.opened[g.side_of[g.turn]]
             if worth or draw is None:
-                return g.materialize(max(takes, key=take_lays))
+                return g.materialize(max(takes, key=_laid))
         if opens:
             return opens[0]
         return draw if draw is not None else g.materialize(options[0])
@@ -577,24 +577,6 @@ def play_out(g: Game, first: Move, policy: HeuristicBot) -> list[SideScore] | No
         way = out_move(g, g.options())
         move = None if way is None else g.materialize(way)
     return None
-
-
-def take_lays(take: Option) -> int:
-    """The cards a take (a move, or an option of a take that opens) lays from the hand."""
-    if isinstance(take, tuple):
-        return sum(n + d + j for _, n, d, j in take)
-    if isinstance(take, Move):
-        return sum(len(group_cards(x)) for x in take.groups)
-    raise ValueError("not a take")
-
-
-def take_shows_wild(take: Option) -> bool:
-    """Whether a take (a move, or an option of a take that opens) shows a wild card with the top card."""
-    if isinstance(take, tuple):
-        return take[0][2] + take[0][3] > 0
-    if isinstance(take, Move):
-        return any(IS_WILD[c] for c in group_cards(take.groups[0]))
-    raise ValueError("not a take")
 
 
 def out_scores(g: Game, seat: int) -> list[SideScore]:
