@@ -82,6 +82,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
                    {"learned": True, "squash": 2800.0}),
     "value-d20": ("the leaf value, and rollouts of 20 decisions, not 40", {"learned": True, "rollout_depth": 20}),
     "value-d10": ("the leaf value, and rollouts of 10 decisions, not 40", {"learned": True, "rollout_depth": 10}),
+    "habits": ("the guide and the rollouts play with the advanced player's habits tuned by self-play for the "
+               "preset (python -m canasta.rl.tune, canasta/bots/weights/habits-PRESET.json)", {"habits": True}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
               "and the hands left), not by the hand's lead", {"objective": "match", "learned": False}),
     "hand": ("a rollout's position valued by the lead it gives in this hand, not by the chance to win the "

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from canasta.bots.base import Bot, Budget, world
-from canasta.bots.heuristic import AdvancedBot, meld_groups
+from canasta.bots.heuristic import HABITS, AdvancedBot, meld_groups, shipped_habits
 from canasta.bots.inference import PileWatch, respect, thin
 from canasta.bots.value import shipped
 from canasta.engine.cards import CARD_RANK, THREE
@@ -96,6 +96,7 @@ class ExpertBot(Bot):
         else:
             raise ValueError(f"unknown rollout {rollout!r}: choose advanced, policy or policy:PATH")
         self.watch = PileWatch()
+        self.habits_of = ""  # the preset whose habits the guide and the rollouts play with ("": as shipped)
 
     def choose(self, view: SeatView) -> Move:
         started = time.perf_counter()  # the budget counts the whole decision
@@ -126,6 +127,7 @@ class ExpertBot(Bot):
             # the asker's hand is hidden, but it can go out (that is why it asked);
             # sampled worlds would not know that, so answer by the rules of thumb
             return self.guide.pick(g, options)
+        self._habits(g)
         cands = self._candidates(g, options)
         if len(cands) == 1:
             return cands[0]
@@ -272,6 +274,19 @@ class ExpertBot(Bot):
             # the match's chance decides; the hand's value only where the match's does not move
             return SQUASH * (2 * match_chance(g, me, search, totals) - 1) + MATCH_TIEBREAK * value
         return value
+
+    def _habits(self, g: Game) -> None:
+        """Give the guide and the rollouts the habits tuned for ``g``'s preset, where the search
+        asks for them (``SearchTuning.habits``) and some are shipped; once a preset."""
+        name = g.rules.name if self._search(g).habits else ""
+        if name == self.habits_of:
+            return
+        habits = shipped_habits(name) if name else None
+        players: list[object] = [self.guide, self.rollout]
+        for bot in players:
+            if isinstance(bot, AdvancedBot):
+                bot.set_habits(habits or {k: v[0] for k, v in HABITS.items()})
+        self.habits_of = name
 
     def _search(self, g: Game) -> SearchTuning:
         """How the expert searches in ``g``'s family: the family's :attr:`search`, unless

@@ -22,11 +22,14 @@ plays on with cards in hand.
 from __future__ import annotations
 
 import functools
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Final
 
 from canasta.bots import stakes
 from canasta.bots.base import Bot, world
+from canasta.bots.value import WEIGHTS
 from canasta.engine import compiled_pickle
 from canasta.engine.cards import (
     CARD_RANK,
@@ -132,6 +135,15 @@ class HeuristicBot(Bot):
     hoard_shed_late = 0.05  # ... late in the hand
     stakes_asks = False  # ... ask "may I go out?" where asking is optional
     wild_reach = 1  # ... and a meld of wild cards
+
+    def set_habits(self, habits: Mapping[str, float]) -> None:
+        """Play with other habits (:data:`HABITS`: names and values, from
+        :func:`shipped_habits` or ``python -m canasta.rl.tune``)."""
+        unknown = sorted(set(habits) - set(HABITS))
+        if unknown:
+            raise ValueError(f"unknown habits {', '.join(unknown)}: choose among {', '.join(HABITS)}")
+        for name, value in habits.items():
+            setattr(self, name, int(value) if HABITS[name][4] else float(value))
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
@@ -624,6 +636,59 @@ class AdvancedBot(HeuristicBot):
     shed_danger = 0.0
     hoard_shed = 0.1  # a third ace or seven is shed, whatever the risk of feeding it (measured, docs/bots.md)
     hoard_shed_late = 0.2
+
+
+#: the advanced player's habits that self-play tunes (``python -m canasta.rl.tune``): each one's value as
+#: shipped, the scale of the search's steps, its bounds, and whether it is a whole number
+_SHIPPED = AdvancedBot(0)
+HABITS: Final[dict[str, tuple[float, float, float, float, bool]]] = {
+    "pair_weight": (_SHIPPED.pair_weight, 10.0, 0.0, 60.0, False),
+    "value_weight": (_SHIPPED.value_weight, 0.1, 0.0, 1.0, False),
+    "classic_danger_scale": (_SHIPPED.classic_danger_scale, 1.0, 0.0, 5.0, False),
+    "shed_danger": (_SHIPPED.shed_danger, 0.5, 0.0, 1.0, False),
+    "wild_meld_cost": (_SHIPPED.wild_meld_cost, 10.0, 0.0, 60.0, False),
+    "take_min_size": (_SHIPPED.take_min_size, 2.0, 1.0, 8.0, True),
+    "take_min_value": (_SHIPPED.take_min_value, 30.0, 0.0, 150.0, True),
+    "no_penalty": (_SHIPPED.no_penalty, 100.0, 0.0, 600.0, True),
+    "no_stock": (_SHIPPED.no_stock, 15.0, 0.0, 80.0, True),
+    "late_meld_stock": (_SHIPPED.late_meld_stock, 10.0, 0.0, 60.0, True),
+    "late_discard_stock": (_SHIPPED.late_discard_stock, 8.0, 0.0, 60.0, True),
+    "answer_margin": (_SHIPPED.answer_margin, 200.0, -1500.0, 500.0, True),
+    "out_margin": (_SHIPPED.out_margin, 200.0, -1500.0, 500.0, True),
+    "freeze_value": (_SHIPPED.freeze_value, 80.0, 0.0, 600.0, True),
+}
+
+
+def read_habits(text: str) -> dict[str, float]:
+    """The habits of a habits file's text (``{"habits": {NAME: VALUE, ...}, ...}``, as
+    ``python -m canasta.rl.tune`` writes it); a malformed one is refused with the reason."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"a habits file is JSON: {exc}") from None
+    habits = data.get("habits") if isinstance(data, dict) else None
+    if not isinstance(habits, dict):
+        raise ValueError('a habits file holds {"habits": {NAME: VALUE, ...}}')
+    out: dict[str, float] = {}
+    for name, value in habits.items():
+        if name not in HABITS:
+            raise ValueError(f"unknown habit {name!r}: choose among {', '.join(HABITS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"the habit {name} is a number, not {value!r}")
+        lo, hi = HABITS[name][2], HABITS[name][3]
+        if not lo <= value <= hi:
+            raise ValueError(f"the habit {name} lies between {lo:g} and {hi:g}, not {value}")
+        out[name] = float(value)
+    return out
+
+
+@functools.cache
+def shipped_habits(rules_name: str) -> dict[str, float] | None:
+    """The habits self-play tuned for a preset (``canasta/bots/weights/habits-PRESET.json``), if shipped."""
+    path = WEIGHTS / f"habits-{rules_name}.json"
+    if not path.is_file():
+        return None
+    return read_habits(path.read_text(encoding="utf-8"))
 
 
 compiled_pickle.register([__name__])  # compiled: this module's classes pickle and copy (canasta.engine.compiled_pickle)

@@ -210,6 +210,9 @@ class SearchTuning:
     #: the scale of a position's value: the lead ``d`` counts as ``squash * tanh(d / squash)``, so
     #: that one wild world does not outvote the rest; about a large hand's lead in the family's points
     squash: float = 800.0
+    #: whether the guide (the move the others must beat) and the rollouts play with the habits
+    #: self-play tuned for the preset (``canasta.bots.heuristic.shipped_habits``), where there are some
+    habits: bool = False
 
     def __post_init__(self) -> None:
         if self.rivals not in ("best", "mean"):
