@@ -264,8 +264,8 @@ class ExpertBot(Bot):
             g.play_unchecked(g.materialize(options[0]) if len(options) == 1 else policy.pick(g, options))
             steps += 1
         search = self._search(g)
-        totals = standing(g) if search.scored or search.objective == "match" or search.learned else []
         model = shipped(g.rules.name) if search.learned and not g.is_over() else None
+        totals = standing(g) if search.scored or search.objective == "match" or model is not None else []
         if model is not None:
             totals = model.totals(g, totals)
         value = (_value(g, me, search.rivals, totals, search.squash) if search.scored or model is not None

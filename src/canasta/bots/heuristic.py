@@ -135,6 +135,15 @@ class HeuristicBot(Bot):
     hoard_shed_late = 0.05  # ... late in the hand
     stakes_asks = False  # ... ask "may I go out?" where asking is optional
     wild_reach = 1  # ... and a meld of wild cards
+    natural_meld = 10.0  # what laying natural cards on a meld is worth (at or below 0: they wait)
+    wild_discard = 200.0  # what discarding a wild card costs ...
+    freeze_bonus = 150.0  # ... less this, for the advanced player, to freeze a rich pile
+    own_meld_keep = 15.0  # what discarding a card of a rank the side has melded costs
+    feed_stake = 30.0  # what feeding the pile to the next player costs: this ...
+    feed_per_card = 4.0  # ... plus this a card in the pile ...
+    feed_per_point = 0.3  # ... plus this a point in it, times the chance it takes the pile
+    tracked_danger = 0.8  # advanced: the chance the next player takes the pile with a rank it picked up
+    late_value_weight = 0.4  # value_weight late in the hand (the stock nearly gone, or an opponent about to go out)
 
     def set_habits(self, habits: Mapping[str, float]) -> None:
         """Play with other habits (:data:`HABITS`: names and values, from
@@ -383,7 +392,7 @@ class HeuristicBot(Bot):
                 else:
                     score -= self.wild_meld_cost * gw
             else:
-                score += 10 + (5 if size >= g.canasta_size - 1 else 0)
+                score += self.natural_meld + (5 if size >= g.canasta_size - 1 else 0)
                 if self.advanced and m is None and laid == 3 and not late and g.rank_counts[seat][key] == 3 \
                         and g.family.play.keep_pair_for_pile and len(g.pile) > 4:
                     # keep a natural pair back to take a big pile? meld only the third card later
@@ -422,14 +431,14 @@ class HeuristicBot(Bot):
         if threat is None:
             threat = advanced and self._danger_of_going_out(g)
         late = len(g.stock) < self.late_discard_stock or threat
-        value_weight = 0.4 if late else self.value_weight
+        value_weight = self.late_value_weight if late else self.value_weight
         race = play.race_ranks if self._stakes(g) else ()
         dead_on = play.dead_ranks
         freeze = advanced and pile_value + len(pile) * 5 > self.freeze_value and rc[TWO] + rc[JOKER_RANK] >= 2
         melds, next_melds = g.melds[side], g.melds[nside]
         meld_feeds = not g.pile_frozen and play.meld_takes_pile
         scale = self.classic_danger_scale if play.classic_scale else self.danger_scale
-        stake = 30 + len(pile) * 4 + pile_value * 0.3
+        stake = self.feed_stake + len(pile) * self.feed_per_card + pile_value * self.feed_per_point
         known = g.known[nxt]
         tracked = advanced and any(known)
         # the chances the next player holds what takes the pile, worked out at the first card that needs them
@@ -440,9 +449,9 @@ class HeuristicBot(Bot):
             r = CARD_RANK[c]
             cost = 0.0
             if IS_WILD[c]:
-                cost += 200
+                cost += self.wild_discard
                 if freeze:
-                    cost -= 150  # freeze a rich pile
+                    cost -= self.freeze_bonus  # freeze a rich pile
             elif IS_BLACK_THREE[c]:
                 cost -= play.black_three_discard
             elif dead_on and stakes.is_dead(g, r):
@@ -452,7 +461,7 @@ class HeuristicBot(Bot):
                     cost += self._race_discard(g, seat, r, late)
                 cost += self.pair_weight * (rc[r] - 1)  # keep pairs and sets
                 if r in melds:
-                    cost += 15  # it would go on our meld
+                    cost += self.own_meld_keep  # it would go on our meld
                 cost -= CARD_VALUE[c] * value_weight
                 # feeding: can the next player take the pile with it?
                 danger = 0.0
@@ -460,7 +469,7 @@ class HeuristicBot(Bot):
                     if r in next_melds and meld_feeds:
                         danger = 1.0
                     elif tracked and (known[4 * r] or known[4 * r + 1] or known[4 * r + 2] or known[4 * r + 3]):
-                        danger = 0.8  # tracked: it picked up cards of this rank
+                        danger = self.tracked_danger  # tracked: it picked up cards of this rank
                     elif advanced:
                         if odds is None:
                             odds = self._feed_odds(g, seat, nxt, play)
@@ -656,6 +665,15 @@ HABITS: Final[dict[str, tuple[float, float, float, float, bool]]] = {
     "answer_margin": (_SHIPPED.answer_margin, 200.0, -1500.0, 500.0, True),
     "out_margin": (_SHIPPED.out_margin, 200.0, -1500.0, 500.0, True),
     "freeze_value": (_SHIPPED.freeze_value, 80.0, 0.0, 600.0, True),
+    "natural_meld": (_SHIPPED.natural_meld, 10.0, -30.0, 40.0, False),
+    "wild_discard": (_SHIPPED.wild_discard, 80.0, 0.0, 600.0, False),
+    "freeze_bonus": (_SHIPPED.freeze_bonus, 80.0, 0.0, 600.0, False),
+    "own_meld_keep": (_SHIPPED.own_meld_keep, 10.0, -20.0, 80.0, False),
+    "feed_stake": (_SHIPPED.feed_stake, 20.0, 0.0, 200.0, False),
+    "feed_per_card": (_SHIPPED.feed_per_card, 3.0, 0.0, 20.0, False),
+    "feed_per_point": (_SHIPPED.feed_per_point, 0.2, 0.0, 2.0, False),
+    "tracked_danger": (_SHIPPED.tracked_danger, 0.2, 0.0, 1.0, False),
+    "late_value_weight": (_SHIPPED.late_value_weight, 0.2, 0.0, 2.0, False),
 }
 
 
