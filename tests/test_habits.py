@@ -128,3 +128,16 @@ def test_the_expert_plays_with_the_preset_habits_where_its_search_asks(monkeypat
         for player in (bot.guide, bot.rollout):
             assert isinstance(player, AdvancedBot)
             assert _as_shipped(player) == expected
+
+
+def test_the_kept_tuning_run_is_what_docs_bots_says() -> None:
+    root = Path(__file__).resolve().parents[1]
+    record = json.loads((root / "docs/strength/learned/habits-classic-4p-gen1.json").read_text(encoding="utf-8"))
+    assert read_habits(json.dumps(record)) == record["habits"]
+    meta, held = record["meta"], record["meta"]["held_out"]
+    assert len(meta["history"]) == meta["generations"]
+    assert held["hands"] == 2 * int(meta["command"].split("--holdout ")[1].split()[0])
+    doc = " ".join((root / "docs/bots.md").read_text(encoding="utf-8").split())
+    assert f"**{held['lead']:+.1f} points a hand [{held['low']:+.1f}, {held['high']:+.1f}]**" in doc
+    assert f"won {100 * held['won']:.1f}% of the hands" in doc
+    assert f"{meta['hands_played']:,} hands, {meta['cpu_seconds']:,.0f} s of CPU" in doc
