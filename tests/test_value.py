@@ -122,11 +122,11 @@ def test_the_expert_values_its_rollouts_with_the_model_when_its_search_says_so()
 
 @pytest.mark.parametrize(("preset", "ships", "uses_model"), [("classic-4p", True, True), ("classic-2p", False, False),
                                                              ("classic-6p", False, False),
-                                                             ("italian-4p", True, False)])
+                                                             ("italian-4p", True, True), ("italian-2p", False, False)])
 def test_the_default_expert_uses_a_leaf_value_where_its_preset_ships_one(preset: str, ships: bool,
                                                                          uses_model: bool) -> None:
-    """Classic's search has the leaf value on; in classic-4p (its shipped model) a rollout's end is
-    valued with it, in a Classic preset without one and in Italian (off) as before."""
+    """Classic's and Italian's searches have the leaf value on; in classic-4p and italian-4p (the
+    shipped models) a rollout's end is valued with it, in a preset without one as before."""
     g = _hand(preset, 11, 30)
     assert not g.is_over()
     bot = ExpertBot(1)
@@ -135,7 +135,7 @@ def test_the_default_expert_uses_a_leaf_value_where_its_preset_ships_one(preset:
     default = bot._playout(g.copy(), 0)
     bot.tuning = replace(g.family.search, learned=False)
     without = bot._playout(g.copy(), 0)
-    assert g.family.search.learned == preset.startswith("classic")
+    assert g.family.search.learned
     assert (shipped(preset) is not None) == ships
     assert math.isclose(default or 0.0, without or 0.0) != uses_model
 

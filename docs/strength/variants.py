@@ -84,6 +84,8 @@ VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
     "value-d10": ("the leaf value, and rollouts of 10 decisions, not 40", {"learned": True, "rollout_depth": 10}),
     "habits": ("the guide and the rollouts play with the advanced player's habits tuned by self-play for the "
                "preset (python -m canasta.rl.tune, canasta/bots/weights/habits-PRESET.json)", {"habits": True}),
+    "no-value": ("no leaf value, and a position's lead squashed at 800 points (Italian's expert before the "
+                 "leaf value)", {"learned": False, "squash": 800.0}),
     "match": ("a rollout's position valued by the chance it gives to win the match (the match's totals "
               "and the hands left), not by the hand's lead", {"objective": "match", "learned": False}),
     "hand": ("a rollout's position valued by the lead it gives in this hand, not by the chance to win the "
