@@ -17,6 +17,14 @@ def rules(text: str) -> RuleSet:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def two_sides(text: str) -> RuleSet:
+    """Rules with two sides (a partnership game or two players; not cut-throat)."""
+    value = rules(text)
+    if len(value.teams) != 2 or value.cutthroat:
+        raise argparse.ArgumentTypeError(f"rules with two sides, not {text} ({len(value.teams)} sides)")
+    return value
+
+
 def whole(text: str) -> int:
     try:
         return int(text)

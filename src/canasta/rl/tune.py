@@ -38,8 +38,8 @@ from collections.abc import Mapping, Sequence
 from multiprocessing import get_context
 from typing import Any
 
+from canasta import argtypes
 from canasta.bots.heuristic import HABITS, AdvancedBot
-from canasta.engine.errors import CanastaError
 from canasta.engine.game import Game
 from canasta.engine.native import engine
 from canasta.engine.rules import RuleSet
@@ -61,10 +61,9 @@ def habits_of(x: Sequence[float]) -> dict[str, float]:
     return out
 
 
-def duel(rules_name: str, habits: Mapping[str, float], seeds: Sequence[int]) -> list[float]:
+def duel(rules: RuleSet, habits: Mapping[str, float], seeds: Sequence[int]) -> list[float]:
     """The leads, a hand each, of a side playing with ``habits`` against the advanced player on each
     deal of ``seeds``, each dealt twice: the tuned side in the first side's seats, then the second's."""
-    rules = RuleSet.preset(rules_name)
     leads: list[float] = []
     for seed in seeds:
         for tuned_side in (0, 1):
@@ -82,7 +81,7 @@ def duel(rules_name: str, habits: Mapping[str, float], seeds: Sequence[int]) -> 
     return leads
 
 
-def _duel_job(job: tuple[str, dict[str, float], list[int]]) -> list[float]:
+def _duel_job(job: tuple[RuleSet, dict[str, float], list[int]]) -> list[float]:
     return duel(*job)
 
 
@@ -98,25 +97,22 @@ def summary(leads: Sequence[float]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m canasta.rl.tune", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rules", default="classic-4p", help="a preset with two sides (default: classic-4p)")
-    ap.add_argument("--generations", type=int, default=30, help="CMA-ES generations (default: 30)")
-    ap.add_argument("--pairs", type=int, default=400, help="duplicate deals a candidate plays (default: 400)")
-    ap.add_argument("--population", type=int, default=10, help="candidates a generation (default: 10)")
+    ap.add_argument("--rules", type=argtypes.two_sides, default="classic-4p",
+                    help="a preset with two sides (default: classic-4p)")
+    ap.add_argument("--generations", type=argtypes.positive, default=30, help="CMA-ES generations (default: 30)")
+    ap.add_argument("--pairs", type=argtypes.positive, default=400,
+                    help="duplicate deals a candidate plays (default: 400)")
+    ap.add_argument("--population", type=argtypes.positive, default=10, help="candidates a generation (default: 10)")
     ap.add_argument("--sigma", type=float, default=0.5, help="the first step, in habit scales (default: 0.5)")
-    ap.add_argument("--holdout", type=int, default=2000, help="held-out duplicate deals (default: 2000)")
+    ap.add_argument("--holdout", type=argtypes.positive, default=2000, help="held-out duplicate deals (default: 2000)")
     ap.add_argument("--seed", type=int, default=54)
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    ap.add_argument("--jobs", type=argtypes.processes, default=os.cpu_count() or 1,
+                    help="processes (default: every core)")
     ap.add_argument("--out", help="where the habits go (default: runs/habits-RULES.json)")
     args = ap.parse_args(argv)
-    try:
-        rules = RuleSet.preset(args.rules)
-    except CanastaError as exc:
-        raise SystemExit(str(exc)) from None
-    if len(rules.teams) != 2 or rules.cutthroat:
-        raise SystemExit(f"{args.rules} has {len(rules.teams)} sides: the duel needs two")
-    if min(args.generations, args.pairs, args.holdout, args.jobs) < 1 or args.population < 2 or args.sigma <= 0:
-        raise SystemExit("--generations, --pairs, --holdout and --jobs are at least 1, --population at least 2, "
-                         "--sigma above 0")
+    name: str = args.rules.name
+    if args.population < 2 or not args.sigma > 0:
+        ap.error(f"--population is at least 2 and --sigma above 0, not {args.population} and {args.sigma}")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*matplotlib")  # cma's plots are not used
         import cma
@@ -129,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     history: list[dict[str, Any]] = []
     with get_context("fork").Pool(args.jobs) as pool:
         child_cpu = 0.0
-        for gen in tqdm(range(args.generations), desc=f"{args.rules} habits", unit="generation"):
+        for gen in tqdm(range(args.generations), desc=f"{name} habits", unit="generation"):
             xs = es.ask()
             base = args.seed * DEAL_SEEDS + gen * GENERATION_SEEDS
             seeds = list(range(base, base + args.pairs))
@@ -153,20 +149,20 @@ def main(argv: list[str] | None = None) -> None:
     children = os.times()
     meta: dict[str, Any] = {
         "command": " ".join(["python -m canasta.rl.tune", *(argv if argv is not None else sys.argv[1:])]),
-        "rules": args.rules, "generations": args.generations, "pairs": args.pairs, "population": args.population,
+        "rules": name, "generations": args.generations, "pairs": args.pairs, "population": args.population,
         "sigma": args.sigma, "seed": args.seed, "engine": engine(),
         "hands_played": 2 * args.pairs * args.population * args.generations + 2 * args.holdout,
         "cpu_seconds": round(children.children_user + children.children_system + time.process_time() - cpu, 1),
         "wall_seconds": round(time.time() - started, 1), "load": round(os.getloadavg()[0], 2),
         "history": history, "held_out": summary(held),
     }
-    out = args.out or f"runs/habits-{args.rules}.json"
+    out = args.out or f"runs/habits-{name}.json"
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
-        json.dump({"rules": args.rules, "habits": kept, "meta": meta}, f, indent=1)
+        json.dump({"rules": name, "habits": kept, "meta": meta}, f, indent=1)
         f.write("\n")
     h = meta["held_out"]
-    print(f"{args.rules}: {meta['hands_played']} hands, {meta['cpu_seconds']} s CPU; held out ({h['hands']} hands "
+    print(f"{name}: {meta['hands_played']} hands, {meta['cpu_seconds']} s CPU; held out ({h['hands']} hands "
           f"against the advanced player): {h['lead']:+} a hand [{h['low']:+}, {h['high']:+}], {100 * h['won']:.1f}% "
           f"of hands won -> {out}")
     changed = {k: v for k, v in kept.items() if v != HABITS[k][0]}

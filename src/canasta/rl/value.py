@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from canasta import argtypes
 from canasta.bots.expert import standing
 from canasta.bots.heuristic import AdvancedBot
 from canasta.bots.value import FEATURES, LeafValue, features
-from canasta.engine.errors import CanastaError
 from canasta.engine.game import Game
 from canasta.engine.native import engine
 from canasta.engine.rules import RuleSet
@@ -99,22 +99,18 @@ def judge(x: Any, now_lead: Any, change: Any, w: Any) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m canasta.rl.value", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rules", default="classic-4p", help="a preset with two sides (default: classic-4p)")
-    ap.add_argument("--hands", type=int, default=4000, help="training hands (default: 4000)")
-    ap.add_argument("--holdout", type=int, default=1000, help="held-out hands (default: 1000)")
-    ap.add_argument("--every", type=int, default=3, help="read every N-th decision (default: 3)")
+    ap.add_argument("--rules", type=argtypes.two_sides, default="classic-4p",
+                    help="a preset with two sides (default: classic-4p)")
+    ap.add_argument("--hands", type=argtypes.positive, default=4000, help="training hands (default: 4000)")
+    ap.add_argument("--holdout", type=argtypes.positive, default=1000, help="held-out hands (default: 1000)")
+    ap.add_argument("--every", type=argtypes.positive, default=3, help="read every N-th decision (default: 3)")
     ap.add_argument("--ridge", type=float, default=10.0, help="the L2 penalty (default: 10)")
     ap.add_argument("--seed", type=int, default=54)
     ap.add_argument("--out", help="where the weights go (default: runs/value-RULES.json)")
     args = ap.parse_args(argv)
-    try:
-        rules = RuleSet.preset(args.rules)
-    except CanastaError as exc:
-        raise SystemExit(str(exc)) from None
-    if len(rules.teams) != 2 or rules.cutthroat:
-        raise SystemExit(f"{args.rules} has {len(rules.teams)} sides: the value model reads two")
-    if args.hands < 1 or args.holdout < 1 or args.every < 1 or args.ridge < 0:
-        raise SystemExit("--hands, --holdout and --every are at least 1, --ridge at least 0")
+    rules: RuleSet = args.rules
+    if args.ridge < 0:
+        ap.error(f"--ridge is at least 0, not {args.ridge}")
     started = time.process_time()
     x, now_lead, change = positions(rules, args.hands, args.seed, args.every, "training hands")
     w = fit(x, change, args.ridge)
@@ -122,20 +118,20 @@ def main(argv: list[str] | None = None) -> None:
     hx, hnow, hchange = positions(rules, args.holdout, args.seed + HOLDOUT_OFFSET, args.every, "held-out hands")
     meta: dict[str, object] = {
         "command": " ".join(["python -m canasta.rl.value", *(argv if argv is not None else sys.argv[1:])]),
-        "rules": args.rules, "hands": args.hands, "rows": int(x.shape[0]), "holdout_hands": args.holdout,
+        "rules": rules.name, "hands": args.hands, "rows": int(x.shape[0]), "holdout_hands": args.holdout,
         "every": args.every, "ridge": args.ridge, "seed": args.seed, "engine": engine(),
         "cpu_seconds": round(time.process_time() - started, 1), "train_cpu_seconds": round(data_cpu, 1),
         "load": round(os.getloadavg()[0], 2),
         "training": judge(x, now_lead, change, w), "held_out": judge(hx, hnow, hchange, w),
     }
-    model = LeafValue(args.rules, [float(v) for v in w], meta)
-    out = args.out or f"runs/value-{args.rules}.json"
+    model = LeafValue(rules.name, [float(v) for v in w], meta)
+    out = args.out or f"runs/value-{rules.name}.json"
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
         f.write(model.to_json() + "\n")
     held = meta["held_out"]
     assert isinstance(held, dict)
-    print(f"{args.rules}: {meta['rows']} rows of {args.hands} hands, {len(FEATURES)} features, "
+    print(f"{rules.name}: {meta['rows']} rows of {args.hands} hands, {len(FEATURES)} features, "
           f"{meta['cpu_seconds']} s CPU; held out ({held['positions']} positions of {args.holdout} hands): "
           f"final lead's RMSE {held['rmse_standing']} as it stands, {held['rmse_model']} by the model "
           f"(variance explained {held['explained_standing']} -> {held['explained_model']}) -> {out}")
