@@ -84,6 +84,13 @@ LADDERS = {
                                "docs/strength/learned/duel-classic-4p-expert-match-vs-advanced-60606.cgn.gz",
                                "docs/strength/learned/duel-classic-4p-expert-value-vs-advanced-60606.cgn.gz",
                                "docs/strength/learned/duel-classic-4p-expert-value-vs-hand-5400.cgn.gz"]),
+    # italian-4p's: the expert before the leaf value is `expert:i60` in its records
+    "italian-4p by matches": ("basic,policy:italian-4p,advanced,expert:i60,python:expert:i60+value-wide",
+                              ["docs/strength/rl/ladder/ladder-italian-4p-basic-vs-policy_italian-4p-1.cgn.gz",
+                               "docs/strength/rl/ladder/ladder-italian-4p-policy_italian-4p-vs-advanced-1.cgn.gz",
+                               "docs/strength/learned/arena-italian-4p-expert-i60-vs-advanced-60606.cgn.gz",
+                               "docs/strength/learned/duel-italian-4p-expert-value-wide-vs-expert-5400.cgn.gz",
+                               "docs/strength/learned/duel-italian-4p-expert-value-wide-vs-advanced-60606.cgn.gz"]),
 }
 #: the ladders' --same (a record's name for a bot the ladder knows under another)
 SAME = {"classic-4p by matches": ["--same", "python:expert:i90+hand=expert:i90"]}
