@@ -134,9 +134,10 @@ def test_the_expert_plays_with_the_preset_habits_where_its_search_asks(monkeypat
             assert _as_shipped(player) == expected
 
 
-def test_the_kept_tuning_run_is_what_docs_bots_says() -> None:
+@pytest.mark.parametrize("run", ["gen1", "gen2"])
+def test_the_kept_tuning_run_is_what_docs_bots_says(run: str) -> None:
     root = Path(__file__).resolve().parents[1]
-    record = json.loads((root / "docs/strength/learned/habits-classic-4p-gen1.json").read_text(encoding="utf-8"))
+    record = json.loads((root / f"docs/strength/learned/habits-classic-4p-{run}.json").read_text(encoding="utf-8"))
     assert read_habits(json.dumps(record)) == record["habits"]
     meta, held = record["meta"], record["meta"]["held_out"]
     assert len(meta["history"]) == meta["generations"]
