@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from canasta.bots.base import Bot, Budget, world
-from canasta.bots.heuristic import HABITS, AdvancedBot, meld_groups, shipped_habits
+from canasta.bots.heuristic import SHIPPED_HABITS, AdvancedBot, meld_groups, shipped_habits
 from canasta.bots.inference import PileWatch, respect, thin
 from canasta.bots.value import shipped
 from canasta.engine.cards import CARD_RANK, THREE
@@ -285,7 +285,7 @@ class ExpertBot(Bot):
         players: list[object] = [self.guide, self.rollout]
         for bot in players:
             if isinstance(bot, AdvancedBot):
-                bot.set_habits(habits or {k: v[0] for k, v in HABITS.items()})
+                bot.set_habits(habits or SHIPPED_HABITS)
         self.habits_of = name
 
     def _search(self, g: Game) -> SearchTuning:

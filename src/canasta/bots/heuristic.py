@@ -25,7 +25,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
 from canasta.bots import stakes
 from canasta.bots.base import Bot, world
@@ -152,7 +152,7 @@ class HeuristicBot(Bot):
         if unknown:
             raise ValueError(f"unknown habits {', '.join(unknown)}: choose among {', '.join(HABITS)}")
         for name, value in habits.items():
-            setattr(self, name, int(value) if HABITS[name][4] else float(value))
+            setattr(self, name, int(value) if HABITS[name].whole else float(value))
 
     def choose(self, view: SeatView) -> Move:
         g = world(view, self.rng)
@@ -647,34 +647,46 @@ class AdvancedBot(HeuristicBot):
     hoard_shed_late = 0.2
 
 
-#: the advanced player's habits that self-play tunes (``python -m canasta.rl.tune``): each one's value as
-#: shipped, the scale of the search's steps, its bounds, and whether it is a whole number
+class Habit(NamedTuple):
+    """One of the advanced player's habits: its value as shipped, the scale of the tuning's steps,
+    its bounds, and whether it is a whole number."""
+
+    value: float
+    scale: float
+    low: float
+    high: float
+    whole: bool
+
+
 _SHIPPED = AdvancedBot(0)
-HABITS: Final[dict[str, tuple[float, float, float, float, bool]]] = {
-    "pair_weight": (_SHIPPED.pair_weight, 10.0, 0.0, 60.0, False),
-    "value_weight": (_SHIPPED.value_weight, 0.1, 0.0, 1.0, False),
-    "classic_danger_scale": (_SHIPPED.classic_danger_scale, 1.0, 0.0, 5.0, False),
-    "shed_danger": (_SHIPPED.shed_danger, 0.5, 0.0, 1.0, False),
-    "wild_meld_cost": (_SHIPPED.wild_meld_cost, 10.0, 0.0, 60.0, False),
-    "take_min_size": (_SHIPPED.take_min_size, 2.0, 1.0, 8.0, True),
-    "take_min_value": (_SHIPPED.take_min_value, 30.0, 0.0, 150.0, True),
-    "no_penalty": (_SHIPPED.no_penalty, 100.0, 0.0, 600.0, True),
-    "no_stock": (_SHIPPED.no_stock, 15.0, 0.0, 80.0, True),
-    "late_meld_stock": (_SHIPPED.late_meld_stock, 10.0, 0.0, 60.0, True),
-    "late_discard_stock": (_SHIPPED.late_discard_stock, 8.0, 0.0, 60.0, True),
-    "answer_margin": (_SHIPPED.answer_margin, 200.0, -1500.0, 500.0, True),
-    "out_margin": (_SHIPPED.out_margin, 200.0, -1500.0, 500.0, True),
-    "freeze_value": (_SHIPPED.freeze_value, 80.0, 0.0, 600.0, True),
-    "natural_meld": (_SHIPPED.natural_meld, 10.0, -30.0, 40.0, False),
-    "wild_discard": (_SHIPPED.wild_discard, 80.0, 0.0, 600.0, False),
-    "freeze_bonus": (_SHIPPED.freeze_bonus, 80.0, 0.0, 600.0, False),
-    "own_meld_keep": (_SHIPPED.own_meld_keep, 10.0, -20.0, 80.0, False),
-    "feed_stake": (_SHIPPED.feed_stake, 20.0, 0.0, 200.0, False),
-    "feed_per_card": (_SHIPPED.feed_per_card, 3.0, 0.0, 20.0, False),
-    "feed_per_point": (_SHIPPED.feed_per_point, 0.2, 0.0, 2.0, False),
-    "tracked_danger": (_SHIPPED.tracked_danger, 0.2, 0.0, 1.0, False),
-    "late_value_weight": (_SHIPPED.late_value_weight, 0.2, 0.0, 2.0, False),
+#: the advanced player's habits that self-play tunes (``python -m canasta.rl.tune``)
+HABITS: Final[dict[str, Habit]] = {
+    "pair_weight": Habit(_SHIPPED.pair_weight, 10.0, 0.0, 60.0, False),
+    "value_weight": Habit(_SHIPPED.value_weight, 0.1, 0.0, 1.0, False),
+    "classic_danger_scale": Habit(_SHIPPED.classic_danger_scale, 1.0, 0.0, 5.0, False),
+    "shed_danger": Habit(_SHIPPED.shed_danger, 0.5, 0.0, 1.0, False),
+    "wild_meld_cost": Habit(_SHIPPED.wild_meld_cost, 10.0, 0.0, 60.0, False),
+    "take_min_size": Habit(_SHIPPED.take_min_size, 2.0, 1.0, 8.0, True),
+    "take_min_value": Habit(_SHIPPED.take_min_value, 30.0, 0.0, 150.0, True),
+    "no_penalty": Habit(_SHIPPED.no_penalty, 100.0, 0.0, 600.0, True),
+    "no_stock": Habit(_SHIPPED.no_stock, 15.0, 0.0, 80.0, True),
+    "late_meld_stock": Habit(_SHIPPED.late_meld_stock, 10.0, 0.0, 60.0, True),
+    "late_discard_stock": Habit(_SHIPPED.late_discard_stock, 8.0, 0.0, 60.0, True),
+    "answer_margin": Habit(_SHIPPED.answer_margin, 200.0, -1500.0, 500.0, True),
+    "out_margin": Habit(_SHIPPED.out_margin, 200.0, -1500.0, 500.0, True),
+    "freeze_value": Habit(_SHIPPED.freeze_value, 80.0, 0.0, 600.0, True),
+    "natural_meld": Habit(_SHIPPED.natural_meld, 10.0, -30.0, 40.0, False),
+    "wild_discard": Habit(_SHIPPED.wild_discard, 80.0, 0.0, 600.0, False),
+    "freeze_bonus": Habit(_SHIPPED.freeze_bonus, 80.0, 0.0, 600.0, False),
+    "own_meld_keep": Habit(_SHIPPED.own_meld_keep, 10.0, -20.0, 80.0, False),
+    "feed_stake": Habit(_SHIPPED.feed_stake, 20.0, 0.0, 200.0, False),
+    "feed_per_card": Habit(_SHIPPED.feed_per_card, 3.0, 0.0, 20.0, False),
+    "feed_per_point": Habit(_SHIPPED.feed_per_point, 0.2, 0.0, 2.0, False),
+    "tracked_danger": Habit(_SHIPPED.tracked_danger, 0.2, 0.0, 1.0, False),
+    "late_value_weight": Habit(_SHIPPED.late_value_weight, 0.2, 0.0, 2.0, False),
 }
+#: the habits' values as shipped
+SHIPPED_HABITS: Final[dict[str, float]] = {name: h.value for name, h in HABITS.items()}
 
 
 def read_habits(text: str) -> dict[str, float]:
@@ -693,9 +705,9 @@ def read_habits(text: str) -> dict[str, float]:
             raise ValueError(f"unknown habit {name!r}: choose among {', '.join(HABITS)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError(f"the habit {name} is a number, not {value!r}")
-        lo, hi = HABITS[name][2], HABITS[name][3]
-        if not lo <= value <= hi:
-            raise ValueError(f"the habit {name} lies between {lo:g} and {hi:g}, not {value}")
+        habit = HABITS[name]
+        if not habit.low <= value <= habit.high:
+            raise ValueError(f"the habit {name} lies between {habit.low:g} and {habit.high:g}, not {value}")
         out[name] = float(value)
     return out
 

@@ -124,16 +124,13 @@ def main(argv: list[str] | None = None) -> None:
                                   {"popsize": args.population, "seed": args.seed, "verbose": -9})
     history: list[dict[str, Any]] = []
     with get_context("fork").Pool(args.jobs) as pool:
-        child_cpu = 0.0
         for gen in tqdm(range(args.generations), desc=f"{name} habits", unit="generation"):
             xs = es.ask()
             base = args.seed * DEAL_SEEDS + gen * GENERATION_SEEDS
             seeds = list(range(base, base + args.pairs))
             chunks = [seeds[i::args.jobs] for i in range(args.jobs)]
             jobs = [(args.rules, habits_of(x), c) for x in xs for c in chunks]
-            t0 = time.process_time()
             results = pool.map(_duel_job, jobs)
-            child_cpu += time.process_time() - t0
             fitness = []
             for k in range(len(xs)):
                 leads = [v for r in results[k * args.jobs:(k + 1) * args.jobs] for v in r]
@@ -165,8 +162,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{name}: {meta['hands_played']} hands, {meta['cpu_seconds']} s CPU; held out ({h['hands']} hands "
           f"against the advanced player): {h['lead']:+} a hand [{h['low']:+}, {h['high']:+}], {100 * h['won']:.1f}% "
           f"of hands won -> {out}")
-    changed = {k: v for k, v in kept.items() if v != HABITS[k][0]}
-    print("habits changed: " + ", ".join(f"{k} {HABITS[k][0]} -> {v}" for k, v in changed.items()))
+    changed = {k: v for k, v in kept.items() if v != HABITS[k].value}
+    print("habits changed: " + ", ".join(f"{k} {HABITS[k].value} -> {v}" for k, v in changed.items()))
 
 
 if __name__ == "__main__":
